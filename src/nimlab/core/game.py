@@ -1,0 +1,440 @@
+"""Game sessions: players, turns, history, undo, elimination rounds, winner, and a record that
+replays exactly.
+
+>>> game = Game(Ruleset(), [3, 4, 5], ["human:Ann", "bot:perfect:Hal"], seed=1)
+>>> game.to_move.name
+'Ann'
+>>> turn = game.push("1 2")       # Ann takes 2 from pile 1
+>>> game.board.heaps
+(1, 4, 5)
+>>> game.play_bot().player.name  # Hal answers
+'Hal'
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from nimlab.core.bots import Bot, BotSpec, Choice, make_bot, parse_bot
+from nimlab.core.errors import GameOverError, PlayerError, PositionError
+from nimlab.core.position import Board, Move, Position, Rows, board_for
+from nimlab.core.ruleset import Ruleset
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.paranoid import ParanoidSolver
+
+__all__ = ["FIRST_CHOICES", "Game", "Player", "Turn", "unique_players"]
+
+FIRST_CHOICES = ("first", "random", "auto")
+RECORD_FORMAT = "nimlab-game/1"
+MAX_PLAYERS = 64
+First = Literal["first", "random", "auto"]
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A seat at the table: a human, or a bot with its spec. ``str`` gives the spec text."""
+
+    name: str
+    bot: BotSpec | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot is not None
+
+    def __str__(self) -> str:
+        if self.bot is None:
+            return f"human:{self.name}"
+        spec = str(self.bot).split(":error=")
+        text = f"bot:{spec[0]}:{self.name}"
+        return text + (f":error={spec[1]}" if len(spec) > 1 else "")
+
+    @classmethod
+    def parse(cls, text: str) -> Player:
+        """Read ``human:NAME`` or ``bot:KIND[:D][:NAME][:error=R]`` (e.g.
+        ``bot:perfect:Hal:error=20``, ``bot:lookahead:3``). Raises :class:`PlayerError`."""
+        raw = text.strip()
+        kind, _, rest = raw.partition(":")
+        kind = kind.lower()
+        if kind == "human":
+            name = rest.strip() or "You"
+            return cls(_check_name(name))
+        if kind != "bot":
+            raise PlayerError(
+                f"player {text!r}: write human:NAME or bot:KIND[:NAME] "
+                "(KIND random, classic, lookahead:D, perfect; e.g. bot:perfect:Hal:error=20)"
+            )
+        parts = [p for p in rest.split(":") if p.strip()]
+        if not parts:
+            raise PlayerError("bot player needs a kind: random, classic, lookahead:D or perfect")
+        spec_parts = [parts[0]]
+        names = []
+        i = 1
+        if parts[0].lower() == "lookahead" and len(parts) > 1 and parts[1].isdigit():
+            spec_parts.append(parts[1])
+            i = 2
+        for p in parts[i:]:
+            if re.fullmatch(r"(?i)error=.*", p.strip()):
+                spec_parts.append(p.strip())
+            else:
+                names.append(p)
+        if len(names) > 1:
+            raise PlayerError(f"player {text!r} has more than one name: {', '.join(names)}")
+        spec = parse_bot(":".join(spec_parts))
+        name = names[0].strip() if names else f"{spec.kind.capitalize()} bot"
+        return cls(_check_name(name), spec)
+
+
+def _check_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not name or len(name) > 40 or not name.isprintable() or ":" in name:
+        raise PlayerError(f"player name {name!r}: use 1 to 40 printable characters, no colon")
+    return name
+
+
+def unique_players(players: Iterable[Player | str]) -> tuple[Player, ...]:
+    """Players from specs, with repeated names numbered ("Perfect bot 1", "Perfect bot 2")."""
+    parsed = [p if isinstance(p, Player) else Player.parse(p) for p in players]
+    counts: dict[str, int] = {}
+    for p in parsed:
+        counts[p.name] = counts.get(p.name, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for p in parsed:
+        if counts[p.name] > 1:
+            seen[p.name] = seen.get(p.name, 0) + 1
+            p = replace(p, name=f"{p.name} {seen[p.name]}")
+        out.append(p)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One move made in a game and what it caused."""
+
+    number: int
+    round: int
+    seat: int
+    player: Player
+    move: Move
+    before: Board
+    after: Board
+    claim: str | None = None
+    eliminated: bool = False
+    new_round: bool = False
+    winner: Player | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    board: Board
+    active: tuple[int, ...]
+    to_move: int
+    round: int
+    eliminated: tuple[int, ...]
+    winner: int | None
+
+
+@dataclass
+class _Step:
+    turn: Turn
+    before: _State
+    at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+class Game:
+    """A game in play: a ruleset, a start position, two or more players moving in turn.
+
+    ``first`` chooses who moves first: the first listed, a random player, or (``auto``, two
+    players) whoever is in the winning position, so a bot opponent starts when it can win.
+    In misère play with more than two players, whoever moves into an end position is eliminated
+    and a new round starts from the start position (``rules.md``).
+    """
+
+    def __init__(
+        self,
+        ruleset: Ruleset | str = Ruleset(),
+        start: Iterable[int] | Board = (3, 4, 5),
+        players: Sequence[Player | str] = ("human:You", "bot:perfect:Hal"),
+        *,
+        first: First | int = "first",
+        seed: int | None = None,
+    ) -> None:
+        self.ruleset = Ruleset.parse(ruleset) if isinstance(ruleset, str) else ruleset
+        if isinstance(start, Position | Rows):
+            self.start: Board = start
+        else:
+            self.start = board_for(self.ruleset.rule, start)
+        if self.ruleset.rule.splits != isinstance(self.start, Rows):
+            raise PositionError("this game is played on " + ("rows of stones" if self.ruleset.rule.splits else "piles"))
+        if not self.start.heaps and not isinstance(self.start, Rows):
+            if self.start.pile_count == 0:
+                raise PositionError("a game needs at least one pile")
+        self.players = unique_players(players)
+        if len(self.players) < 2:
+            raise PlayerError("a game needs at least two players")
+        if len(self.players) > MAX_PLAYERS:
+            raise PlayerError(f"at most {MAX_PLAYERS} players")
+        self.seed = seed if seed is not None else random.randrange(1 << 31)
+        self.rng = random.Random(self.seed)
+        self.bots: dict[int, Bot] = {
+            i: make_bot(p.bot, random.Random(self.seed * 1_000_003 + i))
+            for i, p in enumerate(self.players)
+            if p.bot is not None
+        }
+        self.first_seat = self._resolve_first(first)
+        self._state = _State(
+            board=self.start,
+            active=tuple(range(len(self.players))),
+            to_move=self.first_seat,
+            round=1,
+            eliminated=(),
+            winner=None,
+        )
+        self._steps: list[_Step] = []
+        self._paranoid: ParanoidSolver | None = None
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._state = self._settle(self._state)
+        self.opening_eliminations = self._state.eliminated
+
+    def _resolve_first(self, first: First | int) -> int:
+        if isinstance(first, int) and not isinstance(first, bool):
+            if not 0 <= first < len(self.players):
+                raise PlayerError(f"first player {first + 1} does not exist: players are 1-{len(self.players)}")
+            return first
+        if first == "first":
+            return 0
+        if first == "random":
+            return self.rng.randrange(len(self.players))
+        if first == "auto":
+            if len(self.players) != 2:
+                return 0
+            bots = [i for i, p in enumerate(self.players) if p.is_bot]
+            outcome = self.ruleset.evaluator.outcome(self.start.canonical)
+            if len(bots) != 1 or outcome is None:
+                return 0
+            bot = bots[0]
+            return bot if outcome is Outcome.N else 1 - bot
+        raise PlayerError(f"first player {first!r}: choose first, random or auto")
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def board(self) -> Board:
+        return self._state.board
+
+    @property
+    def position(self) -> tuple[int, ...]:
+        """The heaps in display order."""
+        return self._state.board.heaps
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """Seats still in the game, in seat order."""
+        return self._state.active
+
+    @property
+    def round(self) -> int:
+        return self._state.round
+
+    @property
+    def eliminated(self) -> tuple[Player, ...]:
+        return tuple(self.players[s] for s in self._state.eliminated)
+
+    @property
+    def is_over(self) -> bool:
+        return self._state.winner is not None
+
+    @property
+    def winner(self) -> Player | None:
+        return None if self._state.winner is None else self.players[self._state.winner]
+
+    @property
+    def winner_seat(self) -> int | None:
+        return self._state.winner
+
+    @property
+    def to_move_seat(self) -> int:
+        return self._state.to_move
+
+    @property
+    def to_move(self) -> Player:
+        return self.players[self._state.to_move]
+
+    @property
+    def history(self) -> list[Turn]:
+        return [s.turn for s in self._steps]
+
+    @property
+    def legal_moves(self) -> list[Move]:
+        if self.is_over:
+            return []
+        return list(self.board.legal_moves(self.ruleset.rule))
+
+    # -- moves --------------------------------------------------------------------------------
+
+    def parse_move(self, text: str) -> Move:
+        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or seed 003's
+        ``POSITION COUNT`` when there is one row)."""
+        rows = isinstance(self.board, Rows)
+        return Move.from_text(text, rows=rows, single_row=rows and self.board.pile_count == 1)
+
+    def push(self, move: Move | str, *, claim: str | None = None) -> Turn:
+        """Play a move for the player to move. Raises :class:`GameOverError` when the game is
+        over and :class:`IllegalMoveError` for an illegal move; nothing changes then."""
+        if self.is_over:
+            raise GameOverError("the game is over: start a new one")
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        state = self._state
+        after = state.board.play(self.ruleset.rule, move)
+        seat = state.to_move
+        player = self.players[seat]
+        active = state.active
+        eliminated = False
+        new_round = False
+        winner: int | None = None
+        next_state: _State
+        if self.ruleset.is_terminal(after.heaps):
+            if not self.ruleset.misere:
+                winner = seat
+                next_state = replace(state, board=after, winner=seat)
+            else:
+                eliminated = True
+                rest = tuple(s for s in active if s != seat)
+                if len(rest) == 1:
+                    winner = rest[0]
+                    next_state = replace(state, board=after, active=rest, eliminated=(*state.eliminated, seat), winner=winner)
+                else:
+                    new_round = True
+                    next_state = self._settle(
+                        _State(self.start, rest, rest[0], state.round + 1, (*state.eliminated, seat), None)
+                    )
+                    winner = next_state.winner
+        else:
+            i = active.index(seat)
+            next_state = replace(state, board=after, to_move=active[(i + 1) % len(active)])
+        turn = Turn(
+            number=len(self._steps) + 1,
+            round=state.round,
+            seat=seat,
+            player=player,
+            move=move,
+            before=state.board,
+            after=after,
+            claim=claim,
+            eliminated=eliminated,
+            new_round=new_round,
+            winner=None if winner is None else self.players[winner],
+        )
+        self._steps.append(_Step(turn, state))
+        self._state = next_state
+        return turn
+
+    def _settle(self, state: _State) -> _State:
+        """Resolve rounds whose start position is already an end position."""
+        while state.winner is None and self.ruleset.is_terminal(state.board.heaps):
+            if not self.ruleset.misere:
+                return replace(state, winner=state.to_move)
+            rest = tuple(s for s in state.active if s != state.to_move)
+            eliminated = (*state.eliminated, state.to_move)
+            if len(rest) == 1:
+                return replace(state, active=rest, eliminated=eliminated, winner=rest[0])
+            state = _State(self.start, rest, rest[0], state.round + 1, eliminated, None)
+        return state
+
+    def bot_choice(self) -> Choice:
+        """What the bot to move would play (does not play it)."""
+        bot = self.bots.get(self.to_move_seat)
+        if bot is None:
+            raise GameOverError(f"{self.to_move.name} is not a bot")
+        if self.is_over:
+            raise GameOverError("the game is over: start a new one")
+        return bot.choose(self)
+
+    def play_bot(self) -> Turn:
+        """Let the bot to move choose and play its move."""
+        choice = self.bot_choice()
+        return self.push(choice.move, claim=choice.claim)
+
+    def pop(self) -> Turn:
+        """Take back the last move (any elimination or win it caused is undone too)."""
+        if not self._steps:
+            raise GameOverError("there is no move to take back")
+        step = self._steps.pop()
+        self._state = step.before
+        return step.turn
+
+    def undo_for(self, seat: int) -> list[Turn]:
+        """Take back moves until it is ``seat``'s turn before their last move (their last move
+        and the bots' replies). Raises :class:`GameOverError` if that player has not moved."""
+        if not any(s.turn.seat == seat for s in self._steps):
+            raise GameOverError("you have no move to take back")
+        undone = []
+        while True:
+            turn = self.pop()
+            undone.append(turn)
+            if turn.seat == seat:
+                return undone
+
+    def paranoid_solver(self) -> ParanoidSolver:
+        if self._paranoid is None:
+            self._paranoid = ParanoidSolver(
+                self.ruleset.rule,
+                self.start.canonical,
+                misere=self.ruleset.misere,
+                end_positions=self.ruleset.end_positions,
+            )
+        return self._paranoid
+
+    # -- records ------------------------------------------------------------------------------
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready record from which :meth:`from_record` replays the game exactly."""
+        return {
+            "format": RECORD_FORMAT,
+            "ruleset": str(self.ruleset),
+            "start": self.start.to_json() if isinstance(self.start, Position) else {"rows": self.start.to_json()},
+            "players": [str(p) for p in self.players],
+            "first": self.first_seat,
+            "seed": self.seed,
+            "started_at": self.started_at,
+            "moves": [
+                {"seat": s.turn.seat, "move": str(s.turn.move), "at": s.at}
+                | ({"claim": s.turn.claim} if s.turn.claim else {})
+                for s in self._steps
+            ],
+            "winner": self._state.winner,
+            "eliminated": list(self._state.eliminated),
+            "over": self.is_over,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record made by :meth:`to_record`; every move is checked again.
+        Raises a :class:`~nimlab.core.errors.NimlabError` for a record that does not replay."""
+        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+            raise PositionError(f"not a nimlab game record (expected format {RECORD_FORMAT!r})")
+        try:
+            ruleset = Ruleset.parse(record["ruleset"])
+            start_raw = record["start"]
+            start: Board
+            if isinstance(start_raw, dict):
+                start = Rows.from_strings(start_raw["rows"])
+            else:
+                start = Position.of(start_raw)
+            game = cls(ruleset, start, record["players"], first=int(record["first"]), seed=record.get("seed"))
+            for entry in record["moves"]:
+                if entry["seat"] != game.to_move_seat:
+                    raise PositionError(
+                        f"record says seat {entry['seat']} moved, but it was seat {game.to_move_seat}'s turn"
+                    )
+                game.push(game.parse_move(entry["move"]), claim=entry.get("claim"))
+        except (KeyError, TypeError) as e:
+            raise PositionError(f"incomplete game record: {e}") from None
+        game.started_at = record.get("started_at", game.started_at)
+        return game

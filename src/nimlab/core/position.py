@@ -1,0 +1,407 @@
+"""Positions and moves as people see them.
+
+- :class:`Move` is a small immutable value with a text form that round-trips (``"2 3"``: take 3
+  from pile 2; ``"1 4 2"``: in row 1, take 2 stones starting at stone 4).
+- :class:`Position` is a list of piles in display order (an emptied pile stays in place), for games
+  that never split a heap.
+- :class:`Rows` is a list of rows of stones, for games that split heaps (Kayles and other octal
+  games): each row's maximal runs of present stones are its heaps, and a move removes adjacent
+  present stones. The layout is kept so a game replays exactly as it was seen.
+
+Both boards offer the same calls: ``heaps``, ``canonical``, ``legal_moves(rule)``,
+``play(rule, move)``, ``count_moves(rule)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.positions import Canon, canonical
+
+__all__ = ["Board", "Move", "Position", "Rows", "board_for", "parse_heaps", "pile_letter"]
+
+MAX_PILES = 10_000_000
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def pile_letter(pile: int) -> str:
+    """Seed 004's heap letter for a 1-based pile number (A-Z), or ``""`` beyond 26."""
+    return _LETTERS[pile - 1].upper() if 1 <= pile <= 26 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move: take ``take`` objects from pile (or row) ``pile`` (1-based).
+
+    In a row of stones ``at`` is the 1-based position of the first stone removed; in piles it is
+    ``None``. ``str(move)`` is the canonical text and :meth:`from_text` reads it back.
+    """
+
+    pile: int
+    take: int
+    at: int | None = None
+
+    def __str__(self) -> str:
+        if self.at is None:
+            return f"{self.pile} {self.take}"
+        return f"{self.pile} {self.at} {self.take}"
+
+    @classmethod
+    def from_text(cls, text: str, *, rows: bool = False, single_row: bool = False) -> Move:
+        """Read a move the ways people type them.
+
+        Piles: ``"2 3"``, ``"2,3"``, ``"2:3"``, ``"b3"`` (seed 004's heap letters) all mean "take
+        3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones starting at stone 4";
+        with ``single_row=True`` seed 003's ``"4 2"`` (position, count) means the same in row 1.
+        Raises :class:`InvalidMoveError` for text that is not a move.
+        """
+        raw = text.strip()
+        m = re.fullmatch(r"([A-Za-z])\s*[,:]?\s*(\d+)", raw)
+        if m and not rows:
+            return cls(_LETTERS.index(m.group(1).lower()) + 1, int(m.group(2)))
+        parts = [p for p in re.split(r"[\s,;:]+", raw) if p]
+        if not all(re.fullmatch(r"[+-]?\d+", p) for p in parts) or not parts:
+            raise InvalidMoveError(_move_help(text, rows=rows, single_row=single_row))
+        numbers = [int(p) for p in parts]
+        if rows:
+            if len(numbers) == 2 and single_row:
+                return cls(1, numbers[1], at=numbers[0])
+            if len(numbers) == 3:
+                return cls(numbers[0], numbers[2], at=numbers[1])
+        elif len(numbers) == 2:
+            return cls(numbers[0], numbers[1])
+        raise InvalidMoveError(_move_help(text, rows=rows, single_row=single_row))
+
+    def to_json(self) -> dict[str, int]:
+        out = {"pile": self.pile, "take": self.take}
+        if self.at is not None:
+            out["at"] = self.at
+        return out
+
+
+def _move_help(text: str, *, rows: bool, single_row: bool) -> str:
+    if rows:
+        form = "POSITION COUNT (e.g. 3 2)" if single_row else "ROW POSITION COUNT (e.g. 1 3 2)"
+        return f"{text!r} is not a move: type {form}"
+    return f"{text!r} is not a move: type PILE AMOUNT (e.g. 2 3, 2,3 or b3)"
+
+
+def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
+    """Validate heap sizes: whole numbers 0 or more, of any size. Strings of digits are read.
+    Raises :class:`PositionError`."""
+    heaps: list[int] = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int | str):
+            raise PositionError(f"heap size {v!r} is not a whole number")
+        if isinstance(v, str):
+            if not re.fullmatch(r"\s*\+?\d+\s*", v):
+                raise PositionError(
+                    f"heap size {v!r} is not a whole number 0 or more (e.g. 3 4 5)"
+                )
+            v = int(v)
+        if v < 0:
+            raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
+        heaps.append(v)
+        if len(heaps) > MAX_PILES:
+            raise PositionError(f"at most {MAX_PILES:,} piles")
+    return tuple(heaps)
+
+
+class Board(Protocol):
+    """What every board offers."""
+
+    @property
+    def heaps(self) -> tuple[int, ...]: ...
+    @property
+    def canonical(self) -> Canon: ...
+    def legal_moves(self, rule: TakeAndBreak) -> Iterator[Move]: ...
+    def count_moves(self, rule: TakeAndBreak) -> int: ...
+    def play(self, rule: TakeAndBreak, move: Move) -> Board: ...
+    def check(self, rule: TakeAndBreak, move: Move) -> None: ...
+    def to_json(self) -> Any: ...
+    @property
+    def pile_count(self) -> int: ...
+
+
+def _allowed_takes(rule: TakeAndBreak, heap: int) -> str:
+    """``"1 to 5"``, ``"1, 3 or 4"`` ... for messages."""
+    takes = []
+    for k in rule.takes(heap):
+        takes.append(k)
+        if len(takes) > 12:
+            break
+    if not takes:
+        return ""
+    if takes == list(range(1, takes[-1] + 1)) and len(takes) > 2:
+        top = heap if rule.max_take is None else min(heap, rule.max_take)
+        if takes[-1] == top or len(takes) <= 12:
+            return f"1 to {top if rule.max_take is None else takes[-1]}"
+    words = [str(k) for k in takes[:12]]
+    if len(takes) > 12:
+        return ", ".join(words) + ", ..."
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Piles in display order; an emptied pile stays in place (as 0)."""
+
+    heaps: tuple[int, ...]
+
+    @classmethod
+    def of(cls, heaps: Iterable[Any]) -> Position:
+        return cls(parse_heaps(heaps))
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.heaps))
+
+    @property
+    def canonical(self) -> Canon:
+        return canonical(self.heaps)
+
+    @property
+    def pile_count(self) -> int:
+        return len(self.heaps)
+
+    def to_json(self) -> list[int]:
+        return list(self.heaps)
+
+    def _pile_error(self, move: Move) -> IllegalMoveError | None:
+        n = len(self.heaps)
+        if not 1 <= move.pile <= n:
+            allowed = "there are no piles" if n == 0 else (
+                "piles are 1" if n == 1 else f"piles are 1-{n}"
+            )
+            return IllegalMoveError(f"pile {move.pile} does not exist: {allowed}")
+        return None
+
+    def check(self, rule: TakeAndBreak, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` unless ``move`` is legal here."""
+        error = self._pile_error(move)
+        if error:
+            raise error
+        if move.at is not None:
+            raise IllegalMoveError("piles take no stone position: type PILE AMOUNT (e.g. 2 3)")
+        heap = self.heaps[move.pile - 1]
+        if heap == 0:
+            raise IllegalMoveError(f"pile {move.pile} is empty: choose a pile with objects in it")
+        d = rule.digit(move.take)
+        legal = 1 <= move.take <= heap and (
+            (move.take == heap and d & 1) or (move.take < heap and d & 2)
+        )
+        if not legal:
+            allowed = _allowed_takes(rule, heap)
+            if not allowed:
+                raise IllegalMoveError(f"no move is possible from pile {move.pile} (it has {heap})")
+            raise IllegalMoveError(
+                f"cannot take {move.take} from pile {move.pile}: "
+                f"take {allowed} from pile {move.pile} (it has {heap})"
+            )
+
+    def play(self, rule: TakeAndBreak, move: Move) -> Position:
+        """The position after ``move``; raises :class:`IllegalMoveError` if it is not legal."""
+        if rule.splits:
+            raise IllegalMoveError("this game splits heaps: play it on rows of stones")
+        self.check(rule, move)
+        i = move.pile - 1
+        return Position(self.heaps[:i] + (self.heaps[i] - move.take,) + self.heaps[i + 1 :])
+
+    def legal_moves(self, rule: TakeAndBreak) -> Iterator[Move]:
+        """Every legal move, pile by pile, smallest take first."""
+        for i, heap in enumerate(self.heaps, 1):
+            for k in rule.takes(heap):
+                yield Move(i, k)
+
+    def count_moves(self, rule: TakeAndBreak) -> int:
+        """The number of legal moves, without listing them (O(piles) for Nim)."""
+        if rule.is_nim:
+            return sum(self.heaps)
+        return sum(sum(1 for _ in rule.takes(h)) for h in self.heaps)
+
+
+Segments = tuple[int, ...]
+"""A row of stones as run lengths: present, absent, present, ... (starting with present)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """Rows of stones for games that split heaps.
+
+    Each row is stored as run lengths alternating present and absent stones, starting with
+    present stones (possibly 0), so rows of any length cost O(runs).
+    """
+
+    rows: tuple[Segments, ...]
+
+    @classmethod
+    def full(cls, heaps: Iterable[Any]) -> Rows:
+        """One full row of stones per heap."""
+        return cls(tuple((h,) for h in parse_heaps(heaps)))
+
+    @classmethod
+    def from_strings(cls, rows: Iterable[str]) -> Rows:
+        """Rows from text like ``"**x**"`` (``*`` present, ``x`` or ``.`` absent)."""
+        out = []
+        for text in rows:
+            if not re.fullmatch(r"[*xX.]*", text):
+                raise PositionError(f"row {text!r}: use * for a stone and x for a gap")
+            segments: list[int] = [0]
+            for ch in text:
+                present = ch == "*"
+                if (len(segments) % 2 == 1) == present:
+                    segments[-1] += 1
+                else:
+                    segments.append(1)
+            out.append(tuple(segments))
+        return cls(tuple(out))
+
+    def to_strings(self) -> list[str]:
+        """Rows as text, ``*`` for a stone and ``x`` for a gap (only for reasonable lengths)."""
+        return [
+            "".join(("*" if i % 2 == 0 else "x") * n for i, n in enumerate(row)) for row in self.rows
+        ]
+
+    def to_json(self) -> list[str]:
+        return self.to_strings()
+
+    def __str__(self) -> str:
+        return " / ".join(self.to_strings())
+
+    @property
+    def heaps(self) -> tuple[int, ...]:
+        """The heaps: every run of present stones, row by row, left to right."""
+        return tuple(n for row in self.rows for i, n in enumerate(row) if i % 2 == 0 and n)
+
+    @property
+    def canonical(self) -> Canon:
+        return canonical(self.heaps)
+
+    @property
+    def pile_count(self) -> int:
+        return len(self.rows)
+
+    def row_length(self, row: int) -> int:
+        return sum(self.rows[row - 1])
+
+    def _runs(self, row: Segments) -> Iterator[tuple[int, int]]:
+        """(0-based start, length) of each run of present stones."""
+        start = 0
+        for i, n in enumerate(row):
+            if i % 2 == 0 and n:
+                yield start, n
+            start += n
+
+    def _locate(self, move: Move) -> tuple[int, int, int]:
+        """The run a move removes from, as (row index, run start, run length); raises."""
+        n = len(self.rows)
+        if not 1 <= move.pile <= n:
+            allowed = "there are no rows" if n == 0 else ("rows are 1" if n == 1 else f"rows are 1-{n}")
+            raise IllegalMoveError(f"row {move.pile} does not exist: {allowed}")
+        length = self.row_length(move.pile)
+        if move.at is None or not 1 <= move.at <= length:
+            raise IllegalMoveError(
+                f"stone position {move.at} does not exist: row {move.pile} has stones 1-{length}"
+                if length
+                else f"row {move.pile} has no stones"
+            )
+        if move.take < 1:
+            raise IllegalMoveError(f"take at least 1 stone (got {move.take})")
+        first = move.at - 1
+        last = first + move.take - 1
+        for start, run in self._runs(self.rows[move.pile - 1]):
+            if start <= first and last < start + run:
+                return move.pile - 1, start, run
+        stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last + 1}"
+        raise IllegalMoveError(
+            f"{stones} of row {move.pile} are not all present and adjacent: "
+            "take adjacent stones that are still there"
+            if move.take > 1
+            else f"{stones} of row {move.pile} is already gone"
+        )
+
+    def check(self, rule: TakeAndBreak, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` unless ``move`` is legal here."""
+        _row, start, run = self._locate(move)
+        left = move.at - 1 - start if move.at is not None else 0
+        right = run - left - move.take
+        if not rule.can_leave(move.take, left, right):
+            allowed = _allowed_takes(rule, run)
+            raise IllegalMoveError(
+                f"cannot take {move.take} there: in this game a move takes {allowed or 'no'} "
+                f"stones from a run of {run}" + _split_rule(rule, move.take)
+            )
+
+    def play(self, rule: TakeAndBreak, move: Move) -> Rows:
+        """The rows after ``move``; raises :class:`IllegalMoveError` if it is not legal."""
+        self.check(rule, move)
+        assert move.at is not None
+        r = move.pile - 1
+        row = _cut(self.rows[r], move.at - 1, move.take)
+        return Rows(self.rows[:r] + (row,) + self.rows[r + 1 :])
+
+    def legal_moves(self, rule: TakeAndBreak) -> Iterator[Move]:
+        """Every legal move, row by row, left to right, smallest take first."""
+        for r, row in enumerate(self.rows, 1):
+            for start, run in self._runs(row):
+                for k in rule.takes(run):
+                    for left in range(run - k + 1):
+                        if rule.can_leave(k, left, run - k - left):
+                            yield Move(r, k, at=start + left + 1)
+
+    def count_moves(self, rule: TakeAndBreak) -> int:
+        return sum(1 for _ in self.legal_moves(rule))
+
+
+def _split_rule(rule: TakeAndBreak, take: int) -> str:
+    d = rule.digit(take)
+    allowed = []
+    if d & 1:
+        allowed.append("a whole run")
+    if d & 2:
+        allowed.append("from the end of a run")
+    if d & 4:
+        allowed.append("from the middle of a run")
+    if not allowed:
+        return ""
+    return f" (taking {take} is allowed {' or '.join(allowed)})"
+
+
+def _cut(row: Segments, first: int, take: int) -> Segments:
+    """Mark stones ``first .. first+take-1`` (0-based) of a row absent."""
+    out: list[int] = []
+    pos = 0
+    for i, n in enumerate(row):
+        present = i % 2 == 0
+        lo, hi = pos, pos + n
+        pieces = [(lo, min(hi, first), present), (max(lo, first), min(hi, first + take), False),
+                  (max(lo, first + take), hi, present)]
+        for a, b, p in pieces:
+            if b > a:
+                _append(out, b - a, p)
+        pos = hi
+    if not out:
+        out.append(0)
+    return tuple(out)
+
+
+def _append(out: list[int], length: int, present: bool) -> None:
+    if not out:
+        if not present:
+            out.append(0)
+        out.append(length)
+        return
+    last_present = len(out) % 2 == 1
+    if last_present == present:
+        out[-1] += length
+    else:
+        out.append(length)
+
+
+def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:
+    """The board a game starts on: rows of stones for games that split heaps, else piles."""
+    return Rows.full(heaps) if rule.splits else Position.of(heaps)

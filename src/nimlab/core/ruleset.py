@@ -1,0 +1,251 @@
+"""Rulesets: which game (move rule), normal or misère play, and the extra end positions.
+
+A ruleset has a one-line text form that round-trips, in the spirit of OpenSpiel's game strings:
+
+>>> r = Ruleset.parse("nim misere end=2.2.2 end=1.2.3 end=1.1.2.2")
+>>> str(r)
+'nim misere end=1.1.2.2 end=1.2.3 end=2.2.2'
+>>> Ruleset.parse(str(r)) == r
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from nimlab.core.errors import RulesetError
+from nimlab.theory.engine import Evaluator
+from nimlab.theory.octal import OctalCodeError, TakeAndBreak
+from nimlab.theory.positions import Canon, canonical
+
+__all__ = [
+    "DEFAULT_END_POSITIONS",
+    "GAME_CHOICES",
+    "GameKind",
+    "Ruleset",
+    "parse_end_position",
+    "parse_game",
+]
+
+DEFAULT_END_POSITIONS: tuple[Canon, ...] = ((2, 2, 2), (1, 2, 3), (1, 1, 2, 2))
+"""Seed 000's "Add Defaults" end positions."""
+
+ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
+GAME_CHOICES = "nim, kayles, dawson, octal:CODE (e.g. octal:0.137), subtraction:SET (e.g. subtraction:1-3)"
+
+_MAX_END_HEAPS = 64
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """A named move rule: ``nim``, ``kayles``, ``dawson``, ``octal:CODE`` or ``subtraction:SET``."""
+
+    name: str
+    rule: TakeAndBreak
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def splits(self) -> bool:
+        """Whether moves can split a heap (such games are shown as rows of stones)."""
+        return self.rule.splits
+
+    @property
+    def title(self) -> str:
+        """A name for people, e.g. "Kayles (octal 0.77)"."""
+        if self.rule.is_nim:
+            return "Nim"
+        if self.name == "kayles":
+            return "Kayles (octal 0.77)"
+        if self.name == "dawson":
+            return "Dawson's Kayles (octal 0.07)"
+        if self.name.startswith("subtraction:"):
+            return f"subtraction game S = {{{self.name.split(':', 1)[1]}}}"
+        return f"octal game {self.rule.code}"
+
+
+NIM = GameKind("nim", TakeAndBreak.nim())
+
+
+def _format_set(takes: Iterable[int]) -> str:
+    """``1,2,3,5`` -> ``1-3,5``."""
+    parts: list[str] = []
+    ks = sorted(takes)
+    i = 0
+    while i < len(ks):
+        j = i
+        while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
+            j += 1
+        parts.append(str(ks[i]) if i == j else f"{ks[i]}-{ks[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def parse_game(text: str) -> GameKind:
+    """Read a game name: ``nim``, ``kayles``, ``dawson``, ``octal:0.137`` (or just ``0.137``),
+    ``subtraction:1-3`` / ``subtraction:1,3,4``. Names are case-insensitive.
+
+    Raises :class:`RulesetError` saying what is allowed.
+    """
+    name = text.strip().lower()
+    try:
+        if name == "nim":
+            return NIM
+        if name in ALIASES:
+            return GameKind(name, TakeAndBreak.octal(ALIASES[name]))
+        if name.startswith("octal:") or re.match(r"^0?\.\d", name):
+            code = name.removeprefix("octal:")
+            rule = TakeAndBreak.octal(code)
+            for alias, alias_code in ALIASES.items():
+                if TakeAndBreak.octal(alias_code) == rule:
+                    return GameKind(alias, rule)
+            return GameKind(f"octal:{rule.code}", rule)
+        if name.startswith("subtraction:"):
+            rule = TakeAndBreak.parse_subtraction_set(name.removeprefix("subtraction:"))
+            assert rule.subtraction_set is not None
+            return GameKind(f"subtraction:{_format_set(rule.subtraction_set)}", rule)
+    except OctalCodeError as e:
+        raise RulesetError(str(e)) from None
+    raise RulesetError(f"unknown game {text!r}: choose {GAME_CHOICES}")
+
+
+def parse_end_position(text: str | Iterable[int]) -> Canon:
+    """Read an extra end position: free text where every run of digits is a heap size
+    (``"2,2,2"``, ``"[1, 2, 3]"``, ``"1.1.2.2"``), or a list of ints. Returns its canonical form;
+    the empty position (always an end position) comes back as ``()``."""
+    if isinstance(text, str):
+        numbers = [int(d) for d in re.findall(r"\d+", text)]
+        if not numbers:
+            raise RulesetError(
+                f"end position {text!r} has no numbers: write heap sizes like 2,2,2"
+            )
+        if re.search(r"-\s*\d", text):
+            raise RulesetError(f"end position {text!r}: heap sizes cannot be negative")
+    else:
+        numbers = list(text)
+        for n in numbers:
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise RulesetError(
+                    f"end position {numbers!r}: heap sizes must be whole numbers 0 or more"
+                )
+    if len(numbers) > _MAX_END_HEAPS:
+        raise RulesetError(f"an end position has at most {_MAX_END_HEAPS} heaps")
+    return canonical(numbers)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The rules of a game, immutable: the move rule, normal or misère play, and the extra end
+    positions (canonical forms; the empty position is always an end position and not listed).
+
+    Normal play: whoever moves into an end position (or leaves no legal move) wins.
+    Misère play: whoever does so loses (with more than two players: is eliminated).
+    """
+
+    game: GameKind = NIM
+    misere: bool = False
+    end_positions: frozenset[Canon] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        ends = frozenset(canonical(e) for e in self.end_positions)
+        object.__setattr__(self, "end_positions", frozenset(e for e in ends if e))
+
+    # -- text form ----------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str) -> Ruleset:
+        """Read the one-line form: ``GAME [misere|normal] [end=H.H.H ...] [defaults]``."""
+        words = text.split()
+        if not words:
+            raise RulesetError(f"empty ruleset: start with a game ({GAME_CHOICES})")
+        game = parse_game(words[0])
+        misere = False
+        ends: set[Canon] = set()
+        for word in words[1:]:
+            lower = word.lower()
+            if lower in ("misere", "misère"):
+                misere = True
+            elif lower == "normal":
+                misere = False
+            elif lower == "defaults":
+                ends.update(DEFAULT_END_POSITIONS)
+            elif lower.startswith("end="):
+                ends.add(parse_end_position(lower.removeprefix("end=")))
+            else:
+                raise RulesetError(
+                    f"unknown ruleset word {word!r}: allowed are misere, normal, defaults "
+                    "and end=H.H.H (e.g. end=2.2.2)"
+                )
+        return cls(game, misere, frozenset(ends))
+
+    def __str__(self) -> str:
+        words = [self.game.name]
+        if self.misere:
+            words.append("misere")
+        words += [
+            "end=" + ".".join(map(str, e)) for e in sorted(self.end_positions, key=lambda e: (len(e), e))
+        ]
+        return " ".join(words)
+
+    def describe(self) -> str:
+        """A sentence for people."""
+        play = "misère play (whoever moves into an end position loses)" if self.misere else (
+            "normal play (whoever moves into an end position wins)"
+        )
+        text = f"{self.game.title}, {play}"
+        if self.end_positions:
+            ends = ", ".join(
+                "[" + ",".join(map(str, e)) + "]" for e in sorted(self.end_positions, key=lambda e: (len(e), e))
+            )
+            text += f"; extra end positions {ends}"
+        return text
+
+    # -- variations ---------------------------------------------------------------------------
+
+    def with_end_positions(self, *ends: Iterable[int] | str) -> Ruleset:
+        return replace(self, end_positions=self.end_positions | {parse_end_position(e) for e in ends})
+
+    def with_defaults(self) -> Ruleset:
+        """This ruleset plus seed 000's three default end positions."""
+        return self.with_end_positions(*DEFAULT_END_POSITIONS)
+
+    @property
+    def rule(self) -> TakeAndBreak:
+        return self.game.rule
+
+    @property
+    def is_textbook(self) -> bool:
+        """No extra end positions: the classical theory applies."""
+        return not self.end_positions
+
+    # -- ends and values ----------------------------------------------------------------------
+
+    def is_end_position(self, heaps: Iterable[int]) -> bool:
+        """Whether the position is an end position (empty, or equal to an extra one as a
+        multiset of non-empty heaps)."""
+        c = canonical(heaps)
+        return not c or c in self.end_positions
+
+    def is_terminal(self, heaps: Iterable[int]) -> bool:
+        """Whether the game is over: an end position, or no legal move is left."""
+        from nimlab.theory.positions import is_terminal
+
+        return is_terminal(self.rule, canonical(heaps), self.end_positions)
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """The shared two-player evaluator for this ruleset (its caches persist across games)."""
+        return _evaluator(self)
+
+    def textbook(self) -> Ruleset:
+        """The same game without extra end positions (what the classic strategy assumes)."""
+        return replace(self, end_positions=frozenset())
+
+
+@lru_cache(maxsize=32)
+def _evaluator(ruleset: Ruleset) -> Evaluator:
+    return Evaluator(ruleset.rule, misere=ruleset.misere, end_positions=ruleset.end_positions)
