@@ -255,15 +255,17 @@ def explain(a: Analysis) -> list[str]:
     winning = a.winning_moves
     if a.outcome is Outcome.N and winning:
         best = min(winning, key=lambda m: (m.remoteness is None, m.remoteness or 0))
+        others = len(winning) - 1
         lines.append(
-            f"{a.outcome.description.capitalize()}: e.g. {describe_move(best.move, a.board)}, "
-            f"leaving {list(best.result)}, a P-position"
-            + (f"; the game then ends within {best.remoteness} more moves." if best.remoteness is not None else ".")
+            f"Winning move: {describe_move(best.move, a.board)}, leaving {list(best.result)}, a "
+            "P-position"
+            + (f" (the game then ends within {best.remoteness} more moves)" if best.remoteness is not None else "")
+            + (f"; {others} other winning move{'s' if others > 1 else ''}." if others else "; it is the only one.")
         )
     elif a.outcome is Outcome.P:
         lines.append(
-            f"{a.outcome.description.capitalize()}: every move leaves an N-position"
-            + (f"; with best resistance the game lasts {a.remoteness} moves." if a.remoteness else ".")
+            "No winning move: every move leaves an N-position"
+            + (f"; with best resistance the game lasts {a.remoteness} more moves." if a.remoteness else ".")
         )
     return lines
 

@@ -99,6 +99,8 @@ def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
         if isinstance(v, bool) or not isinstance(v, int | str):
             raise PositionError(f"heap size {v!r} is not a whole number")
         if isinstance(v, str):
+            if re.fullmatch(r"\s*-\d+\s*", v):
+                raise PositionError(f"heap size {v.strip()} is negative: heaps hold 0 or more objects")
             if not re.fullmatch(r"\s*\+?\d+\s*", v):
                 raise PositionError(
                     f"heap size {v!r} is not a whole number 0 or more (e.g. 3 4 5)"

@@ -73,22 +73,23 @@ def misere_nim_outcome(heaps: Heaps) -> Outcome:
 def nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[tuple[int, int]]:
     """Every winning move of normal-play Nim as ``(pile index, heap size after)``, 0-based.
 
-    A move is winning when it leaves nim-sum 0: heap ``h`` becomes ``h ^ s`` wherever that is
-    smaller. Empty when the position is a P-position. ``limit`` stops after that many. O(n).
+    A move is winning when it leaves nim-sum 0: heap ``h`` becomes ``h ^ s``, which is smaller
+    exactly when ``h`` has a 1 in the nim-sum's highest column. Empty for a P-position. ``limit``
+    stops after that many. O(n), and for lists the scan stops at the ``limit``-th winning move.
     """
-    s = nim_sum(heaps)
+    array = as_heap_array(heaps)
+    s = nim_sum(heaps if array is None else array)
     if s == 0:
         return []
-    array = as_heap_array(heaps)
+    high = 1 << (s.bit_length() - 1)
     if array is not None:
-        targets = array ^ s
-        index = np.flatnonzero(targets < array)
+        index = np.flatnonzero(array & high)
         if limit is not None:
             index = index[:limit]
-        return [(int(i), int(targets[i])) for i in index]
+        return [(int(i), int(array[i]) ^ s) for i in index]
     moves = []
     for i, h in enumerate(heaps):
-        if (h ^ s) < h:
+        if h & high:
             moves.append((i, h ^ s))
             if limit is not None and len(moves) >= limit:
                 break

@@ -1,0 +1,3 @@
+from nimlab.cli import main
+
+main()

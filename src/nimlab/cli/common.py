@@ -1,0 +1,93 @@
+"""What every command shares: the ruleset options, positions from the command line, and errors
+that end the command with a message and exit status 2 (no traceback)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from nimlab.core.errors import NimlabError
+from nimlab.core.position import Board, board_for
+from nimlab.core.ruleset import GAME_CHOICES, Ruleset, parse_end_position, parse_game
+
+__all__ = [
+    "DefaultsOption",
+    "EndOption",
+    "GameOption",
+    "MisereOption",
+    "UsageError",
+    "board_from_args",
+    "console",
+    "err_console",
+    "fail",
+    "ruleset_from_options",
+]
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class UsageError(Exception):
+    """Bad usage or input: reported on stderr, exit status 2."""
+
+
+def fail(message: str) -> NoReturn:
+    raise UsageError(message)
+
+
+GameOption = Annotated[
+    str, typer.Option("--game", "-g", help=f"The game: {GAME_CHOICES}.", metavar="GAME")
+]
+MisereOption = Annotated[
+    bool, typer.Option("--misere", help="Misère play: whoever moves into an end position loses.")
+]
+EndOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--end",
+        "-e",
+        help="An extra end position, e.g. 2,2,2 (repeatable; order and empty piles ignored).",
+        metavar="H,H,H",
+    ),
+]
+DefaultsOption = Annotated[
+    bool,
+    typer.Option("--defaults", help="Add seed 000's end positions [2,2,2], [1,2,3], [1,1,2,2]."),
+]
+
+
+def ruleset_from_options(game: str, misere: bool, end: list[str] | None, defaults: bool) -> Ruleset:
+    """The ruleset the common options describe; raises :class:`NimlabError` for bad values."""
+    ruleset = Ruleset(parse_game(game), misere)
+    if end:
+        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in end))
+    if defaults:
+        ruleset = ruleset.with_defaults()
+    return ruleset
+
+
+def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
+    """A board from heap sizes typed on the command line."""
+    if not heaps:
+        fail("give the position as heap sizes, e.g. 3 4 5")
+    return board_for(ruleset.rule, heaps)
+
+
+def run(app: typer.Typer) -> None:
+    """Run the app: our errors exit 2 with a message, anything unexpected exits 1, and neither
+    shows a traceback."""
+    try:
+        app(standalone_mode=True)
+    except (UsageError, NimlabError) as e:
+        err_console.print(Text.assemble(("error: ", "bold red"), str(e)), highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - last resort: never a traceback for users
+        err_console.print(Text.assemble(("error: ", "bold red"), f"{type(e).__name__}: {e}"))
+        sys.exit(1)

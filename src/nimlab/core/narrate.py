@@ -1,0 +1,45 @@
+"""Sentences about games for people, shared by every interface (terminal, shell, web).
+
+>>> from nimlab.core.game import Game
+>>> game = Game("nim", [3, 4, 5], ["human:Ann", "bot:perfect:Hal"])
+>>> turn_text(game.push("3 2"))
+'Ann took 2 from pile 3'
+"""
+
+from __future__ import annotations
+
+from nimlab.core.game import Game, Player, Turn
+from nimlab.core.position import Board, Move, Rows
+
+__all__ = ["move_text", "player_label", "round_text", "turn_text"]
+
+
+def move_text(move: Move, board: Board) -> str:
+    """What a move takes, after "took": ``"2 from pile 3"``, ``"stones 4-5"`` (one row of
+    stones) or ``"stone 4 from row 2"``. ``board`` is the board the move was made on."""
+    if move.at is None:
+        return f"{move.take:,} from pile {move.pile}"
+    last = move.at + move.take - 1
+    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
+    if isinstance(board, Rows) and board.pile_count == 1:
+        return stones
+    return f"{stones} from row {move.pile}"
+
+
+def turn_text(turn: Turn) -> str:
+    """``"Hal took 2 from pile 3"``: the seeds' announcement of a move."""
+    return f"{turn.player.name} took {move_text(turn.move, turn.before)}"
+
+
+def player_label(player: Player) -> str:
+    """``"Hal (perfect bot)"`` or ``"Ann"``."""
+    if player.bot is None or player.name.lower().startswith(player.bot.label.lower()):
+        return player.name
+    return f"{player.name} ({player.bot.label})"
+
+
+def round_text(game: Game) -> str:
+    """``"Round 2: Bob and Hal play on from the start position."``"""
+    names = [game.players[s].name for s in game.active]
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"Round {game.round}: {joined} play on from the start position."

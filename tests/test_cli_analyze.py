@@ -1,0 +1,122 @@
+"""``nimlab analyze`` and ``nimlab grundy`` from the outside: output contracts and errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def nimlab(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nimlab", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_analyze_json_contract() -> None:
+    r = nimlab("analyze", "3", "4", "5", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["position"] == [3, 4, 5] and out["game"] == "nim" and out["misere"] is False
+    assert out["end_positions"] == [] and out["outcome"] == "N" and out["proven"] is True
+    assert out["grundy"] == 2 and isinstance(out["remoteness"], int)
+    assert len(out["moves"]) == 12
+    winning = [m for m in out["moves"] if m["winning"]]
+    assert [(m["pile"], m["take"], m["result"], m["outcome"]) for m in winning] == [(1, 2, [1, 4, 5], "P")]
+    first = out["moves"][0]
+    assert set(first) == {"pile", "take", "result", "outcome", "remoteness", "winning"}
+    assert [m["result"] for m in out["moves"] if m["pile"] == 1 and m["take"] == 3] == [[0, 4, 5]]
+
+
+def test_analyze_seed_000_rules() -> None:
+    out = json.loads(nimlab("analyze", "4", "5", "6", "--misere", "--defaults", "--json").stdout)
+    assert out["outcome"] == "P" and out["grundy"] is None
+    assert out["end_positions"] == [[1, 2, 3], [2, 2, 2], [1, 1, 2, 2]]
+    assert not any(m["winning"] for m in out["moves"])
+
+
+def test_analyze_kayles_rows() -> None:
+    out = json.loads(nimlab("analyze", "5", "--game", "kayles", "--json").stdout)
+    assert out["game"] == "kayles" and out["grundy"] == 4 and out["outcome"] == "N"
+    results = sorted(tuple(m["result"]) for m in out["moves"])
+    assert results == sorted([(4,), (1, 3), (2, 2), (3, 1), (3,), (1, 2), (2, 1)])
+    assert all("at" in m for m in out["moves"])
+    assert [m["result"] for m in out["moves"] if m["winning"]] == [[2, 2]]
+
+
+def test_batch(tmp_path: Path) -> None:
+    f = tmp_path / "positions.jsonl"
+    f.write_text("[1, 2]\n[5]\nnot json\n[-1]\n[\"3\"]\n{}\n\n[7, 3]\n")
+    r = nimlab("analyze", "--batch", str(f), "--json", "--game", "subtraction:1,3,4")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == 7
+    assert lines[0]["position"] == [1, 2] and lines[1]["position"] == [5] and lines[6]["position"] == [7, 3]
+    assert all("error" in line for line in lines[2:6])
+    r = nimlab("analyze", "--batch", "-", stdin="[3,4,5]\n")
+    assert json.loads(r.stdout)["grundy"] == 2
+
+
+def test_huge_heap_answers_instantly() -> None:
+    r = nimlab("analyze", "1" + "0" * 100, "--json")
+    out = json.loads(r.stdout)
+    assert out["outcome"] == "N" and out["grundy"] == 10**100 and out["moves_complete"] is False
+    assert out["moves"] == [
+        {"pile": 1, "take": 10**100, "result": [0], "outcome": "P", "remoteness": 0, "winning": True}
+    ]
+
+
+def test_human_output_explains() -> None:
+    r = nimlab("analyze", "3", "4", "5")
+    assert r.returncode == 0
+    assert "nim-sum" in r.stdout and "011" in r.stdout and "take 2 from pile 1" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["analyze"], "heap sizes"),
+        (["analyze", "3", "-4"], "negative"),
+        (["analyze", "3", "x"], "not a whole number"),
+        (["analyze", "3", "--game", "chess"], "unknown game"),
+        (["analyze", "3", "--game", "octal:0.9"], "octal"),
+        (["analyze", "3", "--end", "x"], "no numbers"),
+        (["analyze", "--batch", "/nonexistent"], "does not exist"),
+        (["grundy", "0.8"], "octal"),
+        (["grundy", "0.77", "--max", "0"], ""),
+        (["nonsense"], ""),
+    ],
+)
+def test_errors_exit_2_without_traceback(args: list[str], message: str) -> None:
+    r = nimlab(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and "Traceback" not in r.stdout
+    assert message in r.stderr
+
+
+def test_grundy_json_kayles() -> None:
+    r = nimlab("grundy", "0.77", "--max", "300", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out == {"game": "0.77", "max": 300, "period": 12, "preperiod": 71, "proven": True} | (
+        {"rare_values": out["rare_values"]} if "rare_values" in out else {}
+    )
+    out = json.loads(nimlab("grundy", "kayles", "--max", "20", "--json", "--values").stdout)
+    assert out["values"][:12] == [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6]
+
+
+def test_grundy_human() -> None:
+    r = nimlab("grundy", "0.77", "--max", "300")
+    assert r.returncode == 0, r.stderr
+    assert "Period 12" in r.stdout and "Proven" in r.stdout
+
+
+def test_python_dash_m_and_lab_import() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", "from nimlab.lab import *; print(present_board([4,3,1,2]))"],
+        capture_output=True, text=True, check=True,
+    )
+    assert r.stdout == "Nim:\n1: X X X X\n2: X X X\n3: X\n4: X X\n"

@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nimlab import (
+    Game,
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    Player,
+    PlayerError,
+    PositionError,
+    Rows,
+    Ruleset,
+)
+from nimlab.core.bots import parse_bot
+
+
+def test_player_specs_round_trip() -> None:
+    for text in ["human:Ann", "bot:perfect:Hal", "bot:perfect:Hal:error=20", "bot:lookahead:3:Deep", "bot:random:R"]:
+        assert str(Player.parse(text)) == text
+    p = Player.parse("bot:lookahead:3")
+    assert p.bot is not None and p.bot.depth == 3 and p.name == "Lookahead bot"
+    assert Player.parse("bot:classic:error=30:Cl").bot == parse_bot("classic:error=30")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["robot:x", "bot:", "bot:genius", "bot:perfect:A:B", "bot:perfect:error=150", "bot:lookahead:0",
+     "bot:lookahead:99", "bot:perfect:error=x", "human:" + "x" * 50],
+)
+def test_bad_player_specs(text: str) -> None:
+    with pytest.raises(PlayerError):
+        Player.parse(text)
+
+
+def test_duplicate_names_are_numbered() -> None:
+    game = Game(Ruleset(), [3], ["bot:perfect", "bot:perfect"])
+    assert [p.name for p in game.players] == ["Perfect bot 1", "Perfect bot 2"]
+
+
+def test_needs_two_players_and_a_pile() -> None:
+    with pytest.raises(PlayerError, match="at least two"):
+        Game(Ruleset(), [3], ["human:A"])
+    with pytest.raises(PositionError):
+        Game(Ruleset(), [], ["human:A", "human:B"])
+
+
+def test_illegal_move_changes_nothing() -> None:
+    game = Game(Ruleset(), [3, 4, 5], ["human:A", "human:B"])
+    for bad in ["4 1", "1 0", "1 4", "0 1"]:
+        with pytest.raises(IllegalMoveError):
+            game.push(bad)
+    with pytest.raises(InvalidMoveError):
+        game.push("hello")
+    assert game.board.heaps == (3, 4, 5) and game.history == [] and game.to_move.name == "A"
+
+
+def test_turns_undo_and_game_over() -> None:
+    game = Game(Ruleset(), [1, 2], ["human:A", "bot:perfect:B"], seed=3)
+    game.push("2 1")  # A -> [1, 1], a P-position: A is winning
+    turn = game.play_bot()
+    assert turn.player.name == "B"
+    undone = game.undo_for(0)
+    assert [t.player.name for t in undone] == ["B", "A"]
+    assert game.board.heaps == (1, 2) and game.to_move.name == "A"
+    game.push("2 1")
+    game.play_bot()
+    game.push(game.legal_moves[0])
+    assert game.is_over and game.winner is not None and game.winner.name == "A"
+    with pytest.raises(GameOverError):
+        game.push("1 1")
+    game.pop()
+    assert not game.is_over
+
+
+def test_undo_without_moves() -> None:
+    game = Game(Ruleset(), [3], ["human:A", "human:B"])
+    with pytest.raises(GameOverError):
+        game.pop()
+    with pytest.raises(GameOverError):
+        game.undo_for(0)
+
+
+def test_first_player_choices() -> None:
+    players = ["human:A", "bot:perfect:B"]
+    assert Game(Ruleset(), [3, 4, 5], players, first="auto").to_move.name == "B"  # N: bot starts
+    assert Game(Ruleset(), [1, 2, 3], players, first="auto").to_move.name == "A"  # P: human starts
+    assert Game(Ruleset(), [3], players, first=1).to_move.name == "B"
+    seen = {Game(Ruleset(), [3], players, first="random", seed=s).to_move.name for s in range(20)}
+    assert seen == {"A", "B"}
+    with pytest.raises(PlayerError):
+        Game(Ruleset(), [3], players, first="last")  # type: ignore[arg-type]
+
+
+def test_record_replays_exactly_including_rows() -> None:
+    game = Game(Ruleset.parse("kayles misere"), [6, 3], ["bot:perfect:A", "bot:random:B", "bot:classic:C"], seed=5)
+    while not game.is_over:
+        game.play_bot()
+    record = json.loads(json.dumps(game.to_record()))
+    again = Game.from_record(record)
+    assert again.board == game.board
+    assert [t.move for t in again.history] == [t.move for t in game.history]
+    assert again.winner == game.winner and again.eliminated == game.eliminated
+    assert isinstance(again.board, Rows)
+
+
+def test_bad_records() -> None:
+    with pytest.raises(PositionError):
+        Game.from_record({"format": "chess"})
+    game = Game(Ruleset(), [3, 4], ["human:A", "human:B"])
+    game.push("1 1")
+    record = game.to_record()
+    record["moves"][0]["move"] = "1 9"
+    with pytest.raises(IllegalMoveError):
+        Game.from_record(record)
+    del record["players"]
+    with pytest.raises(PositionError, match="incomplete"):
+        Game.from_record(record)
+
+
+def test_kayles_single_row_takes_seed_003_notation() -> None:
+    game = Game(Ruleset.parse("kayles"), [5], ["human:A", "human:B"])
+    assert game.parse_move("3 2") == Move(1, 2, at=3)
+    game.push("3 2")
+    assert game.board.to_json() == ["**xx*"]
