@@ -22,10 +22,14 @@ def subtraction_rules(draw: st.DrawFn) -> TakeAndBreak:
 
 
 def rules(*, splitting: bool = True) -> st.SearchStrategy[TakeAndBreak]:
-    return st.one_of(st.just(TakeAndBreak.nim()), subtraction_rules(), octal_rules(splitting=splitting))
+    return st.one_of(
+        st.just(TakeAndBreak.nim()), subtraction_rules(), octal_rules(splitting=splitting)
+    )
 
 
-def positions(max_heap: int = 7, max_piles: int = 4, min_piles: int = 0) -> st.SearchStrategy[Canon]:
+def positions(
+    max_heap: int = 7, max_piles: int = 4, min_piles: int = 0
+) -> st.SearchStrategy[Canon]:
     return st.lists(st.integers(0, max_heap), min_size=min_piles, max_size=max_piles).map(canonical)
 
 

@@ -15,12 +15,23 @@ from nimlab.core.ruleset import parse_game
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.solver import ExactSolver
 
-GAMES = st.sampled_from(["nim", "subtraction:1-3", "subtraction:1,3,4", "kayles", "dawson", "octal:0.137"])
-ENDS = st.frozensets(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(lambda l: tuple(sorted(l))), max_size=3)
+GAMES = st.sampled_from(
+    ["nim", "subtraction:1-3", "subtraction:1,3,4", "kayles", "dawson", "octal:0.137"]
+)
+ENDS = st.frozensets(
+    st.lists(st.integers(1, 4), min_size=1, max_size=3).map(lambda xs: tuple(sorted(xs))),
+    max_size=3,
+)
 
 
 @settings(max_examples=60)
-@given(GAMES, st.booleans(), ENDS, st.lists(st.integers(0, 6), min_size=1, max_size=3), st.integers(0, 99))
+@given(
+    GAMES,
+    st.booleans(),
+    ENDS,
+    st.lists(st.integers(0, 6), min_size=1, max_size=3),
+    st.integers(0, 99),
+)
 def test_perfect_bot_wins_every_winnable_position(game, misere, ends, heaps, seed) -> None:
     ruleset = Ruleset(parse_game(game), misere, ends)
     if ruleset.is_terminal(heaps):

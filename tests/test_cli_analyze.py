@@ -12,7 +12,11 @@ import pytest
 
 def nimlab(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "nimlab", *args], input=stdin, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "nimlab", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -25,7 +29,9 @@ def test_analyze_json_contract() -> None:
     assert out["grundy"] == 2 and isinstance(out["remoteness"], int)
     assert len(out["moves"]) == 12
     winning = [m for m in out["moves"] if m["winning"]]
-    assert [(m["pile"], m["take"], m["result"], m["outcome"]) for m in winning] == [(1, 2, [1, 4, 5], "P")]
+    assert [(m["pile"], m["take"], m["result"], m["outcome"]) for m in winning] == [
+        (1, 2, [1, 4, 5], "P")
+    ]
     first = out["moves"][0]
     assert set(first) == {"pile", "take", "result", "outcome", "remoteness", "winning"}
     assert [m["result"] for m in out["moves"] if m["pile"] == 1 and m["take"] == 3] == [[0, 4, 5]]
@@ -49,12 +55,16 @@ def test_analyze_kayles_rows() -> None:
 
 def test_batch(tmp_path: Path) -> None:
     f = tmp_path / "positions.jsonl"
-    f.write_text("[1, 2]\n[5]\nnot json\n[-1]\n[\"3\"]\n{}\n\n[7, 3]\n")
+    f.write_text('[1, 2]\n[5]\nnot json\n[-1]\n["3"]\n{}\n\n[7, 3]\n')
     r = nimlab("analyze", "--batch", str(f), "--json", "--game", "subtraction:1,3,4")
     assert r.returncode == 0, r.stderr
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert len(lines) == 7
-    assert lines[0]["position"] == [1, 2] and lines[1]["position"] == [5] and lines[6]["position"] == [7, 3]
+    assert (
+        lines[0]["position"] == [1, 2]
+        and lines[1]["position"] == [5]
+        and lines[6]["position"] == [7, 3]
+    )
     assert all("error" in line for line in lines[2:6])
     r = nimlab("analyze", "--batch", "-", stdin="[3,4,5]\n")
     assert json.loads(r.stdout)["grundy"] == 2
@@ -65,7 +75,14 @@ def test_huge_heap_answers_instantly() -> None:
     out = json.loads(r.stdout)
     assert out["outcome"] == "N" and out["grundy"] == 10**100 and out["moves_complete"] is False
     assert out["moves"] == [
-        {"pile": 1, "take": 10**100, "result": [0], "outcome": "P", "remoteness": 0, "winning": True}
+        {
+            "pile": 1,
+            "take": 10**100,
+            "result": [0],
+            "outcome": "P",
+            "remoteness": 0,
+            "winning": True,
+        }
     ]
 
 
@@ -117,6 +134,8 @@ def test_grundy_human() -> None:
 def test_python_dash_m_and_lab_import() -> None:
     r = subprocess.run(
         [sys.executable, "-c", "from nimlab.lab import *; print(present_board([4,3,1,2]))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert r.stdout == "Nim:\n1: X X X X\n2: X X X\n3: X\n4: X X\n"

@@ -20,7 +20,13 @@ from nimlab.core.bots import parse_bot
 
 
 def test_player_specs_round_trip() -> None:
-    for text in ["human:Ann", "bot:perfect:Hal", "bot:perfect:Hal:error=20", "bot:lookahead:3:Deep", "bot:random:R"]:
+    for text in [
+        "human:Ann",
+        "bot:perfect:Hal",
+        "bot:perfect:Hal:error=20",
+        "bot:lookahead:3:Deep",
+        "bot:random:R",
+    ]:
         assert str(Player.parse(text)) == text
     p = Player.parse("bot:lookahead:3")
     assert p.bot is not None and p.bot.depth == 3 and p.name == "Lookahead bot"
@@ -29,8 +35,17 @@ def test_player_specs_round_trip() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["robot:x", "bot:", "bot:genius", "bot:perfect:A:B", "bot:perfect:error=150", "bot:lookahead:0",
-     "bot:lookahead:99", "bot:perfect:error=x", "human:" + "x" * 50],
+    [
+        "robot:x",
+        "bot:",
+        "bot:genius",
+        "bot:perfect:A:B",
+        "bot:perfect:error=150",
+        "bot:lookahead:0",
+        "bot:lookahead:99",
+        "bot:perfect:error=x",
+        "human:" + "x" * 50,
+    ],
 )
 def test_bad_player_specs(text: str) -> None:
     with pytest.raises(PlayerError):
@@ -97,7 +112,12 @@ def test_first_player_choices() -> None:
 
 
 def test_record_replays_exactly_including_rows() -> None:
-    game = Game(Ruleset.parse("kayles misere"), [6, 3], ["bot:perfect:A", "bot:random:B", "bot:classic:C"], seed=5)
+    game = Game(
+        Ruleset.parse("kayles misere"),
+        [6, 3],
+        ["bot:perfect:A", "bot:random:B", "bot:classic:C"],
+        seed=5,
+    )
     while not game.is_over:
         game.play_bot()
     record = json.loads(json.dumps(game.to_record()))

@@ -14,8 +14,14 @@ KAYLES = TakeAndBreak.octal("0.77")
 
 @pytest.mark.parametrize(
     ("text", "move"),
-    [("2 3", Move(2, 3)), ("2,3", Move(2, 3)), ("2:3", Move(2, 3)), (" b3 ", Move(2, 3)),
-     ("B 3", Move(2, 3)), ("a,1", Move(1, 1))],
+    [
+        ("2 3", Move(2, 3)),
+        ("2,3", Move(2, 3)),
+        ("2:3", Move(2, 3)),
+        (" b3 ", Move(2, 3)),
+        ("B 3", Move(2, 3)),
+        ("a,1", Move(1, 1)),
+    ],
 )
 def test_move_text(text: str, move: Move) -> None:
     assert Move.from_text(text) == move
@@ -94,7 +100,10 @@ def test_dawson_cannot_take_one() -> None:
         Rows.full([4]).play(dawson, Move(1, 1, at=1))
 
 
-@given(st.sampled_from(["0.77", "0.07", "0.137", "0.4", "0.6", "0.53"]), st.lists(st.integers(0, 7), min_size=1, max_size=3))
+@given(
+    st.sampled_from(["0.77", "0.07", "0.137", "0.4", "0.6", "0.53"]),
+    st.lists(st.integers(0, 7), min_size=1, max_size=3),
+)
 def test_row_moves_give_exactly_the_theory_children(code: str, heaps: list[int]) -> None:
     """The board's legal moves and the theory's canonical children are the same set."""
     rule = TakeAndBreak.octal(code)

@@ -33,8 +33,19 @@ def test_parse_game(text: str, name: str, code: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["chess", "octal:", "octal:0.8", "octal:1.23", "octal:0.000", "subtraction:", "subtraction:0",
-     "subtraction:3-1", "subtraction:a", "0.", ""],
+    [
+        "chess",
+        "octal:",
+        "octal:0.8",
+        "octal:1.23",
+        "octal:0.000",
+        "subtraction:",
+        "subtraction:0",
+        "subtraction:3-1",
+        "subtraction:a",
+        "0.",
+        "",
+    ],
 )
 def test_bad_games_say_what_is_allowed(text: str) -> None:
     with pytest.raises(RulesetError) as e:
@@ -84,4 +95,6 @@ def test_octal_options() -> None:
     only_whole = TakeAndBreak.octal("0.1")  # remove a heap of exactly 1
     assert list(only_whole.options(1)) == [(1, ())]
     assert list(only_whole.options(2)) == []
-    assert TakeAndBreak.octal("0.4").can_leave(1, 1, 1) and not TakeAndBreak.octal("0.4").can_leave(1, 0, 2)
+    assert TakeAndBreak.octal("0.4").can_leave(1, 1, 1) and not TakeAndBreak.octal("0.4").can_leave(
+        1, 0, 2
+    )

@@ -56,7 +56,10 @@ def test_nim_sum_and_the_notebooks_swapped_names() -> None:
     assert nim_sum([]) == 0  # noqa: F405
     assert nim_sum([1, 1, 1, 1, 1, 1, 1]) == 1  # noqa: F405
     assert nim_sum([4, 4, 4, 4, 2, 2, 1, 1, 7]) == 7  # noqa: F405
-    assert nim_sum([1, 2, 5, 8, 11, 3, 2, 1, 4, 32, 7, 9]) == 1 ^ 2 ^ 5 ^ 8 ^ 11 ^ 3 ^ 2 ^ 1 ^ 4 ^ 32 ^ 7 ^ 9  # noqa: F405
+    assert (
+        nim_sum([1, 2, 5, 8, 11, 3, 2, 1, 4, 32, 7, 9])  # noqa: F405
+        == 1 ^ 2 ^ 5 ^ 8 ^ 11 ^ 3 ^ 2 ^ 1 ^ 4 ^ 32 ^ 7 ^ 9
+    )
     assert is_n_position([5, 4, 3, 2])  # noqa: F405
     assert not is_n_position([1, 2, 5, 8, 11, 3, 2, 1, 4, 32, 7, 9])  # noqa: F405
     assert is_p_position([5, 4, 3, 1])  # noqa: F405
@@ -100,4 +103,6 @@ def test_play_nim_end_of_input_and_computers() -> None:
     out: list[str] = []
     assert play_nim("Ann", "Computer", [2, 2], read=eof, write=out.append) is None
     assert "abandoned" in out[-1]
-    assert play_nim("Computer 1", "Computer 2", [5, 4, 3, 2, 1], write=lambda _: None) == "Computer 1"
+    assert (
+        play_nim("Computer 1", "Computer 2", [5, 4, 3, 2, 1], write=lambda _: None) == "Computer 1"
+    )

@@ -169,7 +169,10 @@ def play_nim(
                 continue
             board, success = make_move(board, row, elements)
             if not success:
-                write(f"Illegal move: choose a row 1-{len(board)} that is not empty and take 1 up to its size.")
+                write(
+                    f"Illegal move: choose a non-empty row 1-{len(board)} "
+                    "and take 1 up to its size."
+                )
                 continue
         else:
             row, elements = optimal_move(board)

@@ -33,21 +33,35 @@ SHOWN_MOVES = 40
 
 @app.command("analyze", context_settings={"ignore_unknown_options": True})
 def analyze_command(
-    heaps: Annotated[list[str] | None, typer.Argument(help="Heap sizes, e.g. 3 4 5.", show_default=False)] = None,
+    heaps: Annotated[
+        list[str] | None, typer.Argument(help="Heap sizes, e.g. 3 4 5.", show_default=False)
+    ] = None,
     game: GameOption = "nim",
     misere: MisereOption = False,
     end: EndOption = None,
     defaults: DefaultsOption = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (interfaces.md).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object (interfaces.md).")
+    ] = False,
     batch: Annotated[
         str | None,
-        typer.Option("--batch", help="Analyse each line of FILE (a JSON list of heaps; - for stdin); prints JSON lines.", metavar="FILE"),
+        typer.Option(
+            "--batch",
+            help="Analyse each line of FILE (a JSON list of heaps; - for stdin): JSON lines out.",
+            metavar="FILE",
+        ),
     ] = None,
     max_moves: Annotated[
         int,
-        typer.Option("--max-moves", min=1, help="List every move only when there are at most this many; else only the winning ones."),
+        typer.Option(
+            "--max-moves",
+            min=1,
+            help="List every move when there are at most this many, else only winning ones.",
+        ),
     ] = DEFAULT_MAX_MOVES,
-    all_moves: Annotated[bool, typer.Option("--all", help="Show every move in the table, not only the first 40.")] = False,
+    all_moves: Annotated[
+        bool, typer.Option("--all", help="Show every move in the table, not only the first 40.")
+    ] = False,
 ) -> None:
     """Analyse a position: who wins, why, and the value of every legal move."""
     ruleset = ruleset_from_options(game, misere, end, defaults)
@@ -101,9 +115,13 @@ def _batch_line(ruleset: Ruleset, line: str, max_moves: int) -> dict[str, Any]:
 def _print_analysis(a: Analysis, all_moves: bool) -> None:
     heaps = a.board.heaps
     shown = " ".join(map(str, heaps)) if len(heaps) <= 30 else f"{len(heaps):,} heaps"
-    console.print(Text.assemble(("Position ", "bold"), shown, ("  ·  ", "dim"), a.ruleset.describe()))
+    console.print(
+        Text.assemble(("Position ", "bold"), shown, ("  ·  ", "dim"), a.ruleset.describe())
+    )
     if a.outcome is None:
-        console.print(Text("Outcome: not proven (the exact search ran out of budget)", style="bold yellow"))
+        console.print(
+            Text("Outcome: not proven (the exact search ran out of budget)", style="bold yellow")
+        )
     else:
         style = "bold green" if a.outcome.next_player_wins else "bold red"
         line = Text.assemble(("Outcome: ", "bold"), (a.outcome.description, style))
@@ -113,8 +131,8 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     if a.grundy is not None:
         console.print(Text.assemble(("Grundy value: ", "bold"), str(a.grundy)))
     console.print()
-    for line in a.explanation:
-        console.print(Text(line))
+    for sentence in a.explanation:
+        console.print(Text(sentence))
     if not a.moves:
         return
     console.print()
@@ -137,8 +155,13 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     console.print(table)
     hidden = len(ordered) - len(ordered[:limit])
     if hidden:
-        console.print(Text(f"... and {hidden} more moves (--all shows them, --json lists them)", style="dim"))
+        console.print(
+            Text(f"... and {hidden} more moves (--all shows them, --json lists them)", style="dim")
+        )
     if not a.moves_complete:
         console.print(
-            Text(f"{a.move_count:,} legal moves in all; only the winning ones are listed.", style="dim")
+            Text(
+                f"{a.move_count:,} legal moves in all; only the winning ones are listed.",
+                style="dim",
+            )
         )

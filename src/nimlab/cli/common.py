@@ -88,6 +88,6 @@ def run(app: typer.Typer) -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
-    except Exception as e:  # noqa: BLE001 - last resort: never a traceback for users
+    except Exception as e:
         err_console.print(Text.assemble(("error: ", "bold red"), f"{type(e).__name__}: {e}"))
         sys.exit(1)

@@ -25,14 +25,25 @@ SHOWN_VALUES = 240
 
 @app.command("grundy")
 def grundy_command(
-    game: Annotated[str, typer.Argument(help="An octal code (0.77), kayles, dawson, octal:CODE, subtraction:SET or nim.")],
+    game: Annotated[
+        str,
+        typer.Argument(
+            help="An octal code (0.77), kayles, dawson, octal:CODE, subtraction:SET or nim."
+        ),
+    ],
     max_n: Annotated[
         int | None,
-        typer.Option("--max", "-n", min=1, help="Heap sizes 0..N-1 (with --prove: the most to compute)."),
+        typer.Option(
+            "--max", "-n", min=1, help="Heap sizes 0..N-1 (with --prove: the most to compute)."
+        ),
     ] = None,
-    prove: Annotated[bool, typer.Option("--prove", help="Compute as far as needed to prove the period.")] = False,
+    prove: Annotated[
+        bool, typer.Option("--prove", help="Compute as far as needed to prove the period.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    values: Annotated[bool, typer.Option("--values", help="Include every value (JSON) or print them all.")] = False,
+    values: Annotated[
+        bool, typer.Option("--values", help="Include every value (JSON) or print them all.")
+    ] = False,
 ) -> None:
     """Grundy values of a take-and-break game, with its period proven by the Guy–Smith test."""
     kind = parse_game(game)
@@ -83,7 +94,9 @@ def _to_json(name: str, limit: int, s: GrundySequence, values: bool) -> dict[str
 
 def _print(title: str, s: GrundySequence, all_values: bool) -> None:
     n = len(s.values)
-    console.print(Text.assemble(("Grundy values of ", "bold"), (title, "bold"), f"  (heaps 0..{n - 1:,})"))
+    console.print(
+        Text.assemble(("Grundy values of ", "bold"), (title, "bold"), f"  (heaps 0..{n - 1:,})")
+    )
     shown = s.values if all_values else s.values[:SHOWN_VALUES]
     row = 12 if s.period is None or s.period > 40 or s.period < 4 else s.period
     for start in range(0, len(shown), row):
@@ -94,11 +107,25 @@ def _print(title: str, s: GrundySequence, all_values: bool) -> None:
     if s.period is None:
         console.print(Text("No period found within the computed values.", style="yellow"))
     else:
-        console.print(Text.assemble(("Period ", "bold"), f"{s.period:,}", ("  preperiod ", "bold"), f"{s.preperiod:,}"))
+        console.print(
+            Text.assemble(
+                ("Period ", "bold"), f"{s.period:,}", ("  preperiod ", "bold"), f"{s.preperiod:,}"
+            )
+        )
         if s.proven:
-            console.print(Text("Proven periodic forever (the Guy–Smith condition holds within the computed values).", style="green"))
+            console.print(
+                Text(
+                    "Proven periodic forever (the Guy–Smith condition holds within the values).",
+                    style="green",
+                )
+            )
         else:
-            console.print(Text("Not proven: compute further (--prove) to check the Guy–Smith condition.", style="yellow"))
+            console.print(
+                Text(
+                    "Not proven: compute further (--prove) to check the Guy–Smith condition.",
+                    style="yellow",
+                )
+            )
     rare = getattr(s, "rare_count", None)
     if rare is not None:
         console.print(Text(f"Rare values: {rare:,}", style="dim"))

@@ -92,9 +92,9 @@ def move_values(
     values = []
     for move, after in _distinct_moves(board, ruleset):
         c = after.canonical
-        ev = cache.get(c)
-        if ev is None:
-            ev = cache[c] = evaluator.evaluate(c)
+        if c not in cache:
+            cache[c] = evaluator.evaluate(c)
+        ev = cache[c]
         values.append(MoveValue(move, after.heaps, ev.outcome, ev.remoteness))
     return values, True
 
@@ -130,10 +130,12 @@ class Analysis:
     def to_json(self) -> dict[str, Any]:
         """The ``analyze --json`` object (interfaces.md)."""
         out: dict[str, Any] = {
-            "position": list(self.board.heaps) if isinstance(self.board, Position) else list(self.board.heaps),
+            "position": list(self.board.heaps),
             "game": self.ruleset.game.name,
             "misere": self.ruleset.misere,
-            "end_positions": [list(e) for e in sorted(self.ruleset.end_positions, key=lambda e: (len(e), e))],
+            "end_positions": [
+                list(e) for e in sorted(self.ruleset.end_positions, key=lambda e: (len(e), e))
+            ],
             "outcome": None if self.outcome is None else str(self.outcome),
             "proven": self.proven,
             "grundy": self.grundy,
@@ -148,7 +150,9 @@ class Analysis:
         return out
 
 
-def analyze(ruleset: Ruleset, board: Board, *, max_moves: int | None = DEFAULT_MAX_MOVES) -> Analysis:
+def analyze(
+    ruleset: Ruleset, board: Board, *, max_moves: int | None = DEFAULT_MAX_MOVES
+) -> Analysis:
     """Analyse a position under a ruleset for two players (see :class:`Analysis`)."""
     evaluator = ruleset.evaluator
     c = board.canonical
@@ -188,7 +192,9 @@ def binary_table(heaps: tuple[int, ...], limit: int = 12) -> list[str]:
     if len(heaps) > limit:
         lines.append(f"  ... ({len(heaps) - limit} more heaps)")
     lines.append("  " + " " * label + "   " + "-" * width)
-    lines.append(f"  {s:>{label}} = {s:0{width}b}  nim-sum (XOR: a column is 1 when it has an odd number of 1s)")
+    lines.append(
+        f"  {s:>{label}} = {s:0{width}b}  nim-sum (a column is 1 when it has an odd number of 1s)"
+    )
     return lines
 
 
@@ -214,7 +220,10 @@ def explain(a: Analysis) -> list[str]:
     heaps = tuple(h for h in a.board.heaps if h)
     plain_nim = r.rule.is_nim and r.is_textbook
     if plain_nim and not r.misere:
-        lines += ["Normal-play Nim: a position is P exactly when its nim-sum is 0 (Bouton's theorem).", *binary_table(heaps)]
+        lines += [
+            "Normal-play Nim: a position is P exactly when its nim-sum is 0 (Bouton's theorem).",
+            *binary_table(heaps),
+        ]
         if a.outcome is Outcome.N:
             lines.append(
                 "The nim-sum is not 0, so the player to move wins: reduce a heap whose binary "
@@ -230,13 +239,15 @@ def explain(a: Analysis) -> list[str]:
         big = sum(1 for h in heaps if h > 1)
         lines.append(
             "Misère Nim: play as in normal Nim (nim-sum 0) while two or more heaps are larger "
-            "than 1; once only one is, reduce it to 0 or 1 so that an odd number of 1-heaps is left."
+            "than 1; once only one is, reduce it to 0 or 1 to leave an odd number of 1-heaps."
         )
         if big >= 1:
             lines += binary_table(heaps)
         else:
             ones = len(heaps)
-            lines.append(f"All heaps are 1: there are {ones}, and the player who takes the last one loses.")
+            lines.append(
+                f"All heaps are 1: there are {ones}, and the player who takes the last one loses."
+            )
     elif r.is_textbook and not r.misere and a.grundy is not None:
         lines.append(
             f"{r.game.title}: by the Sprague–Grundy theorem the position is worth nimber "
@@ -259,13 +270,25 @@ def explain(a: Analysis) -> list[str]:
         lines.append(
             f"Winning move: {describe_move(best.move, a.board)}, leaving {list(best.result)}, a "
             "P-position"
-            + (f" (the game then ends within {best.remoteness} more moves)" if best.remoteness is not None else "")
-            + (f"; {others} other winning move{'s' if others > 1 else ''}." if others else "; it is the only one.")
+            + (
+                f" (the game then ends within {best.remoteness} more moves)"
+                if best.remoteness is not None
+                else ""
+            )
+            + (
+                f"; {others} other winning move{'s' if others > 1 else ''}."
+                if others
+                else "; it is the only one."
+            )
         )
     elif a.outcome is Outcome.P:
         lines.append(
             "No winning move: every move leaves an N-position"
-            + (f"; with best resistance the game lasts {a.remoteness} more moves." if a.remoteness else ".")
+            + (
+                f"; with best resistance the game lasts {a.remoteness} more moves."
+                if a.remoteness
+                else "."
+            )
         )
     return lines
 

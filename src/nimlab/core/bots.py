@@ -67,7 +67,8 @@ def parse_bot(text: str) -> BotSpec:
     parts = [p for p in text.strip().lower().split(":") if p]
     if not parts or parts[0] not in BOT_KINDS:
         raise PlayerError(
-            f"unknown bot {text!r}: choose random, classic, lookahead:D (D = 1-{MAX_LOOKAHEAD}) or perfect"
+            f"unknown bot {text!r}: choose random, classic, "
+            f"lookahead:D (D = 1-{MAX_LOOKAHEAD}) or perfect"
         )
     kind, depth, error = parts[0], 0, 0.0
     rest = parts[1:]
@@ -124,7 +125,9 @@ class _Bot:
     def choose(self, game: Game) -> Choice:
         ruleset, board = game.ruleset, game.board
         if self.spec.error and self.rng.random() * 100 < self.spec.error:
-            return _random_choice(ruleset, board, self.rng, f"a random move ({self.spec.error:g}% error rate)")
+            return _random_choice(
+                ruleset, board, self.rng, f"a random move ({self.spec.error:g}% error rate)"
+            )
         kind = self.spec.kind
         if kind == "random":
             return _random_choice(ruleset, board, self.rng, "a random move")
@@ -219,7 +222,10 @@ def perfect_choice(game: Game, rng: random.Random) -> Choice:
             return Choice(best.move, "the winning move by formula (leaves a P-position)", True)
         if ruleset.evaluator.outcome(board.canonical) is Outcome.P:
             return _random_choice(
-                ruleset, board, rng, "a random move: every move loses (P-position), too many to rank"
+                ruleset,
+                board,
+                rng,
+                "a random move: every move loses (P-position), too many to rank",
             )
         return classic_choice(ruleset, board, rng)
     if any(v.outcome is None for v in values):
@@ -228,13 +234,19 @@ def perfect_choice(game: Game, rng: random.Random) -> Choice:
     winning = [v for v in values if v.winning]
     if winning:
         fastest = min(v.remoteness if v.remoteness is not None else 1 << 60 for v in winning)
-        best = [v for v in winning if (v.remoteness if v.remoteness is not None else 1 << 60) == fastest]
-        pick = rng.choice(best)
+        quickest = [
+            v for v in winning if (v.remoteness if v.remoteness is not None else 1 << 60) == fastest
+        ]
+        pick = rng.choice(quickest)
         when = f" in {pick.remoteness + 1} moves" if pick.remoteness is not None else ""
         return Choice(pick.move, f"a proven winning move (wins{when})", True)
     longest = max(v.remoteness or 0 for v in values)
-    best = [v for v in values if (v.remoteness or 0) == longest]
-    return Choice(rng.choice(best).move, f"every move loses; this one resists longest ({longest + 1} moves)", True)
+    slowest = [v for v in values if (v.remoteness or 0) == longest]
+    return Choice(
+        rng.choice(slowest).move,
+        f"every move loses; this one resists longest ({longest + 1} moves)",
+        True,
+    )
 
 
 def _paranoid_choice(game: Game, rng: random.Random) -> Choice:
@@ -264,5 +276,6 @@ def _paranoid_choice(game: Game, rng: random.Random) -> Choice:
         return Choice(move, f"a move that wins against all other players together ({model})", True)
     longest = max(s[1] for s in scored)
     move = rng.choice([s[2] for s in scored if s[1] == longest])
-    return Choice(move, f"no move wins against all others together; resisting longest ({model})", True)
-
+    return Choice(
+        move, f"no move wins against all others together; resisting longest ({model})", True
+    )

@@ -165,15 +165,16 @@ class Game:
         seed: int | None = None,
     ) -> None:
         self.ruleset = Ruleset.parse(ruleset) if isinstance(ruleset, str) else ruleset
-        if isinstance(start, Position | Rows):
-            self.start: Board = start
-        else:
-            self.start = board_for(self.ruleset.rule, start)
+        self.start: Board = (
+            start if isinstance(start, Position | Rows) else board_for(self.ruleset.rule, start)  # type: ignore[arg-type]
+        )
         if self.ruleset.rule.splits != isinstance(self.start, Rows):
-            raise PositionError("this game is played on " + ("rows of stones" if self.ruleset.rule.splits else "piles"))
-        if not self.start.heaps and not isinstance(self.start, Rows):
-            if self.start.pile_count == 0:
-                raise PositionError("a game needs at least one pile")
+            raise PositionError(
+                "this game is played on "
+                + ("rows of stones" if self.ruleset.rule.splits else "piles")
+            )
+        if self.start.pile_count == 0:
+            raise PositionError("a game needs at least one pile")
         self.players = unique_players(players)
         if len(self.players) < 2:
             raise PlayerError("a game needs at least two players")
@@ -204,7 +205,9 @@ class Game:
     def _resolve_first(self, first: First | int) -> int:
         if isinstance(first, int) and not isinstance(first, bool):
             if not 0 <= first < len(self.players):
-                raise PlayerError(f"first player {first + 1} does not exist: players are 1-{len(self.players)}")
+                raise PlayerError(
+                    f"first player {first + 1} does not exist: players are 1-{len(self.players)}"
+                )
             return first
         if first == "first":
             return 0
@@ -308,11 +311,24 @@ class Game:
                 rest = tuple(s for s in active if s != seat)
                 if len(rest) == 1:
                     winner = rest[0]
-                    next_state = replace(state, board=after, active=rest, eliminated=(*state.eliminated, seat), winner=winner)
+                    next_state = replace(
+                        state,
+                        board=after,
+                        active=rest,
+                        eliminated=(*state.eliminated, seat),
+                        winner=winner,
+                    )
                 else:
                     new_round = True
                     next_state = self._settle(
-                        _State(self.start, rest, rest[0], state.round + 1, (*state.eliminated, seat), None)
+                        _State(
+                            self.start,
+                            rest,
+                            rest[0],
+                            state.round + 1,
+                            (*state.eliminated, seat),
+                            None,
+                        )
                     )
                     winner = next_state.winner
         else:
@@ -398,7 +414,9 @@ class Game:
         return {
             "format": RECORD_FORMAT,
             "ruleset": str(self.ruleset),
-            "start": self.start.to_json() if isinstance(self.start, Position) else {"rows": self.start.to_json()},
+            "start": self.start.to_json()
+            if isinstance(self.start, Position)
+            else {"rows": self.start.to_json()},
             "players": [str(p) for p in self.players],
             "first": self.first_seat,
             "seed": self.seed,
@@ -427,11 +445,18 @@ class Game:
                 start = Rows.from_strings(start_raw["rows"])
             else:
                 start = Position.of(start_raw)
-            game = cls(ruleset, start, record["players"], first=int(record["first"]), seed=record.get("seed"))
+            game = cls(
+                ruleset,
+                start,
+                record["players"],
+                first=int(record["first"]),
+                seed=record.get("seed"),
+            )
             for entry in record["moves"]:
                 if entry["seat"] != game.to_move_seat:
                     raise PositionError(
-                        f"record says seat {entry['seat']} moved, but it was seat {game.to_move_seat}'s turn"
+                        f"record says seat {entry['seat']} moved, "
+                        f"but it was seat {game.to_move_seat}'s turn"
                     )
                 game.push(game.parse_move(entry["move"]), claim=entry.get("claim"))
         except (KeyError, TypeError) as e:

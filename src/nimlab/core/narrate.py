@@ -11,7 +11,10 @@ from __future__ import annotations
 from nimlab.core.game import Game, Player, Turn
 from nimlab.core.position import Board, Move, Rows
 
-__all__ = ["move_text", "player_label", "round_text", "turn_text"]
+__all__ = ["eliminated_text", "move_text", "player_label", "round_text", "turn_text", "wins_text"]
+
+YOU = "You"
+"""The default name of a human player; sentences about "You" are conjugated accordingly."""
 
 
 def move_text(move: Move, board: Board) -> str:
@@ -43,3 +46,13 @@ def round_text(game: Game) -> str:
     names = [game.players[s].name for s in game.active]
     joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return f"Round {game.round}: {joined} play on from the start position."
+
+
+def wins_text(player: Player) -> str:
+    """``"Hal wins!"`` (seed 000), or ``"You win!"``."""
+    return "You win!" if player.name == YOU else f"{player.name} wins!"
+
+
+def eliminated_text(player: Player) -> str:
+    """``"Ann was eliminated!"`` (seed 000), or ``"You were eliminated!"``."""
+    return "You were eliminated!" if player.name == YOU else f"{player.name} was eliminated!"

@@ -15,7 +15,7 @@ Both boards offer the same calls: ``heaps``, ``canonical``, ``legal_moves(rule)`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -100,11 +100,11 @@ def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
             raise PositionError(f"heap size {v!r} is not a whole number")
         if isinstance(v, str):
             if re.fullmatch(r"\s*-\d+\s*", v):
-                raise PositionError(f"heap size {v.strip()} is negative: heaps hold 0 or more objects")
-            if not re.fullmatch(r"\s*\+?\d+\s*", v):
                 raise PositionError(
-                    f"heap size {v!r} is not a whole number 0 or more (e.g. 3 4 5)"
+                    f"heap size {v.strip()} is negative: heaps hold 0 or more objects"
                 )
+            if not re.fullmatch(r"\s*\+?\d+\s*", v):
+                raise PositionError(f"heap size {v!r} is not a whole number 0 or more (e.g. 3 4 5)")
             v = int(v)
         if v < 0:
             raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
@@ -176,8 +176,10 @@ class Position:
     def _pile_error(self, move: Move) -> IllegalMoveError | None:
         n = len(self.heaps)
         if not 1 <= move.pile <= n:
-            allowed = "there are no piles" if n == 0 else (
-                "piles are 1" if n == 1 else f"piles are 1-{n}"
+            allowed = (
+                "there are no piles"
+                if n == 0
+                else ("piles are 1" if n == 1 else f"piles are 1-{n}")
             )
             return IllegalMoveError(f"pile {move.pile} does not exist: {allowed}")
         return None
@@ -265,7 +267,8 @@ class Rows:
     def to_strings(self) -> list[str]:
         """Rows as text, ``*`` for a stone and ``x`` for a gap (only for reasonable lengths)."""
         return [
-            "".join(("*" if i % 2 == 0 else "x") * n for i, n in enumerate(row)) for row in self.rows
+            "".join(("*" if i % 2 == 0 else "x") * n for i, n in enumerate(row))
+            for row in self.rows
         ]
 
     def to_json(self) -> list[str]:
@@ -302,7 +305,9 @@ class Rows:
         """The run a move removes from, as (row index, run start, run length); raises."""
         n = len(self.rows)
         if not 1 <= move.pile <= n:
-            allowed = "there are no rows" if n == 0 else ("rows are 1" if n == 1 else f"rows are 1-{n}")
+            allowed = (
+                "there are no rows" if n == 0 else ("rows are 1" if n == 1 else f"rows are 1-{n}")
+            )
             raise IllegalMoveError(f"row {move.pile} does not exist: {allowed}")
         length = self.row_length(move.pile)
         if move.at is None or not 1 <= move.at <= length:
@@ -380,8 +385,11 @@ def _cut(row: Segments, first: int, take: int) -> Segments:
     for i, n in enumerate(row):
         present = i % 2 == 0
         lo, hi = pos, pos + n
-        pieces = [(lo, min(hi, first), present), (max(lo, first), min(hi, first + take), False),
-                  (max(lo, first + take), hi, present)]
+        pieces = [
+            (lo, min(hi, first), present),
+            (max(lo, first), min(hi, first + take), False),
+            (max(lo, first + take), hi, present),
+        ]
         for a, b, p in pieces:
             if b > a:
                 _append(out, b - a, p)

@@ -34,7 +34,9 @@ DEFAULT_END_POSITIONS: tuple[Canon, ...] = ((2, 2, 2), (1, 2, 3), (1, 1, 2, 2))
 """Seed 000's "Add Defaults" end positions."""
 
 ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
-GAME_CHOICES = "nim, kayles, dawson, octal:CODE (e.g. octal:0.137), subtraction:SET (e.g. subtraction:1-3)"
+GAME_CHOICES = (
+    "nim, kayles, dawson, octal:CODE (e.g. octal:0.137), subtraction:SET (e.g. subtraction:1-3)"
+)
 
 _MAX_END_HEAPS = 64
 
@@ -120,9 +122,7 @@ def parse_end_position(text: str | Iterable[int]) -> Canon:
     if isinstance(text, str):
         numbers = [int(d) for d in re.findall(r"\d+", text)]
         if not numbers:
-            raise RulesetError(
-                f"end position {text!r} has no numbers: write heap sizes like 2,2,2"
-            )
+            raise RulesetError(f"end position {text!r} has no numbers: write heap sizes like 2,2,2")
         if re.search(r"-\s*\d", text):
             raise RulesetError(f"end position {text!r}: heap sizes cannot be negative")
     else:
@@ -187,19 +187,23 @@ class Ruleset:
         if self.misere:
             words.append("misere")
         words += [
-            "end=" + ".".join(map(str, e)) for e in sorted(self.end_positions, key=lambda e: (len(e), e))
+            "end=" + ".".join(map(str, e))
+            for e in sorted(self.end_positions, key=lambda e: (len(e), e))
         ]
         return " ".join(words)
 
     def describe(self) -> str:
         """A sentence for people."""
-        play = "misère play (whoever moves into an end position loses)" if self.misere else (
-            "normal play (whoever moves into an end position wins)"
+        play = (
+            "misère play (whoever moves into an end position loses)"
+            if self.misere
+            else ("normal play (whoever moves into an end position wins)")
         )
         text = f"{self.game.title}, {play}"
         if self.end_positions:
             ends = ", ".join(
-                "[" + ",".join(map(str, e)) + "]" for e in sorted(self.end_positions, key=lambda e: (len(e), e))
+                "[" + ",".join(map(str, e)) + "]"
+                for e in sorted(self.end_positions, key=lambda e: (len(e), e))
             )
             text += f"; extra end positions {ends}"
         return text
@@ -207,7 +211,9 @@ class Ruleset:
     # -- variations ---------------------------------------------------------------------------
 
     def with_end_positions(self, *ends: Iterable[int] | str) -> Ruleset:
-        return replace(self, end_positions=self.end_positions | {parse_end_position(e) for e in ends})
+        return replace(
+            self, end_positions=self.end_positions | {parse_end_position(e) for e in ends}
+        )
 
     def with_defaults(self) -> Ruleset:
         """This ruleset plus seed 000's three default end positions."""

@@ -40,7 +40,7 @@ __all__ = [
 
 SimFirst = Literal["alternate", "first", "random", "auto"]
 SIM_FIRST_CHOICES: tuple[str, ...] = ("alternate", "first", "random", "auto")
-CHUNK = 250
+CHUNK = 100
 """Games per task handed to a worker process."""
 _MAX_DEAL = 10_000
 
@@ -224,4 +224,3 @@ def simulate(
                 f.cancel()
             raise
     return total
-

@@ -123,7 +123,7 @@ class Evaluator:
     def exact(self, position: Canon) -> Value | None:
         """Outcome and remoteness by exact search, or ``None`` beyond the budget."""
         size = self.search_size(position)
-        if size is not None and size > _SPARSE_PREFERRED:
+        if position and size is not None and size > _SPARSE_PREFERRED:
             return self._dense_value(position, size)
         if size is None and len(self._sparse) > self.budget:
             return None

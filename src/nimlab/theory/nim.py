@@ -83,9 +83,7 @@ def nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[tuple[i
         return []
     high = 1 << (s.bit_length() - 1)
     if array is not None:
-        index = np.flatnonzero(array & high)
-        if limit is not None:
-            index = index[:limit]
+        index = _first_where(array, high, limit)
         return [(int(i), int(array[i]) ^ s) for i in index]
     moves = []
     for i, h in enumerate(heaps):
@@ -96,9 +94,24 @@ def nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[tuple[i
     return moves
 
 
-def misere_nim_winning_moves(
-    heaps: Heaps, *, limit: int | None = None
-) -> list[tuple[int, int]]:
+_CHUNK = 1 << 15
+
+
+def _first_where(array: npt.NDArray[np.int64], bit: int, limit: int | None) -> list[int]:
+    """Indices of the first ``limit`` heaps (all if ``None``) that have ``bit`` set, scanning in
+    chunks so that asking for a few does not build an index of millions."""
+    if limit is None:
+        return [int(i) for i in np.flatnonzero(array & bit)]
+    found: list[int] = []
+    for start in range(0, len(array), _CHUNK):
+        hits = np.flatnonzero(array[start : start + _CHUNK] & bit)[: limit - len(found)]
+        found.extend(start + int(i) for i in hits)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def misere_nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[tuple[int, int]]:
     """Every winning move of misère Nim as ``(pile index, heap size after)``, 0-based. O(n).
 
     With two or more heaps above 1 these are the normal-play moves. With exactly one, the only
@@ -107,23 +120,26 @@ def misere_nim_winning_moves(
     """
     array = as_heap_array(heaps)
     if array is not None:
-        big_index = np.flatnonzero(array > 1)
-        big = len(big_index)
-        ones = int((array == 1).sum())
+        big = int(np.count_nonzero(array > 1))
+        ones = int(np.count_nonzero(array == 1))
     else:
-        big_index_list = [i for i, h in enumerate(heaps) if h > 1]
-        big = len(big_index_list)
+        big = sum(1 for h in heaps if h > 1)
         ones = sum(1 for h in heaps if h == 1)
     if big >= 2:
         return nim_winning_moves(heaps if array is None else array, limit=limit)
     if big == 1:
-        i = int(big_index[0]) if array is not None else big_index_list[0]
+        if array is not None:
+            i = int(np.argmax(array > 1))
+        else:
+            i = next(i for i, h in enumerate(heaps) if h > 1)
         # leave an odd number of 1-heaps: take the big heap to 1 if the others are even
         return [(i, 1 if ones % 2 == 0 else 0)]
     if ones % 2 == 1:
         return []
-    index = np.flatnonzero(array == 1) if array is not None else [
-        i for i, h in enumerate(heaps) if h == 1
-    ]
+    index = (
+        np.flatnonzero(array == 1)
+        if array is not None
+        else [i for i, h in enumerate(heaps) if h == 1]
+    )
     moves = [(int(i), 0) for i in index]
     return moves[:limit] if limit is not None else moves

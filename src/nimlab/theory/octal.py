@@ -81,7 +81,9 @@ class TakeAndBreak:
         return game
 
     @classmethod
-    def subtraction(cls, takes: frozenset[int] | set[int] | list[int] | tuple[int, ...]) -> TakeAndBreak:
+    def subtraction(
+        cls, takes: frozenset[int] | set[int] | list[int] | tuple[int, ...]
+    ) -> TakeAndBreak:
         """The subtraction game where a move takes ``k`` objects for some ``k`` in ``takes``."""
         ks = sorted(set(takes))
         if not ks:

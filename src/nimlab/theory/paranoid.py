@@ -113,7 +113,9 @@ class ParanoidSolver:
                 continue
             nxt = (t + 1) % n
             missing = [
-                (c, nxt) for c in self._children(pos) if not self._terminal(c) and (c, nxt) not in table
+                (c, nxt)
+                for c in self._children(pos)
+                if not self._terminal(c) and (c, nxt) not in table
             ]
             if missing:
                 stack.extend(missing)
