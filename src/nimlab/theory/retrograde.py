@@ -12,9 +12,10 @@ conventions: terminal = empty, extra end position, or no legal move; normal play
 misère terminal = N, remoteness 0). The table is built once (lazily, on the first query, or by
 :meth:`DenseSolver.build`) and then answers any covered position in O(K).
 
-Speed: O(N * (K + L)) for ``N = C(M + K, K)`` positions and ``L`` explicit octal digits, because a
-run of "take any amount" moves (a tail digit with bit 2, as in Nim) is folded into one running
-minimum per heap instead of being enumerated move by move.
+Speed: O(N * K) for Nim-like rules and O(N * K * (K + L)) in general, for ``N = C(M + K, K)``
+positions and ``L`` explicit octal digits, because a run of "take any larger amount" moves (a
+tail digit with bit 2, as in Nim) is folded into one running minimum per heap instead of being
+enumerated move by move (see :mod:`nimlab.theory._retrograde_kernels`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from math import comb
 import numpy as np
 from numpy.typing import NDArray
 
-from nimlab.theory._retrograde_kernels import solve_table
+from nimlab.theory._retrograde_kernels import solve_table, solve_table_any_take
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical
@@ -34,14 +35,16 @@ from nimlab.theory.solver import Value
 __all__ = ["MAX_TABLE_BYTES", "DenseSolver", "supports", "table_size"]
 
 MAX_TABLE_BYTES = 3 * 2**30
-"""The most memory a table may need while it is built (scores plus running minima)."""
+"""The most memory a table may need while it is built (scores plus rings of running minima)."""
 
 _HALF16 = 2**15 - 1
 _HALF32 = 2**31 - 1
 
 
 def supports(rule: TakeAndBreak) -> bool:
-    """Whether :class:`DenseSolver` can solve ``rule``: true when no move splits a heap. O(digits)."""
+    """Whether :class:`DenseSolver` can solve ``rule``: true when no move splits a heap.
+
+    O(number of digits)."""
     return not rule.splits
 
 
@@ -53,9 +56,27 @@ def table_size(max_heap: int, max_piles: int) -> int:
     return comb(max_heap + max_piles, max_piles)
 
 
-def _build_bytes(size: int, max_piles: int, rule: TakeAndBreak, score_bytes: int) -> int:
-    per_position = score_bytes * (1 + (max_piles if rule.tail & 2 else 0))
-    return size * per_position
+def _ring_layout(max_heap: int, max_piles: int) -> tuple[list[int], list[int], int]:
+    """Offsets and masks of the per-column rings of running minima, and their total size.
+
+    Column ``f`` is read at most ``C(M - 1 + f, f)`` ranks back, so its ring holds the next power
+    of two above that many entries.
+    """
+    offsets: list[int] = []
+    masks: list[int] = []
+    total = 0
+    for f in range(max_piles):
+        reach = comb(max_heap - 1 + f, f) if max_heap >= 1 else 0
+        width = 1 << reach.bit_length()
+        offsets.append(total)
+        masks.append(width - 1)
+        total += width
+    return offsets, masks, total
+
+
+def _build_bytes(max_heap: int, max_piles: int, rule: TakeAndBreak, score_bytes: int) -> int:
+    ring = _ring_layout(max_heap, max_piles)[2] if rule.tail & 2 else 0
+    return (table_size(max_heap, max_piles) + ring) * score_bytes
 
 
 class DenseSolver:
@@ -63,10 +84,11 @@ class DenseSolver:
     ``max_piles`` heaps, each at most ``max_heap``, under a non-splitting ``rule``.
 
     Raises :class:`ValueError` when the rule splits heaps, when a bound is out of range, or when
-    building the table would need more than :data:`MAX_TABLE_BYTES` (3 GiB). Memory while
-    building: 2 bytes per position (4 when remoteness could exceed 32766), times ``1 + K`` when
-    the tail digit allows taking any larger amount (Nim); afterwards 2 (or 4) bytes per position.
-    Ten piles of 20 under Nim: about 0.66 GB while building, 60 MB after.
+    building the table would need more than :data:`MAX_TABLE_BYTES` (3 GiB). Memory: 2 bytes per
+    position (4 when a remoteness could exceed 32766, i.e. ``K * M >= 32767``), plus, when the
+    tail digit allows taking any larger amount (Nim), rings of running minima of about
+    ``2 * C(M + K - 1, K - 1)`` entries at most. Ten piles of 20 under Nim: 60 MB of table plus
+    27 MB of rings while building. Build time: see :meth:`build`.
 
     Extra end positions with more than ``max_piles`` heaps or a heap above ``max_heap`` are
     ignored: no covered position can reach them.
@@ -99,7 +121,7 @@ class DenseSolver:
         # Remoteness never exceeds the number of objects, at most K * M.
         longest = max_heap * max_piles
         if longest < _HALF16:
-            self._dtype: type[np.unsignedinteger] = np.uint16  # type: ignore[type-arg]
+            self._dtype: type[np.unsignedinteger] = np.uint16
             self._half = _HALF16
         elif longest < _HALF32:
             self._dtype = np.uint32
@@ -107,15 +129,17 @@ class DenseSolver:
         else:
             raise ValueError(f"{max_piles} piles of {max_heap} is beyond DenseSolver's range")
         score_bytes = np.dtype(self._dtype).itemsize
-        self.build_bytes = _build_bytes(self.size, max_piles, rule, score_bytes)
+        self.build_bytes = _build_bytes(max_heap, max_piles, rule, score_bytes)
         if self.build_bytes > MAX_TABLE_BYTES:
             raise ValueError(
                 f"a table of {max_piles} piles of up to {max_heap} has {self.size:,} positions "
                 f"and would need {self.build_bytes / 2**30:.1f} GiB to build (limit "
                 f"{MAX_TABLE_BYTES / 2**30:.0f} GiB); use fewer or smaller piles, or ExactSolver"
             )
-        self._binom = [[comb(n, k) for k in range(max_piles + 2)] for n in range(max_heap + max_piles + 1)]
-        self._scores: NDArray[np.unsignedinteger] | None = None  # type: ignore[type-arg]
+        self._binom = [
+            [comb(n, k) for k in range(max_piles + 2)] for n in range(max_heap + max_piles + 1)
+        ]
+        self._scores: NDArray[np.unsignedinteger] | None = None
 
     @classmethod
     def covering(
@@ -150,34 +174,56 @@ class DenseSolver:
         return 0 if self._scores is None else int(self._scores.nbytes)
 
     def build(self) -> None:
-        """Compute the table now (idempotent). O(N * (K + L)) time, see the class docstring for
-        memory."""
+        """Compute the table now (idempotent).
+
+        O(N * K) time for Nim-like rules (no explicit digit, tail digit with bit 2) and
+        O(N * K * (K + L)) otherwise, for ``N = C(M + K, K)`` positions and ``L`` explicit
+        digits; memory as in the class docstring."""
         if self._scores is not None:
             return
         rule = self.rule
         K, M = self.max_piles, self.max_heap
         binom = np.array(self._binom, dtype=np.int64)
         ends = sorted(
-            self._rank_unchecked(p) for p in self.end_positions if len(p) <= K and max(p, default=0) <= M
+            self._rank_unchecked(p)
+            for p in self.end_positions
+            if len(p) <= K and max(p, default=0) <= M
         )
         scores = np.empty(self.size, dtype=self._dtype)
-        if rule.tail & 2:
-            low = np.empty((self.size, K), dtype=self._dtype)
+        offsets, masks, ring_size = _ring_layout(M, K) if rule.tail & 2 else ([0] * K, [0] * K, 1)
+        ring = np.empty(ring_size, dtype=self._dtype)
+        end_ranks = np.array(ends, dtype=np.int64)
+        ring_off = np.array(offsets, dtype=np.int64)
+        ring_mask = np.array(masks, dtype=np.int64)
+        if not rule.digits and rule.tail & 2:
+            solve_table_any_take(
+                M,
+                K,
+                rule.tail,
+                self.misere,
+                end_ranks,
+                binom,
+                scores,
+                ring,
+                ring_off,
+                ring_mask,
+                self._half,
+            )
         else:
-            low = np.empty((1, 1), dtype=self._dtype)
-        solve_table(
-            M,
-            K,
-            np.array(rule.digits, dtype=np.int64),
-            rule.tail,
-            self.misere,
-            np.array(ends, dtype=np.int64),
-            binom,
-            scores,
-            low,
-            self._half,
-        )
-        del low
+            digits = np.array(rule.digits, dtype=np.int64)
+            solve_table(
+                K,
+                digits,
+                rule.tail,
+                self.misere,
+                end_ranks,
+                binom,
+                scores,
+                ring,
+                ring_off,
+                ring_mask,
+                self._half,
+            )
         scores.flags.writeable = False
         self._scores = scores
 
@@ -230,5 +276,5 @@ class DenseSolver:
         ranks = [self.rank(p) for p in positions]
         self.build()
         assert self._scores is not None
-        found = self._scores[np.array(ranks, dtype=np.int64)] if ranks else []
-        return [self._decode(int(s)) for s in found]
+        found = self._scores[np.array(ranks, dtype=np.int64)].tolist()
+        return [self._decode(s) for s in found]

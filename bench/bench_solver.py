@@ -1,0 +1,218 @@
+"""Benchmark: DenseSolver (retrograde tables) against a plain memoised recursion, in one run.
+
+    python bench/bench_solver.py            # every target
+    python bench/bench_solver.py --quick    # skip the 10-piles-of-20 table
+
+Game: misère Nim with the extra end positions (2,2,2), (1,2,3), (1,1,2,2) (seed 000's rules).
+For each target it prints the cold DenseSolver time (table built from nothing, then the query),
+the time of the baseline (functools.lru_cache over sorted tuples, full remoteness) measured in the
+same run, ExactSolver (nimlab.theory.solver) as a second reference, the ratios, and max RSS.
+Numba's compile time is reported separately (measured in a subprocess with an empty cache).
+Machines are noisy: read the ratios; each time is the best of a few repetitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import Canon, canonical, children
+from nimlab.theory.retrograde import DenseSolver, table_size
+from nimlab.theory.solver import ExactSolver, Value
+
+RULE = TakeAndBreak.nim()
+MISERE = True
+ENDS: frozenset[Canon] = frozenset({(2, 2, 2), (1, 2, 3), (1, 1, 2, 2)})
+
+T = TypeVar("T")
+
+
+def max_rss_mb() -> float:
+    """This process's peak resident memory so far, in MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def best_of(repeats: int, run: Callable[[], T]) -> tuple[float, T]:
+    """The least wall time of ``repeats`` calls of ``run``, and its last result."""
+    best = float("inf")
+    result: T | None = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - start)
+    assert result is not None
+    return best, result
+
+
+def lru_baseline(position: Canon) -> Value:
+    """The plain memoised recursion: lru_cache over sorted tuples, full remoteness (a fresh cache
+    per call, so every call is cold)."""
+
+    @functools.lru_cache(maxsize=None)  # noqa: UP033 -- the baseline named in the brief
+    def solve(pos: Canon) -> tuple[bool, int]:
+        if not pos or pos in ENDS:
+            return MISERE, 0
+        best_win: int | None = None
+        worst_loss = 0
+        moved = False
+        for child in children(RULE, pos):
+            moved = True
+            next_wins, remoteness = solve(child)
+            if not next_wins:
+                best_win = remoteness if best_win is None else min(best_win, remoteness)
+            else:
+                worst_loss = max(worst_loss, remoteness)
+        if not moved:
+            return MISERE, 0
+        if best_win is not None:
+            return True, best_win + 1
+        return False, worst_loss + 1
+
+    next_wins, remoteness = solve(position)
+    return Value(Outcome.of(next_wins), remoteness)
+
+
+def exact(position: Canon) -> Value:
+    return ExactSolver(RULE, misere=MISERE, end_positions=ENDS, budget=10**7).value(position)
+
+
+def dense_cold(position: Canon) -> Value:
+    solver = DenseSolver.covering(RULE, position, misere=MISERE, end_positions=ENDS)
+    return solver.value(position)
+
+
+def fmt_time(seconds: float) -> str:
+    return f"{seconds * 1e3:9.2f} ms" if seconds < 10 else f"{seconds:9.2f} s "
+
+
+# -- subprocess jobs ----------------------------------------------------------------------------
+
+
+def child_table(max_piles: int, max_heap: int, repeats: int) -> None:
+    """Run in a fresh process: build one table cold (best of ``repeats`` fresh solvers) and print
+    its wall and CPU time and the peak memory of the process."""
+    DenseSolver(RULE, misere=MISERE, end_positions=ENDS, max_heap=2, max_piles=2).build()  # JIT
+    rss_before = max_rss_mb()
+    wall = cpu = float("inf")
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        solver = DenseSolver(
+            RULE, misere=MISERE, end_positions=ENDS, max_heap=max_heap, max_piles=max_piles
+        )
+        value = solver.value((max_heap,) * max_piles)
+        wall = min(wall, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+        del solver
+    print(
+        json.dumps(
+            {
+                "seconds": wall,
+                "cpu_seconds": cpu,
+                "rss_mb": max_rss_mb(),
+                "rss_before_mb": rss_before,
+                "value": [value.outcome.value, value.remoteness],
+            }
+        )
+    )
+
+
+def child_compile() -> None:
+    """Run in a fresh process with an empty NUMBA_CACHE_DIR: the first build compiles."""
+    start = time.perf_counter()
+    DenseSolver(RULE, misere=MISERE, end_positions=ENDS, max_heap=2, max_piles=2).build()
+    print(json.dumps({"seconds": time.perf_counter() - start}))
+
+
+def run_child(*args: str, env: dict[str, str] | None = None) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+# -- main ---------------------------------------------------------------------------------------
+
+
+def main(quick: bool) -> None:
+    print(f"misère Nim, extra end positions {sorted(ENDS)}; {os.cpu_count()} CPUs")
+    with tempfile.TemporaryDirectory() as cache_dir:
+        compile_s = run_child("--compile", env={**os.environ, "NUMBA_CACHE_DIR": cache_dir})
+    start = time.perf_counter()
+    DenseSolver(RULE, misere=MISERE, end_positions=ENDS, max_heap=2, max_piles=2).build()
+    load_s = time.perf_counter() - start
+    print(
+        f"Numba kernel (Nim): compile {compile_s['seconds']:.2f} s (empty cache, fresh process); "
+        f"load from cache {load_s * 1e3:.0f} ms in this process; both excluded below\n"
+    )
+
+    header = (
+        f"{'target':<22}{'positions':>12}  {'DenseSolver':>12}  {'lru_cache':>12}"
+        f"{'ratio':>9}  {'ExactSolver':>12}{'ratio':>9}  {'max RSS':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    per_position: list[float] = []
+    for heaps in ([20, 20, 20, 20], [10] * 6):
+        position = canonical(heaps)
+        t_dense, v_dense = best_of(20, functools.partial(dense_cold, position))
+        t_base, v_base = best_of(3, functools.partial(lru_baseline, position))
+        t_exact, v_exact = best_of(3, functools.partial(exact, position))
+        assert v_dense == v_base == v_exact, (heaps, v_dense, v_base, v_exact)
+        size = table_size(max(heaps), len(heaps))
+        per_position.append(t_base / size)
+        print(
+            f"{heaps!s:<22}{size:>12,}  {fmt_time(t_dense):>12}  {fmt_time(t_base):>12}"
+            f"{t_base / t_dense:>8.0f}x  {fmt_time(t_exact):>12}{t_exact / t_dense:>8.0f}x"
+            f"  {max_rss_mb():>6.0f} MB"
+        )
+        print(f"{'':<22}value {v_dense.outcome.value}, remoteness {v_dense.remoteness}")
+
+    baseline_rate = min(per_position)
+    tables = [(8, 20, 5)] if quick else [(8, 20, 5), (10, 20, 3)]
+    for max_piles, max_heap, repeats in tables:
+        size = table_size(max_heap, max_piles)
+        result = run_child("--table", str(max_piles), str(max_heap), str(repeats))
+        estimate = size * baseline_rate
+        label = f"table K={max_piles}, M={max_heap}"
+        print(
+            f"{label:<22}{size:>12,}  {fmt_time(result['seconds']):>12}  {'skipped':>12}"
+            f"{'':>9}  {'skipped':>12}{'':>9}  {result['rss_mb']:>6.0f} MB"
+        )
+        print(
+            f"{'':<22}CPU {result['cpu_seconds']:.2f} s; own process, "
+            f"{result['rss_before_mb']:.0f} MB before the build. Baselines skipped: at their"
+        )
+        print(
+            f"{'':<22}per-position rate above they would need over {estimate / 60:.0f} min "
+            f"(> {estimate / result['seconds']:,.0f}x)"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="skip the 10-piles-of-20 table")
+    parser.add_argument("--table", nargs=3, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--compile", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.table:
+        child_table(*args.table)
+    elif args.compile:
+        child_compile()
+    else:
+        main(args.quick)
