@@ -1,0 +1,5 @@
+"""Seed 003's Nim Game System (the ``nimlab shell`` command), over nimlab's core and storage."""
+
+from nimlab.shell.nimsys import AI_BOT, MAX_STONES, NimShell, run_shell
+
+__all__ = ["AI_BOT", "MAX_STONES", "NimShell", "run_shell"]

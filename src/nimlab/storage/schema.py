@@ -1,0 +1,107 @@
+"""The database schema and its migrations.
+
+The schema version is kept in the one-row table ``schema_version``. Each migration takes the
+database from version ``n - 1`` to ``n`` and runs in the same transaction as the version update,
+so a database is always at exactly one version. Migrations are only ever appended.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from nimlab.storage.errors import StorageError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "current_version", "migrate"]
+
+_V1 = """
+CREATE TABLE players (
+    id           INTEGER PRIMARY KEY,
+    username     TEXT NOT NULL UNIQUE,
+    given_name   TEXT NOT NULL,
+    family_name  TEXT NOT NULL,
+    bot          TEXT,                       -- NULL for a human, else the bot spec (e.g. perfect)
+    games_played INTEGER NOT NULL DEFAULT 0 CHECK (games_played >= 0),
+    games_won    INTEGER NOT NULL DEFAULT 0 CHECK (games_won >= 0 AND games_won <= games_played),
+    created_at   TEXT NOT NULL
+);
+
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY,
+    ruleset     TEXT NOT NULL,               -- Ruleset text form, e.g. "nim misere end=2.2.2"
+    start       TEXT NOT NULL,               -- JSON: heap sizes, or {"rows": [...]}
+    winner_seat INTEGER,
+    move_count  INTEGER NOT NULL,
+    started_at  TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    source      TEXT NOT NULL,               -- play, shell, import, ...
+    record      TEXT NOT NULL                -- JSON: Game.to_record()
+);
+
+CREATE TABLE game_players (
+    game_id   INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seat      INTEGER NOT NULL,
+    name      TEXT NOT NULL,                 -- the name shown in the game
+    username  TEXT,                          -- the registered username at the time, if any
+    player_id INTEGER REFERENCES players(id) ON DELETE SET NULL,
+    won       INTEGER NOT NULL CHECK (won IN (0, 1)),
+    PRIMARY KEY (game_id, seat)
+);
+
+CREATE INDEX game_players_player ON game_players(player_id);
+CREATE INDEX games_finished ON games(finished_at);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1,)
+"""``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """The schema version of the database (0 for a new, empty one)."""
+    row = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if row is None:
+        return 0
+    version = conn.execute("SELECT version FROM schema_version").fetchone()
+    return 0 if version is None else int(version[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the database up to :data:`SCHEMA_VERSION`, one migration per transaction.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). Safe when several processes
+    open a new database at once: each migration takes the write lock and re-reads the version.
+    Raises :class:`StorageError` for a database made by a newer nimlab. Returns the version.
+    """
+    while True:
+        if current_version(conn) >= SCHEMA_VERSION:
+            break
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = current_version(conn)
+            if version < SCHEMA_VERSION:
+                if version == 0:
+                    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+                    conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+                for statement in _statements(MIGRATIONS[version]):
+                    conn.execute(statement)
+                conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    version = current_version(conn)
+    if version > SCHEMA_VERSION:
+        raise StorageError(
+            f"the database has schema version {version}, newer than this nimlab understands "
+            f"({SCHEMA_VERSION}): upgrade nimlab"
+        )
+    return version
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (``executescript`` would commit on its own)."""
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

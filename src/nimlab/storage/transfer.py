@@ -1,0 +1,68 @@
+"""Game records in and out as JSON: the export document ``{"format": "nimlab-games/1", "games":
+[...]}`` written by :meth:`Store.export_games`, and its checked import."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nimlab.core.errors import NimlabError
+from nimlab.core.game import Game
+from nimlab.storage.errors import RecordError
+from nimlab.storage.store import EXPORT_FORMAT, Seat, Store
+
+__all__ = ["import_document", "read_document"]
+
+ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
+
+
+def read_document(document: Any) -> list[ImportEntry]:
+    """Check an export document: every game must replay move by move (``Game.from_record``) and
+    be finished. A bare list of game records (``Game.to_record()``) is accepted too. Returns the
+    entries ready for :meth:`Store.import_games`; raises :class:`RecordError` naming the first
+    bad game."""
+    if isinstance(document, Mapping) and document.get("format") == EXPORT_FORMAT:
+        games = document.get("games")
+    elif isinstance(document, list):
+        games = [{"record": g} for g in document]
+    else:
+        raise RecordError(
+            f'not a nimlab export: expected {{"format": "{EXPORT_FORMAT}", "games": [...]}}'
+        )
+    if not isinstance(games, list):
+        raise RecordError('the export\'s "games" must be a list')
+    entries: list[ImportEntry] = []
+    for number, entry in enumerate(games, 1):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("record"), Mapping):
+            raise RecordError(f'game {number} of the file has no "record" object')
+        record = dict(entry["record"])
+        try:
+            game = Game.from_record(record)
+        except NimlabError as e:
+            raise RecordError(f"game {number} of the file does not replay: {e}") from None
+        if not game.is_over:
+            raise RecordError(f"game {number} of the file is not finished")
+        seats_in = entry.get("seats") or []
+        usernames: dict[int, str | None] = {}
+        if isinstance(seats_in, list):
+            for s in seats_in:
+                if isinstance(s, Mapping) and isinstance(s.get("seat"), int):
+                    name = s.get("username")
+                    usernames[s["seat"]] = name if isinstance(name, str) else None
+        seats = [
+            Seat(i, p.name, usernames.get(i), i == game.winner_seat)
+            for i, p in enumerate(game.players)
+        ]
+        replayed = game.to_record()
+        replayed["started_at"] = record.get("started_at", replayed["started_at"])
+        for mine, theirs in zip(replayed["moves"], record.get("moves", []), strict=False):
+            if isinstance(theirs, Mapping) and "at" in theirs:
+                mine["at"] = theirs["at"]
+        finished = entry.get("finished_at")
+        entries.append((replayed, seats, finished if isinstance(finished, str) else None))
+    return entries
+
+
+def import_document(store: Store, document: Any) -> list[int]:
+    """Check and store every game of an export document, all or none; returns the new ids."""
+    return store.import_games(read_document(document))

@@ -1,0 +1,213 @@
+"""``nimlab shell``: seed 003's Nim Game System, command for command and message for message.
+
+The transcript test runs a session (``data/shell_session.in``) through the real command and
+compares every byte of the output with ``data/shell_session.out``, which covers every command and
+every message of seed 003: "Welcome to Nim", the ``$`` prompt, "'x' is not a valid command.",
+"Incorrect number of arguments supplied to command.", "The player already exists.", "The player
+does not exist.", "One of the players does not exist.", the confirmations, ``displayplayer`` and
+``rankings`` lines, both games with their displays, prompts, "Invalid move..." messages, "Game
+Over" and "<name> wins!". AI moves in it are forced (one winning move), so it is exact.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from nimlab.shell import NimShell
+from nimlab.storage import Store
+
+DATA = Path(__file__).parent / "data"
+
+
+def shell(db: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nimlab", "shell", "--db", str(db), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def run(store: Store, text: str, seed: int = 1) -> str:
+    out = io.StringIO()
+    assert NimShell(store, io.StringIO(text), out, seed=seed).run() == 0
+    return out.getvalue()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.open(tmp_path / "shell.db")
+
+
+def test_transcript_of_every_command_and_message(tmp_path: Path) -> None:
+    r = shell(tmp_path / "t.db", (DATA / "shell_session.in").read_text())
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert r.stdout == (DATA / "shell_session.out").read_text()
+
+
+def test_commands_ignore_case_but_arguments_do_not(store: Store) -> None:
+    out = run(store, "ADDPLAYER Lee,Lee,Bruce\nAddPlayer lee,Li,Bruce\nDisplayPlayer\n")
+    assert "$Lee,Bruce,Lee,0 games,0 wins\nlee,Bruce,Li,0 games,0 wins\n" in out
+
+
+def test_spaces_around_arguments_and_surplus_arguments(store: Store) -> None:
+    out = run(store, "addplayer  lee , Lee , Bruce , extra\n   displayplayer lee, junk\n")
+    assert "lee,Bruce,Lee,0 games,0 wins" in out
+
+
+def test_blank_lines_do_not_prompt_again(store: Store) -> None:
+    out = run(store, "\n\n   \nexit\n")
+    assert out == "Welcome to Nim\n\n$\n"
+
+
+def test_end_of_input_leaves_like_exit(store: Store) -> None:
+    assert run(store, "addplayer a,B,C") == "Welcome to Nim\n\n$\n$\n"
+    assert store.get_player("a").full_name == "C B"
+
+
+def test_end_of_input_in_a_game_abandons_it(store: Store) -> None:
+    out = run(store, "addplayer a,A,A\naddplayer b,B,B\nstartgame 5,2,a,b\n1\n")
+    assert out.endswith("4 stones left: * * * *\nB's turn - remove how many?\n\n")
+    assert store.game_count() == 0
+    assert store.get_player("a").games_played == 0
+
+
+def test_rankings_show_the_top_ten(store: Store) -> None:
+    for i in range(12):
+        store.add_player(f"p{i:02d}", given=f"G{i}", family="F")
+    out = run(store, "rankings\n")
+    lines = [line for line in out.splitlines() if "games |" in line]
+    assert len(lines) == 10
+    assert lines[0] == "$0%   | 00 games | G0 F" and lines[-1] == "0%   | 00 games | G9 F"
+
+
+def test_no_hundred_player_cap(store: Store) -> None:
+    text = "".join(f"addplayer p{i},F,G\n" for i in range(150)) + "displayplayer p149\n"
+    out = run(store, text)
+    assert "p149,G,F,0 games,0 wins" in out
+    assert len(store.players()) == 150
+
+
+def test_bad_names_get_an_argument_message(store: Store) -> None:
+    out = run(store, f"addplayer {'x' * 41},A,B\naddplayer ok,A:B,C\n")
+    assert out.count("Invalid argument: ") == 2
+    assert store.players() == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "startgame 5,x,a,b",
+        "startgame 5,-1,a,b",
+        "startgame 2147483648000,3,a,b",
+        "startgame 1.5,3,a,b",
+        "startadvancedgame x,a,b",
+        "startadvancedgame -3,a,b",
+    ],
+)
+def test_bad_numbers_get_an_argument_message_not_a_crash(store: Store, command: str) -> None:
+    out = run(store, f"addplayer a,A,A\naddplayer b,B,B\n{command}\n")
+    assert "Invalid argument: " in out
+    assert store.game_count() == 0
+
+
+def test_huge_and_odd_moves_are_invalid_moves(store: Store) -> None:
+    out = run(
+        store,
+        "addplayer a,A,A\naddplayer b,B,B\nstartgame 3,2,a,b\n"
+        "99999999999999999999999\n-1\n+1\n1\n1\n",
+    )
+    assert out.count("Invalid move. You must remove between 1 and 2 stones.") == 2
+    assert "Game Over\nB B wins!" in out  # +1 is a number: A 1, B 1, A takes the last stone
+
+
+def test_ai_against_ai_and_statistics(store: Store) -> None:
+    out = run(
+        store,
+        "addaiplayer x,Bot,One\naddaiplayer y,Bot,Two\nstartgame 10,3,x,y\n"
+        "startadvancedgame 9,y,x\ndisplayplayer\n",
+    )
+    assert out.count("Game Over") == 2
+    x, y = store.get_player("x"), store.get_player("y")
+    assert x.games_played == y.games_played == 2 and x.games_won + y.games_won == 2
+    # with perfect play the first player wins 10 stones, bound 3 (9 % 4 != 0) and Kayles 9
+    assert x.games_won == 1 and y.games_won == 1
+    assert [g.source for g in store.games()] == ["shell", "shell"]
+
+
+def test_same_player_on_both_sides(store: Store) -> None:
+    out = run(store, "addplayer a,A,Ann\nstartgame 2,2,a,a\n1\n1\ndisplayplayer a\n")
+    assert "Ann A wins!" in out and "a,Ann,A,2 games,1 wins" in out
+
+
+def test_statistics_survive_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    first = shell(db, "addplayer a,A,Ann\naddplayer b,B,Bob\nstartgame 3,3,a,b\n2\n1\n")  # no exit
+    assert first.returncode == 0 and "Ann A wins!" in first.stdout
+    second = shell(db, "displayplayer\nrankings\nexit\n")
+    assert "a,Ann,A,1 games,1 wins\nb,Bob,B,1 games,0 wins" in second.stdout
+    assert "100% | 01 games | Ann A\n0%   | 01 games | Bob B" in second.stdout
+
+
+def test_a_shell_killed_in_a_game_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    assert (
+        shell(db, "addplayer a,A,Ann\naddplayer b,B,Bob\nstartgame 3,3,a,b\n2\n1\n").returncode == 0
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nimlab", "shell", "--db", str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("startgame 10,3,a,b\n2\n")
+    proc.stdin.flush()
+    seen = ""
+    deadline = time.monotonic() + 60
+    while "Bob's turn" not in seen and time.monotonic() < deadline:
+        seen += proc.stdout.read(1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    with Store.open(db) as store:
+        assert store.integrity_check() == "ok"
+        assert store.game_count() == 1
+        a, b = store.get_player("a"), store.get_player("b")
+        assert (a.games_played, a.games_won, b.games_played, b.games_won) == (1, 1, 1, 0)
+
+
+def test_shell_under_a_terminal_with_ctrl_c(tmp_path: Path) -> None:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nimlab", "shell", "--db", str(tmp_path / "p.db")],
+        encoding="utf-8",
+        timeout=60,
+        env=dict(os.environ, TERM="xterm"),
+    )
+    child.expect_exact("Welcome to Nim\r\n\r\n$")
+    child.sendline("addplayer lee,Lee,Bruce")
+    child.expect_exact("\r\n\r\n$")
+    child.sendline("displayplayer")
+    child.expect_exact("lee,Bruce,Lee,0 games,0 wins")
+    child.expect_exact("$")
+    child.sendline("nonsense")
+    child.expect_exact("'nonsense' is not a valid command.")
+    child.expect_exact("$")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in (child.before or "")
+    with Store.open(tmp_path / "p.db") as store:
+        assert store.get_player("lee").full_name == "Bruce Lee"
