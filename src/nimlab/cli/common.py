@@ -83,7 +83,9 @@ def run(app: typer.Typer) -> None:
     try:
         app(standalone_mode=True)
     except (UsageError, NimlabError) as e:
-        err_console.print(Text.assemble(("error: ", "bold red"), str(e)), highlight=False)
+        err_console.print(
+            Text.assemble(("error: ", "bold red"), str(e)), highlight=False, soft_wrap=True
+        )
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print("interrupted")

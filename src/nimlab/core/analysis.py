@@ -271,7 +271,11 @@ def explain(a: Analysis) -> list[str]:
             f"Winning move: {describe_move(best.move, a.board)}, leaving {list(best.result)}, a "
             "P-position"
             + (
-                f" (the game then ends within {best.remoteness} more moves)"
+                (
+                    " (which ends the game)"
+                    if best.remoteness == 0
+                    else f" (the game then ends within {best.remoteness} more moves)"
+                )
                 if best.remoteness is not None
                 else ""
             )

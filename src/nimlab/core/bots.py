@@ -209,6 +209,10 @@ def lookahead_choice(ruleset: Ruleset, board: Board, depth: int, rng: random.Ran
 # -- perfect -------------------------------------------------------------------------------------
 
 
+def _moves(n: int) -> str:
+    return "1 move" if n == 1 else f"{n} moves"
+
+
 def perfect_choice(game: Game, rng: random.Random) -> Choice:
     """A provably winning move whenever one exists under the real rules, the fastest one; when
     losing, the move that resists longest; ties broken at random."""
@@ -238,13 +242,13 @@ def perfect_choice(game: Game, rng: random.Random) -> Choice:
             v for v in winning if (v.remoteness if v.remoteness is not None else 1 << 60) == fastest
         ]
         pick = rng.choice(quickest)
-        when = f" in {pick.remoteness + 1} moves" if pick.remoteness is not None else ""
+        when = f" in {_moves(pick.remoteness + 1)}" if pick.remoteness is not None else ""
         return Choice(pick.move, f"a proven winning move (wins{when})", True)
     longest = max(v.remoteness or 0 for v in values)
     slowest = [v for v in values if (v.remoteness or 0) == longest]
     return Choice(
         rng.choice(slowest).move,
-        f"every move loses; this one resists longest ({longest + 1} moves)",
+        f"every move loses; this one resists longest ({_moves(longest + 1)})",
         True,
     )
 

@@ -333,6 +333,16 @@ class Rows:
 
     def check(self, rule: TakeAndBreak, move: Move) -> None:
         """Raise :class:`IllegalMoveError` unless ``move`` is legal here."""
+        if move.take >= 1 and not rule.digit(move.take):
+            takes = [k for k in range(1, (rule.max_take or move.take) + 1) if rule.digit(k)]
+            words = (
+                ", ".join(map(str, takes[:-1]))
+                + (" or " if len(takes) > 1 else "")
+                + str(takes[-1])
+            )
+            raise IllegalMoveError(
+                f"cannot take {move.take}: in this game a move takes {words} stones"
+            )
         _row, start, run = self._locate(move)
         left = move.at - 1 - start if move.at is not None else 0
         right = run - left - move.take
