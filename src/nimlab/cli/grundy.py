@@ -92,13 +92,22 @@ def _to_json(name: str, limit: int, s: GrundySequence, values: bool) -> dict[str
     return out
 
 
+def _row_width(period: int | None) -> int:
+    """Values per printed line: the period (or a divisor of it) when it fits, so columns line up."""
+    if period is not None and period >= 4:
+        for width in (period, period // 2, period // 3):
+            if width <= 24 and width * (period // width) == period:
+                return width
+    return 12
+
+
 def _print(title: str, s: GrundySequence, all_values: bool) -> None:
     n = len(s.values)
     console.print(
         Text.assemble(("Grundy values of ", "bold"), (title, "bold"), f"  (heaps 0..{n - 1:,})")
     )
     shown = s.values if all_values else s.values[:SHOWN_VALUES]
-    row = 12 if s.period is None or s.period > 40 or s.period < 4 else s.period
+    row = _row_width(s.period)
     for start in range(0, len(shown), row):
         chunk = " ".join(f"{int(v):>2}" for v in shown[start : start + row])
         console.print(Text(f"{start:>8}: {chunk}"))

@@ -35,7 +35,7 @@ DEFAULT_BUDGET = 3_000_000
 DENSE_LIMIT = 40_000_000
 """Largest dense retrograde table built on demand (entries)."""
 
-_SPARSE_PREFERRED = 30_000
+_SPARSE_PREFERRED = 3_000
 """Below this many positions the pure-Python search beats loading the compiled kernel."""
 
 
