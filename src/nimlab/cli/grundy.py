@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from nimlab.theory.grundy import GrundySequence
 
 DEFAULT_MAX = 1000
-PROVE_LIMIT = 1 << 31
+PROVE_LIMIT = 1 << 30  # 0.1777 needs 443 million values
 SHOWN_VALUES = 240
 
 

@@ -1,0 +1,193 @@
+"""Benchmark nimlab's Grundy sequences against the plain quadratic method, in the same run.
+
+    python bench/bench_grundy.py            # ratios against the baselines, two quick targets
+    python bench/bench_grundy.py --full     # plus every published target (minutes), each in a
+                                            # fresh process for its own time and peak memory
+    python bench/bench_grundy.py --only 0.354 --only 0.6
+
+Machines are noisy (and often shared): compare the ratios, not the absolute times. Times are
+wall-clock and CPU seconds of the call itself; Numba compilation is excluded by a warm-up call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from nimlab.theory.grundy import grundy_sequence, naive_grundy
+from nimlab.theory.octal import TakeAndBreak
+
+
+@dataclass(frozen=True)
+class Target:
+    code: str
+    maximum: int
+    published: str
+    period: int | None = None
+    preperiod: int | None = None
+    budget: str = ""
+
+
+TARGETS = [
+    # rare values (tczajka/octal-games SolvedGames.md, after Flammenkamp): 0.16 53 (mask 0x1e),
+    # 0.127 693 (mask 1 + heap parity), 0.376 510 (0xfe), 0.354 132 (0x3f)
+    Target("0.16", 1 << 21, "preperiod 105,351, period 149,459; 53 rare", 149_459, 105_351, "1 s"),
+    # "last exception at n = 46,577" (OEIS A071464): G(46577) != G(46581), periodic after it
+    Target("0.127", 1 << 21, "last exception 46,577, period 4; 693 rare", 4, 46_578, "1 s"),
+    Target(
+        "0.354", 1 << 26, "preperiod 10,061,916, period 1,180; 132 rare", 1_180, 10_061_916, "30 s"
+    ),
+    Target("0.376", 1 << 24, "preperiod 2,268,248, period 4; 510 rare", 4, 2_268_248, "60 s"),
+    # "The last exception is at n = 160,949,017" (OEIS A071509, from Flammenkamp)
+    Target(
+        "0.1777",
+        1 << 29,
+        "period 60,620,715, last exception 160,949,017",
+        60_620_715,
+        160_949_018,
+        "10 min, 2 GB",
+    ),
+    Target("0.6", 1 << 21, "open: values to 2**21, number of rare values"),
+    Target("0.106", 1 << 21, "open: values to 2**21, number of rare values"),
+]
+
+
+def max_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
+
+
+def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def run_target(code: str) -> dict[str, Any]:
+    """One target in this process: warm up, run, report (printed as one JSON line)."""
+    target = next(t for t in TARGETS if t.code == code)
+    rule = TakeAndBreak.octal(code)
+    grundy_sequence(rule, 5000, prove=True)  # compile / load the cached kernels
+    prove = target.period is not None
+    seq, wall, cpu = timed(grundy_sequence, rule, target.maximum, prove=prove)
+    out: dict[str, Any] = {
+        "code": code,
+        "wall": wall,
+        "cpu": cpu,
+        "max_rss_mb": max_rss_mb(),
+        "values": len(seq),
+        "period": seq.period,
+        "preperiod": seq.preperiod,
+        "proven": seq.proven,
+        "rare_mask": seq.rare_mask,
+        "rare_positional": seq.rare_positional,
+        "rare_count": seq.rare_count,
+        "last_rare": seq.last_rare,
+        "max_value": int(seq.values.max()) if len(seq) else 0,
+    }
+    if prove:
+        ok = seq.proven and (seq.period, seq.preperiod) == (target.period, target.preperiod)
+        if ok and seq.preperiod:  # the last exception really is one
+            last = seq.preperiod - 1
+            ok = bool(seq.values[last] != seq.values[last + seq.period])
+        out["reproduced"] = ok
+    return out
+
+
+def run_in_child(code: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", code], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        return {"code": code, "error": proc.stderr.strip().splitlines()[-1:]}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def report(result: dict[str, Any]) -> None:
+    target = next(t for t in TARGETS if t.code == result["code"])
+    if "error" in result:
+        print(f"{target.code:>7}  FAILED: {result['error']}")
+        return
+    rare = result["rare_count"]
+    rare_text = (
+        f"{rare:,} rare values (mask {result['rare_mask']:#x}"
+        f"{' with the heap parity' if result['rare_positional'] else ''}, "
+        f"last {result['last_rare']:,})"
+        if rare is not None
+        else "no rare/common split"
+    )
+    verdict = (
+        f"reproduced: {'YES' if result['reproduced'] else 'NO'}" if "reproduced" in result else ""
+    )
+    print(
+        f"{target.code:>7}  {result['wall']:8.2f} s wall {result['cpu']:8.2f} s cpu  "
+        f"{result['max_rss_mb']:6.0f} MB peak  {result['values']:>12,} values  "
+        f"period {result['period']}, preperiod {result['preperiod']}, "
+        f"proven {result['proven']}  {verdict}"
+    )
+    print(f"{'':>9}{rare_text}, largest value {result['max_value']}")
+    print(f"{'':>9}published: {target.published}; target {target.budget or '-'}")
+
+
+def ratios() -> None:
+    """The same work by the pure-Python twin, the compiled quadratic method and the fast path."""
+    rule = TakeAndBreak.octal("0.16")
+    grundy_sequence(rule, 5000)
+    grundy_sequence(rule, 5000, method="quadratic")
+    size = 1000
+    _, naive_t, _ = timed(naive_grundy, rule, size)
+    while naive_t < 2.0 and size < 8000:  # a size where the naive twin takes a few seconds
+        size *= 2
+        _, naive_t, _ = timed(naive_grundy, rule, size)
+    reps = 20
+    _, quad_t, _ = timed(
+        lambda: [grundy_sequence(rule, size, method="quadratic") for _ in range(reps)]
+    )
+    _, fast_t, _ = timed(lambda: [grundy_sequence(rule, size) for _ in range(reps)])
+    quad_t, fast_t = quad_t / reps, fast_t / reps
+    print(f"0.16, {size:,} values (naive pure Python {naive_t:.2f} s):")
+    for name, seconds in (("compiled quadratic", quad_t), ("nimlab (auto)", fast_t)):
+        print(f"  {name:<19} {seconds * 1e3:9.2f} ms   naive / this = {naive_t / seconds:8.0f}x")
+
+    big = 60_000
+    _, quad_big, _ = timed(grundy_sequence, rule, big, method="quadratic")
+    _, fast_big, _ = timed(grundy_sequence, rule, big)
+    print(
+        f"0.16, {big:,} values: compiled quadratic {quad_big:.2f} s, nimlab {fast_big:.3f} s,"
+        f" quadratic / nimlab = {quad_big / fast_big:.0f}x"
+    )
+
+    proof = 2 * 160_949_018 + 2 * 60_620_715 + 4
+    per_pair = naive_t / (size * size)
+    print(
+        f"0.1777 needs {proof:,} values: the naive method would take about "
+        f"{per_pair * proof * proof / 3.15e7:,.0f} years at this rate"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="run every published target")
+    parser.add_argument("--only", action="append", default=[], help="run only these targets")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_target(args.child)))
+        return
+    if not args.only:
+        ratios()
+        print()
+    codes = args.only or [t.code for t in TARGETS if args.full or t.code in ("0.16", "0.127")]
+    for code in codes:
+        report(run_in_child(code))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,356 @@
+"""Numba kernels behind :mod:`nimlab.theory.grundy` (private; the public module is typed).
+
+Conventions shared by every kernel:
+
+- ``g`` holds the Grundy values G(0), G(1), ...; ``g[0] = 0`` is set by the caller and kernels
+  start at ``n >= 1``.
+- ``seen`` is an int64 *stamp* array: value ``v`` is an option of heap ``n`` exactly when
+  ``seen[v] == n``, so it never needs clearing (the caller fills it with -1 once). Its length
+  ``size`` is a power of two and every stored value is ``< size // 2``, so XORs of values stay
+  ``< size // 2`` and every mex search stays inside the array. A kernel that stores a value
+  ``>= size // 2`` returns at once with ``GROW`` so the caller can enlarge the arrays.
+- Kernels return ``(next_n, ..., status)``; ``status`` is ``DONE``, ``GROW`` or ``RARE_FULL``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+DONE = 0
+GROW = 1
+RARE_FULL = 2
+
+
+@njit(cache=True)
+def plain_extend(g, start, stop, digits, tail, seen, cum, cum_upto):  # type: ignore[no-untyped-def]
+    """Fill ``g[start:stop]`` by the plain method: mark every option, take the mex.
+
+    ``digits[k - 1]`` is d_k for the finite part; ``tail`` (0 for finite codes) is the digit of
+    every k > len(digits). Options of the tail that depend only on the *rest* r = n - k are
+    accumulated once in ``cum`` (a flag per value) for all rests ``r <= cum_upto``; heap n needs
+    the rests 1 .. n - len(digits) - 1, so the whole computation stays quadratic.
+
+    Cost per heap: O(sum over splitting digits k of (n - k) / 2) -- O(n * t) for a finite code
+    with t digits. Returns ``(next_n, cum_upto, status)``.
+    """
+    ndig = digits.shape[0]
+    half = seen.shape[0] // 2
+    for n in range(start, stop):
+        top = min(ndig, n)
+        for k in range(1, top + 1):
+            d = digits[k - 1]
+            if d == 0:
+                continue
+            if k == n:
+                if d & 1:
+                    seen[0] = n
+                continue
+            rest = n - k
+            if d & 2:
+                seen[g[rest]] = n
+            if d & 4:
+                for a in range(1, rest // 2 + 1):
+                    seen[g[a] ^ g[rest - a]] = n
+        use_cum = tail != 0 and n > ndig
+        if use_cum:
+            if tail & 1:
+                seen[0] = n
+            while cum_upto < n - ndig - 1:
+                cum_upto += 1
+                r = cum_upto
+                if tail & 2:
+                    cum[g[r]] = 1
+                if tail & 4:
+                    for a in range(1, r // 2 + 1):
+                        cum[g[a] ^ g[r - a]] = 1
+        v = 0
+        if use_cum:
+            while seen[v] == n or cum[v] != 0:
+                v += 1
+        else:
+            while seen[v] == n:
+                v += 1
+        g[n] = v
+        if v >= half:
+            return n + 1, cum_upto, GROW
+    return stop, cum_upto, DONE
+
+
+@njit(cache=True)
+def parity_table(mask, size):  # type: ignore[no-untyped-def]
+    """``table[v] = popcount(v & mask) & 1`` for ``0 <= v < size``."""
+    table = np.zeros(size, np.uint8)
+    for v in range(size):
+        x = v & mask
+        bit = 0
+        while x:
+            bit ^= 1
+            x &= x - 1
+        table[v] = bit
+    return table
+
+
+@njit(cache=True)
+def count_rare(g, n, partab, positional, k0):  # type: ignore[no-untyped-def]
+    """How many heaps 1 <= i < n are *rare*: ``partab[G(i)] == positional & ((i - k0) & 1)``."""
+    count = 0
+    for i in range(1, n):
+        if partab[g[i]] == (positional & ((i - k0) & 1)):
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def collect_rare(g, n, partab, positional, k0, rare_pos, rare_val):  # type: ignore[no-untyped-def]
+    """Write the rare heaps 1 <= i < n (ascending) and their values; return how many."""
+    count = 0
+    for i in range(1, n):
+        if partab[g[i]] == (positional & ((i - k0) & 1)):
+            rare_pos[count] = i
+            rare_val[count] = g[i]
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def sparse_extend(  # type: ignore[no-untyped-def]
+    g,
+    start,
+    stop,
+    whole_k,
+    leave_k,
+    split_k,
+    partab,
+    positional,
+    k0,
+    rare_pos,
+    rare_val,
+    nrare,
+    hot,
+    nhot,
+    seen,
+):
+    """Fill ``g[start:stop]`` of a finite octal game by the rare/common ("sparse space") method.
+
+    A heap i is *rare* when ``partab[G(i)] == phi(i)``, ``phi(i) = positional & (i - k0) & 1``
+    (``partab`` is the parity of ``popcount(v & mask)``); the others are *common*. Every
+    splitting digit k has the parity of ``k0`` when ``positional`` is 1. For a split of heap n
+    into (a, b), ``parity(G(a) ^ G(b)) ^ phi(n)`` equals 1 only when exactly one of a, b is rare.
+    So the options of heap n whose value v has ``partab[v] != phi(n)`` ("common at n") are all
+    found by pairing each rare heap with its partner: O(R) per splitting digit, R = number of
+    rare heaps. The first common-at-n value c that is not an option bounds the mex; the
+    rare-at-n values below c that are still unmarked are then looked for among all pairs, and
+    the scan stops as soon as all of them are found (after a few dozen pairs on average for the
+    classic games; small heaps that found the hardest value recently are tried first). Only
+    when G(n) itself is rare does the scan run to the end (O(n)), which is rare by definition.
+
+    ``rare_pos[:nrare]`` / ``rare_val[:nrare]`` are the rare heaps below ``start`` and their
+    values; the kernel appends to them. ``hot[:nhot]`` is the move-to-front list of small heaps
+    whose pairs recently found the last pending value (kept by the caller between calls).
+    Returns ``(next_n, nrare, nhot, status)``; with ``RARE_FULL`` heap ``next_n`` is not
+    computed yet (enlarge the rare arrays and call again).
+    """
+    half = seen.shape[0] // 2
+    cap = rare_pos.shape[0]
+    nsplit = split_k.shape[0]
+    kmin = split_k[0]
+    nwhole = whole_k.shape[0]
+    nleave = leave_k.shape[0]
+    for n in range(start, stop):
+        if nrare == cap:
+            return n, nrare, nhot, RARE_FULL
+        for i in range(nwhole):
+            if whole_k[i] == n:
+                seen[0] = n
+        for i in range(nleave):
+            k = leave_k[i]
+            if k < n:
+                seen[g[n - k]] = n
+        phi = positional & ((n - k0) & 1)
+        # every split with at least one rare part
+        for j in range(nsplit):
+            tot = n - split_k[j]
+            if tot < 2:
+                break
+            for i in range(nrare):
+                r = rare_pos[i]
+                if r >= tot:
+                    break
+                seen[rare_val[i] ^ g[tot - r]] = n
+        # the first unmarked common-at-n value bounds the mex
+        v = 0
+        pending = 0
+        while True:
+            if seen[v] != n:
+                if partab[v] != phi:
+                    break
+                pending += 1
+            v += 1
+        c = v
+        value = c
+        if pending > 0:
+            remaining = pending
+            # first the small heaps that completed recent searches (a move-to-front list), then
+            # all splits from both ends of the heap inwards; every XOR met is a genuine option,
+            # so it may be marked freely
+            for h in range(nhot):
+                a = hot[h]
+                for j in range(nsplit):
+                    tot = n - split_k[j]
+                    if tot - a < a:
+                        break
+                    x = g[a] ^ g[tot - a]
+                    fresh = (seen[x] != n) & (x < c)
+                    seen[x] = n
+                    remaining -= fresh
+                if remaining == 0:
+                    break
+            lo = 1
+            hi = (n - kmin) // 2
+            last_lo = -1
+            while lo <= hi and remaining > 0:
+                for j in range(nsplit):
+                    tot = n - split_k[j]
+                    if tot - lo < lo:
+                        break
+                    x = g[lo] ^ g[tot - lo]
+                    fresh = (seen[x] != n) & (x < c)
+                    seen[x] = n
+                    remaining -= fresh
+                    if fresh:
+                        last_lo = lo
+                    if hi > lo and tot - hi >= hi:
+                        x = g[hi] ^ g[tot - hi]
+                        fresh = (seen[x] != n) & (x < c)
+                        seen[x] = n
+                        remaining -= fresh
+                        if fresh:
+                            last_lo = -1
+                if remaining == 0:
+                    break
+                lo += 1
+                hi -= 1
+            if remaining == 0 and last_lo > 0:
+                # move last_lo to the front of the hot list
+                h = 0
+                while h < nhot and hot[h] != last_lo:
+                    h += 1
+                if h == nhot:
+                    if nhot < hot.shape[0]:
+                        nhot += 1
+                    h = nhot - 1
+                while h > 0:
+                    hot[h] = hot[h - 1]
+                    h -= 1
+                hot[0] = last_lo
+            if remaining > 0:
+                v = 0
+                while seen[v] == n:
+                    v += 1
+                value = v
+        g[n] = value
+        if partab[value] == phi:
+            rare_pos[nrare] = n
+            rare_val[nrare] = value
+            nrare += 1
+        if value >= half:
+            return n + 1, nrare, nhot, GROW
+    return stop, nrare, nhot, DONE
+
+
+@njit(cache=True)
+def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[no-untyped-def]
+    """Look for periods p = 1 .. pmax of ``g[:count]``.
+
+    For each p, z(p) is the number of trailing heaps that agree with the heap p before them
+    (G(i) = G(i - p) for count - z <= i < count), so the least preperiod for p is
+    n0 = count - p - z. Returns ``(proven_p, proven_z, found_p, found_z, best_p, best_z)``
+    (-1 when none):
+
+    - proven: the least p whose periodicity condition holds (only when ``provable``):
+      Guy–Smith, count >= 2 n0 + 2 p + t, i.e. z >= (count + t) / 2, for games that split
+      heaps; otherwise the t values after max(n0, 1) repeat: count - p >= max(n0, 1) + t.
+    - found: the least p with z >= p + t (two whole periods and t more values repeat).
+    - best: among the p examined (not pruned), the least with the longest z: a candidate for
+      how far to compute next.
+
+    Pruning for splitting games, both exact for the least proven period p0 (only p0 is needed:
+    every proven p is a multiple of it and the scan goes upwards):
+
+    - p0 > z(p') for every p' < p0: otherwise the last z(p') + p' values would have the periods
+      p' and p0 and length >= p0 + p', so gcd(p', p0) < p0 would be a period of the whole
+      p0-periodic tail (Fine and Wilf), and proven before p0. So p <= max z seen is skipped
+      (p <= max z - t until ``found`` is known, so that ``found`` stays the least).
+    - with the found period p1 and its tail z1, an *exception* x (G(x) != G(x + p1)) below the
+      p1-periodic tail rules p out when x + p falls in that tail and x >= count - zreq - p: a
+      proven p would copy the exception into the tail. The exceptions (at most ``xcap``,
+      nearest first) are collected once and looked up by binary search.
+
+    Cost: O(count + sum of z(p) over the p not pruned); memory O(min(count, xcap)).
+    """
+    last = count - 1
+    found_p = -1
+    found_z = -1
+    zreq = (count + t + 1) // 2
+    zmax_seen = -1
+    best_p = -1
+    exc = np.empty(0, np.int64)
+    nexc = 0
+    cover_lo = count
+    prune = provable and splitting
+    p = 1
+    while p <= pmax:
+        if prune:
+            bound = zmax_seen if found_p >= 0 else zmax_seen - t
+            if p <= bound:
+                p = bound + 1
+                continue
+            if nexc > 0:
+                hi = count - found_p - p
+                lo = max(count - zreq - p, count - found_z - found_p - p, cover_lo)
+                if lo < hi:
+                    # exc is descending: the first index with exc[i] < hi
+                    a = 0
+                    b = nexc
+                    while a < b:
+                        mid = (a + b) // 2
+                        if exc[mid] < hi:
+                            b = mid
+                        else:
+                            a = mid + 1
+                    if a < nexc and exc[a] >= lo:
+                        p += 1
+                        continue
+        zmax = count - p
+        z = 0
+        while z < zmax and g[last - z] == g[last - z - p]:
+            z += 1
+        n0 = count - p - z
+        if provable:
+            ok = count >= 2 * n0 + 2 * p + t if splitting else count - p >= max(n0, 1) + t
+            if ok:
+                return p, z, found_p, found_z, p, z
+        if found_p < 0 and z >= p + t:
+            found_p = p
+            found_z = z
+            if not provable:
+                return -1, -1, found_p, found_z, found_p, found_z
+            if prune:
+                exc = np.empty(xcap, np.int64)
+                bottom = max(0, count - zreq - pmax)
+                x = count - z - p - 1
+                cover_lo = bottom
+                while x >= bottom:
+                    if g[x] != g[x + p]:
+                        exc[nexc] = x
+                        nexc += 1
+                        if nexc == xcap:
+                            cover_lo = x
+                            break
+                    x -= 1
+        if z > zmax_seen:
+            zmax_seen = z
+            best_p = p
+        p += 1
+    return -1, -1, found_p, found_z, best_p, zmax_seen

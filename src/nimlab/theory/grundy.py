@@ -1,0 +1,623 @@
+"""Grundy sequences of take-and-break games: fast computation and proven periods.
+
+``G(n)``, the Grundy value of one heap of ``n`` under a :class:`~nimlab.theory.octal.TakeAndBreak`
+rule, is the mex (least non-negative integer not present) of the values of the heap's options,
+where an option leaving two heaps ``a`` and ``b`` has value ``G(a) XOR G(b)``.
+
+Three methods compute the sequence ``G(0), G(1), ..., G(N - 1)``:
+
+- :func:`naive_grundy`: the textbook quadratic method in pure Python, the reference twin every
+  fast path is tested against.
+- ``"quadratic"``: the same method compiled with Numba -- O(N^2 t / 2) for a finite code with
+  t digits, O(N^2) for an infinite tail.
+- ``"sparse"``: the rare/common ("sparse space") method of Berlekamp, Conway and Guy
+  (*Winning Ways*, ch. 4, "Sparse space spells speed") as used by Flammenkamp for octal games.
+  A mask ``m`` splits the values into *rare* (even ``popcount(v & m)``) and *common* ones (odd);
+  common XOR common is rare, so a common option value needs a rare part, and those are found
+  by pairing each rare heap with its partner. With ``positional`` the parity of the heap size
+  takes part too (``popcount(G(n) & m) + n - k0`` even is rare), for games such as 0.127. Only
+  the few rare values below the mex candidate need a search among all pairs, which stops as soon
+  as they are all found. When rare values die out this is O(R N) for R rare heaps instead of
+  O(N^2). The mask is chosen from the values computed so far with a Walsh–Hadamard transform of
+  their histogram (the mask with the fewest rare heaps) and revised as the sequence grows. The
+  values never depend on the mask, only the speed does.
+
+Periods: for the least ``p`` and ``n0`` with ``G(n + p) = G(n)`` for every computed ``n >= n0``,
+the period is *proven* when
+
+- the game splits heaps (finite code, t = its largest removal): the Guy–Smith condition
+  ``G(n + p) = G(n)`` for all ``n0 <= n < 2 n0 + p + t``, which needs ``2 n0 + 2 p + t`` values;
+- the game never splits heaps: ``G(n + p) = G(n)`` for ``max(n0, 1) <= n < max(n0, 1) + t``
+  (then G(n) is a function of the t values before it for every ``n > t``, so the repetition
+  carries on forever) -- a weaker, still sufficient condition.
+
+The least proven ``p`` is the true least period (a proven ``p`` is a multiple of it, and the
+true period is then proven too). Unproven periods are reported only as a guess: the least ``p``
+whose repetition covers two whole periods and t more values, and a quarter of all values.
+Games with an infinite tail other than Nim are computed by the plain method; no theorem
+applies, so no period is reported for them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from nimlab.theory import _grundy_kernels as _k
+from nimlab.theory.octal import TakeAndBreak
+
+__all__ = [
+    "GrundySequence",
+    "Method",
+    "grundy_sequence",
+    "grundy_value",
+    "naive_grundy",
+]
+
+Method = Literal["auto", "sparse", "quadratic"]
+"""How :func:`grundy_sequence` computes: ``"auto"`` picks the fastest exact method."""
+
+Progress = Callable[[int, int], None]
+
+_SPARSE_FROM: Final = 2048
+"""``"auto"`` computes the first values by the quadratic method, then switches to sparse."""
+_PROVE_START: Final = 4096
+_PROVE_GROWTH: Final = 1.5
+_TAIL_PROVE_CAP: Final = 4096
+"""With ``prove=True`` a game with an infinite tail (never provable) computes at most this many."""
+_VALUE_START: Final = 4096
+""":func:`grundy_value` computes (and tries to prove with) at least this many values."""
+_VALUE_PROVE_LIMIT: Final = 1 << 20
+""":func:`grundy_value` looks this far for a proof when asked beyond its direct limit."""
+_VALUE_DIRECT_LIMIT: Final = 1 << 26
+"""Without a proven period :func:`grundy_value` computes G(n) directly up to this heap size."""
+_TAIL_DIRECT_LIMIT: Final = 1 << 14
+"""Infinite tails cost O(n^2): :func:`grundy_value` computes them up to this heap size."""
+_INITIAL_SIZE = 1024
+"""Initial length of the option-stamp arrays (doubled whenever values outgrow half of it)."""
+_RARE_SLACK = 64
+"""Spare room in the rare-heap arrays when they are (re)built."""
+_DENSE_SHARE = 0.5
+"""``"auto"`` uses the plain kernel while even the best mask leaves more than this share of the
+heaps rare (no sparse space, yet): pairing every rare heap would cost more than the plain scan."""
+_EXCEPTIONS_CAP: Final = 1 << 22
+"""At most this many exceptions of a candidate period are kept to prune the period scan."""
+_HOT: Final = 64
+"""Length of the sparse method's move-to-front list of useful small heaps."""
+_CHUNK_SECONDS: Final = 0.25
+_MASK_SWITCH: Final = 0.9
+"""Switch to a new mask when it has fewer than this fraction of the current rare heaps."""
+
+
+@dataclass(frozen=True, eq=False)
+class GrundySequence:
+    """The Grundy values ``G(0) .. G(len(values) - 1)`` of one heap under ``rule``, with its period.
+
+    ``period`` is the least ``p`` found and ``preperiod`` the least ``n0`` with
+    ``G(n + p) = G(n)`` for all computed ``n >= n0``. A period is *proven* when the Guy–Smith
+    condition (or, for games that never split heaps, the weaker condition in the module
+    docstring) holds within the computed values; ``proof_length`` is how many values that
+    condition needs for the reported period. An unproven period is the least ``p`` whose
+    repetition covers two whole periods and ``t`` more values, if that repeating part is at
+    least a quarter of the computed values (a guess, not a claim).
+
+    ``rare_mask`` / ``rare_positional`` / ``rare_count`` / ``last_rare`` describe the sparse
+    method when it was used: the mask, whether the heap's parity takes part, how many computed
+    heaps are rare (heap 0 included, as in the published tables), and the largest of them.
+    """
+
+    rule: TakeAndBreak
+    values: npt.NDArray[np.unsignedinteger[Any]]
+    period: int | None
+    preperiod: int | None
+    proven: bool
+    proof_length: int | None = None
+    rare_mask: int | None = None
+    rare_positional: bool = False
+    rare_count: int | None = None
+    last_rare: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def value(self, n: int) -> int:
+        """``G(n)`` for any ``n >= 0``: a computed value, Nim's ``n``, or via the proven period.
+
+        O(1). Raises :class:`ValueError` for a negative ``n`` and for ``n`` beyond the computed
+        values when no period is proven.
+        """
+        n = _check_heap(n)
+        if n < len(self.values):
+            return int(self.values[n])
+        if self.rule.is_nim:
+            return n
+        if self.proven and self.period is not None and self.preperiod is not None:
+            n0, p = self.preperiod, self.period
+            return int(self.values[n0 + (n - n0) % p])
+        raise ValueError(
+            f"G({n}) of {self.rule.code} is beyond the {len(self.values):,} computed values "
+            "and no period is proven: compute more values (prove=True)"
+        )
+
+    def certificate(self) -> str:
+        """One sentence saying what was checked, for people."""
+        if self.period is None or self.preperiod is None:
+            return f"no period found among {len(self.values):,} values"
+        p, n0 = self.period, self.preperiod
+        head = f"G(n + {p:,}) = G(n) for {n0:,} <= n < {len(self.values) - p:,}"
+        if not self.proven:
+            return head + " (not proven)"
+        t = self.rule.max_take or 0
+        if self.rule.splits:
+            return head + (
+                f", which covers the Guy–Smith range n < 2*n0 + p + t = {2 * n0 + p + t:,}"
+                f" (t = {t}): periodic forever"
+            )
+        start = max(n0, 1)
+        return head + (
+            f"; the game never splits heaps and the {t} values from n = {start:,} repeat:"
+            " periodic forever"
+        )
+
+
+# -- public functions ----------------------------------------------------------------------------
+
+
+def grundy_sequence(
+    rule: TakeAndBreak,
+    n: int,
+    *,
+    prove: bool = False,
+    progress: Progress | None = None,
+    method: Method = "auto",
+) -> GrundySequence:
+    """The values ``G(0) .. G(n - 1)`` of one heap under ``rule``, with period and proof status.
+
+    With ``prove=True``, ``n`` is the most values to compute: the computation grows
+    geometrically (and jumps straight to the length a period candidate needs) and stops as soon
+    as the period is proven. Games with an infinite tail can never be proven, so ``prove=True``
+    computes at most 4096 values for them.
+
+    ``progress(done, total)`` is called between chunks of work (roughly 4 times a second);
+    with ``prove=True`` ``total`` is the current goal, which may grow up to ``n``.
+
+    ``method``: ``"auto"`` (quadratic for Nim-like tails, non-splitting games and the first
+    2048 values, sparse after that), ``"sparse"`` (sparse from the start, for splitting finite
+    codes; others fall back to quadratic) or ``"quadratic"``. All give identical values.
+
+    Complexity: O(n t) for games that never split heaps; about O(R n) for splitting finite
+    codes whose rare values die out (R rare heaps), O(n^2 t) at worst; O(n^2) for infinite
+    tails. Memory: 2 bytes per value (``uint16``), untouched capacity is not resident.
+    """
+    n = _check_count(n)
+    if method not in ("auto", "sparse", "quadratic"):
+        raise ValueError(f"unknown method {method!r}: use 'auto', 'sparse' or 'quadratic'")
+    if rule.is_nim:
+        count = min(n, _TAIL_PROVE_CAP) if prove else n
+        return GrundySequence(rule, np.arange(count, dtype=_dtype_for(count)), None, None, False)
+    if rule.max_take is None and prove:
+        n = min(n, _TAIL_PROVE_CAP)
+    engine = _Engine(rule, n, method)
+    if not prove or rule.max_take is None:
+        engine.extend(n, progress, n)
+        return engine.result()
+    goal = min(n, _PROVE_START)
+    while True:
+        engine.extend(goal, progress, goal)
+        scan = engine.scan()
+        if scan.proven_p > 0 or goal >= n:
+            return engine.result(scan)
+        nxt = max(int(goal * _PROVE_GROWTH), goal + 1)
+        for p, z in ((scan.found_p, scan.found_z), (scan.best_p, scan.best_z)):
+            need = engine.needed_length(p, z)
+            if need is not None and goal < need <= nxt:
+                nxt = max(need, goal + goal // 16)
+                break
+        goal = min(n, nxt)
+
+
+def grundy_value(rule: TakeAndBreak, n: int) -> int:
+    """``G(n)`` for one heap of any size ``n >= 0``.
+
+    Nim: ``n`` itself. Other rules keep one :class:`GrundySequence` each in a cache (thread
+    safe), computed with ``prove=True`` (finite codes) and grown when a larger heap is asked:
+    first 4096 values, then up to ``n + 1`` (at most 2**26 values; 2**14 for infinite tails,
+    which cost O(n^2)); for a larger ``n`` up to 2**20 values are computed to look for a proof.
+    With a proven period any ``n`` (even 10**100) costs O(1). Raises :class:`ValueError` when
+    ``n`` is negative, or too large to compute and no period is proven.
+    """
+    n = _check_heap(n)
+    if rule.is_nim:
+        return n
+    with _CACHE_LOCK:
+        seq = _CACHE.get(rule)
+    if seq is not None and (n < len(seq.values) or seq.proven):
+        return seq.value(n)
+    finite = rule.max_take is not None
+    cap = _VALUE_DIRECT_LIMIT if finite else _TAIL_DIRECT_LIMIT
+    have = len(seq.values) if seq is not None else 0
+    if n < cap:
+        size = min(cap, max(n + 1, 2 * have, _VALUE_START))
+    elif finite and have < _VALUE_PROVE_LIMIT:
+        size = _VALUE_PROVE_LIMIT
+    else:
+        raise ValueError(
+            f"G({n}) of {rule.code}: no period is proven within {have:,} values and a heap "
+            f"of {cap:,} or more is too large to compute directly"
+        )
+    seq = grundy_sequence(rule, size, prove=finite)
+    with _CACHE_LOCK:
+        _CACHE[rule] = seq
+    if n >= len(seq.values) and not seq.proven:
+        raise ValueError(
+            f"G({n}) of {rule.code}: no period is proven within {len(seq.values):,} values and "
+            f"a heap of {cap:,} or more is too large to compute directly"
+        )
+    return seq.value(n)
+
+
+def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:
+    """``[G(0), .., G(n - 1)]`` by the plain mex over every option, in pure Python.
+
+    The reference twin of every fast path: it uses :meth:`TakeAndBreak.options` and nothing
+    else. O(n^2 t) for a finite code with t digits, O(n^3) for an infinite tail.
+    """
+    n = _check_count(n)
+    g: list[int] = []
+    for m in range(n):
+        options: set[int] = set()
+        for _take, parts in rule.options(m):
+            x = 0
+            for part in parts:
+                x ^= g[part]
+            options.add(x)
+        v = 0
+        while v in options:
+            v += 1
+        g.append(v)
+    return g
+
+
+# -- internals -----------------------------------------------------------------------------------
+
+_CACHE: dict[TakeAndBreak, GrundySequence] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _check_count(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"the number of values must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"the number of values must be >= 0, got {n}")
+    return int(n)
+
+
+def _check_heap(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"a heap size must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"a heap size must be >= 0, got {n}")
+    return int(n)
+
+
+def _dtype_for(count: int) -> type[np.unsignedinteger[Any]]:
+    if count <= 1 << 16:
+        return np.uint16
+    if count <= 1 << 32:
+        return np.uint32
+    return np.uint64
+
+
+@dataclass(frozen=True)
+class _Scan:
+    proven_p: int
+    proven_z: int
+    found_p: int
+    found_z: int
+    best_p: int
+    best_z: int
+
+
+def _wht(h: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Walsh–Hadamard transform: ``out[m] = sum_v h[v] (-1)^popcount(v & m)``; len a power of 2."""
+    size = len(h)
+    out = h.astype(np.int64, copy=True)
+    step = 1
+    while step < size:
+        blocks = out.reshape(-1, 2, step)
+        u = blocks[:, 0, :].copy()
+        blocks[:, 0, :] += blocks[:, 1, :]
+        blocks[:, 1, :] = u - blocks[:, 1, :]
+        step *= 2
+    return out
+
+
+class _Engine:
+    """The state of one computation: values, the option-stamp array, the sparse bookkeeping."""
+
+    def __init__(
+        self,
+        rule: TakeAndBreak,
+        capacity: int,
+        method: Method,
+        *,
+        mask: int | None = None,
+        positional: bool = False,
+    ) -> None:
+        self.rule = rule
+        self.capacity = capacity
+        self.t = rule.max_take if rule.max_take is not None else 0
+        digits = rule.digits
+        self.digits = np.array(digits, dtype=np.int64).reshape(-1)
+        self.tail = rule.tail
+        self.g: npt.NDArray[Any] = np.zeros(max(capacity, 1), dtype=np.uint16)
+        self.count = min(capacity, 1)
+        self.size = _INITIAL_SIZE
+        while mask is not None and self.size // 2 <= mask:
+            self.size *= 2
+        self.seen = np.full(self.size, -1, dtype=np.int64)
+        self.cum = np.zeros(self.size, dtype=np.uint8)
+        self.cum_upto = 0
+        split = [k for k, d in enumerate(digits, 1) if d & 4]
+        self.split_k = np.array(split, dtype=np.int64)
+        self.leave_k = np.array([k for k, d in enumerate(digits, 1) if d & 2], dtype=np.int64)
+        self.whole_k = np.array([k for k, d in enumerate(digits, 1) if d & 1], dtype=np.int64)
+        self.k0 = split[0] if split else 0
+        self.same_parity = len({k & 1 for k in split}) <= 1
+        can_sparse = rule.max_take is not None and bool(split)
+        self.sparse_from: int | None = None
+        self.sparse_active = False
+        self.dense = False
+        """True while no mask makes the rare heaps few: the plain kernel is cheaper then."""
+        self.method = method
+        if can_sparse and method == "sparse":
+            self.sparse_from = 1
+        elif can_sparse and method == "auto":
+            self.sparse_from = _SPARSE_FROM
+        self.auto_mask = mask is None
+        if mask is not None:
+            if not 1 <= mask < 1 << 15:
+                raise ValueError(f"a rare/common mask must be 1 .. 2**15 - 1, got {mask}")
+            if positional and not self.same_parity:
+                raise ValueError("a positional mask needs splitting digits of one parity")
+        self.mask = mask if mask is not None else self.size // 2 - 1
+        self.positional = positional
+        self.partab = _k.parity_table(self.mask, self.size)
+        self.rare_pos = np.zeros(0, dtype=np.int64)
+        self.rare_val = np.zeros(0, dtype=np.int64)
+        self.nrare = 0
+        self.hot = np.zeros(_HOT, dtype=np.int64)
+        self.nhot = 0
+        self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
+        self.hist_upto = 1
+        self.chunk = 1 << 12
+
+    # -- computing ---------------------------------------------------------------------------
+
+    def extend(self, stop: int, progress: Progress | None, total: int) -> None:
+        """Compute values up to ``g[stop - 1]``."""
+        stop = min(stop, self.capacity)
+        while self.count < stop:
+            end = min(stop, self.count + self.chunk)
+            began = time.perf_counter()
+            if self.sparse_from is not None and end > self.sparse_from:
+                if not self.sparse_active:
+                    self._run_plain(self.sparse_from)
+                    self._start_sparse()
+                    continue
+                self._run_sparse(end)
+            else:
+                self._run_plain(end)
+            elapsed = time.perf_counter() - began
+            if elapsed < _CHUNK_SECONDS / 2 and self.chunk < 1 << 24:
+                self.chunk *= 2
+            elif elapsed > _CHUNK_SECONDS * 2 and self.chunk > 1 << 8:
+                self.chunk //= 2
+            if progress is not None:
+                progress(self.count, total)
+
+    def _grow(self) -> None:
+        """Make the stamp arrays hold twice the largest value (and widen ``g`` if needed)."""
+        top = int(self.g[: self.count].max())
+        size = self.size
+        while size // 2 <= top:
+            size *= 2
+        if size > 1 << 16 and self.g.dtype == np.uint16:
+            self.g = self.g.astype(np.uint32)
+        if size > 1 << 17:
+            # the sparse bookkeeping is sized for 16-bit values; larger ones use the plain method
+            self.sparse_from = None
+            self.sparse_active = False
+        seen = np.full(size, -1, dtype=np.int64)
+        seen[: self.size] = self.seen
+        cum = np.zeros(size, dtype=np.uint8)
+        cum[: self.size] = self.cum
+        self.seen, self.cum, self.size = seen, cum, size
+        self.partab = _k.parity_table(self.mask, self.size)
+
+    def _run_plain(self, stop: int) -> None:
+        while self.count < stop:
+            nxt, self.cum_upto, status = _k.plain_extend(
+                self.g, self.count, stop, self.digits, self.tail, self.seen, self.cum, self.cum_upto
+            )
+            self.count = int(nxt)
+            if status == _k.GROW:
+                self._grow()
+
+    def _start_sparse(self) -> None:
+        self.sparse_active = True
+        if self.auto_mask:
+            self._update_hist()
+            self._choose_mask(force=True)
+        else:
+            self._rebuild_rare()
+
+    def _run_sparse(self, stop: int) -> None:
+        if self.dense:
+            self._run_plain(stop)
+            self._update_hist()
+            self._choose_mask(force=False)
+            return
+        while self.count < stop:
+            nxt, nrare, nhot, status = _k.sparse_extend(
+                self.g,
+                self.count,
+                stop,
+                self.whole_k,
+                self.leave_k,
+                self.split_k,
+                self.partab,
+                int(self.positional),
+                self.k0,
+                self.rare_pos,
+                self.rare_val,
+                self.nrare,
+                self.hot,
+                self.nhot,
+                self.seen,
+            )
+            self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+            if status == _k.GROW:
+                self._grow()
+                if self.sparse_from is None:
+                    self._run_plain(stop)
+                    return
+            elif status == _k.RARE_FULL:
+                self._resize_rare(max(2 * len(self.rare_pos) + _RARE_SLACK, len(self.rare_pos) + 1))
+        if self.auto_mask:
+            self._update_hist()
+            self._choose_mask(force=False)
+
+    def _resize_rare(self, capacity: int) -> None:
+        pos = np.zeros(capacity, dtype=np.int64)
+        val = np.zeros(capacity, dtype=np.int64)
+        pos[: self.nrare] = self.rare_pos[: self.nrare]
+        val[: self.nrare] = self.rare_val[: self.nrare]
+        self.rare_pos, self.rare_val = pos, val
+
+    def _rebuild_rare(self) -> None:
+        self.partab = _k.parity_table(self.mask, self.size)
+        pos = int(self.positional)
+        total = int(_k.count_rare(self.g, self.count, self.partab, pos, self.k0))
+        self.rare_pos = np.zeros(2 * total + _RARE_SLACK, dtype=np.int64)
+        self.rare_val = np.zeros(2 * total + _RARE_SLACK, dtype=np.int64)
+        self.nrare = int(
+            _k.collect_rare(
+                self.g, self.count, self.partab, pos, self.k0, self.rare_pos, self.rare_val
+            )
+        )
+
+    def _update_hist(self) -> None:
+        """Add heaps ``hist_upto .. count - 1`` to the histograms by heap parity."""
+        lo, hi = self.hist_upto, self.count
+        if hi <= lo:
+            return
+        for parity in (0, 1):
+            first = lo + ((parity - lo) & 1)
+            if first < hi:
+                counts = np.bincount(self.g[first:hi:2], minlength=1 << 16)
+                self.hist[parity, : len(counts)] += counts[: 1 << 16]
+        self.hist_upto = hi
+
+    def _choose_mask(self, *, force: bool) -> None:
+        """Pick the mask (and positional flag) with the fewest rare heaps so far."""
+        top = int(np.flatnonzero(self.hist.any(axis=0)).max(initial=1))
+        bits = max(1, top.bit_length())
+        size = 1 << bits
+        h_even, h_odd = self.hist[0, :size], self.hist[1, :size]
+        total = int(h_even.sum() + h_odd.sum())
+        big = np.iinfo(np.int64).max
+        counts0 = (total + _wht(h_even + h_odd)) // 2
+        counts0[0] = big
+        options = [(counts0, False)]
+        if self.same_parity:
+            h_e, h_o = (h_even, h_odd) if self.k0 % 2 == 0 else (h_odd, h_even)
+            counts1 = (total + _wht(h_e) - _wht(h_o)) // 2
+            counts1[0] = big
+            options.append((counts1, True))
+        best = min(
+            ((int(c.min()), positional, int(c.argmin())) for c, positional in options),
+            key=lambda item: (item[0], item[1]),
+        )
+        count, positional, mask = best
+        heaps = self.count - 1
+        if self.method == "auto" and count > _DENSE_SHARE * heaps:
+            self.dense = True  # no sparse space (yet)
+            return
+        if not force and not self.dense and count >= _MASK_SWITCH * self.nrare:
+            return
+        self.dense = False
+        self.mask, self.positional = mask, positional
+        self._rebuild_rare()
+
+    # -- periods -----------------------------------------------------------------------------
+
+    def scan(self) -> _Scan:
+        count = self.count
+        provable = self.rule.max_take is not None
+        splitting = self.rule.splits
+        # Guy–Smith needs p <= (count - t) / 2; the window condition only p <= count - t - 1
+        pmax = (count - self.t) // 2 if splitting or not provable else count - self.t - 1
+        if pmax < 1 or not provable:  # no theorem for infinite tails: no period claimed
+            return _Scan(-1, -1, -1, -1, -1, -1)
+        res = _k.period_scan(self.g, count, self.t, splitting, provable, pmax, _EXCEPTIONS_CAP)
+        return _Scan(*(int(x) for x in res))
+
+    def needed_length(self, p: int, z: int) -> int | None:
+        """How many values the proof for period ``p`` with a repeating tail ``z`` needs."""
+        if p <= 0 or self.rule.max_take is None:
+            return None
+        n0 = self.count - p - z
+        if self.rule.splits:
+            return 2 * n0 + 2 * p + self.t
+        return max(n0, 1) + self.t + p
+
+    def _heap0_rare(self) -> int:
+        """1 when heap 0 (G = 0) is rare: the kernels skip it, published counts include it."""
+        return int(not self.positional or self.k0 % 2 == 0)
+
+    def result(self, scan: _Scan | None = None) -> GrundySequence:
+        if scan is None:
+            scan = self.scan()
+        values = self.g[: self.count]
+        if values.dtype != np.uint16 and self.count and int(values.max()) < 1 << 16:
+            values = values.astype(np.uint16)
+        values.flags.writeable = False
+        if scan.proven_p > 0:
+            p, z, proven = scan.proven_p, scan.proven_z, True
+        elif scan.found_p > 0 and 4 * (scan.found_p + scan.found_z) >= self.count:
+            p, z, proven = scan.found_p, scan.found_z, False
+        else:
+            p, z, proven = -1, -1, False
+        period = p if p > 0 else None
+        preperiod = self.count - p - z if p > 0 else None
+        proof_length = self.needed_length(p, z) if p > 0 else None
+        sparse = self.sparse_active and not self.dense
+        last_rare = int(self.rare_pos[self.nrare - 1]) if sparse and self.nrare else None
+        return GrundySequence(
+            rule=self.rule,
+            values=values,
+            period=period,
+            preperiod=preperiod,
+            proven=proven,
+            proof_length=proof_length,
+            rare_mask=self.mask if sparse else None,
+            rare_positional=self.positional if sparse else False,
+            rare_count=self.nrare + self._heap0_rare() if sparse else None,
+            last_rare=last_rare,
+        )
+
+
+def _sequence_with_mask(
+    rule: TakeAndBreak, n: int, mask: int, *, positional: bool = False
+) -> GrundySequence:
+    """The sparse method from heap 1 with a fixed mask (for tests: any mask gives exact values)."""
+    engine = _Engine(rule, _check_count(n), "sparse", mask=mask, positional=positional)
+    engine.extend(engine.capacity, None, engine.capacity)
+    return engine.result()

@@ -1,0 +1,388 @@
+"""Grundy sequences of take-and-break games: fast paths against the pure-Python twin, published
+values and periods, the exact Guy–Smith bound, and the API's edges."""
+
+from __future__ import annotations
+
+import random
+from functools import reduce
+from operator import xor
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import nimlab.theory.grundy as grundy_module
+from nimlab.theory.grundy import (
+    GrundySequence,
+    Method,
+    _sequence_with_mask,
+    grundy_sequence,
+    grundy_value,
+    naive_grundy,
+)
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import canonical
+from nimlab.theory.solver import ExactSolver
+
+# -- strategies ----------------------------------------------------------------------------------
+
+octal_rules = (
+    st.lists(st.integers(0, 7), min_size=1, max_size=4)
+    .filter(any)
+    .map(lambda digits: TakeAndBreak(tuple(digits)))
+)
+subtraction_rules = st.sets(st.integers(1, 8), min_size=1, max_size=4).map(TakeAndBreak.subtraction)
+finite_rules = st.one_of(octal_rules, subtraction_rules)
+tail_rules = st.builds(
+    lambda digits, tail: TakeAndBreak(tuple(digits), tail),
+    st.lists(st.integers(0, 7), max_size=3),
+    st.integers(1, 7),
+)
+METHODS: tuple[Method, ...] = ("auto", "sparse", "quadratic")
+
+
+def values(seq: GrundySequence) -> list[int]:
+    return [int(v) for v in seq.values]
+
+
+# -- fast paths = the pure-Python twin -----------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(rule=finite_rules, n=st.integers(0, 60))
+def test_every_method_equals_naive(rule: TakeAndBreak, n: int) -> None:
+    expected = naive_grundy(rule, n)
+    for method in METHODS:
+        seq = grundy_sequence(rule, n, method=method)
+        assert values(seq) == expected, method
+        assert seq.values.dtype == np.uint16
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rule=octal_rules,
+    n=st.integers(0, 80),
+    mask=st.integers(1, 255),
+    positional=st.booleans(),
+)
+def test_sparse_method_is_exact_for_any_mask(
+    rule: TakeAndBreak, n: int, mask: int, positional: bool
+) -> None:
+    """The rare/common split only decides what is searched, never the values."""
+    splits = {k & 1 for k, d in enumerate(rule.digits, 1) if d & 4}
+    assume(not positional or len(splits) <= 1)
+    assert values(_sequence_with_mask(rule, n, mask, positional=positional)) == naive_grundy(
+        rule, n
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(rule=tail_rules, n=st.integers(0, 40))
+def test_infinite_tails_equal_naive(rule: TakeAndBreak, n: int) -> None:
+    seq = grundy_sequence(rule, n)
+    assert values(seq) == naive_grundy(rule, n)
+    assert not seq.proven
+
+
+@pytest.mark.parametrize(
+    "code", ["0.77", "0.07", "0.137", "0.16", "0.127", "0.354", "0.376", "0.1777", "0.6", "0.106"]
+)
+def test_classic_games_agree_across_methods(code: str) -> None:
+    rule = TakeAndBreak.octal(code)
+    quadratic = values(grundy_sequence(rule, 4000, method="quadratic"))
+    assert quadratic[:300] == naive_grundy(rule, 300)
+    assert values(grundy_sequence(rule, 4000, method="sparse")) == quadratic
+    assert values(grundy_sequence(rule, 4000)) == quadratic
+
+
+def test_growing_the_value_range_and_rare_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiny starting arrays force every 'grow' path of both kernels."""
+    monkeypatch.setattr(grundy_module, "_INITIAL_SIZE", 4)
+    monkeypatch.setattr(grundy_module, "_RARE_SLACK", 1)
+    monkeypatch.setattr(grundy_module, "_SPARSE_FROM", 5)
+    for code in ("0.77", "0.354", "0.7777", "0.6"):
+        rule = TakeAndBreak.octal(code)
+        expected = naive_grundy(rule, 400)
+        for method in METHODS:
+            assert values(grundy_sequence(rule, 400, method=method)) == expected, (code, method)
+    wide = TakeAndBreak((), tail=7)  # every move: the values climb past the first array sizes
+    assert values(grundy_sequence(wide, 60)) == naive_grundy(wide, 60)
+
+
+def test_without_a_sparse_space_auto_falls_back_to_plain(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grundy_module, "_SPARSE_FROM", 50)
+    rule = TakeAndBreak.octal("0.354")
+    sparse = grundy_sequence(rule, 3000)
+    assert sparse.rare_count is not None
+    monkeypatch.setattr(grundy_module, "_DENSE_SHARE", 0.0)  # every mask counts as too dense
+    plain = grundy_sequence(rule, 3000)
+    assert plain.rare_count is None
+    assert (
+        values(plain) == values(sparse) == values(grundy_sequence(rule, 3000, method="quadratic"))
+    )
+
+
+# -- Sprague–Grundy = the exact solver -----------------------------------------------------------
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rule=st.one_of(finite_rules, st.just(TakeAndBreak.nim())),
+    heaps=st.lists(st.integers(0, 9), min_size=1, max_size=3),
+)
+def test_zero_nim_sum_iff_previous_player_wins(rule: TakeAndBreak, heaps: list[int]) -> None:
+    position = canonical(heaps)
+    nim_sum = reduce(xor, (grundy_value(rule, h) for h in heaps), 0)
+    outcome = ExactSolver(rule).value(position).outcome
+    assert (nim_sum == 0) == (outcome is Outcome.P)
+
+
+# -- published values ----------------------------------------------------------------------------
+
+# OEIS A002186 (offset 0): Kayles, octal game 0.77, n = 0..104.
+KAYLES = [
+    0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7, 1, 4, 3, 2, 1, 4, 6, 7, 4, 1, 2, 8, 5, 4, 7, 2,
+    1, 8, 6, 7, 4, 1, 2, 3, 1, 4, 7, 2, 1, 8, 2, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 4, 2, 7, 4, 1, 2, 8,
+    1, 4, 7, 2, 1, 8, 6, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 8, 2, 7, 4, 1, 2, 8, 1, 4, 7, 2, 1, 8, 2, 7,
+    4, 1, 2, 8, 1, 4, 7, 2, 1,
+]  # fmt: skip
+# OEIS A002187 (offset 0): Dawson's chess, octal game 0.137, n = 0..131. Its comment: "Octal game
+# .07 (Dawson's Kayles) has values a(n-1)", i.e. G_0.07(n) = a(n - 1) for n >= 1.
+DAWSON_CHESS = [
+    0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 0, 5, 2, 2, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1, 0, 4, 5, 2,
+    7, 4, 0, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 2, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1, 0, 4,
+    5, 3, 7, 4, 8, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 9, 3, 3, 0, 1, 1, 3, 0, 2, 1, 1,
+    0, 4, 5, 3, 7, 4, 8, 1, 1, 2, 0, 3, 1, 1, 0, 3, 3, 2, 2, 4, 4, 5, 5, 9, 3, 3, 0, 1, 1, 3, 0, 2,
+    1, 1, 0, 4,
+]  # fmt: skip
+# OEIS A071464 (offset 1): octal game 0.127, n = 1..87.
+OCTAL_127 = [
+    1, 0, 2, 2, 1, 0, 4, 4, 1, 2, 2, 0, 1, 4, 4, 6, 1, 7, 7, 0, 1, 2, 2, 6, 1, 4, 4, 8, 1, 2, 7, 8,
+    1, 0, 7, 2, 6, 8, 1, 4, 9, 8, 1, 2, 6, 0, 1, 4, 6, 2, 1, 8, 9, 0, 1, 6, 2, 2, 7, 0, 1, 8, 3, 2,
+    1, 4, 4, 8, 9, 2, 7, 8, 1, 0, 9, 2, 2, 6, 4, 4, 1, 8, 3, 2, 1, 0, 4,
+]  # fmt: skip
+
+
+def test_kayles_matches_oeis_and_its_proven_period() -> None:
+    kayles = TakeAndBreak.octal("0.77")
+    seq = grundy_sequence(kayles, 10_000, prove=True)
+    assert values(seq)[: len(KAYLES)] == KAYLES
+    # A002186: "From n=71 on, the sequence is periodic with period 12" (last exception n=70)
+    assert (seq.period, seq.preperiod, seq.proven) == (12, 71, True)
+    assert seq.values[70] != seq.values[82]
+
+
+def test_dawsons_kayles_matches_oeis_shifted_by_one() -> None:
+    seq = grundy_sequence(TakeAndBreak.octal("0.07"), 10_000, prove=True)
+    assert values(seq)[: len(DAWSON_CHESS) + 1] == [0, *DAWSON_CHESS]
+    # A002187: period 34, exceptions n = 0, 14, 16, 17, 31, 34, 51 for 0.137. Shifted by one for
+    # 0.07 they are 1, 15, 17, 18, 32, 35, 52, and G(0) = 0 != G(34) = 4 is one more: the last
+    # exception is 52, so the preperiod (least n0) is 53.
+    assert (seq.period, seq.preperiod, seq.proven) == (34, 53, True)
+    chess = grundy_sequence(TakeAndBreak.octal("0.137"), 10_000, prove=True)
+    assert values(chess)[: len(DAWSON_CHESS)] == DAWSON_CHESS
+    assert (chess.period, chess.preperiod, chess.proven) == (34, 52, True)
+
+
+def test_octal_16_published_period() -> None:
+    """0.16: preperiod 105,351 and period 149,459 (Gangolli and Plambeck 1989; Flammenkamp's
+    table, where the preperiod is the number of values before the periodic part), found with
+    the rare/common split of mask 0x1e: 53 rare values, the last at 13,935 (tczajka/octal-games,
+    SolvedGames.md, agreeing with Flammenkamp)."""
+    seq = grundy_sequence(TakeAndBreak.octal("0.16"), 1 << 20, prove=True)
+    assert (seq.period, seq.preperiod, seq.proven) == (149_459, 105_351, True)
+    assert seq.proof_length == 2 * 105_351 + 2 * 149_459 + 2 <= len(seq)
+    assert seq.values[105_350] != seq.values[105_350 + 149_459]  # the last exception
+    assert (seq.rare_mask, seq.rare_positional) == (0x1E, False)
+    assert (seq.rare_count, seq.last_rare) == (53, 13_935)  # heap 0 (G = 0) counts too
+    # the proven period predicts values that were never computed; compute them and compare
+    more = grundy_sequence(TakeAndBreak.octal("0.16"), len(seq) + 3000)
+    tail = range(len(seq), len(more))
+    assert [seq.value(n) for n in tail] == values(more)[len(seq) :]
+
+
+def test_octal_127_published_period() -> None:
+    """0.127: period 4, last exception at n = 46,577 (OEIS A071464, Gangolli and Plambeck), so
+    the preperiod is 46,578; rare/common split by mask 1 together with the heap's parity: 693
+    rare values, the last at 27,106 (same table)."""
+    seq = grundy_sequence(TakeAndBreak.octal("0.127"), 1 << 20, prove=True)
+    assert values(seq)[1 : len(OCTAL_127) + 1] == OCTAL_127
+    assert (seq.period, seq.preperiod, seq.proven) == (4, 46_578, True)
+    assert seq.values[46_577] != seq.values[46_581]
+    assert (seq.rare_mask, seq.rare_positional, seq.rare_count) == (1, True, 693)
+    assert seq.last_rare == 27_106
+
+
+# -- periods and proofs --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "period", "preperiod", "t"),
+    [("0.77", 12, 71, 2), ("0.07", 34, 53, 2), ("0.137", 34, 52, 3)],
+)
+def test_guy_smith_bound_is_exact(code: str, period: int, preperiod: int, t: int) -> None:
+    """Proven exactly from 2 n0 + 2 p + t values on (t = the largest removal), not one before."""
+    rule = TakeAndBreak.octal(code)
+    assert rule.max_take == t
+    need = 2 * preperiod + 2 * period + t
+    short = grundy_sequence(rule, need - 1)
+    assert (short.period, short.preperiod, short.proven) == (period, preperiod, False)
+    enough = grundy_sequence(rule, need)
+    assert (enough.period, enough.preperiod, enough.proven) == (period, preperiod, True)
+    assert enough.proof_length == need
+    assert "(not proven)" in short.certificate()
+    assert f"2*n0 + p + t = {need - period:,}" in enough.certificate()
+
+
+def _scan_by_definition(seq: list[int], t: int, splitting: bool) -> tuple[int, int, int, int]:
+    """(proven p, its tail, found p, its tail) by checking every p against the definitions."""
+    count = len(seq)
+    pmax = (count - t) // 2 if splitting else count - t - 1
+    proven = found = (-1, -1)
+    for p in range(1, pmax + 1):
+        z = 0
+        while z < count - p and seq[count - 1 - z] == seq[count - 1 - z - p]:
+            z += 1
+        n0 = count - p - z
+        ok = count >= 2 * n0 + 2 * p + t if splitting else count - p >= max(n0, 1) + t
+        if ok and proven[0] < 0:
+            proven = (p, z)
+        if z >= p + t and found[0] < 0:
+            found = (p, z)
+    return (*proven, *found)
+
+
+def test_period_scan_pruning_is_exact() -> None:
+    """The pruned period scan finds what checking every p by the definition finds, on random
+    values with a planted periodic tail and a few planted exceptions (small alphabets make
+    near-periods common). A tiny exception list (4) exercises its truncation too."""
+    from nimlab.theory import _grundy_kernels as kernels
+
+    rng = random.Random(2024)
+    proven_cases = 0
+    for _ in range(20_000):
+        top = rng.randint(1, 3)
+        seq = [rng.randint(0, top) for _ in range(rng.randint(0, 40))]
+        seq += [rng.randint(0, top) for _ in range(rng.randint(1, 10))] * rng.randint(1, 30)
+        for _ in range(rng.randint(0, 3)):
+            seq[rng.randrange(len(seq))] = rng.randint(0, top)
+        t, splitting = rng.randint(1, 4), rng.random() < 0.8
+        count = len(seq)
+        pmax = (count - t) // 2 if splitting else count - t - 1
+        if pmax < 1:
+            continue
+        want = _scan_by_definition(seq, t, splitting)
+        got = kernels.period_scan(np.array(seq, np.uint16), count, t, splitting, True, pmax, 4)
+        assert (int(got[0]), int(got[1])) == want[:2], (seq, t, splitting)
+        if want[0] < 0:
+            assert (int(got[2]), int(got[3])) == want[2:], (seq, t, splitting)
+        proven_cases += want[0] > 0
+    assert proven_cases > 5000  # the sweep really exercises proofs
+
+
+def test_non_splitting_games_use_the_window_condition() -> None:
+    """Subtraction {1, 2}: G(n) = n mod 3. Without splits the t = 2 values after max(n0, 1)
+    repeating suffice: G(4) = G(1), G(5) = G(2), i.e. 6 values."""
+    rule = TakeAndBreak.subtraction({1, 2})
+    assert values(grundy_sequence(rule, 9)) == [n % 3 for n in range(9)]
+    assert not grundy_sequence(rule, 5).proven
+    seq = grundy_sequence(rule, 6)
+    assert (seq.period, seq.preperiod, seq.proven, seq.proof_length) == (3, 0, True, 6)
+    assert seq.value(10**100) == 10**100 % 3
+    # 0.1: only a heap of exactly 1 can be taken: 0, 1, 0, 0, ... (period 1 from n0 = 2)
+    one = grundy_sequence(TakeAndBreak.octal("0.1"), 4)
+    assert (values(one), one.period, one.preperiod, one.proven) == ([0, 1, 0, 0], 1, 2, True)
+    assert not grundy_sequence(TakeAndBreak.octal("0.1"), 3).proven
+
+
+def test_unproven_periods_are_only_reported_with_real_evidence() -> None:
+    """A guess needs two whole periods plus t values repeating, covering a quarter of the
+    values: Kayles' 12 shows after 100 values, a chance repeat of 3 at the end of 0.16 does not."""
+    kayles = grundy_sequence(TakeAndBreak.octal("0.77"), 100)
+    assert (kayles.period, kayles.preperiod, kayles.proven) == (12, 71, False)
+    chance = grundy_sequence(TakeAndBreak.octal("0.16"), 10_000)
+    assert chance.values[-10:].tolist() == chance.values[-13:-3].tolist()  # it repeats by 3 ...
+    assert chance.period is None  # ... but that is no evidence of a period
+
+
+def test_a_game_without_moves() -> None:
+    seq = grundy_sequence(TakeAndBreak(()), 10)
+    assert values(seq) == [0] * 10
+    assert (seq.period, seq.preperiod, seq.proven) == (1, 0, True)
+
+
+def test_prove_stops_once_proven_and_respects_the_maximum() -> None:
+    kayles = TakeAndBreak.octal("0.77")
+    seq = grundy_sequence(kayles, 10**9, prove=True)
+    assert seq.proven and len(seq) <= 4096
+    capped = grundy_sequence(TakeAndBreak.octal("0.16"), 5000, prove=True)
+    assert len(capped) == 5000 and not capped.proven
+
+
+def test_values_beyond_the_computed_ones() -> None:
+    kayles = TakeAndBreak.octal("0.77")
+    proven = grundy_sequence(kayles, 200, prove=True)
+    big = 10**100
+    assert proven.value(big) == KAYLES[71 + (big - 71) % 12]
+    assert proven.value(104) == KAYLES[104]
+    unproven = grundy_sequence(kayles, 100)
+    assert unproven.value(99) == KAYLES[99]
+    with pytest.raises(ValueError, match="no period is proven"):
+        unproven.value(100)
+    take_two_or_more = TakeAndBreak((0,), tail=3)
+    with pytest.raises(ValueError, match="no period is proven"):
+        grundy_sequence(take_two_or_more, 50, prove=True).value(10**6)
+
+
+def test_grundy_value() -> None:
+    assert grundy_value(TakeAndBreak.nim(), 10**30) == 10**30
+    kayles = TakeAndBreak.octal("0.77")
+    assert [grundy_value(kayles, n) for n in range(len(KAYLES))] == KAYLES
+    assert grundy_value(kayles, 10**100) == KAYLES[71 + (10**100 - 71) % 12]
+    dawson = TakeAndBreak.octal("0.07")
+    assert grundy_value(dawson, 10**40 + 1) == DAWSON_CHESS[52 + (10**40 - 52) % 34]
+    sub = TakeAndBreak.subtraction({1, 3, 4})
+    assert [grundy_value(sub, n) for n in range(50)] == naive_grundy(sub, 50)
+    tail = TakeAndBreak((1,), tail=3)
+    assert [grundy_value(tail, n) for n in range(30)] == naive_grundy(tail, 30)
+    with pytest.raises(ValueError, match="too large"):
+        grundy_value(tail, 10**9)
+
+
+def test_nim_sequence() -> None:
+    seq = grundy_sequence(TakeAndBreak.nim(), 70_000)
+    assert seq.values.dtype == np.uint32 and int(seq.values[69_999]) == 69_999
+    assert seq.value(10**50) == 10**50 and seq.period is None and not seq.proven
+
+
+def test_progress_reports() -> None:
+    calls: list[tuple[int, int]] = []
+    grundy_sequence(TakeAndBreak.octal("0.16"), 300_000, progress=lambda d, t: calls.append((d, t)))
+    assert calls and calls[-1] == (300_000, 300_000)
+    assert all(0 < d <= t for d, t in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+@pytest.mark.parametrize("bad", [-1, -(10**20)])
+def test_negative_sizes_are_rejected(bad: int) -> None:
+    kayles = TakeAndBreak.octal("0.77")
+    with pytest.raises(ValueError, match="must be >= 0"):
+        grundy_sequence(kayles, bad)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        grundy_value(kayles, bad)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        naive_grundy(kayles, bad)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        grundy_sequence(kayles, 10).value(bad)
+
+
+def test_bad_arguments() -> None:
+    kayles = TakeAndBreak.octal("0.77")
+    with pytest.raises(TypeError):
+        grundy_sequence(kayles, 2.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown method"):
+        grundy_sequence(kayles, 10, method="fast")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="positional"):
+        _sequence_with_mask(TakeAndBreak.octal("0.44"), 10, 1, positional=True)  # k = 1, 2
