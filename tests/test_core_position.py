@@ -119,3 +119,14 @@ def test_pile_moves_give_exactly_the_theory_children(heaps: list[int], takes: se
         board = Position.of(heaps)
         from_board = {board.play(rule, m).canonical for m in board.legal_moves(rule)}
         assert from_board == set(children(rule, canonical(heaps)))
+
+
+@given(
+    st.sampled_from(["nim", "0.77", "0.137", "0.6", "0.12", "0.3033"]),
+    st.lists(st.integers(0, 7), min_size=1, max_size=3),
+)
+def test_successors_are_legal_moves_played(code: str, heaps: list[int]) -> None:
+    rule = NIM if code == "nim" else TakeAndBreak.octal(code)
+    board = Rows.full(heaps) if rule.splits else Position.of(heaps)
+    expected = [(m, board.play(rule, m)) for m in board.legal_moves(rule)]
+    assert list(board.successors(rule)) == expected

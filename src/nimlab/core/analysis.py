@@ -62,8 +62,7 @@ def formula_winning_moves(ruleset: Ruleset, board: Board, limit: int = 64) -> li
 def _distinct_moves(board: Board, ruleset: Ruleset) -> Iterator[tuple[Move, Board]]:
     """Legal moves with their results, one per distinct (pile, resulting position)."""
     seen: set[tuple[int, tuple[int, ...]]] = set()
-    for move in board.legal_moves(ruleset.rule):
-        after = board.play(ruleset.rule, move)
+    for move, after in board.successors(ruleset.rule):
         key = (move.pile, after.heaps)
         if key not in seen:
             seen.add(key)

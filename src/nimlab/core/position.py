@@ -124,6 +124,7 @@ class Board(Protocol):
     def legal_moves(self, rule: TakeAndBreak) -> Iterator[Move]: ...
     def count_moves(self, rule: TakeAndBreak) -> int: ...
     def play(self, rule: TakeAndBreak, move: Move) -> Board: ...
+    def successors(self, rule: TakeAndBreak) -> Iterator[tuple[Move, Board]]: ...
     def check(self, rule: TakeAndBreak, move: Move) -> None: ...
     def to_json(self) -> Any: ...
     @property
@@ -220,6 +221,15 @@ class Position:
         for i, heap in enumerate(self.heaps, 1):
             for k in rule.takes(heap):
                 yield Move(i, k)
+
+    def successors(self, rule: TakeAndBreak) -> Iterator[tuple[Move, Position]]:
+        """Every legal move with the position it leaves (no re-validation: faster than
+        :meth:`play` on each of :meth:`legal_moves`)."""
+        heaps = self.heaps
+        for i, heap in enumerate(heaps):
+            before, after = heaps[:i], heaps[i + 1 :]
+            for k in rule.takes(heap):
+                yield Move(i + 1, k), Position((*before, heap - k, *after))
 
     def count_moves(self, rule: TakeAndBreak) -> int:
         """The number of legal moves, without listing them (O(piles) for Nim)."""
@@ -369,6 +379,14 @@ class Rows:
                     for left in range(run - k + 1):
                         if rule.can_leave(k, left, run - k - left):
                             yield Move(r, k, at=start + left + 1)
+
+    def successors(self, rule: TakeAndBreak) -> Iterator[tuple[Move, Rows]]:
+        """Every legal move with the rows it leaves."""
+        for move in self.legal_moves(rule):
+            assert move.at is not None
+            r = move.pile - 1
+            row = _cut(self.rows[r], move.at - 1, move.take)
+            yield move, Rows(self.rows[:r] + (row,) + self.rows[r + 1 :])
 
     def count_moves(self, rule: TakeAndBreak) -> int:
         return sum(1 for _ in self.legal_moves(rule))

@@ -36,6 +36,7 @@ DENSE_LIMIT = 40_000_000
 """Largest dense retrograde table built on demand (entries)."""
 
 _SPARSE_PREFERRED = 3_000
+_ANSWERS = 1_000_000
 """Below this many positions the pure-Python search beats loading the compiled kernel."""
 
 
@@ -76,6 +77,7 @@ class Evaluator:
             rule, misere=misere, end_positions=self.end_positions, budget=budget
         )
         self._dense: object | None = None  # a DenseSolver once one is built
+        self._answers: dict[tuple[Canon, bool], Evaluation] = {}
 
     # -- formulas -----------------------------------------------------------------------------
 
@@ -162,7 +164,17 @@ class Evaluator:
         """Everything known about a canonical position.
 
         With ``remoteness=False`` a formula answer skips the exact search entirely (O(n)).
+        Answers are remembered (up to ``_ANSWERS`` of them), so asking again is O(1).
         """
+        key = (position, remoteness)
+        answer = self._answers.get(key)
+        if answer is None:
+            if len(self._answers) >= _ANSWERS:
+                self._answers.clear()
+            answer = self._answers[key] = self._evaluate(position, remoteness)
+        return answer
+
+    def _evaluate(self, position: Canon, remoteness: bool) -> Evaluation:
         outcome = self.formula_outcome(position)
         if outcome is not None and not remoteness:
             return Evaluation(outcome, None, "formula")
