@@ -22,6 +22,7 @@ from rich.console import Console
 from nimlab.cli.play import TerminalGame
 from nimlab.core.game import Game
 from nimlab.storage import Store
+from processes import restore_sigint
 
 
 @pytest.fixture
@@ -385,6 +386,7 @@ def test_interrupt_with_piped_input_leaves_cleanly(env: dict[str, str]) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=restore_sigint,
     )
     assert proc.stdout is not None
     seen = ""
@@ -410,6 +412,7 @@ def spawn(env: dict[str, str], *args: str) -> pexpect.spawn:
         env=env,
         encoding="utf-8",
         timeout=60,
+        preexec_fn=restore_sigint,
         dimensions=(40, 100),
     )
 
@@ -469,6 +472,7 @@ def test_a_game_killed_in_the_middle_changes_nothing(env: dict[str, str]) -> Non
         stdout=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=restore_sigint,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("1 1\n")

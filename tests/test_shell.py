@@ -24,6 +24,7 @@ import pytest
 
 from nimlab.shell import NimShell
 from nimlab.storage import Store
+from processes import restore_sigint
 
 DATA = Path(__file__).parent / "data"
 
@@ -193,6 +194,7 @@ def test_shell_under_a_terminal_with_ctrl_c(tmp_path: Path) -> None:
         ["-m", "nimlab", "shell", "--db", str(tmp_path / "p.db")],
         encoding="utf-8",
         timeout=60,
+        preexec_fn=restore_sigint,
         env=dict(os.environ, TERM="xterm"),
     )
     child.expect_exact("Welcome to Nim\r\n\r\n$")
