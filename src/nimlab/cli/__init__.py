@@ -7,6 +7,7 @@ from nimlab.cli import grundy as _grundy  # noqa: F401
 from nimlab.cli import play as _play  # noqa: F401
 from nimlab.cli import players as _players  # noqa: F401
 from nimlab.cli import records as _records  # noqa: F401
+from nimlab.cli import serve as _serve  # noqa: F401
 from nimlab.cli import shell as _shell  # noqa: F401
 from nimlab.cli import simulate as _simulate  # noqa: F401
 from nimlab.cli.app import app

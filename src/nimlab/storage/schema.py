@@ -51,7 +51,27 @@ CREATE INDEX game_players_player ON game_players(player_id);
 CREATE INDEX games_finished ON games(finished_at);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+_V2 = """
+CREATE TABLE live_games (
+    key        TEXT PRIMARY KEY,             -- the web app's game id
+    record     TEXT NOT NULL,                -- JSON: Game.to_record() when the game began
+    meta       TEXT NOT NULL,                -- JSON: the web app's data (seat token hashes, ...)
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE live_moves (
+    key    TEXT NOT NULL REFERENCES live_games(key) ON DELETE CASCADE,
+    number INTEGER NOT NULL,                 -- 1, 2, ... in the order played
+    seat   INTEGER NOT NULL,
+    move   TEXT NOT NULL,                    -- Move text, e.g. "2 3"
+    claim  TEXT,
+    at     TEXT NOT NULL,
+    PRIMARY KEY (key, number)
+);
+"""
+"""Version 2: games in progress in the web app, saved move by move so a restart resumes them."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

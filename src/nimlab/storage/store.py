@@ -561,6 +561,73 @@ class Store:
                 out.setdefault(int(gid), []).append(Seat(int(seat), name, username, bool(won)))
         return {k: tuple(v) for k, v in out.items()}
 
+    # -- games in progress (the web app) ------------------------------------------------------
+
+    def add_live_game(self, key: str, record: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+        """Keep a game that has just begun (``Game.to_record()``; its moves, if any, are stored
+        too) under ``key``, with the interface's own JSON data ``meta``. Raises
+        :class:`RecordError` if ``key`` is taken."""
+        moves = list(record.get("moves", []))
+        begun = {**record, "moves": []}
+        with self._write() as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO live_games (key, record, meta, created_at) VALUES (?, ?, ?, ?)",
+                    (key, json.dumps(begun), json.dumps(meta), _now()),
+                )
+            except sqlite3.IntegrityError:
+                raise RecordError(f"a game in progress already has the key {key!r}") from None
+            _insert_live_moves(conn, key, 1, moves)
+
+    def add_live_moves(self, batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]]) -> None:
+        """Append moves to games in progress, all in one transaction (group commit): each item
+        is ``(key, number of the first move, moves)``, moves as in ``Game.to_record()["moves"]``.
+        Raises :class:`RecordError` (nothing written) for an unknown key or a move number that
+        is already stored."""
+        with self._write() as conn:
+            for key, first, moves in batch:
+                known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+                if known is None:
+                    raise RecordError(f"no game in progress has the key {key!r}")
+                try:
+                    _insert_live_moves(conn, key, first, moves)
+                except sqlite3.IntegrityError:
+                    raise RecordError(f"game {key!r} already has move {first}") from None
+
+    def live_games(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+        """Every game in progress as ``(key, record, meta)``, oldest first; each record has all
+        its stored moves, ready for ``Game.from_record``."""
+        games = self._conn.execute(
+            "SELECT key, record, meta FROM live_games ORDER BY created_at, rowid"
+        ).fetchall()
+        out = []
+        for key, record_text, meta_text in games:
+            record = json.loads(record_text)
+            record["moves"] = [
+                {"seat": int(seat), "move": move, "at": at} | ({"claim": claim} if claim else {})
+                for seat, move, claim, at in self._conn.execute(
+                    "SELECT seat, move, claim, at FROM live_moves WHERE key = ? ORDER BY number",
+                    (key,),
+                )
+            ]
+            out.append((str(key), record, json.loads(meta_text)))
+        return out
+
+    def remove_live_game(self, key: str) -> bool:
+        """Forget a game in progress (finished or abandoned); ``False`` if there was none."""
+        with self._write() as conn:
+            return bool(conn.execute("DELETE FROM live_games WHERE key = ?", (key,)).rowcount)
+
+
+def _insert_live_moves(
+    conn: sqlite3.Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+) -> None:
+    for number, move in enumerate(moves, first):
+        conn.execute(
+            "INSERT INTO live_moves (key, number, seat, move, claim, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (key, number, int(move["seat"]), str(move["move"]), move.get("claim"), str(move["at"])),
+        )
+
 
 def _summary(row: Sequence[Any], seats: tuple[Seat, ...]) -> GameSummary:
     return GameSummary(

@@ -1,0 +1,386 @@
+"""The JSON API under ``/api`` and the live WebSocket of each game (thin: parse, call, render)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
+
+from nimlab.core.bots import BOT_KINDS, parse_bot
+from nimlab.core.errors import NimlabError
+from nimlab.core.game import Game
+from nimlab.core.narrate import player_label
+from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
+from nimlab.storage import GameSummary, PlayerRecord, Store, check_username
+from nimlab.web.live import MAX_STONES, LiveGames
+from nimlab.web.schemas import (
+    MAX_SETUP_PILES,
+    AnalysisOut,
+    CheckOut,
+    CreatedOut,
+    ErrorOut,
+    GameListOut,
+    GameStateOut,
+    HintOut,
+    HistoryOut,
+    MoveIn,
+    OptionsOut,
+    PlayerRecordOut,
+    RegisterIn,
+    ReplayOut,
+    SetupIn,
+    UsernameIn,
+)
+from nimlab.web.views import replay_frames
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api")
+
+GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
+    422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
+}
+_SETUP_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS,
+    404: {"model": ErrorOut, "description": "A registered username in the setup is unknown"},
+}
+_GAME_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS,
+    404: {"model": ErrorOut, "description": "No game with that id is in play"},
+}
+_MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_GAME_ERRORS,
+    403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
+    409: {"model": ErrorOut, "description": "Not that seat's turn, stale, or the game is over"},
+}
+
+GAMES = [
+    {"name": "nim", "title": "Nim"},
+    {"name": "kayles", "title": "Kayles (octal 0.77): rows of stones"},
+    {"name": "dawson", "title": "Dawson's Kayles (octal 0.07): rows of stones"},
+    {"name": "octal:", "title": "Another octal game"},
+    {"name": "subtraction:", "title": "A subtraction game"},
+]
+
+
+def live(request: Request) -> LiveGames:
+    manager: LiveGames = request.app.state.live
+    return manager
+
+
+def _json(content: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(content, status_code=status)
+
+
+def _player_json(p: PlayerRecord) -> dict[str, Any]:
+    return p.to_json()
+
+
+def _describe(ruleset: str) -> str:
+    try:
+        return Ruleset.parse(ruleset).describe()
+    except NimlabError:
+        return ruleset
+
+
+def _summary_json(s: GameSummary) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "ruleset": s.ruleset,
+        "description": _describe(s.ruleset),
+        "players": [seat.name for seat in s.seats],
+        "winner": None if s.winner is None else s.winner.name,
+        "move_count": s.move_count,
+        "started_at": s.started_at,
+        "finished_at": s.finished_at,
+        "source": s.source,
+    }
+
+
+# -- setting up -----------------------------------------------------------------------------------
+
+
+@router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
+async def options(request: Request) -> JSONResponse:
+    registered = await live(request).read(lambda s: s.players())
+    return _json(
+        {
+            "bots": list(BOT_KINDS),
+            "games": GAMES,
+            "default_end_positions": [list(e) for e in DEFAULT_END_POSITIONS],
+            "first": ["first", "random", "auto"],
+            "max_piles": MAX_SETUP_PILES,
+            "max_stones": MAX_STONES,
+            "registered": [_player_json(p) for p in registered],
+        }
+    )
+
+
+@router.post(
+    "/setup/check",
+    response_model=CheckOut,
+    responses=_SETUP_ERRORS,
+    summary="Check a setup: 422 with the core's message when it cannot be played",
+)
+async def check_setup(setup: SetupIn, request: Request) -> JSONResponse:
+    game = await live(request).check(setup)
+    return _json(
+        {
+            "ok": True,
+            "description": game.ruleset.describe(),
+            "players": [player_label(p) for p in game.players],
+        }
+    )
+
+
+# -- games in play --------------------------------------------------------------------------------
+
+
+@router.get("/games", response_model=GameListOut, summary="The games in play")
+async def list_games(request: Request) -> JSONResponse:
+    manager = live(request)
+    entries = [
+        {
+            "id": lg.key,
+            "description": lg.game.ruleset.describe(),
+            "players": [p.name for p in lg.game.players],
+            "status": manager.state(lg)["status"],
+            "move_count": len(lg.game.history),
+            "over": lg.game.is_over,
+        }
+        for lg in manager.games.values()
+        if not lg.game.is_over
+    ]
+    return _json({"games": entries})
+
+
+@router.post(
+    "/games",
+    response_model=CreatedOut,
+    status_code=201,
+    responses=_SETUP_ERRORS,
+    summary="Start a game; the answer has each human seat's token and share link",
+)
+async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
+    manager = live(request)
+    lg, tokens = await manager.create(setup)
+    seats = [
+        {
+            "seat": seat,
+            "name": lg.game.players[seat].name,
+            "token": token,
+            "link": f"/game/{lg.key}?seat={seat}&token={token}",
+        }
+        for seat, token in sorted(tokens.items())
+    ]
+    return _json(
+        {"state": manager.state(lg), "seats": seats, "watch": f"/game/{lg.key}"}, status=201
+    )
+
+
+@router.get(
+    "/games/{key}", response_model=GameStateOut, responses=_GAME_ERRORS, summary="A game's state"
+)
+async def get_game(key: GameKey, request: Request) -> JSONResponse:
+    manager = live(request)
+    return _json(manager.state(manager.get(key)))
+
+
+@router.post(
+    "/games/{key}/moves",
+    response_model=GameStateOut,
+    responses=_MOVE_ERRORS,
+    summary="Play a move for a seat (its token proves it); bots reply before the answer",
+)
+async def play_move(key: GameKey, move: MoveIn, request: Request) -> JSONResponse:
+    manager = live(request)
+    lg = await manager.move(key, move)
+    return _json(manager.state(lg))
+
+
+@router.get(
+    "/games/{key}/analysis",
+    response_model=AnalysisOut,
+    responses=_GAME_ERRORS,
+    summary="Every legal move's value, the nim-sum in binary, the explanation, the value history",
+)
+async def get_analysis(key: GameKey, request: Request) -> JSONResponse:
+    return _json(await live(request).analysis(key))
+
+
+@router.get(
+    "/games/{key}/hint",
+    response_model=HintOut,
+    responses={
+        **_MOVE_ERRORS,
+        202: {"model": ErrorOut, "description": "Still being worked out: ask again"},
+    },
+    summary="The perfect bot's move for the player to move",
+)
+async def get_hint(key: GameKey, request: Request) -> JSONResponse:
+    hint = await live(request).hint(key)
+    if hint is None:
+        return _json({"detail": "still working it out (a long exact search): ask again"}, 202)
+    return _json(hint)
+
+
+@router.websocket("/games/{key}/live")
+async def watch_game(websocket: WebSocket, key: str) -> None:
+    """Every change of the game's state, as ``{"type": "state", "state": GameState}``."""
+    manager: LiveGames = websocket.app.state.live
+    await websocket.accept()
+    lg = manager.games.get(key)
+    if lg is None:
+        await websocket.send_text(
+            json.dumps({"type": "error", "detail": f"there is no game {key!r} in play"})
+        )
+        await websocket.close(code=4404)
+        return
+    sub = manager.subscribe(lg)
+
+    async def until_closed() -> None:
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+
+    closed = asyncio.create_task(until_closed())
+    try:
+        await websocket.send_text(json.dumps({"type": "state", "state": manager.state(lg)}))
+        while True:
+            nxt = asyncio.create_task(sub.next())
+            done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)
+            if closed in done:
+                nxt.cancel()
+                break
+            await websocket.send_text(nxt.result())
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        manager.unsubscribe(lg, sub)
+        closed.cancel()
+
+
+# -- the registry ---------------------------------------------------------------------------------
+
+
+@router.get("/players", response_model=list[PlayerRecordOut], summary="Registered players")
+async def list_players(request: Request) -> JSONResponse:
+    players = await live(request).read(lambda s: s.players())
+    return _json([_player_json(p) for p in players])
+
+
+@router.post(
+    "/players",
+    response_model=PlayerRecordOut,
+    status_code=201,
+    responses={**_ERRORS, 409: {"model": ErrorOut, "description": "The username is taken"}},
+    summary="Register a human, or an AI player with a bot spec",
+)
+async def add_player(body: RegisterIn, request: Request) -> JSONResponse:
+    bot = None if body.bot is None or not body.bot.strip() else str(parse_bot(body.bot))
+
+    def add(store: Store) -> PlayerRecord:
+        return store.add_player(body.username, given=body.given, family=body.family, bot=bot)
+
+    return _json(_player_json(await live(request).write(add)), 201)
+
+
+@router.post(
+    "/players/remove",
+    response_model=list[PlayerRecordOut],
+    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
+    summary="Remove a registered player (their past games stay)",
+)
+async def remove_player(body: UsernameIn, request: Request) -> JSONResponse:
+    username = check_username(body.username)
+
+    def remove(store: Store) -> list[PlayerRecord]:
+        store.remove_player(username)
+        return store.players()
+
+    return _json([_player_json(p) for p in await live(request).write(remove)])
+
+
+@router.post(
+    "/players/reset",
+    response_model=list[PlayerRecordOut],
+    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
+    summary="Set a player's games played and won to 0",
+)
+async def reset_player(body: UsernameIn, request: Request) -> JSONResponse:
+    username = check_username(body.username)
+
+    def reset(store: Store) -> list[PlayerRecord]:
+        store.reset_stats(username)
+        return store.players()
+
+    return _json([_player_json(p) for p in await live(request).write(reset)])
+
+
+@router.get(
+    "/rankings",
+    response_model=list[PlayerRecordOut],
+    responses=_ERRORS,
+    summary="Players by win rate (seed 003's rankings)",
+)
+async def rankings(
+    request: Request,
+    order: Literal["desc", "asc"] = "desc",
+    limit: Annotated[int, Query(ge=1, le=1000)] = 10,
+) -> JSONResponse:
+    players = await live(request).read(lambda s: s.rankings(ascending=order == "asc", limit=limit))
+    return _json([_player_json(p) for p in players])
+
+
+# -- stored games ---------------------------------------------------------------------------------
+
+
+@router.get(
+    "/history",
+    response_model=HistoryOut,
+    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
+    summary="Stored games, newest first",
+)
+async def history(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    player: Annotated[str | None, Query(max_length=200)] = None,
+) -> JSONResponse:
+    username = None if player is None else check_username(player)
+
+    def games(store: Store) -> list[GameSummary]:
+        if username is not None:
+            store.get_player(username)
+        return store.games(username=username, limit=limit)
+
+    summaries = await live(request).read(games)
+    return _json({"games": [_summary_json(s) for s in summaries]})
+
+
+@router.get(
+    "/history/{game_id}",
+    response_model=ReplayOut,
+    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such stored game"}},
+    summary="A stored game, frame by frame, for replay",
+)
+async def replay(
+    game_id: Annotated[int, Path(ge=1, le=(1 << 63) - 1)], request: Request
+) -> JSONResponse:
+    manager = live(request)
+    stored = await manager.read(lambda s: s.game(game_id))
+    try:
+        game = await manager.compute(lambda: Game.from_record(stored.record))
+    except NimlabError as e:
+        raise NimlabError(f"game #{game_id} cannot be replayed: {e}") from None
+    return _json(
+        {
+            "game": _summary_json(stored.summary),
+            "rows": game.ruleset.rule.splits,
+            "frames": replay_frames(game),
+        }
+    )

@@ -1,0 +1,109 @@
+"""The web app: ``create_app(db)`` gives the FastAPI application ``nimlab serve`` runs.
+
+The page is plain HTML, CSS and JavaScript modules from ``static/`` (no build step, no external
+network); the JSON API is under ``/api`` with its OpenAPI schema at ``/api/openapi.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from nimlab import __version__
+from nimlab.core.errors import GameOverError, NimlabError
+from nimlab.storage import GameNotFoundError, PlayerExistsError, UnknownPlayerError
+from nimlab.web.api import router
+from nimlab.web.errors import ApiError
+from nimlab.web.live import LiveGames
+
+__all__ = ["STATIC_DIR", "create_app"]
+
+STATIC_DIR = Path(__file__).parent / "static"
+PAGES = ("/", "/game/{key}", "/players", "/rankings", "/history", "/history/{game_id}")
+
+
+def create_app(
+    db: str | None = None,
+    *,
+    bot_pace: float = 0.8,
+    reply_wait: float = 10.0,
+    compute_wait: float = 8.0,
+) -> FastAPI:
+    """The application, with its games kept in the database ``db`` (``--db``; ``None``: the
+    default file, see :func:`nimlab.storage.resolve_db_path`). Games in progress there resume
+    when the app starts. ``bot_pace`` is the pause between moves when only bots are left."""
+    live = LiveGames(db, bot_pace=bot_pace, reply_wait=reply_wait, compute_wait=compute_wait)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await live.start()
+        try:
+            yield
+        finally:
+            await live.stop()
+
+    app = FastAPI(
+        title="nimlab",
+        version=__version__,
+        description="Play, set up, analyse and keep Nim games. Seats are numbered from 0, "
+        'piles and rows from 1; every error answers {"detail": message}.',
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.live = live
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    index = STATIC_DIR / "index.html"
+
+    async def page() -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    for path in PAGES:
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+
+    _add_error_handlers(app)
+    return app
+
+
+def _status(error: NimlabError) -> int:
+    if isinstance(error, GameNotFoundError | UnknownPlayerError):
+        return 404
+    if isinstance(error, GameOverError | PlayerExistsError):
+        return 409
+    return 422
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"detail": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(NimlabError)
+    async def core_error(request: Request, exc: NimlabError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = list(exc.errors())
+        bad_json = [e for e in errors if e.get("type") == "json_invalid"]
+        if bad_json:
+            why = bad_json[0].get("ctx", {}).get("error", "")
+            return JSONResponse(
+                {"detail": f"the request body is not valid JSON{': ' + str(why) if why else ''}"},
+                status_code=400,
+            )
+        parts = []
+        for e in errors[:3]:
+            where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+            parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else e.get("msg", ""))
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        return JSONResponse({"detail": "; ".join(parts) + more}, status_code=422)

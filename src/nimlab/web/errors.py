@@ -1,0 +1,37 @@
+"""Errors of the web API that are not the core's: who may move, which game, busy database."""
+
+from __future__ import annotations
+
+__all__ = ["ApiError", "Conflict", "Forbidden", "NotFound", "Unavailable"]
+
+
+class ApiError(Exception):
+    """An error answered with ``status`` and ``{"detail": message}``; nothing was changed."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(ApiError):
+    status = 404
+
+
+class Forbidden(ApiError):
+    """The request may not act for that seat (wrong token, a bot's seat)."""
+
+    status = 403
+
+
+class Conflict(ApiError):
+    """Not now: out of turn, the game is over, or the request is stale."""
+
+    status = 409
+
+
+class Unavailable(ApiError):
+    """The database could not store the change (it was undone)."""
+
+    status = 503

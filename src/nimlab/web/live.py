@@ -1,0 +1,645 @@
+"""Games in play on the server: the server owns every game; browsers send move requests.
+
+- :class:`LiveGames` keeps the games in memory, checks who may move (seat tokens), asks the core
+  to play the move (the core's error, and nothing changed, when it is illegal), lets bots reply,
+  saves every move before answering, and pushes the new state to every open page (WebSockets).
+- :class:`Writer` owns the database connection for writes on one thread and commits the moves of
+  many games together (group commit), so 50 games cost one disk flush, not 50.
+
+A restart reads the games in progress back from the database and replays them with the core
+(``Game.from_record``), so every unfinished game resumes where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import hashlib
+import hmac
+import logging
+import queue
+import secrets
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from nimlab.core.bots import parse_bot
+from nimlab.core.errors import (
+    GameOverError,
+    InvalidMoveError,
+    NimlabError,
+    PlayerError,
+    PositionError,
+)
+from nimlab.core.game import Game, Player
+from nimlab.core.position import Move
+from nimlab.core.ruleset import Ruleset, parse_end_position, parse_game
+from nimlab.storage import (
+    PlayerRecord,
+    RecordError,
+    StorageError,
+    Store,
+    UnknownPlayerError,
+    check_username,
+)
+from nimlab.web.errors import Conflict, Forbidden, NotFound, Unavailable
+from nimlab.web.schemas import MoveIn, SetupIn
+from nimlab.web.views import analysis_json, game_state, hint_json
+
+__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Writer", "build_game"]
+
+log = logging.getLogger("nimlab.web")
+
+T = TypeVar("T")
+
+MAX_STONES = 1000
+"""Rows of stones are drawn stone by stone: a game on rows has at most this many stones."""
+KEEP_FINISHED = 500
+"""Finished games kept in memory (their pages still show the end); older ones are dropped."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# -- building a game from a setup ---------------------------------------------------------------
+
+
+def _player(spec: Any, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
+    if spec.username is not None:
+        record = registered[spec.username]
+        return record.as_player(), record.username
+    if spec.kind == "human":
+        return Player.parse(f"human:{spec.name}"), None
+    bot = spec.kind
+    if spec.kind == "lookahead" and spec.depth is not None:
+        bot += f":{spec.depth}"
+    if spec.error:
+        bot += f":error={spec.error:g}"
+    bot_spec = parse_bot(bot)
+    if not spec.name.strip():
+        return Player.parse(f"bot:{bot_spec}"), None
+    return Player(Player.parse(f"human:{spec.name}").name, bot_spec), None
+
+
+def build_game(
+    setup: SetupIn, registered: dict[str, PlayerRecord]
+) -> tuple[Game, list[str | None]]:
+    """The game a setup describes and the registered username at each seat. Every check is the
+    core's (typed errors with its messages), except the web app's limit of :data:`MAX_STONES`
+    stones on rows. ``registered`` maps each username in the setup to its registry record."""
+    ruleset = Ruleset(parse_game(setup.game), setup.misere)
+    if setup.end_positions:
+        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in setup.end_positions))
+    seats = [_player(p, registered) for p in setup.players]
+    if ruleset.rule.splits and sum(h for h in setup.piles if h > 0) > MAX_STONES:
+        raise PositionError(
+            f"rows of stones are drawn stone by stone: at most {MAX_STONES:,} stones in all"
+        )
+    game = Game(
+        ruleset,
+        setup.piles,
+        [p for p, _ in seats],
+        first=setup.first,
+        seed=setup.seed,
+    )
+    return game, [u for _, u in seats]
+
+
+# -- the database writer ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Job:
+    fn: Callable[[Store], Any] | None
+    moves: tuple[str, int, Sequence[dict[str, Any]]] | None
+    future: concurrent.futures.Future[Any]
+
+
+class Writer:
+    """One thread that owns a :class:`Store` for writing. Jobs run in the order submitted;
+    consecutive move appends are committed in one transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="nimlab-db-writer", daemon=True)
+        self._thread.start()
+
+    def call(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
+        """Run ``fn(store)`` on the writer thread; await the result (or its exception)."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put(_Job(fn, None, future))
+        return asyncio.wrap_future(future)
+
+    def add_moves(
+        self, key: str, first: int, moves: Sequence[dict[str, Any]]
+    ) -> asyncio.Future[None]:
+        """Append moves to a game in progress (group-committed with other games' moves)."""
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._jobs.put(_Job(None, (key, first, moves), future))
+        return asyncio.wrap_future(future)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Finish the jobs submitted so far, stop the thread and close the store."""
+        self._jobs.put(None)
+        self._thread.join(timeout)
+        self.store.close()
+
+    def _run(self) -> None:
+        while True:
+            batch = [self._jobs.get()]
+            while True:
+                try:
+                    batch.append(self._jobs.get_nowait())
+                except queue.Empty:
+                    break
+            self._process([j for j in batch if j is not None])
+            if None in batch:
+                return
+
+    def _process(self, jobs: list[_Job]) -> None:
+        jobs = [j for j in jobs if j.future.set_running_or_notify_cancel()]
+        i = 0
+        while i < len(jobs):
+            job = jobs[i]
+            if job.moves is None:
+                assert job.fn is not None
+                try:
+                    job.future.set_result(job.fn(self.store))
+                except Exception as e:
+                    job.future.set_exception(e)
+                i += 1
+                continue
+            j = i
+            while j < len(jobs) and jobs[j].moves is not None:
+                j += 1
+            group = jobs[i:j]
+            try:
+                self.store.add_live_moves([g.moves for g in group if g.moves is not None])
+            except Exception:
+                for g in group:  # one by one, so only a bad append fails
+                    assert g.moves is not None
+                    try:
+                        self.store.add_live_moves([g.moves])
+                        g.future.set_result(None)
+                    except Exception as e:
+                        g.future.set_exception(e)
+            else:
+                for g in group:
+                    g.future.set_result(None)
+            i = j
+
+
+# -- games in play ------------------------------------------------------------------------------
+
+
+class _Subscriber:
+    """An open page: it only ever needs the latest state (states carry the whole history)."""
+
+    def __init__(self) -> None:
+        self.latest: str | None = None
+        self.event = asyncio.Event()
+
+    def push(self, text: str) -> None:
+        self.latest = text
+        self.event.set()
+
+    async def next(self) -> str:
+        await self.event.wait()
+        self.event.clear()
+        text, self.latest = self.latest, None
+        return text or ""
+
+
+@dataclass(eq=False)
+class LiveGame:
+    """A game in play and what the server knows around it."""
+
+    key: str
+    game: Game
+    usernames: list[str | None]
+    token_hashes: dict[int, str]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[_Subscriber] = field(default_factory=set)
+    saved: int = 0
+    saved_as: int | None = None
+    finishing: bool = False
+    thinking: bool = False
+    driver: asyncio.Task[None] | None = None
+    analyses: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+
+    def check_token(self, seat: int, token: str) -> bool:
+        expected = self.token_hashes.get(seat)
+        return expected is not None and hmac.compare_digest(expected, _hash(token))
+
+    @property
+    def human_active(self) -> bool:
+        """Whether a human still plays (bots then answer at once; else they play paced)."""
+        return any(not self.game.players[s].is_bot for s in self.game.active)
+
+
+class LiveGames:
+    """Every game in play, the database behind them, and the bots' thinking threads.
+
+    ``bot_pace``: seconds between moves when only bots are left (so people can watch);
+    ``reply_wait``: how long a move request waits for the bots' replies before answering
+    (the replies then arrive over WebSockets); ``compute_wait``: how long analysis and hints may
+    take before the answer says they are still being worked out.
+    """
+
+    def __init__(
+        self,
+        db: str | None,
+        *,
+        bot_pace: float = 0.8,
+        reply_wait: float = 10.0,
+        compute_wait: float = 8.0,
+        threads: int = 8,
+    ) -> None:
+        self.db = db
+        self.bot_pace = bot_pace
+        self.reply_wait = reply_wait
+        self.compute_wait = compute_wait
+        self.games: dict[str, LiveGame] = {}
+        self._threads = threads
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._writer: Writer | None = None
+        self._reader: Store | None = None
+        self._read_lock = threading.Lock()
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the database and resume every game in progress."""
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            self._threads, thread_name_prefix="nimlab-engine"
+        )
+        store = Store.open(self.db)
+        self._writer = Writer(store)
+        if store.path != ":memory:":
+            self._reader = Store.open(store.path)
+        for key, record, meta in await self.read(lambda s: s.live_games()):
+            try:
+                game = Game.from_record(record)
+            except NimlabError as e:
+                log.warning("game %s cannot be resumed: %s", key, e)
+                continue
+            players = len(game.players)
+            usernames = list(meta.get("usernames") or [None] * players)[:players]
+            hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
+            lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
+            self.games[key] = lg
+            if game.is_over:
+                await self._finish(lg)
+            else:
+                self._ensure_driver(lg)
+
+    async def stop(self) -> None:
+        """Stop the bots, write what is pending and close the database."""
+        drivers = [lg.driver for lg in self.games.values() if lg.driver and not lg.driver.done()]
+        for task in drivers:
+            task.cancel()
+        for task in drivers:
+            with contextlib.suppress(BaseException):
+                await task
+        if self._writer is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._writer.close)
+        if self._reader is not None:
+            self._reader.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def writer(self) -> Writer:
+        if self._writer is None:
+            raise Unavailable("the server is starting or stopping")
+        return self._writer
+
+    async def read(self, fn: Callable[[Store], T]) -> T:
+        """Run a read on a database connection of its own (on the writer for ``:memory:``)."""
+        reader = self._reader
+        if reader is None:
+            return await self._storage(self.writer.call(fn))
+
+        def run() -> T:
+            with self._read_lock:
+                return fn(reader)
+
+        return await self._storage(asyncio.get_running_loop().run_in_executor(None, run))
+
+    async def write(self, fn: Callable[[Store], T]) -> T:
+        """Run a write on the writer thread."""
+        return await self._storage(self.writer.call(fn))
+
+    @staticmethod
+    async def _storage(future: asyncio.Future[T]) -> T:
+        try:
+            return await future
+        except (StorageError, sqlite3.Error) as e:
+            raise Unavailable(f"the database cannot be used: {e}") from None
+
+    async def compute(self, fn: Callable[[], T], timeout: float | None = None) -> T:
+        """Run core work on an engine thread (so other games keep moving)."""
+        if self._pool is None:
+            raise Unavailable("the server is starting or stopping")
+        future = asyncio.get_running_loop().run_in_executor(self._pool, fn)
+        if timeout is None:
+            return await future
+        return await asyncio.wait_for(asyncio.shield(future), timeout)
+
+    # -- games --------------------------------------------------------------------------------
+
+    def get(self, key: str) -> LiveGame:
+        """The game with this id; raises :class:`NotFound`."""
+        lg = self.games.get(key)
+        if lg is None:
+            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
+        return lg
+
+    def state(self, lg: LiveGame) -> dict[str, Any]:
+        return game_state(lg.key, lg.game, lg.usernames, thinking=lg.thinking, saved_as=lg.saved_as)
+
+    async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
+        """The registry records of the usernames in a setup; raises for unknown ones."""
+        wanted = {
+            p.username: check_username(p.username) for p in setup.players if p.username is not None
+        }
+        if not wanted:
+            return {}
+
+        def lookup(store: Store) -> dict[str, PlayerRecord]:
+            return {given: store.get_player(name) for given, name in wanted.items()}
+
+        return await self.read(lookup)
+
+    async def check(self, setup: SetupIn) -> Game:
+        """The game a setup would start (nothing is kept); raises the core's errors."""
+        registered = await self.registered(setup)
+        try:
+            game, _ = await self.compute(
+                lambda: build_game(setup, registered), timeout=self.compute_wait
+            )
+        except TimeoutError:
+            raise PlayerError(
+                "working out who is in the winning position takes too long here: "
+                "let the first player or a random player start"
+            ) from None
+        return game
+
+    async def create(self, setup: SetupIn) -> tuple[LiveGame, dict[int, str]]:
+        """Start a game: returns it with a fresh token for each human seat."""
+        registered = await self.registered(setup)
+        try:
+            game, usernames = await self.compute(
+                lambda: build_game(setup, registered), timeout=self.compute_wait
+            )
+        except TimeoutError:
+            raise PlayerError(
+                "working out who is in the winning position takes too long here: "
+                "let the first player or a random player start"
+            ) from None
+        key = secrets.token_urlsafe(6)
+        while key in self.games:
+            key = secrets.token_urlsafe(6)
+        tokens = {s: secrets.token_urlsafe(18) for s, p in enumerate(game.players) if not p.is_bot}
+        hashes = {s: _hash(t) for s, t in tokens.items()}
+        record = game.to_record()
+        meta = {"tokens": {str(s): h for s, h in hashes.items()}, "usernames": usernames}
+        await self.write(lambda s: s.add_live_game(key, record, meta))
+        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
+        self.games[key] = lg
+        self._forget_old()
+        await self._changed(lg)
+        await self._await_replies(lg)
+        return lg, tokens
+
+    async def move(self, key: str, req: MoveIn) -> LiveGame:
+        """Play a human's move. Checks, in order: the game exists (404), the seat exists and is
+        a human's (422, 403), the token is the seat's (403), the game is not over and it is that
+        seat's turn (409), the move is legal (422, the core's message). Nothing changes when a
+        check fails. Then the bots reply (waited for up to ``reply_wait`` seconds)."""
+        lg = self.get(key)
+        game = lg.game
+        players = game.players
+        if not 0 <= req.seat < len(players):
+            raise PlayerError(f"seat {req.seat} does not exist: seats are 0 to {len(players) - 1}")
+        player = players[req.seat]
+        if player.is_bot:
+            raise Forbidden(f"seat {req.seat} is {player.name}, a bot: bots move by themselves")
+        if not lg.check_token(req.seat, req.token):
+            raise Forbidden(
+                f"wrong token for seat {req.seat} ({player.name}): only the link given to "
+                f"{player.name} can move for them"
+            )
+        async with lg.lock:
+            if game.is_over:
+                raise GameOverError("the game is over: start a new one")
+            if req.seat != game.to_move_seat:
+                raise Conflict(f"it is {game.to_move.name}'s turn, not {player.name}'s")
+            number = len(game.history) + 1
+            if req.turn is not None and req.turn != number:
+                raise Conflict(
+                    f"this request is for move {req.turn}, but the next move is move {number}: "
+                    "reload the game"
+                )
+            if req.text is not None:
+                move = game.parse_move(req.text)
+            elif req.pile is None or req.take is None:
+                raise InvalidMoveError(
+                    "give the move as pile and take (and at, in rows of stones), or as text"
+                )
+            else:
+                move = Move(req.pile, req.take, req.at)
+            game.push(move)
+            replies = not game.is_over and game.to_move.is_bot and lg.human_active
+            if not replies:
+                await self._save(lg)
+        if not replies:
+            await self._changed(lg)
+            return lg
+        # The bots reply at once and their moves are saved with this one (one disk flush).
+        # Nothing is answered before every move played is saved.
+        self._ensure_driver(lg)
+        await self._await_replies(lg)
+        async with lg.lock:
+            unsaved = len(game.history) > lg.saved
+            await self._save(lg)  # when the bots are still thinking
+        if len(game.history) < number:
+            raise Unavailable("the move could not be saved, so it was not played")
+        if unsaved:
+            self.broadcast(lg)
+        return lg
+
+    async def _await_replies(self, lg: LiveGame) -> None:
+        driver = lg.driver
+        if driver is not None and not driver.done() and lg.human_active:
+            await asyncio.wait({driver}, timeout=self.reply_wait)
+
+    async def _save(self, lg: LiveGame) -> None:
+        """Store the moves not stored yet; on failure take them back and raise Unavailable."""
+        moves = lg.game.to_record()["moves"][lg.saved :]
+        if not moves:
+            return
+        try:
+            await self.writer.add_moves(lg.key, lg.saved + 1, moves)
+        except (StorageError, RecordError, sqlite3.Error) as e:
+            for _ in moves:
+                lg.game.pop()
+            raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
+        lg.saved += len(moves)
+
+    async def _changed(self, lg: LiveGame) -> None:
+        if lg.game.is_over:
+            await self._finish(lg)
+        self._ensure_driver(lg)
+        self.broadcast(lg)
+
+    async def _finish(self, lg: LiveGame) -> None:
+        """Move a finished game from the games in progress to the stored games (and the
+        players' statistics). At most once: the game in progress is removed first."""
+        if lg.finishing:
+            return
+        lg.finishing = True
+        record = lg.game.to_record()
+        usernames = list(lg.usernames)
+
+        def finish(store: Store) -> int:
+            store.remove_live_game(lg.key)
+            try:
+                return store.save_game(record, usernames, source="web")
+            except UnknownPlayerError:  # removed from the registry during the game
+                return store.save_game(record, [None] * len(usernames), source="web")
+
+        try:
+            lg.saved_as = await self.write(finish)
+        except (Unavailable, NimlabError) as e:
+            log.error("game %s could not be stored: %s", lg.key, e)
+
+    def _ensure_driver(self, lg: LiveGame) -> None:
+        game = lg.game
+        if game.is_over or not game.to_move.is_bot:
+            return
+        if lg.driver is not None and not lg.driver.done():
+            return
+        lg.driver = asyncio.create_task(self._drive(lg), name=f"bots-{lg.key}")
+
+    async def _drive(self, lg: LiveGame) -> None:
+        """Let bots move until a human is to move or the game is over."""
+        game = lg.game
+        try:
+            while not game.is_over and game.to_move.is_bot:
+                if not lg.human_active and self.bot_pace > 0:
+                    await asyncio.sleep(self.bot_pace)
+                count = len(game.history)
+                task = asyncio.ensure_future(self.compute(game.bot_choice))
+                done, _ = await asyncio.wait({task}, timeout=0.25)
+                if not done:
+                    lg.thinking = True
+                    self.broadcast(lg)
+                choice = await task
+                async with lg.lock:
+                    if len(game.history) != count or game.is_over:
+                        continue
+                    game.push(choice.move, claim=choice.claim)
+                    await self._save(lg)
+                lg.thinking = False
+                if game.is_over:
+                    await self._finish(lg)
+                self.broadcast(lg)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game %s: a bot could not move", lg.key)
+        finally:
+            lg.thinking = False
+
+    def _forget_old(self) -> None:
+        finished = [k for k, lg in self.games.items() if lg.saved_as is not None]
+        for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self.games[key]
+
+    # -- watching -----------------------------------------------------------------------------
+
+    def broadcast(self, lg: LiveGame) -> None:
+        """Send the new state to every open page of this game."""
+        if not lg.subscribers:
+            return
+        import json
+
+        text = json.dumps({"type": "state", "state": self.state(lg)})
+        for sub in lg.subscribers:
+            sub.push(text)
+
+    def subscribe(self, lg: LiveGame) -> _Subscriber:
+        sub = _Subscriber()
+        lg.subscribers.add(sub)
+        return sub
+
+    def unsubscribe(self, lg: LiveGame, sub: _Subscriber) -> None:
+        lg.subscribers.discard(sub)
+
+    # -- learning -----------------------------------------------------------------------------
+
+    async def _snapshot_compute(
+        self, lg: LiveGame, kind: str, fn: Callable[[Game], dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        """Compute ``fn(game)`` on an engine thread for the current move (cached per move);
+        ``None`` if it takes longer than ``compute_wait`` (it goes on, for the next ask)."""
+        game = lg.game
+        key = (kind, len(game.history))
+        future = lg.analyses.get(key)
+        if future is None:
+
+            def run() -> dict[str, Any]:
+                while True:  # moves are only pushed on the event loop: retry if one was
+                    count = len(game.history)
+                    result = fn(game)
+                    if len(game.history) == count:
+                        return result
+
+            future = asyncio.ensure_future(self.compute(run))
+            lg.analyses = {k: v for k, v in lg.analyses.items() if k[1] == key[1]}
+            lg.analyses[key] = future
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.compute_wait)
+        except TimeoutError:
+            return None
+
+    async def analysis(self, key: str) -> dict[str, Any]:
+        lg = self.get(key)
+        count = len(lg.game.history)
+        result = await self._snapshot_compute(lg, "analysis", analysis_json)
+        if result is None:
+            return {
+                "move_count": count,
+                "available": False,
+                "note": "Still working this position out (a long exact search): ask again soon.",
+                "model": "",
+                "to_move": None,
+                "outcome": None,
+                "remoteness": None,
+                "grundy": None,
+                "nim_sum": None,
+                "binary": [],
+                "explanation": [],
+                "verdict": "",
+                "moves": [],
+                "complete": False,
+                "history": [],
+            }
+        return result
+
+    async def hint(self, key: str) -> dict[str, Any] | None:
+        lg = self.get(key)
+        if lg.game.is_over:
+            raise GameOverError("the game is over: there is nothing to hint")
+        return await self._snapshot_compute(lg, "hint", hint_json)

@@ -1,0 +1,331 @@
+"""The web API's request and response bodies (pydantic models; they make the OpenAPI schema).
+
+Seats are numbered from 0 in the order players were given (as in game records); piles and rows
+from 1, as people see them. Heap sizes are JSON integers of any size.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AnalysisOut",
+    "BoardOut",
+    "CheckOut",
+    "CreatedOut",
+    "ErrorOut",
+    "GameListOut",
+    "GameStateOut",
+    "GameSummaryOut",
+    "HintOut",
+    "HistoryOut",
+    "MoveIn",
+    "MoveOut",
+    "MoveValueOut",
+    "OptionsOut",
+    "PlayerIn",
+    "PlayerRecordOut",
+    "RegisterIn",
+    "ReplayOut",
+    "SeatLinkOut",
+    "SeatOut",
+    "SetupIn",
+    "TurnOut",
+    "UsernameIn",
+    "ValueStepOut",
+]
+
+MAX_SETUP_PILES = 100
+"""The web app draws every pile, so a setup has at most this many."""
+
+BotKind = Literal["human", "random", "classic", "lookahead", "perfect"]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PlayerIn(_In):
+    """A seat in a setup: a human by name, a bot by name and kind, or a registered player."""
+
+    name: str = Field("", max_length=200, description="The name shown; bots get one if empty.")
+    kind: BotKind = Field("human", description="human, or the bot kind.")
+    depth: int | None = Field(None, description="Look-ahead depth (lookahead bots only).")
+    error: float = Field(0, description="Error rate in percent (bots): a random move that often.")
+    username: str | None = Field(
+        None,
+        max_length=200,
+        description="A registered player's username: the game counts in their statistics "
+        "(name and kind then come from the registry).",
+    )
+
+
+class SetupIn(_In):
+    """Everything that makes a game: players in turn order, piles, rules, who starts."""
+
+    players: list[PlayerIn] = Field(..., max_length=64)
+    piles: list[int] = Field(
+        ..., max_length=MAX_SETUP_PILES, description="Heap sizes; row lengths in Kayles-like games."
+    )
+    game: str = Field(
+        "nim", max_length=200, description="nim, kayles, dawson, octal:CODE, subtraction:SET"
+    )
+    misere: bool = False
+    end_positions: list[str] = Field(
+        [],
+        max_length=64,
+        description="Extra end positions as free text: every run of digits is a heap size.",
+    )
+    first: Literal["first", "random", "auto"] | int = Field(
+        "first",
+        description="first (listed), random, auto (two players: the winning side) or a seat",
+    )
+    seed: int | None = Field(None, ge=0, lt=1 << 62, description="For repeatable bots and dealing.")
+
+
+class MoveIn(_In):
+    """A move request: the seat and its token prove who is moving. The move is ``pile`` and
+    ``take`` (and ``at`` in rows of stones), or ``text`` as people type it (``"2 3"``, ``"b3"``,
+    ``"1 4 2"``)."""
+
+    seat: int = Field(..., description="The moving seat (0 = first player).")
+    token: str = Field(..., max_length=200, description="The seat's token from its share link.")
+    pile: int | None = Field(None, description="The pile (or row) to take from, 1-based.")
+    take: int | None = Field(None, description="How many objects to take.")
+    at: int | None = Field(None, description="Rows of stones: the first stone taken, 1-based.")
+    text: str | None = Field(None, max_length=200, description="The move as text instead.")
+    turn: int | None = Field(
+        None, description="Optional: the number this move will have; a stale request is refused."
+    )
+
+
+class RegisterIn(_In):
+    """A player for the registry (seed 003's addplayer / addaiplayer)."""
+
+    username: str = Field(..., max_length=200)
+    given: str = Field(..., max_length=200)
+    family: str = Field(..., max_length=200)
+    bot: str | None = Field(None, max_length=200, description="A bot spec for an AI player.")
+
+
+class UsernameIn(_In):
+    username: str = Field(..., max_length=200)
+
+
+# -- responses --------------------------------------------------------------------------------
+
+
+class ErrorOut(BaseModel):
+    """Every error: ``detail`` says what was wrong and what is allowed."""
+
+    detail: str
+
+
+class BoardOut(BaseModel):
+    """A board: ``piles`` (display order, emptied piles stay) or ``rows`` of stones as run
+    lengths alternating present and absent stones, starting with present ones."""
+
+    kind: Literal["piles", "rows"]
+    piles: list[int]
+    rows: list[list[int]]
+    heaps: list[int]
+
+
+class MoveOut(BaseModel):
+    pile: int
+    take: int
+    at: int | None
+
+
+class SeatOut(BaseModel):
+    seat: int
+    name: str
+    label: str
+    bot: str | None
+    username: str | None
+    active: bool
+    eliminated: bool
+
+
+class TurnOut(BaseModel):
+    number: int
+    round: int
+    seat: int
+    name: str
+    text: str = Field(..., description='e.g. "Hal took 2 from pile 3"')
+    move: MoveOut
+    before: BoardOut
+    after: BoardOut
+    claim: str | None
+    eliminated: bool
+    new_round: bool
+    winner: int | None
+    messages: list[str] = Field(
+        ..., description='What the move caused: "Ann was eliminated!", the new round, "Hal wins!"'
+    )
+
+
+class GameStateOut(BaseModel):
+    """A game as everyone sees it (no tokens)."""
+
+    id: str
+    ruleset: str
+    description: str
+    title: str
+    rows: bool
+    misere: bool
+    end_positions: list[list[int]]
+    start: BoardOut
+    board: BoardOut
+    players: list[SeatOut]
+    first: int
+    to_move: int | None
+    round: int
+    over: bool
+    winner: int | None
+    move_count: int
+    turns: list[TurnOut]
+    takes: list[list[int] | None] = Field(
+        ..., description="Per pile, the amounts one may take (for piles small enough to draw)."
+    )
+    max_take: int | None
+    thinking: bool
+    status: str
+    opening: list[str]
+    saved_as: int | None = Field(None, description="The stored game's id once it is over.")
+
+
+class SeatLinkOut(BaseModel):
+    seat: int
+    name: str
+    token: str
+    link: str
+
+
+class CreatedOut(BaseModel):
+    """A new game: its state and, for each human seat, the token and share link (shown once)."""
+
+    state: GameStateOut
+    seats: list[SeatLinkOut]
+    watch: str
+
+
+class CheckOut(BaseModel):
+    ok: bool
+    description: str
+    players: list[str]
+
+
+class GameListEntry(BaseModel):
+    id: str
+    description: str
+    players: list[str]
+    status: str
+    move_count: int
+    over: bool
+
+
+class GameListOut(BaseModel):
+    games: list[GameListEntry]
+
+
+class MoveValueOut(BaseModel):
+    pile: int
+    take: int
+    at: int | None
+    result: list[int]
+    outcome: str | None
+    remoteness: int | None
+    winning: bool | None
+
+
+class ValueStepOut(BaseModel):
+    """One step of the value history: after move ``number`` (0 = the start)."""
+
+    number: int
+    text: str
+    to_move: int | None
+    winner: int | None = Field(..., description="The seat that wins with perfect play from here.")
+    remoteness: int | None
+    mistake: bool
+
+
+class AnalysisOut(BaseModel):
+    move_count: int
+    available: bool
+    note: str
+    model: str
+    to_move: int | None
+    outcome: str | None
+    remoteness: int | None
+    grundy: int | None
+    nim_sum: int | None
+    binary: list[str]
+    explanation: list[str]
+    verdict: str
+    moves: list[MoveValueOut]
+    complete: bool
+    history: list[ValueStepOut]
+
+
+class HintOut(BaseModel):
+    move: MoveOut
+    text: str
+    claim: str
+
+
+class PlayerRecordOut(BaseModel):
+    username: str
+    given_name: str
+    family_name: str
+    ai: bool
+    bot: str | None
+    games_played: int
+    games_won: int
+    win_percent: int
+
+
+class GameSummaryOut(BaseModel):
+    id: int
+    ruleset: str
+    description: str
+    players: list[str]
+    winner: str | None
+    move_count: int
+    started_at: str
+    finished_at: str
+    source: str
+
+
+class HistoryOut(BaseModel):
+    games: list[GameSummaryOut]
+
+
+class ReplayFrame(BaseModel):
+    """Frame 0 is the start; frame ``n`` shows move ``n`` (``before`` with ``taken`` marked,
+    then ``board``, the position after it)."""
+
+    number: int
+    text: str
+    before: BoardOut
+    board: BoardOut
+    taken: MoveOut | None
+    note: str
+
+
+class ReplayOut(BaseModel):
+    game: GameSummaryOut
+    rows: bool
+    frames: list[ReplayFrame]
+
+
+class OptionsOut(BaseModel):
+    bots: list[str]
+    games: list[dict[str, str]]
+    default_end_positions: list[list[int]]
+    first: list[str]
+    max_piles: int
+    max_stones: int
+    registered: list[PlayerRecordOut]

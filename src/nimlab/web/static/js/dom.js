@@ -1,0 +1,79 @@
+// Small DOM helpers shared by every view.
+
+/** Make an element: h("button", {class: "x", onclick: f}, "text", child...). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "class") {
+      el.className = value;
+    } else if (key === "dataset") {
+      Object.assign(el.dataset, value);
+    } else if (key in el && typeof value !== "string") {
+      el[key] = value;
+    } else {
+      el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+export const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+
+/** Say something to screen readers (and keep it in the polite live region). */
+export function announce(text) {
+  const region = $("#announcer");
+  region.textContent = "";
+  // a new text node each time so repeated messages are read again
+  setTimeout(() => { region.textContent = text; }, 30);
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Numbers of any size (BigInt beyond 2^53) with thousands separators. */
+export function fmt(n) {
+  return typeof n === "bigint" ? n.toLocaleString("en-US") : Number(n).toLocaleString("en-US");
+}
+
+/** Colours of seats (seat 0, 1, ...). */
+const SEAT_COLOURS = ["#1f5fa8", "#d9412b", "#2a9d5b", "#8e44ad", "#e08e0b", "#16a2b8", "#6d4c41", "#c2185b"];
+export const seatColour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];
+
+/** A modal dialog; resolves with the value of the button pressed (Escape: null). */
+export function dialog({ title, text = "", big = "", buttons = [{ label: "Ok", value: true, primary: true }] }) {
+  const dlg = $("#dialog");
+  if (dlg.open) dlg.close();
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (value) => {
+      if (settled) return;
+      settled = true;
+      if (dlg.open) dlg.close();
+      resolve(value);
+    };
+    const actions = buttons.map((b) =>
+      h("button", { class: b.primary ? "primary" : "", type: "button", onclick: () => done(b.value) }, b.label));
+    dlg.replaceChildren(...[
+      big ? h("div", { class: "big", "aria-hidden": "true" }, big) : null,
+      h("h2", { id: "dialog-title" }, title),
+      text ? h("p", {}, text) : null,
+      h("div", { class: "actions" }, actions),
+    ].filter(Boolean));
+    dlg.oncancel = (e) => { e.preventDefault(); done(null); };
+    dlg.showModal();
+    const primary = actions.find((b) => b.classList.contains("primary")) || actions[0];
+    if (primary) primary.focus();
+  });
+}

@@ -1,0 +1,34 @@
+// What this browser remembers: seat tokens (the seats it plays), share links it made, its last setup.
+
+const PREFIX = "nimlab.";
+
+function read(key, fallback) {
+  try {
+    const text = localStorage.getItem(PREFIX + key);
+    return text ? JSON.parse(text) : fallback;
+  } catch { return fallback; }
+}
+function write(key, value) {
+  try { localStorage.setItem(PREFIX + key, JSON.stringify(value)); } catch { /* private mode */ }
+}
+
+/** {seat: token} for the seats this browser plays in a game. */
+export const tokensFor = (gameId) => read(`tokens.${gameId}`, {});
+export function saveToken(gameId, seat, token) {
+  const tokens = tokensFor(gameId);
+  tokens[seat] = token;
+  write(`tokens.${gameId}`, tokens);
+}
+/** {seat: link} for seats whose players were invited from this browser. */
+export const invitesFor = (gameId) => read(`invites.${gameId}`, {});
+export const saveInvites = (gameId, invites) => write(`invites.${gameId}`, invites);
+
+export const lastSetup = () => read("setup", null);
+export const saveSetup = (setup) => write("setup", setup);
+
+/** How long a bot's move is shown before it is played out on the board (ms). */
+export function animationMs() {
+  const forced = read("anim", null);
+  if (typeof forced === "number") return forced;
+  return matchMedia("(prefers-reduced-motion: reduce)").matches ? 150 : 900;
+}

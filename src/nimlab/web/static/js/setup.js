@@ -1,0 +1,316 @@
+// Setting up a game in one screen (seed 000's main menu and options): players, piles, rules, who
+// starts. Every change is checked by the server (the core's rules and messages): Play stays
+// disabled, with the reason shown, until the setup is valid.
+
+import { h, $, seatColour, fmt } from "./dom.js";
+import { get, post } from "./api.js";
+import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor } from "./local.js";
+import { navigate } from "./router.js";
+
+const BOT_KINDS = [
+  ["perfect", "perfect"],
+  ["classic", "classic (textbook)"],
+  ["lookahead", "look-ahead"],
+  ["random", "random"],
+];
+const GAME_KINDS = [
+  ["nim", "Nim"],
+  ["kayles", "Kayles (rows of stones)"],
+  ["dawson", "Dawson's Kayles (rows of stones)"],
+  ["octal", "Another octal game…"],
+  ["subtraction", "A subtraction game…"],
+];
+const DEFAULT_ENDS = ["[2,2,2]", "[1,2,3]", "[1,1,2,2]"];
+
+const DEFAULT_SETUP = {
+  players: [
+    { name: "You", kind: "human", error: 0, here: true },
+    { name: "Hal", kind: "perfect", error: 0 },
+  ],
+  piles: ["3", "4", "5"],
+  game: "nim",
+  octal: "0.137",
+  subtraction: "1-3",
+  misere: false,
+  ends: [],
+  first: "first",
+};
+
+/** "2, 2,2" -> "[2,2,2]": every run of digits is a heap; order and empty heaps do not matter. */
+function canonicalEnd(text) {
+  const heaps = (text.match(/\d+/g) || []).map((d) => BigInt(d)).filter((n) => n > 0n);
+  heaps.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return (text.match(/\d/) ? `[${heaps.join(",")}]` : text.trim());
+}
+
+const toInt = (digits) => {
+  const big = BigInt(digits);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+};
+
+function kindLabel(p) {
+  if (p.username) return p.bot ? `registered AI (${p.bot})` : "registered player";
+  if (p.kind === "human") return "human";
+  let text = p.kind === "lookahead" ? `look-ahead ${p.depth || 2} bot` : `${p.kind} bot`;
+  if (Number(p.error)) text += `, ${p.error}% errors`;
+  return text;
+}
+
+export function showSetup(main) {
+  const saved = lastSetup();
+  const s = saved && Array.isArray(saved.players) ? { ...DEFAULT_SETUP, ...saved } : structuredClone(DEFAULT_SETUP);
+  let registered = [];
+  let checkSeq = 0;
+  let checkTimer = null;
+  let closed = false;
+
+  const rowsGame = () => s.game === "kayles" || s.game === "dawson" || (s.game === "octal" && /[4-7]/.test(s.octal));
+  const gameName = () => (s.game === "octal" ? `octal:${s.octal.trim()}` : s.game === "subtraction" ? `subtraction:${s.subtraction.trim()}` : s.game);
+  const payload = () => ({
+    players: s.players.map((p) => ({
+      name: p.name,
+      kind: p.username ? "human" : p.kind,
+      depth: p.kind === "lookahead" && p.depth ? Number(p.depth) : null,
+      error: p.kind === "human" || p.username ? 0 : Number(p.error) || 0,
+      username: p.username || null,
+    })),
+    piles: s.piles.map(toInt),
+    game: gameName(),
+    misere: s.misere,
+    end_positions: s.ends,
+    first: s.first,
+  });
+
+  // -- players ---------------------------------------------------------------------------------
+  const playersList = h("ol", { class: "players", "aria-label": "Players in turn order" });
+  const humanName = h("input", { id: "human-name", placeholder: "Name", maxlength: "40", autocomplete: "off" });
+  const botName = h("input", { id: "bot-name", placeholder: "Bot name", maxlength: "40", autocomplete: "off" });
+  const botKind = h("select", { id: "bot-kind", "aria-label": "Bot kind" },
+    BOT_KINDS.map(([v, t]) => h("option", { value: v }, t)));
+  const depth = h("input", { id: "bot-depth", type: "number", min: "1", max: "12", value: "2", "aria-label": "Look-ahead depth", style: "width:4.5rem", hidden: true });
+  const errorOut = h("output", { for: "bot-error" }, "0%");
+  const errorRate = h("input", { id: "bot-error", type: "range", min: "0", max: "100", step: "5", value: "0", "aria-label": "Error rate",
+    oninput: () => { errorOut.textContent = `${errorRate.value}%`; } });
+  botKind.addEventListener("change", () => { depth.hidden = botKind.value !== "lookahead"; });
+  const registeredSelect = h("select", { id: "registered", "aria-label": "Registered player" });
+  const registeredForm = h("form", { class: "row-form", hidden: true, onsubmit: (e) => {
+    e.preventDefault();
+    const r = registered.find((p) => p.username === registeredSelect.value);
+    if (!r) return;
+    s.players.push({ name: `${r.given_name} ${r.family_name}`, kind: r.ai ? "perfect" : "human", username: r.username, bot: r.bot, here: true, error: 0 });
+    changed();
+  } }, registeredSelect, h("button", { type: "submit" }, "Add registered player"));
+
+  const firstChoices = h("fieldset", {},
+    h("legend", {}, "Who starts"),
+    [["first", "the first player listed"], ["random", "a random player"], ["auto", "whoever can win (two players)"]].map(([v, t]) =>
+      h("label", {}, h("input", { type: "radio", name: "first", value: v, checked: s.first === v,
+        onchange: () => { s.first = v; changed(); } }), " ", t)));
+
+  const playersCard = h("section", { class: "card", "aria-labelledby": "players-title" },
+    h("h2", { id: "players-title" }, "Players"),
+    playersList,
+    h("h3", { class: "sub" }, "Add a person"),
+    h("form", { class: "row-form", onsubmit: (e) => {
+      e.preventDefault();
+      s.players.push({ name: humanName.value.trim() || "Player", kind: "human", error: 0, here: true });
+      humanName.value = "";
+      changed();
+    } }, humanName, h("button", { type: "submit", id: "add-human" }, "Add player")),
+    h("form", { class: "row-form", onsubmit: (e) => {
+      e.preventDefault();
+      s.players.push({ name: botName.value.trim(), kind: botKind.value, depth: botKind.value === "lookahead" ? depth.value : null, error: Number(errorRate.value) });
+      botName.value = "";
+      changed();
+    } }, h("h3", { class: "sub", style: "flex-basis:100%" }, "Add a bot"), botName, botKind, depth,
+    h("span", { class: "slider" }, h("label", { for: "bot-error" }, "error rate"), errorRate, errorOut),
+    h("button", { type: "submit", id: "add-bot" }, "Add bot")),
+    registeredForm,
+    h("div", { style: "margin-top:.6rem" }, firstChoices));
+
+  function drawPlayers() {
+    playersList.replaceChildren(...s.players.map((p, i) => {
+      const name = p.name || `${p.kind[0].toUpperCase()}${p.kind.slice(1)} bot`;
+      const human = p.kind === "human" && !(p.username && p.bot);
+      return h("li", {},
+        h("span", { class: "seat-dot", style: `background:${seatColour(i)}`, "aria-hidden": "true" }),
+        h("span", { class: "who" }, h("strong", {}, name), " ", h("span", { class: "kind" }, kindLabel(p))),
+        human ? h("label", { class: "here", title: "Unticked: this player gets a share link to play from their own browser" },
+          h("input", { type: "checkbox", checked: p.here !== false, onchange: (e) => { p.here = e.target.checked; changed(false); } }),
+          "plays here") : null,
+        h("button", { type: "button", class: "icon small", "aria-label": `Move ${name} up`, disabled: i === 0,
+          onclick: () => { [s.players[i - 1], s.players[i]] = [s.players[i], s.players[i - 1]]; changed(); } }, "↑"),
+        h("button", { type: "button", class: "icon small", "aria-label": `Move ${name} down`, disabled: i === s.players.length - 1,
+          onclick: () => { [s.players[i + 1], s.players[i]] = [s.players[i], s.players[i + 1]]; changed(); } }, "↓"),
+        h("button", { type: "button", class: "icon small", "aria-label": `Remove ${name}`,
+          onclick: () => { s.players.splice(i, 1); changed(); } }, "✕"));
+    }));
+    if (!s.players.length) playersList.append(h("li", { class: "muted" }, "No players yet: add two or more."));
+  }
+
+  // -- piles -----------------------------------------------------------------------------------
+  const pilesTitle = h("h2", { id: "piles-title" }, "Piles");
+  const pilesList = h("ul", { class: "chips", "aria-label": "Piles" });
+  const pileSize = h("input", { id: "pile-size", inputmode: "numeric", placeholder: "Size, e.g. 7", autocomplete: "off", "aria-label": "Size of a new pile" });
+  const pileError = h("p", { class: "error", role: "alert" });
+  const addPileButton = h("button", { type: "submit", id: "add-pile" }, "Add pile");
+  const pilesCard = h("section", { class: "card", "aria-labelledby": "piles-title" },
+    pilesTitle, pilesList,
+    h("form", { class: "row-form", onsubmit: (e) => {
+      e.preventDefault();
+      const text = pileSize.value.replace(/[\s,_]/g, "");
+      if (!text) return;
+      if (!/^\d+$/.test(text)) {
+        pileError.textContent = "Type the size as digits only, e.g. 7.";
+        return;
+      }
+      pileError.textContent = "";
+      s.piles.push(BigInt(text).toString());
+      pileSize.value = "";
+      changed();
+    } }, pileSize, addPileButton,
+    h("button", { type: "button", id: "random-piles", onclick: () => {
+      const rnd = (a, b) => a + Math.floor(Math.random() * (b - a + 1));
+      s.piles = rowsGame()
+        ? Array.from({ length: rnd(1, 3) }, () => String(rnd(4, 12)))
+        : Array.from({ length: rnd(3, 5) }, () => String(rnd(1, 9)));
+      changed();
+    } }, "Random piles")),
+    pileError);
+
+  function drawPiles() {
+    const rows = rowsGame();
+    pilesTitle.textContent = rows ? "Rows of stones" : "Piles";
+    addPileButton.textContent = rows ? "Add row" : "Add pile";
+    pilesList.setAttribute("aria-label", rows ? "Rows" : "Piles");
+    pilesList.replaceChildren(...s.piles.map((n, i) =>
+      h("li", { class: "chip" }, `${fmt(BigInt(n))}`,
+        h("button", { type: "button", "aria-label": `Remove ${rows ? "row" : "pile"} ${i + 1} (${n})`,
+          onclick: () => { s.piles.splice(i, 1); changed(); } }, "✕"))));
+    if (!s.piles.length) pilesList.append(h("li", { class: "muted" }, "None yet."));
+  }
+
+  // -- rules -----------------------------------------------------------------------------------
+  const gameKind = h("select", { id: "game-kind", "aria-label": "Game" },
+    GAME_KINDS.map(([v, t]) => h("option", { value: v, selected: s.game === v }, t)));
+  const octal = h("input", { id: "octal-code", value: s.octal, "aria-label": "Octal code", placeholder: "0.137", style: "width:7rem" });
+  const subtraction = h("input", { id: "subtraction-set", value: s.subtraction, "aria-label": "Subtraction set", placeholder: "1-3 or 1,3,4", style: "width:9rem" });
+  gameKind.addEventListener("change", () => { s.game = gameKind.value; changed(); });
+  octal.addEventListener("input", () => { s.octal = octal.value; changed(); });
+  subtraction.addEventListener("input", () => { s.subtraction = subtraction.value; changed(); });
+  const endsList = h("ul", { class: "chips", "aria-label": "End positions" });
+  const endText = h("input", { id: "end-text", placeholder: "e.g. 2,2,2", autocomplete: "off", "aria-label": "A new end position" });
+  const rulesCard = h("section", { class: "card", "aria-labelledby": "rules-title" },
+    h("h2", { id: "rules-title" }, "Rules"),
+    h("div", { class: "row-form" }, h("label", { for: "game-kind" }, "Game"), gameKind, octal, subtraction),
+    h("fieldset", {},
+      h("legend", {}, "Who moves into an end position"),
+      h("label", {}, h("input", { type: "radio", name: "play", value: "normal", checked: !s.misere, onchange: () => { s.misere = false; changed(); } }), " wins (normal play)"),
+      h("label", {}, h("input", { type: "radio", name: "play", value: "misere", checked: s.misere, onchange: () => { s.misere = true; changed(); } }), " loses (misère)")),
+    h("h3", {}, "End positions"),
+    endsList,
+    h("form", { class: "row-form", onsubmit: (e) => {
+      e.preventDefault();
+      const text = endText.value.trim();
+      if (!text) return;
+      const canon = canonicalEnd(text);
+      if (!s.ends.includes(canon)) s.ends.push(canon);
+      endText.value = "";
+      changed();
+    } }, endText, h("button", { type: "submit", id: "add-end" }, "Add end position"),
+    h("button", { type: "button", id: "add-defaults", onclick: () => {
+      for (const e of DEFAULT_ENDS) if (!s.ends.includes(e)) s.ends.push(e);
+      changed();
+    } }, "Add defaults")));
+
+  function drawRules() {
+    octal.hidden = s.game !== "octal";
+    subtraction.hidden = s.game !== "subtraction";
+    endsList.replaceChildren(
+      h("li", { class: "chip fixed", title: "The empty board always ends the game" }, "[ ] empty board"),
+      ...s.ends.map((e, i) => h("li", { class: "chip" }, e,
+        h("button", { type: "button", "aria-label": `Remove end position ${e}`, onclick: () => { s.ends.splice(i, 1); changed(); } }, "✕"))));
+  }
+
+  // -- go --------------------------------------------------------------------------------------
+  const reason = h("p", { class: "reason", id: "setup-reason", role: "status" }, "Checking…");
+  const play = h("button", { class: "primary", id: "play", type: "button", disabled: true, onclick: start }, "Play!");
+  const goCard = h("section", { class: "card wide go", "aria-label": "Start" }, play, reason);
+  const inPlay = h("section", { class: "card wide", "aria-labelledby": "inplay-title", hidden: true },
+    h("h2", { id: "inplay-title" }, "Games in play"), h("ul", { class: "in-play" }));
+
+  main.append(
+    h("h1", { class: "visually-hidden" }, "Set up a game"),
+    h("div", { class: "setup" }, playersCard, h("div", {}, pilesCard, rulesCard), goCard, inPlay));
+
+  function changed(recheck = true) {
+    saveSetup(s);
+    drawPlayers();
+    drawPiles();
+    drawRules();
+    if (recheck) scheduleCheck();
+  }
+
+  function scheduleCheck() {
+    play.disabled = true;
+    clearTimeout(checkTimer);
+    checkTimer = setTimeout(check, 150);
+  }
+
+  async function check() {
+    const seq = ++checkSeq;
+    try {
+      const result = await post("/api/setup/check", payload());
+      if (seq !== checkSeq || closed) return;
+      play.disabled = false;
+      reason.className = "reason ok";
+      reason.textContent = `${result.description}. Players: ${result.players.join(", ")}.`;
+    } catch (e) {
+      if (seq !== checkSeq || closed) return;
+      play.disabled = true;
+      reason.className = "reason error";
+      reason.textContent = `Cannot play yet: ${e.message}`;
+    }
+  }
+
+  async function start() {
+    play.disabled = true;
+    reason.className = "reason";
+    reason.textContent = "Starting…";
+    try {
+      const created = await post("/api/games", payload());
+      const id = created.state.id;
+      const invites = {};
+      created.seats.forEach((seat) => {
+        const p = s.players[seat.seat];
+        if (p && p.here === false) invites[seat.seat] = seat.link;
+        else saveToken(id, seat.seat, seat.token);
+      });
+      saveInvites(id, invites);
+      navigate(`/game/${id}`);
+    } catch (e) {
+      play.disabled = false;
+      reason.className = "reason error";
+      reason.textContent = `Cannot play: ${e.message}`;
+    }
+  }
+
+  changed();
+  get("/api/options").then((options) => {
+    if (closed) return;
+    registered = options.registered || [];
+    registeredForm.hidden = !registered.length;
+    registeredSelect.replaceChildren(...registered.map((p) =>
+      h("option", { value: p.username }, `@${p.username} — ${p.given_name} ${p.family_name}${p.ai ? ` (AI, ${p.bot})` : ""}`)));
+  }).catch(() => {});
+  get("/api/games").then((list) => {
+    if (closed || !list.games.length) return;
+    inPlay.hidden = false;
+    $(".in-play", inPlay).replaceChildren(...list.games.slice(0, 20).map((g) => {
+      const mine = Object.keys(tokensFor(g.id)).length > 0;
+      return h("li", {}, h("a", { href: `/game/${g.id}`, "data-link": "" }, `${g.players.join(" vs ")}`),
+        ` — ${g.description}; ${g.status} (${g.move_count} moves)${mine ? " · you play" : ""}`);
+    }));
+  }).catch(() => {});
+  return () => { closed = true; clearTimeout(checkTimer); };
+}

@@ -1,0 +1,684 @@
+"""The web API: games, moves and who may make them, setup checks, the registry, stored games,
+live updates, and resuming games after a restart. Every illegal request gets a 4xx answer with a
+message and changes nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nimlab.storage import RecordError, Store
+from nimlab.web import create_app
+from nimlab.web.app import STATIC_DIR
+from webtools import free_port, wait_for
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "web.db")
+
+
+@pytest.fixture
+def client(db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        yield c
+
+
+def new_game(client: TestClient, **setup: Any) -> tuple[dict[str, Any], dict[int, str]]:
+    body = {
+        "players": [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        "piles": [3, 4, 5],
+    } | setup
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    data = r.json()
+    return data["state"], {s["seat"]: s["token"] for s in data["seats"]}
+
+
+def move(client: TestClient, key: str, **body: Any) -> Any:
+    return client.post(f"/api/games/{key}/moves", json=body)
+
+
+# -- playing ------------------------------------------------------------------------------------
+
+
+def test_a_move_gets_the_bots_reply_in_the_same_answer(client: TestClient) -> None:
+    state, tokens = new_game(client)
+    assert state["status"] == "Ann's turn!" and state["to_move"] == 0
+    assert list(tokens) == [0]  # only the human seat has a token
+    r = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=2)
+    assert r.status_code == 200
+    after = r.json()
+    assert after["turns"][0]["text"] == "Ann took 2 from pile 1"
+    assert after["turns"][1]["name"] == "Hal" and after["turns"][1]["claim"]
+    assert after["move_count"] == 2 and after["to_move"] == 0
+
+
+def test_moves_as_text_use_the_cores_notation(client: TestClient) -> None:
+    state, tokens = new_game(client)
+    r = move(client, state["id"], seat=0, token=tokens[0], text="b3")
+    assert r.status_code == 200
+    assert r.json()["turns"][0]["text"] == "Ann took 3 from pile 2"
+
+
+def test_share_links_carry_the_seat_token(client: TestClient) -> None:
+    r = client.post(
+        "/api/games", json={"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3, 4]}
+    )
+    seats = r.json()["seats"]
+    assert [s["name"] for s in seats] == ["Ann", "Bob"]
+    for s in seats:
+        assert s["link"] == f"/game/{r.json()['state']['id']}?seat={s['seat']}&token={s['token']}"
+    assert seats[0]["token"] != seats[1]["token"]
+    # the state everyone sees never contains a token
+    assert seats[0]["token"] not in client.get(f"/api/games/{r.json()['state']['id']}").text
+
+
+# -- every illegal request: a 4xx with a message, and nothing changed ---------------------------
+
+
+@pytest.fixture
+def two_humans(client: TestClient) -> tuple[str, dict[int, str]]:
+    state, tokens = new_game(
+        client,
+        players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Hal", "kind": "random"}],
+        piles=[3, 4, 5],
+    )
+    return state["id"], tokens
+
+
+ILLEGAL = [
+    # (name, body builder, status, message pattern)
+    (
+        "wrong token",
+        lambda t: {"seat": 0, "token": "nope", "pile": 1, "take": 1},
+        403,
+        r"wrong token for seat 0 \(Ann\)",
+    ),
+    (
+        "another seat's token",
+        lambda t: {"seat": 0, "token": t[1], "pile": 1, "take": 1},
+        403,
+        r"wrong token for seat 0",
+    ),
+    (
+        "a bot's seat",
+        lambda t: {"seat": 2, "token": t[0], "pile": 1, "take": 1},
+        403,
+        r"seat 2 is Hal, a bot",
+    ),
+    (
+        "no such seat",
+        lambda t: {"seat": 7, "token": t[0], "pile": 1, "take": 1},
+        422,
+        r"seat 7 does not exist: seats are 0 to 2",
+    ),
+    (
+        "negative seat",
+        lambda t: {"seat": -1, "token": t[0], "pile": 1, "take": 1},
+        422,
+        r"seat -1 does not exist",
+    ),
+    (
+        "out of turn",
+        lambda t: {"seat": 1, "token": t[1], "pile": 1, "take": 1},
+        409,
+        r"it is Ann's turn, not Bob's",
+    ),
+    (
+        "bad pile",
+        lambda t: {"seat": 0, "token": t[0], "pile": 9, "take": 1},
+        422,
+        r"pile 9 does not exist: piles are 1-3",
+    ),
+    (
+        "pile 0",
+        lambda t: {"seat": 0, "token": t[0], "pile": 0, "take": 1},
+        422,
+        r"pile 0 does not exist",
+    ),
+    (
+        "huge pile number",
+        lambda t: {"seat": 0, "token": t[0], "pile": 10**40, "take": 1},
+        422,
+        r"does not exist",
+    ),
+    (
+        "bad amount",
+        lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": 9},
+        422,
+        r"cannot take 9 from pile 2: take 1 to 4 from pile 2 \(it has 4\)",
+    ),
+    (
+        "take 0",
+        lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": 0},
+        422,
+        r"cannot take 0 from pile 2",
+    ),
+    (
+        "negative amount",
+        lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": -3},
+        422,
+        r"cannot take -3",
+    ),
+    (
+        "huge amount",
+        lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": 10**30},
+        422,
+        r"cannot take",
+    ),
+    (
+        "stone position on piles",
+        lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": 1, "at": 1},
+        422,
+        r"piles take no stone position",
+    ),
+    (
+        "move text that is not a move",
+        lambda t: {"seat": 0, "token": t[0], "text": "lots"},
+        422,
+        r"'lots' is not a move",
+    ),
+    (
+        "no move at all",
+        lambda t: {"seat": 0, "token": t[0]},
+        422,
+        r"give the move as pile and take",
+    ),
+    (
+        "stale turn number",
+        lambda t: {"seat": 0, "token": t[0], "pile": 1, "take": 1, "turn": 5},
+        409,
+        r"the next move is move 1",
+    ),
+    (
+        "a string for a number",
+        lambda t: {"seat": 0, "token": t[0], "pile": "x", "take": 1},
+        422,
+        r"pile",
+    ),
+    ("a missing token", lambda t: {"seat": 0, "pile": 1, "take": 1}, 422, r"token"),
+    (
+        "an unknown field",
+        lambda t: {"seat": 0, "token": t[0], "pile": 1, "take": 1, "as": 1},
+        422,
+        r"as: Extra inputs",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "pattern"),
+    [pytest.param(b, s, p, id=n) for n, b, s, p in ILLEGAL],
+)
+def test_illegal_move_requests_change_nothing(
+    client: TestClient,
+    two_humans: tuple[str, dict[int, str]],
+    body: Any,
+    status: int,
+    pattern: str,
+) -> None:
+    key, tokens = two_humans
+    before = client.get(f"/api/games/{key}").json()
+    r = move(client, key, **body(tokens))
+    assert r.status_code == status, r.text
+    assert re.search(pattern, r.json()["detail"]), r.json()["detail"]
+    assert client.get(f"/api/games/{key}").json() == before
+
+
+def test_malformed_json_is_a_400(client: TestClient, two_humans: tuple[str, Any]) -> None:
+    key, _ = two_humans
+    before = client.get(f"/api/games/{key}").json()
+    for raw in (b"{bad", b"", b"[1, 2", b"\xff\xfe"):
+        r = client.post(
+            f"/api/games/{key}/moves", content=raw, headers={"content-type": "application/json"}
+        )
+        assert r.status_code in (400, 422), r.text
+        assert r.json()["detail"]
+    r = client.post(
+        f"/api/games/{key}/moves", content=b"{bad", headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 400
+    assert r.json()["detail"].startswith("the request body is not valid JSON")
+    r = client.post(f"/api/games/{key}/moves", json=[1, 2, 3])
+    assert r.status_code == 422
+    assert client.get(f"/api/games/{key}").json() == before
+
+
+def test_unknown_game_ids_are_404(client: TestClient) -> None:
+    for method, path in [
+        ("GET", "/api/games/nope"),
+        ("GET", "/api/games/nope/analysis"),
+        ("GET", "/api/games/nope/hint"),
+        ("POST", "/api/games/nope/moves"),
+    ]:
+        r = client.request(method, path, json={"seat": 0, "token": "x", "pile": 1, "take": 1})
+        assert r.status_code == 404, path
+        assert "there is no game 'nope' in play" in r.json()["detail"]
+    with client.websocket_connect("/api/games/nope/live") as ws:
+        assert ws.receive_json() == {"type": "error", "detail": "there is no game 'nope' in play"}
+
+
+def test_moves_after_the_end_are_refused(client: TestClient) -> None:
+    state, tokens = new_game(client, piles=[2])
+    r = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=2)
+    final = r.json()
+    assert final["over"] and final["status"] == "Ann wins!" and final["winner"] == 0
+    r = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=1)
+    assert r.status_code == 409 and "the game is over" in r.json()["detail"]
+    assert client.get(f"/api/games/{state['id']}/hint").status_code == 409
+
+
+def test_illegal_moves_on_rows_of_stones(client: TestClient) -> None:
+    state, tokens = new_game(client, game="kayles", piles=[5, 3])
+    assert state["rows"] and state["board"]["rows"] == [[5], [3]]
+    key = state["id"]
+    for body, pattern in [
+        ({"pile": 1, "take": 3, "at": 1}, r"cannot take 3"),
+        ({"pile": 1, "take": 1, "at": 6}, r"stone position 6 does not exist"),
+        ({"pile": 3, "take": 1, "at": 1}, r"row 3 does not exist"),
+        ({"pile": 1, "take": 1}, r"stone|position|at"),
+    ]:
+        r = move(client, key, seat=0, token=tokens[0], **body)
+        assert r.status_code == 422 and re.search(pattern, r.json()["detail"]), r.text
+    r = move(client, key, seat=0, token=tokens[0], pile=1, take=1, at=3)
+    assert r.status_code == 200
+    assert r.json()["turns"][0]["after"]["rows"][0] == [2, 1, 2]
+    taken = r.json()["board"]["rows"]
+    assert taken != [[5], [3]]
+
+
+# -- setting up ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ({"players": [{"name": "Ann"}]}, "a game needs at least two players"),
+        ({"piles": []}, "a game needs at least one pile"),
+        ({"piles": [3, -1]}, "heap size -1 is negative"),
+        ({"game": "chess"}, "unknown game 'chess'"),
+        ({"game": "octal:0.9"}, "octal"),
+        ({"end_positions": ["two"]}, "end position 'two' has no numbers"),
+        ({"players": [{"name": "A:B"}, {"name": "C"}]}, "no colon"),
+        (
+            {"players": [{"name": "A"}, {"name": "B", "kind": "perfect", "error": 120}]},
+            "error rate 120: choose 0 to 100",
+        ),
+        (
+            {"players": [{"name": "A"}, {"name": "B", "kind": "lookahead", "depth": 99}]},
+            "lookahead depth 99",
+        ),
+        ({"players": [{"name": "A"}, {"name": "B"}], "first": 5}, "first player 6 does not exist"),
+        ({"game": "kayles", "piles": [800, 800]}, "at most 1,000 stones"),
+        ({"players": [{"name": "A"}, {"username": "ghost"}]}, "no player 'ghost' is registered"),
+        ({"players": [{"name": "A"}, {"kind": "wizard"}]}, "players.1.kind"),
+        ({"piles": list(range(1, 102))}, "piles: List should have at most 100 items"),
+    ],
+)
+def test_bad_setups_get_the_cores_message(
+    client: TestClient, setup: dict[str, Any], message: str
+) -> None:
+    body = {"players": [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}], "piles": [3]} | setup
+    for path in ("/api/setup/check", "/api/games"):
+        r = client.post(path, json=body)
+        assert r.status_code in (404, 422), r.text
+        assert message in r.json()["detail"]
+    assert client.get("/api/games").json()["games"] == []
+
+
+def test_a_good_setup_is_described(client: TestClient) -> None:
+    r = client.post(
+        "/api/setup/check",
+        json={
+            "players": [{"name": "Ann"}, {"name": "Cy", "kind": "classic", "error": 20}],
+            "piles": [3, 4, 5],
+            "misere": True,
+            "end_positions": ["2, 2,2", "[1,2,3]"],
+            "first": "auto",
+        },
+    )
+    assert r.status_code == 200
+    assert r.json() == {
+        "ok": True,
+        "description": "Nim, misère play (whoever moves into an end position loses); "
+        "extra end positions [1,2,3], [2,2,2]",
+        "players": ["Ann", "Cy (classic bot, 20% errors)"],
+    }
+
+
+# -- learning -----------------------------------------------------------------------------------
+
+
+def test_analysis_values_every_move_and_keeps_a_value_history(client: TestClient) -> None:
+    state, tokens = new_game(client)
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert a["outcome"] == "N" and a["nim_sum"] == 2 and a["complete"]
+    assert len(a["moves"]) == 12
+    assert [(m["pile"], m["take"]) for m in a["moves"] if m["winning"]] == [(1, 2)]
+    assert any("nim-sum" in line for line in a["binary"])
+    assert a["history"][0]["winner"] == 0
+    move(client, state["id"], seat=0, token=tokens[0], pile=3, take=5)  # a mistake
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert a["history"][1]["mistake"] and a["history"][1]["winner"] == 1
+    hint = client.get(f"/api/games/{state['id']}/hint").json()
+    assert hint["text"].startswith("Take ") and hint["claim"]
+
+
+def test_rows_get_a_value_for_every_stone(client: TestClient) -> None:
+    state, _ = new_game(client, game="kayles", piles=[6])
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    singles = {m["at"] for m in a["moves"] if m["take"] == 1}
+    pairs = {m["at"] for m in a["moves"] if m["take"] == 2}
+    assert singles == {1, 2, 3, 4, 5, 6} and pairs == {1, 2, 3, 4, 5}
+
+
+def test_analysis_with_three_players_names_its_model(client: TestClient) -> None:
+    state, _ = new_game(
+        client,
+        players=[{"name": "A"}, {"name": "B"}, {"name": "C"}],
+        piles=[2, 2],
+        misere=True,
+    )
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert a["model"] == "paranoid (3 players)"
+    assert "paranoid model" in a["verdict"]
+    assert a["moves"] and all(m["winning"] is not None for m in a["moves"])
+
+
+# -- huge piles ---------------------------------------------------------------------------------
+
+
+def test_huge_piles(client: TestClient) -> None:
+    state, tokens = new_game(client, piles=[10**6, 10**30, 3])
+    assert state["board"]["piles"] == [10**6, 10**30, 3]
+    assert state["takes"] == [None, None, [1, 2, 3]]
+    r = move(client, state["id"], seat=0, token=tokens[0], pile=2, take=10**30 - 5)
+    assert r.status_code == 200
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert a["available"]
+
+
+# -- three players: elimination rounds ----------------------------------------------------------
+
+
+def test_three_player_misere_game_with_elimination(client: TestClient) -> None:
+    state, tokens = new_game(
+        client,
+        players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}],
+        piles=[1, 1],
+        misere=True,
+    )
+    key = state["id"]
+    move(client, key, seat=0, token=tokens[0], pile=1, take=1)
+    s = move(client, key, seat=1, token=tokens[1], pile=2, take=1).json()
+    last = s["turns"][-1]
+    assert last["eliminated"] and last["new_round"]
+    assert last["messages"] == [
+        "Bob was eliminated!",
+        "Round 2: Ann and Cy play on from the start position.",
+    ]
+    assert s["board"]["piles"] == [1, 1] and s["to_move"] == 0
+    assert [p["eliminated"] for p in s["players"]] == [False, True, False]
+    r = move(client, key, seat=1, token=tokens[1], pile=1, take=1)
+    assert r.status_code == 409  # Bob is out
+    move(client, key, seat=0, token=tokens[0], pile=1, take=1)
+    s = move(client, key, seat=2, token=tokens[2], pile=2, take=1).json()
+    assert s["over"] and s["status"] == "Ann wins!"
+    assert s["turns"][-1]["messages"] == ["Cy was eliminated!", "Ann wins!"]
+
+
+# -- keeping games ------------------------------------------------------------------------------
+
+
+def test_finished_games_are_stored_with_statistics_and_replay(client: TestClient) -> None:
+    r = client.post("/api/players", json={"username": "ann", "given": "Ann", "family": "Lee"})
+    assert r.status_code == 201
+    assert (
+        client.post(
+            "/api/players", json={"username": "ann", "given": "A", "family": "B"}
+        ).status_code
+        == 409
+    )
+    state, tokens = new_game(
+        client, players=[{"username": "ann"}, {"name": "Hal", "kind": "random"}], piles=[1]
+    )
+    assert state["players"][0]["name"] == "Ann Lee"
+    final = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=1).json()
+    assert final["over"] and final["saved_as"]
+    ranking = client.get("/api/rankings").json()
+    assert ranking[0]["username"] == "ann" and ranking[0]["games_won"] == 1
+    history = client.get("/api/history").json()["games"]
+    assert history[0]["id"] == final["saved_as"] and history[0]["winner"] == "Ann Lee"
+    assert history[0]["source"] == "web"
+    replay = client.get(f"/api/history/{final['saved_as']}").json()
+    assert [f["text"] for f in replay["frames"]] == ["Start", "Ann Lee took 1 from pile 1"]
+    assert replay["frames"][1]["note"] == "Ann Lee wins!"
+    assert client.get("/api/history/999").status_code == 404
+    assert client.get(f"/api/history/{10**30}").status_code == 422
+    assert client.get("/api/games").json()["games"] == []  # no longer in play
+    # the registry's other calls
+    assert (
+        client.post("/api/players/reset", json={"username": "ann"}).json()[0]["games_played"] == 0
+    )
+    assert client.post("/api/players/remove", json={"username": "ann"}).json() == []
+    r = client.post("/api/players/remove", json={"username": "ann"})
+    assert r.status_code == 404 and "no player 'ann'" in r.json()["detail"]
+
+
+def test_a_restart_resumes_every_unfinished_game(db: str) -> None:
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        s1, t1 = new_game(c)
+        s2, t2 = new_game(
+            c, players=[{"name": "Ann"}, {"name": "Bob"}], piles=[2, 5, 7], game="subtraction:1-3"
+        )
+        k = new_game(c, game="kayles", piles=[7])
+        after1 = move(c, s1["id"], seat=0, token=t1[0], pile=1, take=1).json()
+        after2 = move(c, s2["id"], seat=0, token=t2[0], pile=3, take=2).json()
+        after3 = move(c, k[0]["id"], seat=0, token=k[1][0], pile=1, take=2, at=3).json()
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        assert {g["id"] for g in c.get("/api/games").json()["games"]} == {
+            s1["id"],
+            s2["id"],
+            k[0]["id"],
+        }
+        for after in (after1, after2, after3):
+            again = c.get(f"/api/games/{after['id']}").json()
+            assert again["board"] == after["board"]
+            assert [t["text"] for t in again["turns"]] == [t["text"] for t in after["turns"]]
+        r = move(c, s2["id"], seat=1, token=t2[1], pile=3, take=3)
+        assert r.status_code == 200 and r.json()["move_count"] == 2
+        r = move(c, s1["id"], seat=0, token="stolen", pile=1, take=1)
+        assert r.status_code == 403
+
+
+def test_a_game_finished_before_a_crash_is_stored_at_restart(db: str) -> None:
+    from nimlab.core.game import Game
+
+    game = Game("nim", [1], ["human:Ann", "bot:random:Hal"])
+    with Store.open(db) as store:
+        store.add_live_game("gone", game.to_record(), {"tokens": {}, "usernames": [None, None]})
+        game.push("1 1")
+        store.add_live_moves([("gone", 1, game.to_record()["moves"])])
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        assert c.get("/api/games").json()["games"] == []
+        assert c.get("/api/history").json()["games"][0]["winner"] == "Ann"
+
+
+def test_bots_alone_play_on_by_themselves(db: str) -> None:
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        state, tokens = new_game(
+            c, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
+        )
+        assert tokens == {}
+        deadline = time.monotonic() + 10
+        while not c.get(f"/api/games/{state['id']}").json()["over"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
+# -- watching -----------------------------------------------------------------------------------
+
+
+def test_spectators_receive_every_move_live(client: TestClient) -> None:
+    state, tokens = new_game(client, players=[{"name": "Ann"}, {"name": "Bob"}], piles=[3, 4])
+    key = state["id"]
+    with client.websocket_connect(f"/api/games/{key}/live") as ws:
+        first = ws.receive_json()
+        assert first["type"] == "state" and first["state"]["move_count"] == 0
+        move(client, key, seat=0, token=tokens[0], pile=1, take=1)
+        got = ws.receive_json()["state"]
+        assert got["move_count"] == 1 and got["turns"][0]["text"] == "Ann took 1 from pile 1"
+        move(client, key, seat=1, token=tokens[1], pile=2, take=4)
+        assert ws.receive_json()["state"]["move_count"] == 2
+
+
+# -- the page -----------------------------------------------------------------------------------
+
+
+def test_the_page_and_its_assets_are_served_locally(client: TestClient) -> None:
+    for path in ("/", "/game/abc", "/players", "/rankings", "/history", "/history/3"):
+        r = client.get(path)
+        assert r.status_code == 200 and '<script type="module"' in r.text
+    assert "javascript" in client.get("/static/js/main.js").headers["content-type"]
+    for f in STATIC_DIR.rglob("*"):
+        if f.is_file():
+            text = f.read_text()
+            # no external network: every URL is on this server (the SVG namespace is a name)
+            urls = set(re.findall(r"https?://[^\s\"'`)]+", text)) - {"http://www.w3.org/2000/svg"}
+            assert not urls, f"{f.name} refers to {urls}"
+    schema = client.get("/api/openapi.json").json()
+    assert "/api/games/{key}/moves" in schema["paths"]
+
+
+# -- storage of games in progress -----------------------------------------------------------------
+
+
+def test_store_keeps_games_in_progress(tmp_path: Path) -> None:
+    from nimlab.core.game import Game
+
+    game = Game("kayles", [5], ["human:Ann", "human:Bob"])
+    with Store.open(tmp_path / "s.db") as store:
+        store.add_live_game("k1", game.to_record(), {"x": 1})
+        with pytest.raises(RecordError):
+            store.add_live_game("k1", game.to_record(), {})
+        game.push("1 2 2")
+        game.push("1 5 1")
+        store.add_live_moves([("k1", 1, game.to_record()["moves"])])
+        with pytest.raises(RecordError):
+            store.add_live_moves([("k1", 2, game.to_record()["moves"][1:])])
+        with pytest.raises(RecordError):
+            store.add_live_moves([("nope", 1, game.to_record()["moves"])])
+        [(key, record, meta)] = store.live_games()
+        assert key == "k1" and meta == {"x": 1}
+        again = Game.from_record(record)
+        assert again.board == game.board and again.to_move_seat == game.to_move_seat
+        assert store.remove_live_game("k1") and not store.remove_live_game("k1")
+        assert store.live_games() == []
+
+
+# -- any request at all -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shared_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = str(tmp_path_factory.mktemp("fuzz") / "fuzz.db")
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        yield c
+
+
+numbers = st.one_of(st.integers(-3, 8), st.integers(), st.just(10**40))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_any_move_request_is_played_or_refused_without_change(
+    shared_client: TestClient, data: st.DataObject
+) -> None:
+    c = shared_client
+    misere = data.draw(st.booleans())  # drawn every time: the draws must not depend on state
+    games = c.get("/api/games").json()["games"]
+    if not games or not hasattr(shared_client, "tokens"):
+        state, tokens = new_game(
+            c,
+            players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy", "kind": "random"}],
+            piles=[3, 4, 5],
+            misere=misere,
+        )
+        shared_client.tokens = (state["id"], tokens)  # type: ignore[attr-defined]
+    key, tokens = shared_client.tokens  # type: ignore[attr-defined]
+    before = c.get(f"/api/games/{key}").json()
+    body: dict[str, Any] = {
+        "seat": data.draw(st.one_of(st.integers(-1, 3), st.integers())),
+        "token": data.draw(st.sampled_from([tokens[0], tokens[1], "", "x" * 30])),
+    }
+    if data.draw(st.booleans()):
+        body |= {"pile": data.draw(numbers), "take": data.draw(numbers)}
+        if data.draw(st.booleans()):
+            body["at"] = data.draw(numbers)
+    else:
+        body["text"] = data.draw(st.text(max_size=12))
+    r = move(c, key, **body)
+    assert r.status_code in (200, 403, 409, 422), r.text
+    after = c.get(f"/api/games/{key}").json()
+    if r.status_code == 200:
+        assert after["move_count"] > before["move_count"]
+        assert after["turns"][: before["move_count"]] == before["turns"]
+        assert after["turns"][before["move_count"]]["seat"] == body["seat"]
+        if after["over"]:
+            del shared_client.tokens  # type: ignore[attr-defined]
+    else:
+        assert r.json()["detail"]
+        assert after == before
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def test_serve_prints_its_address_and_serves(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "nimlab",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "s.db"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        assert f"http://127.0.0.1:{port}" in line
+        wait_for(f"http://127.0.0.1:{port}/")
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "nimlab", "serve", "--db", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1
+    assert "is a directory" in r.stderr and "Traceback" not in r.stderr
