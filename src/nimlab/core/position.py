@@ -320,7 +320,11 @@ class Rows:
             )
             raise IllegalMoveError(f"row {move.pile} does not exist: {allowed}")
         length = self.row_length(move.pile)
-        if move.at is None or not 1 <= move.at <= length:
+        if move.at is None:
+            raise IllegalMoveError(
+                "say where in the row: ROW POSITION COUNT (e.g. 1 3 2 takes stones 3-4 of row 1)"
+            )
+        if not 1 <= move.at <= length:
             raise IllegalMoveError(
                 f"stone position {move.at} does not exist: row {move.pile} has stones 1-{length}"
                 if length

@@ -29,8 +29,10 @@ from nimlab.theory.solver import BudgetExceeded, ExactSolver, Value
 
 __all__ = ["Evaluation", "Evaluator"]
 
-DEFAULT_BUDGET = 3_000_000
-"""Positions the memoised search may visit before it gives up."""
+DEFAULT_BUDGET = 250_000
+"""Positions the memoised (pure-Python) search may store before it gives up: a few seconds to
+half a minute, so a bot or a web request never hangs. Games that never split a heap use the dense
+tables instead, up to ``DENSE_LIMIT`` positions."""
 
 DENSE_LIMIT = 40_000_000
 """Largest dense retrograde table built on demand (entries)."""
