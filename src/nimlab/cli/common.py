@@ -60,6 +60,12 @@ DefaultsOption = Annotated[
 ]
 
 
+PileCountOption = Annotated[
+    str, typer.Option("--pile-count", help="Random piles: how many, e.g. 5 or 3-5.")
+]
+PileSizeOption = Annotated[str, typer.Option("--pile-size", help="Random piles: sizes, e.g. 1-9.")]
+
+
 def ruleset_from_options(game: str, misere: bool, end: list[str] | None, defaults: bool) -> Ruleset:
     """The ruleset the common options describe; raises :class:`NimlabError` for bad values."""
     ruleset = Ruleset(parse_game(game), misere)

@@ -26,6 +26,8 @@ from nimlab.cli.common import (
     EndOption,
     GameOption,
     MisereOption,
+    PileCountOption,
+    PileSizeOption,
     console,
     err_console,
     fail,
@@ -336,13 +338,8 @@ def play_command(
         bool,
         typer.Option("--random-piles", help="Deal random piles (see --pile-count, --pile-size)."),
     ] = False,
-    pile_count: Annotated[
-        str,
-        typer.Option("--pile-count", help="With --random-piles: how many piles, e.g. 5 or 3-5."),
-    ] = "3-5",
-    pile_size: Annotated[
-        str, typer.Option("--pile-size", help="With --random-piles: pile sizes, e.g. 1-9.")
-    ] = "1-9",
+    pile_count: PileCountOption = "3-5",
+    pile_size: PileSizeOption = "1-9",
     game: GameOption = "nim",
     misere: MisereOption = False,
     end: EndOption = None,

@@ -18,6 +18,8 @@ from nimlab.cli.common import (
     EndOption,
     GameOption,
     MisereOption,
+    PileCountOption,
+    PileSizeOption,
     console,
     err_console,
     fail,
@@ -67,12 +69,8 @@ def simulate_command(
             show_default=False,
         ),
     ] = None,
-    pile_count: Annotated[
-        str, typer.Option("--pile-count", help="Random piles: how many, e.g. 5 or 3-5.")
-    ] = "3-5",
-    pile_size: Annotated[
-        str, typer.Option("--pile-size", help="Random piles: sizes, e.g. 1-9.")
-    ] = "1-9",
+    pile_count: PileCountOption = "3-5",
+    pile_size: PileSizeOption = "1-9",
     game: GameOption = "nim",
     misere: MisereOption = False,
     end: EndOption = None,

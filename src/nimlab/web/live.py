@@ -48,7 +48,7 @@ from nimlab.storage import (
 )
 from nimlab.web.errors import Conflict, Forbidden, NotFound, Unavailable
 from nimlab.web.schemas import MoveIn, SetupIn
-from nimlab.web.views import analysis_json, game_state, hint_json
+from nimlab.web.views import analysis_json, blank_analysis, game_state, hint_json
 
 __all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Writer", "build_game"]
 
@@ -619,23 +619,11 @@ class LiveGames:
         count = len(lg.game.history)
         result = await self._snapshot_compute(lg, "analysis", analysis_json)
         if result is None:
-            return {
-                "move_count": count,
-                "available": False,
-                "note": "Still working this position out (a long exact search): ask again soon.",
-                "model": "",
-                "to_move": None,
-                "outcome": None,
-                "remoteness": None,
-                "grundy": None,
-                "nim_sum": None,
-                "binary": [],
-                "explanation": [],
-                "verdict": "",
-                "moves": [],
-                "complete": False,
-                "history": [],
-            }
+            return blank_analysis(
+                count,
+                available=False,
+                note="Still working this position out (a long exact search): ask again soon.",
+            )
         return result
 
     async def hint(self, key: str) -> dict[str, Any] | None:

@@ -22,6 +22,7 @@ from nimlab.core.narrate import (
 )
 from nimlab.core.position import Board, Move, Position, Rows
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory.nim import nim_sum
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.solver import BudgetExceeded
 
@@ -253,18 +254,15 @@ def _value_history(game: Game) -> list[dict[str, Any]]:
     return steps
 
 
-def analysis_json(game: Game) -> dict[str, Any]:
-    """The analysis panel (:class:`~nimlab.web.schemas.AnalysisOut`) for the position in play:
-    two players get the core's analysis; more than two get each move's value in the paranoid
-    model (can the mover force a win against all the others together?)."""
-    ruleset = game.ruleset
-    board = game.board
-    out: dict[str, Any] = {
-        "move_count": len(game.history),
-        "available": True,
-        "note": "",
-        "model": "two players",
-        "to_move": None if game.is_over else game.to_move_seat,
+def blank_analysis(move_count: int, *, available: bool = True, note: str = "") -> dict[str, Any]:
+    """An analysis panel with nothing worked out yet (the shape of
+    :class:`~nimlab.web.schemas.AnalysisOut`)."""
+    return {
+        "move_count": move_count,
+        "available": available,
+        "note": note,
+        "model": "",
+        "to_move": None,
         "outcome": None,
         "remoteness": None,
         "grundy": None,
@@ -273,15 +271,27 @@ def analysis_json(game: Game) -> dict[str, Any]:
         "explanation": [],
         "verdict": "",
         "moves": [],
-        "complete": True,
-        "history": _value_history(game),
+        "complete": available,
+        "history": [],
     }
+
+
+def analysis_json(game: Game) -> dict[str, Any]:
+    """The analysis panel (:class:`~nimlab.web.schemas.AnalysisOut`) for the position in play:
+    two players get the core's analysis; more than two get each move's value in the paranoid
+    model (can the mover force a win against all the others together?)."""
+    ruleset = game.ruleset
+    board = game.board
+    out = blank_analysis(len(game.history))
+    out.update(
+        model="two players",
+        to_move=None if game.is_over else game.to_move_seat,
+        history=_value_history(game),
+    )
     heaps = tuple(h for h in board.heaps if h)
     if ruleset.rule.is_nim:
         out["binary"] = binary_table(heaps) if heaps else []
-        out["nim_sum"] = 0
-        for h in heaps:
-            out["nim_sum"] ^= h
+        out["nim_sum"] = nim_sum(heaps)
     if game.is_over:
         assert game.winner is not None
         out["verdict"] = wins_text(game.winner)
