@@ -298,42 +298,14 @@ class Game:
         seat = state.to_move
         player = self.players[seat]
         active = state.active
-        eliminated = False
-        new_round = False
-        winner: int | None = None
-        next_state: _State
         if self.ruleset.is_terminal(after.heaps):
-            if not self.ruleset.misere:
-                winner = seat
-                next_state = replace(state, board=after, winner=seat)
-            else:
-                eliminated = True
-                rest = tuple(s for s in active if s != seat)
-                if len(rest) == 1:
-                    winner = rest[0]
-                    next_state = replace(
-                        state,
-                        board=after,
-                        active=rest,
-                        eliminated=(*state.eliminated, seat),
-                        winner=winner,
-                    )
-                else:
-                    new_round = True
-                    next_state = self._settle(
-                        _State(
-                            self.start,
-                            rest,
-                            rest[0],
-                            state.round + 1,
-                            (*state.eliminated, seat),
-                            None,
-                        )
-                    )
-                    winner = next_state.winner
+            next_state = self._settle(self._end_round(replace(state, board=after), seat))
         else:
             i = active.index(seat)
             next_state = replace(state, board=after, to_move=active[(i + 1) % len(active)])
+        eliminated = seat in next_state.eliminated
+        new_round = next_state.round > state.round
+        winner = next_state.winner
         turn = Turn(
             number=len(self._steps) + 1,
             round=state.round,
@@ -351,16 +323,23 @@ class Game:
         self._state = next_state
         return turn
 
+    def _end_round(self, state: _State, seat: int) -> _State:
+        """The state once ``seat`` has moved into the terminal position ``state.board`` (or was
+        to move first from it): in normal play that player wins; in misère play that player is
+        eliminated, and either the last player left wins or a new round starts from the start
+        position with the others in seat order, the first of them to move."""
+        if not self.ruleset.misere:
+            return replace(state, winner=seat)
+        rest = tuple(s for s in state.active if s != seat)
+        eliminated = (*state.eliminated, seat)
+        if len(rest) == 1:
+            return replace(state, active=rest, eliminated=eliminated, winner=rest[0])
+        return _State(self.start, rest, rest[0], state.round + 1, eliminated, None)
+
     def _settle(self, state: _State) -> _State:
         """Resolve rounds whose start position is already an end position."""
         while state.winner is None and self.ruleset.is_terminal(state.board.heaps):
-            if not self.ruleset.misere:
-                return replace(state, winner=state.to_move)
-            rest = tuple(s for s in state.active if s != state.to_move)
-            eliminated = (*state.eliminated, state.to_move)
-            if len(rest) == 1:
-                return replace(state, active=rest, eliminated=eliminated, winner=rest[0])
-            state = _State(self.start, rest, rest[0], state.round + 1, eliminated, None)
+            state = self._end_round(state, state.to_move)
         return state
 
     def bot_choice(self) -> Choice:
