@@ -233,24 +233,36 @@ def perfect_choice(game: Game, rng: random.Random) -> Choice:
             )
         return classic_choice(ruleset, board, rng)
     if any(v.outcome is None for v in values):
-        guess = classic_choice(ruleset, board, rng)
-        return Choice(guess.move, "beyond the search budget, so not proven: " + guess.claim, False)
-    winning = [v for v in values if v.winning]
+        return _unproven_guess(ruleset, board, rng)
+    scored = [
+        (v.winning, None if v.remoteness is None else v.remoteness + 1, v.move) for v in values
+    ]
+    wins, length, move = _perfect_pick(scored, rng)
+    if wins:
+        when = f" in {_moves(length)}" if length is not None else ""
+        return Choice(move, f"a proven winning move (wins{when})", True)
+    return Choice(move, f"every move loses; this one resists longest ({_moves(length or 1)})", True)
+
+
+def _perfect_pick(
+    scored: list[tuple[bool, int | None, Move]], rng: random.Random
+) -> tuple[bool, int | None, Move]:
+    """A perfect player's choice among ``(wins, moves until the end, move)``: the fastest win,
+    else the longest resistance; ties at random. An unknown length counts as the longest."""
+    winning = [s for s in scored if s[0]]
     if winning:
-        fastest = min(v.remoteness if v.remoteness is not None else 1 << 60 for v in winning)
-        quickest = [
-            v for v in winning if (v.remoteness if v.remoteness is not None else 1 << 60) == fastest
-        ]
-        pick = rng.choice(quickest)
-        when = f" in {_moves(pick.remoteness + 1)}" if pick.remoteness is not None else ""
-        return Choice(pick.move, f"a proven winning move (wins{when})", True)
-    longest = max(v.remoteness or 0 for v in values)
-    slowest = [v for v in values if (v.remoteness or 0) == longest]
-    return Choice(
-        rng.choice(slowest).move,
-        f"every move loses; this one resists longest ({_moves(longest + 1)})",
-        True,
-    )
+        best = min(s[1] if s[1] is not None else 1 << 60 for s in winning)
+        pool = [s for s in winning if (s[1] if s[1] is not None else 1 << 60) == best]
+    else:
+        best = max(s[1] if s[1] is not None else 0 for s in scored)
+        pool = [s for s in scored if (s[1] if s[1] is not None else 0) == best]
+    return rng.choice(pool)
+
+
+def _unproven_guess(ruleset: Ruleset, board: Board, rng: random.Random) -> Choice:
+    """Beyond the search budget: the classic move, and the honest claim that it is a guess."""
+    guess = classic_choice(ruleset, board, rng)
+    return Choice(guess.move, "beyond the search budget, so not proven: " + guess.claim, False)
 
 
 def _paranoid_choice(game: Game, rng: random.Random) -> Choice:
@@ -259,27 +271,22 @@ def _paranoid_choice(game: Game, rng: random.Random) -> Choice:
     hero = game.to_move_seat
     players = game.active
     mover = players.index(hero)
-    scored: list[tuple[bool, int, Move]] = []
+    scored: list[tuple[bool, int | None, Move]] = []
     try:
         seen: dict[tuple[int, ...], tuple[bool, int]] = {}
-        for move in board.legal_moves(ruleset.rule):
-            c = board.play(ruleset.rule, move).canonical
+        for move, after in board.successors(ruleset.rule):
+            c = after.canonical
             if c not in seen:
                 v = solver.move_value(c, players, mover, hero)
                 seen[c] = (v.hero_wins, v.remoteness)
             wins, rem = seen[c]
             scored.append((wins, rem, move))
     except BudgetExceeded:
-        guess = classic_choice(ruleset, board, rng)
-        return Choice(guess.move, "beyond the search budget, so not proven: " + guess.claim, False)
-    winning = [s for s in scored if s[0]]
+        return _unproven_guess(ruleset, board, rng)
+    wins, _, move = _perfect_pick(scored, rng)
     model = f"paranoid model, {len(players)} players"
-    if winning:
-        fastest = min(s[1] for s in winning)
-        move = rng.choice([s[2] for s in winning if s[1] == fastest])
+    if wins:
         return Choice(move, f"a move that wins against all other players together ({model})", True)
-    longest = max(s[1] for s in scored)
-    move = rng.choice([s[2] for s in scored if s[1] == longest])
     return Choice(
         move, f"no move wins against all others together; resisting longest ({model})", True
     )
