@@ -383,9 +383,14 @@ class LiveGames:
 
     async def check(self, setup: SetupIn) -> Game:
         """The game a setup would start (nothing is kept); raises the core's errors."""
+        game, _ = await self._build(setup)
+        return game
+
+    async def _build(self, setup: SetupIn) -> tuple[Game, list[str | None]]:
+        """Build a setup's game off the event loop, within ``compute_wait``."""
         registered = await self.registered(setup)
         try:
-            game, _ = await self.compute(
+            return await self.compute(
                 lambda: build_game(setup, registered), timeout=self.compute_wait
             )
         except TimeoutError:
@@ -393,20 +398,10 @@ class LiveGames:
                 "working out who is in the winning position takes too long here: "
                 "let the first player or a random player start"
             ) from None
-        return game
 
     async def create(self, setup: SetupIn) -> tuple[LiveGame, dict[int, str]]:
         """Start a game: returns it with a fresh token for each human seat."""
-        registered = await self.registered(setup)
-        try:
-            game, usernames = await self.compute(
-                lambda: build_game(setup, registered), timeout=self.compute_wait
-            )
-        except TimeoutError:
-            raise PlayerError(
-                "working out who is in the winning position takes too long here: "
-                "let the first player or a random player start"
-            ) from None
+        game, usernames = await self._build(setup)
         key = secrets.token_urlsafe(6)
         while key in self.games:
             key = secrets.token_urlsafe(6)
