@@ -70,16 +70,23 @@ def _distinct_moves(board: Board, ruleset: Ruleset) -> Iterator[tuple[Move, Boar
 
 
 def move_values(
-    ruleset: Ruleset, board: Board, *, max_moves: int | None = DEFAULT_MAX_MOVES
+    ruleset: Ruleset,
+    board: Board,
+    *,
+    max_moves: int | None = DEFAULT_MAX_MOVES,
+    move_count: int | None = None,
 ) -> tuple[list[MoveValue], bool]:
     """The value of every legal move (one per distinct pile and resulting position).
 
     When the position has more than ``max_moves`` legal moves only the winning moves found by
     formula are listed and the second item is ``False`` (the list is incomplete).
+    ``move_count``, when the caller already knows it, saves counting the moves again.
     Cost: one exact evaluation per distinct resulting canonical position (cached per ruleset).
     """
     evaluator = ruleset.evaluator
-    if max_moves is not None and board.count_moves(ruleset.rule) > max_moves:
+    if max_moves is not None and (
+        (move_count if move_count is not None else board.count_moves(ruleset.rule)) > max_moves
+    ):
         shortcut = formula_winning_moves(ruleset, board, limit=max_moves)
         values = []
         for move in shortcut or []:
@@ -164,7 +171,7 @@ def analyze(
         moves: list[MoveValue] = []
         complete = True
     else:
-        moves, complete = move_values(ruleset, board, max_moves=max_moves)
+        moves, complete = move_values(ruleset, board, max_moves=max_moves, move_count=count)
     analysis = Analysis(
         ruleset=ruleset,
         board=board,
