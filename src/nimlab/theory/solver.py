@@ -16,19 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nimlab.theory.budget import BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, children
 
 __all__ = ["BudgetExceeded", "ExactSolver", "Value"]
-
-
-class BudgetExceeded(RuntimeError):
-    """The search needed more positions than its budget allows; nothing was proven."""
-
-    def __init__(self, budget: int) -> None:
-        super().__init__(f"the exact search needed more than {budget:,} positions")
-        self.budget = budget
 
 
 @dataclass(frozen=True, slots=True)

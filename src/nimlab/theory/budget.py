@@ -1,0 +1,116 @@
+"""Budgets for exact work: a deadline, a number of stored positions, a number of bytes, and a
+cancel flag, checked together.
+
+Every search that a request, a command or a bot can start takes a :class:`Budget`. A search calls
+:meth:`Budget.charge` as it stores positions (cheap: a counter, and a clock read every
+``CHECK_EVERY`` charges) and stops with :class:`BudgetExceeded` when the deadline has passed, a
+limit is reached, or :meth:`Budget.cancel` was called from another thread (its answer is no
+longer wanted). What was solved before stays valid; nothing is guessed.
+
+A budget belongs to one question: a later question gets a fresh budget, so one question that ran
+out never makes the next one "not proven".
+
+>>> b = Budget(positions=10)
+>>> b.charge(5); b.spent
+5
+>>> try:
+...     b.charge(6)
+... except BudgetExceeded as e:
+...     print(e.reason)
+positions
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+__all__ = ["CHECK_EVERY", "Budget", "BudgetExceeded"]
+
+CHECK_EVERY = 4096
+"""Charges between two reads of the clock and the cancel flag."""
+
+
+class BudgetExceeded(RuntimeError):
+    """A search ran out of its budget (time, positions or memory) or was cancelled; nothing was
+    proven about the question asked.
+
+    ``reason`` is ``"time"``, ``"positions"``, ``"memory"`` or ``"cancelled"``.
+    """
+
+    def __init__(self, budget: int | float | None = None, reason: str = "positions") -> None:
+        text = {
+            "time": "the exact search ran out of time",
+            "memory": "the exact search needed more memory than its budget",
+            "cancelled": "the exact search was cancelled",
+        }.get(reason, "the exact search needed more positions than its budget")
+        if reason == "positions" and budget is not None:
+            text = f"the exact search needed more than {int(budget):,} positions"
+        super().__init__(text)
+        self.budget = budget
+        self.reason = reason
+
+
+@dataclass
+class Budget:
+    """Limits for one question. ``seconds`` is measured from creation; ``positions`` counts what
+    the search stores; ``nbytes`` bounds the memory the search may hold. ``None`` means no limit
+    of that kind.
+    """
+
+    seconds: float | None = None
+    positions: int | None = None
+    nbytes: int | None = None
+    spent: int = 0
+    deadline: float | None = field(default=None, init=False)
+    _cancel: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _next_check: int = field(default=CHECK_EVERY, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.seconds is not None:
+            self.deadline = time.monotonic() + self.seconds
+
+    @classmethod
+    def unlimited(cls) -> Budget:
+        return cls()
+
+    def cancel(self) -> None:
+        """Ask every search working under this budget to stop (thread safe)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def remaining_seconds(self) -> float | None:
+        """Seconds left before the deadline (never negative), or ``None`` without one."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
+    def check(self) -> None:
+        """Raise :class:`BudgetExceeded` if cancelled or past the deadline. O(1)."""
+        if self._cancel.is_set():
+            raise BudgetExceeded(None, "cancelled")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise BudgetExceeded(self.seconds, "time")
+
+    def check_bytes(self, nbytes: int) -> None:
+        """Raise :class:`BudgetExceeded` when ``nbytes`` is over the memory limit."""
+        if self.nbytes is not None and nbytes > self.nbytes:
+            raise BudgetExceeded(self.nbytes, "memory")
+
+    def charge(self, count: int = 1) -> None:
+        """Count ``count`` more stored positions; raise :class:`BudgetExceeded` past a limit.
+        Amortised O(1)."""
+        self.spent += count
+        if self.positions is not None and self.spent > self.positions:
+            raise BudgetExceeded(self.positions, "positions")
+        if self.spent >= self._next_check:
+            self._next_check = self.spent + CHECK_EVERY
+            self.check()
+
+    def allows(self, positions: int) -> bool:
+        """Whether ``positions`` more stored positions fit the position limit."""
+        return self.positions is None or self.spent + positions <= self.positions
