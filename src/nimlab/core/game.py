@@ -24,6 +24,7 @@ from nimlab.core.bots import Bot, BotSpec, Choice, make_bot, parse_bot
 from nimlab.core.errors import GameOverError, PlayerError, PositionError
 from nimlab.core.position import Board, Move, Position, Rows, board_for
 from nimlab.core.ruleset import Ruleset
+from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.paranoid import ParanoidSolver
 
@@ -267,6 +268,22 @@ class Game:
     @property
     def to_move(self) -> Player:
         return self.players[self._state.to_move]
+
+    @property
+    def state(self) -> GameState:
+        """The current moment of the game as an immutable :class:`GameState`."""
+        st = self._state
+        return GameState(
+            ruleset=self.ruleset,
+            start=self.start,
+            board=st.board,
+            players=self.players,
+            active=st.active,
+            to_move=st.to_move,
+            round=st.round,
+            eliminated=st.eliminated,
+            winner=st.winner,
+        )
 
     @property
     def history(self) -> list[Turn]:
