@@ -1,14 +1,141 @@
-"""The Typer application every command module registers on."""
+"""The Typer application every command module registers on, and how the command line runs.
+
+Commands load lazily: ``nimlab --help`` lists every command from :data:`COMMANDS` without
+importing any command module, and ``nimlab COMMAND`` imports only the module that defines
+COMMAND (which registers itself on :data:`app` with ``@app.command``). So the registry commands
+start without NumPy, Numba, FastAPI or the engine. ``tests/test_cli_app.py`` checks that the
+table below matches the commands the modules define.
+"""
 
 from __future__ import annotations
 
+import importlib
+import sys
+from typing import Any
+
 import typer
+from typer.core import TyperCommand, TyperGroup
+
+__all__ = ["COMMANDS", "UsageError", "app", "run"]
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "analyze": (
+        "nimlab.cli.analyze",
+        "Analyse a position: who wins, why, and the value of every legal move.",
+    ),
+    "grundy": (
+        "nimlab.cli.grundy",
+        "Grundy values of a take-and-break game, with its period proven by the Guy–Smith test.",
+    ),
+    "play": (
+        "nimlab.cli.play",
+        "Play a game at the terminal: you against a perfect bot on 3 4 5 unless told otherwise.",
+    ),
+    "rankings": (
+        "nimlab.cli.players",
+        "Players by win rate (seed 003's rules: ties by username; top 10 by default).",
+    ),
+    "history": ("nimlab.cli.records", "The stored games, newest first."),
+    "replay": ("nimlab.cli.records", "Step through a stored game move by move."),
+    "export": (
+        "nimlab.cli.records",
+        'Write stored games as JSON ({"format": "nimlab-games/1", "games": [...]}).',
+    ),
+    "import": ("nimlab.cli.records", "Add the games of an export file to the history."),
+    "serve": (
+        "nimlab.cli.serve",
+        "The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it).",
+    ),
+    "shell": ("nimlab.cli.shell", "Seed 003's Nim Game System, command for command."),
+    "simulate": (
+        "nimlab.cli.simulate",
+        "Play many bot-against-bot games and report each bot's win rate with a 95 % confidence "
+        "interval (Wilson).",
+    ),
+    "players": (
+        "nimlab.cli.players",
+        "The player registry: humans and AI players with their statistics.",
+    ),
+}
+"""Every top-level command in the order of ``--help``: the module that defines it and its
+one-line help (the first paragraph of the command's own help)."""
+
+
+class _Pending(TyperCommand):
+    """A command whose module is not loaded yet: just enough (name and one-line help) for
+    ``--help`` and for suggestions on a mistyped command."""
+
+
+class LazyGroup(TyperGroup):
+    """The ``nimlab`` group: commands whose modules are not loaded yet stand in as
+    :class:`_Pending`; resolving a command to run it loads its module first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        loaded = dict(self.commands)
+        self.commands = {}
+        for name, (_, line) in COMMANDS.items():
+            self.commands[name] = loaded.pop(name) if name in loaded else _Pending(name, help=line)
+        self.commands.update(loaded)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and isinstance(self.commands.get(args[0]), _Pending):
+            self._load(args[0])
+        return super().resolve_command(ctx, args)
+
+    def _load(self, name: str) -> None:
+        """Import the module of command ``name`` and take the commands it registered."""
+        module = COMMANDS[name][0]
+        importlib.import_module(module)
+        built = typer.main.get_command(app)  # the commands registered so far, built by Typer
+        assert isinstance(built, TyperGroup)
+        for other, (home, _) in COMMANDS.items():
+            if home == module and other in built.commands:
+                self.commands[other] = built.commands[other]
+
+
+def _root() -> None:
+    """Play, solve and study Nim and its relatives."""
+
 
 app = typer.Typer(
     name="nimlab",
     help="Play, solve and study Nim and its relatives.",
+    cls=LazyGroup,
+    callback=_root,  # a group even before any command module is loaded
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+class UsageError(Exception):
+    """Bad usage or input: reported on stderr, exit status 2."""
+
+
+def _error(message: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(stderr=True).print(
+        Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True
+    )
+
+
+def run(app: typer.Typer = app) -> None:
+    """Run the app: our errors exit 2 with a message, anything unexpected exits 1, and neither
+    shows a traceback."""
+    from nimlab.core.errors import NimlabError  # only exception classes: cheap
+
+    try:
+        app(standalone_mode=True)
+    except (UsageError, NimlabError) as e:
+        _error(str(e))
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as e:
+        _error(f"{type(e).__name__}: {e}")
+        sys.exit(1)

@@ -3,14 +3,12 @@ that end the command with a message and exit status 2 (no traceback)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
-from rich.text import Text
 
-from nimlab.core.errors import NimlabError
+from nimlab.cli.app import UsageError
 from nimlab.core.position import Board, board_for
 from nimlab.core.ruleset import GAME_CHOICES, Ruleset, parse_end_position, parse_game
 
@@ -29,10 +27,6 @@ __all__ = [
 
 console = Console()
 err_console = Console(stderr=True)
-
-
-class UsageError(Exception):
-    """Bad usage or input: reported on stderr, exit status 2."""
 
 
 def fail(message: str) -> NoReturn:
@@ -81,21 +75,3 @@ def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
     if not heaps:
         fail("give the position as heap sizes, e.g. 3 4 5")
     return board_for(ruleset.rule, heaps)
-
-
-def run(app: typer.Typer) -> None:
-    """Run the app: our errors exit 2 with a message, anything unexpected exits 1, and neither
-    shows a traceback."""
-    try:
-        app(standalone_mode=True)
-    except (UsageError, NimlabError) as e:
-        err_console.print(
-            Text.assemble(("error: ", "bold red"), str(e)), highlight=False, soft_wrap=True
-        )
-        sys.exit(2)
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
-    except Exception as e:
-        err_console.print(Text.assemble(("error: ", "bold red"), f"{type(e).__name__}: {e}"))
-        sys.exit(1)

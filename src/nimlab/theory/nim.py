@@ -6,14 +6,17 @@ array for very long positions) and never search.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from functools import reduce
 from operator import xor
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, TypeAlias
 
 from nimlab.theory.outcome import Outcome
+
+if TYPE_CHECKING:  # NumPy loads only for long inputs (``nimlab --help`` must not import it)
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "as_heap_array",
@@ -24,17 +27,21 @@ __all__ = [
     "nim_winning_moves",
 ]
 
-Heaps = Sequence[int] | npt.NDArray[np.integer]
+Heaps: TypeAlias = "Sequence[int] | npt.NDArray[np.integer]"
 
 _NUMPY_FROM = 4096  # below this many heaps plain Python is faster than converting
 
 
 def as_heap_array(heaps: Heaps) -> npt.NDArray[np.int64] | None:
     """The heaps as an ``int64`` array when that is exact and worth it, else ``None``."""
-    if isinstance(heaps, np.ndarray):
-        return heaps.astype(np.int64, copy=False)
+    loaded = sys.modules.get("numpy")  # not loaded yet: ``heaps`` cannot be an array
+    if loaded is not None and isinstance(heaps, loaded.ndarray):
+        array: npt.NDArray[np.int64] = heaps.astype(loaded.int64, copy=False)
+        return array
     if len(heaps) < _NUMPY_FROM:
         return None
+    import numpy as np
+
     try:
         return np.fromiter(heaps, dtype=np.int64, count=len(heaps))
     except (OverflowError, TypeError):
@@ -49,6 +56,8 @@ def nim_sum(heaps: Heaps) -> int:
     """
     array = as_heap_array(heaps)
     if array is not None:
+        import numpy as np
+
         return int(np.bitwise_xor.reduce(array)) if array.size else 0
     return reduce(xor, heaps, 0)
 
@@ -100,6 +109,8 @@ _CHUNK = 1 << 15
 def _first_where(array: npt.NDArray[np.int64], bit: int, limit: int | None) -> list[int]:
     """Indices of the first ``limit`` heaps (all if ``None``) that have ``bit`` set, scanning in
     chunks so that asking for a few does not build an index of millions."""
+    import numpy as np
+
     if limit is None:
         return [int(i) for i in np.flatnonzero(array & bit)]
     found: list[int] = []
@@ -120,6 +131,8 @@ def misere_nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[
     """
     array = as_heap_array(heaps)
     if array is not None:
+        import numpy as np
+
         big = int(np.count_nonzero(array > 1))
         ones = int(np.count_nonzero(array == 1))
     else:
@@ -129,7 +142,7 @@ def misere_nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[
         return nim_winning_moves(heaps if array is None else array, limit=limit)
     if big == 1:
         if array is not None:
-            i = int(np.argmax(array > 1))
+            i = int((array > 1).argmax())
         else:
             i = next(i for i, h in enumerate(heaps) if h > 1)
         # leave an odd number of 1-heaps: take the big heap to 1 if the others are even
@@ -137,7 +150,7 @@ def misere_nim_winning_moves(heaps: Heaps, *, limit: int | None = None) -> list[
     if ones % 2 == 1:
         return []
     index = (
-        np.flatnonzero(array == 1)
+        (array == 1).nonzero()[0]
         if array is not None
         else [i for i, h in enumerate(heaps) if h == 1]
     )

@@ -1,0 +1,89 @@
+"""The command line's structure: the lazy command table matches the commands the modules define,
+and the registry commands start without the heavy libraries."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from nimlab.cli.app import COMMANDS, app
+
+HEAVY = ("numpy", "numba", "fastapi", "uvicorn", "nimlab.theory.grundy", "nimlab.web")
+
+
+def test_command_table_matches_the_commands_the_modules_define() -> None:
+    for module in {home for home, _ in COMMANDS.values()}:
+        importlib.import_module(module)
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    assert list(group.commands) == list(COMMANDS)
+    for name, (home, help_line) in COMMANDS.items():
+        command = group.commands[name]
+        assert command.callback is not None or name == "players"
+        first_paragraph = (command.help or "").split("\n\n")[0]
+        assert " ".join(first_paragraph.split()) == help_line, name
+        if command.callback is not None:
+            assert command.callback.__module__ == home, name
+
+
+def test_help_lists_every_command_with_its_line() -> None:
+    result = CliRunner().invoke(app, ["--help"], terminal_width=200)
+    assert result.exit_code == 0
+    for name, (_, help_line) in COMMANDS.items():
+        assert name in result.output
+        assert help_line[:40] in result.output
+
+
+def test_a_mistyped_command_gets_a_suggestion() -> None:
+    result = CliRunner().invoke(app, ["rankngs"])
+    assert result.exit_code == 2
+    assert "rankings" in result.output
+
+
+def test_help_and_registry_commands_do_not_load_heavy_libraries(tmp_path: Path) -> None:
+    """``nimlab --help``, ``players show``, ``rankings`` and ``history`` load no NumPy, Numba,
+    web framework or compiled kernels (a fresh interpreter, so nothing is loaded before)."""
+    lines = [
+        ["--help"],
+        ["players", "show", "--db", f"{tmp_path}/n.db"],
+        ["rankings", "--db", f"{tmp_path}/n.db"],
+        ["history", "--db", f"{tmp_path}/n.db"],
+    ]
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from nimlab.cli import main
+        for argv in {lines!r}:
+            sys.argv = ["nimlab", *argv]
+            try:
+                main()
+            except SystemExit as e:
+                assert e.code in (0, None), (argv, e.code)
+        heavy = sorted(m for m in sys.modules if m.startswith({HEAVY!r}))
+        print("HEAVY", heavy)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout, done.stdout[-500:]
+
+
+def test_the_library_imports_without_numpy() -> None:
+    code = (
+        "import sys, nimlab, nimlab.storage, nimlab.core.ruleset, nimlab.core.game; "
+        "from nimlab import Game, Ruleset, analyze; "
+        f"print(sorted(m for m in sys.modules if m.startswith({HEAVY!r})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
