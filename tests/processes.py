@@ -1,8 +1,17 @@
-"""Helpers for tests that run nimlab in a child process."""
+"""Running nimlab in tests: in this process through Typer's ``CliRunner`` (fast; the way most
+tests see the command line), or in a child process for the few smoke tests that need a real one
+(console script, ``python -m nimlab``, Ctrl-C, a terminal)."""
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+from collections.abc import Mapping
+
+from typer.testing import CliRunner
+
+from nimlab.cli import app
 
 
 def restore_sigint() -> None:
@@ -10,3 +19,19 @@ def restore_sigint() -> None:
     the background (as CI may) hands its children SIGINT ignored, and Python then installs no
     KeyboardInterrupt handler."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def nimlab(
+    *args: str, stdin: str | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``nimlab ARGS`` run in this process, with ``stdin`` as its input and ``env`` as its
+    environment variables (added to this process's while it runs). Returns what a child process
+    would: exit status, stdout and stderr (no colour, 80 columns unless ``COLUMNS`` says
+    otherwise). An unexpected exception propagates with its traceback."""
+    changes: dict[str, str | None] = {"COLUMNS": None, "LINES": None, "NO_COLOR": None}
+    if env is not None:
+        changes.update({k: v for k, v in env.items() if os.environ.get(k) != v})
+    result = CliRunner().invoke(app, list(args), input=stdin, env=changes, catch_exceptions=False)
+    return subprocess.CompletedProcess(
+        ["nimlab", *args], result.exit_code, result.stdout, result.stderr
+    )

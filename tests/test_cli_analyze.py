@@ -1,4 +1,5 @@
-"""``nimlab analyze`` and ``nimlab grundy`` from the outside: output contracts and errors."""
+"""``nimlab analyze`` and ``nimlab grundy`` from the outside: output contracts and errors (in this
+process through Typer's runner; a few smoke tests start real processes)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,7 @@ from pathlib import Path
 
 import pytest
 
-
-def nimlab(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nimlab", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from processes import nimlab
 
 
 def test_analyze_json_contract() -> None:
@@ -131,7 +124,32 @@ def test_grundy_human() -> None:
     assert "Period 12" in r.stdout and "Proven" in r.stdout
 
 
-def test_python_dash_m_and_lab_import() -> None:
+def test_python_dash_m_exits_2_with_the_message_only() -> None:
+    """A real child process: an error is one line on stderr, exit status 2, no traceback."""
+    r = subprocess.run(
+        [sys.executable, "-m", "nimlab", "analyze", "3", "--game", "chess"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: unknown game 'chess'") and "Traceback" not in r.stderr
+
+
+def test_console_script() -> None:
+    script = Path(sys.executable).with_name("nimlab")
+    if not script.exists():
+        pytest.skip("nimlab is not installed as a console script next to this Python")
+    r = subprocess.run(
+        [str(script), "analyze", "3", "4", "5", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and json.loads(r.stdout)["grundy"] == 2
+
+
+def test_lab_import() -> None:
     r = subprocess.run(
         [sys.executable, "-c", "from nimlab.lab import *; print(present_board([4,3,1,2]))"],
         capture_output=True,

@@ -1,17 +1,18 @@
 """``nimlab players``, ``rankings``, ``history``, ``replay``, ``export`` and ``import`` from the
-outside; ``--db`` and ``NIMLAB_DB``. Every test uses its own database."""
+outside (in this process, through Typer's runner); ``--db`` and ``NIMLAB_DB``. Every test uses its
+own database."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from nimlab.storage import Store
+from processes import nimlab
 
 
 @pytest.fixture
@@ -22,14 +23,8 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def run(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nimlab", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    """``nimlab ARGS`` in this process with ``env``'s database."""
+    return nimlab(*args, stdin=stdin, env=env)
 
 
 def test_players_lifecycle(env: dict[str, str]) -> None:

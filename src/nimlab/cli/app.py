@@ -61,6 +61,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 one-line help (the first paragraph of the command's own help)."""
 
 
+class UsageError(Exception):
+    """Bad usage or input: reported on stderr, exit status 2."""
+
+
 class _Pending(TyperCommand):
     """A command whose module is not loaded yet: just enough (name and one-line help) for
     ``--help`` and for suggestions on a mistyped command."""
@@ -82,6 +86,17 @@ class LazyGroup(TyperGroup):
         if args and isinstance(self.commands.get(args[0]), _Pending):
             self._load(args[0])
         return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; our errors (bad usage, :class:`~nimlab.core.errors.NimlabError`) end
+        it with the message on stderr and exit status 2, without a traceback."""
+        from nimlab.core.errors import NimlabError  # only exception classes: cheap
+
+        try:
+            return super().invoke(ctx)
+        except (UsageError, NimlabError) as e:
+            _error(str(e))
+            ctx.exit(2)
 
     def _load(self, name: str) -> None:
         """Import the module of command ``name`` and take the commands it registered."""
@@ -110,10 +125,6 @@ app = typer.Typer(
 )
 
 
-class UsageError(Exception):
-    """Bad usage or input: reported on stderr, exit status 2."""
-
-
 def _error(message: str) -> None:
     from rich.console import Console
     from rich.text import Text
@@ -124,15 +135,10 @@ def _error(message: str) -> None:
 
 
 def run(app: typer.Typer = app) -> None:
-    """Run the app: our errors exit 2 with a message, anything unexpected exits 1, and neither
-    shows a traceback."""
-    from nimlab.core.errors import NimlabError  # only exception classes: cheap
-
+    """Run the app: our errors exit 2 with a message (see :meth:`LazyGroup.invoke`), anything
+    unexpected exits 1, and neither shows a traceback."""
     try:
         app(standalone_mode=True)
-    except (UsageError, NimlabError) as e:
-        _error(str(e))
-        sys.exit(2)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
