@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 
 from nimlab.core.errors import NimlabError, PositionError
 from nimlab.core.ruleset import Ruleset
 from nimlab.core.simulation import SimulationConfig, deal, parse_range, simulate, wilson_interval
-
-
-def nimlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nimlab", *args], capture_output=True, text=True, timeout=300
-    )
+from processes import nimlab
 
 
 def test_wilson_interval() -> None:
