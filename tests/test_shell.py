@@ -24,19 +24,14 @@ import pytest
 
 from nimlab.shell import NimShell
 from nimlab.storage import Store
-from processes import restore_sigint
+from processes import nimlab, restore_sigint
 
 DATA = Path(__file__).parent / "data"
 
 
 def shell(db: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nimlab", "shell", "--db", str(db), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """``nimlab shell --db DB ARGS`` in this process, reading ``stdin``."""
+    return nimlab("shell", "--db", str(db), *args, stdin=stdin)
 
 
 def run(store: Store, text: str, seed: int = 1) -> str:
