@@ -11,9 +11,11 @@ import os
 import signal
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pexpect
 import pytest
@@ -22,7 +24,7 @@ from rich.console import Console
 from nimlab.cli.play import TerminalGame
 from nimlab.core.game import Game
 from nimlab.storage import Store
-from processes import restore_sigint
+from processes import nimlab, restore_sigint
 
 
 @pytest.fixture
@@ -34,14 +36,35 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def play(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nimlab", "play", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    """``nimlab play ARGS`` in this process with ``env``'s database, reading ``stdin``."""
+    return nimlab("play", *args, stdin=stdin, env=env)
+
+
+PATIENCE = 600
+"""Seconds to wait for a child process's output: only reached when a test fails (a busy machine
+may need a minute just to start Python and load the solver)."""
+
+
+def read_until(stream: IO[str], text: str) -> str:
+    """Read ``stream`` until ``text`` appears (or the stream ends); what was read."""
+    seen = ""
+    deadline = time.monotonic() + PATIENCE
+    while text not in seen and time.monotonic() < deadline:
+        char = stream.read(1)
+        if not char:
+            break
+        seen += char
+    return seen
+
+
+def wait_until_reading(child: pexpect.spawn) -> None:
+    """Wait until the child reads its terminal through readline (which turns off canonical
+    mode), so that a control character sent now reaches ``input()`` and not the line discipline
+    of a terminal that is about to change mode."""
+    deadline = time.monotonic() + PATIENCE
+    while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
+        assert time.monotonic() < deadline, "the child never started reading its terminal"
+        time.sleep(0.01)
 
 
 def lines(*typed: str) -> str:
@@ -389,12 +412,9 @@ def test_interrupt_with_piped_input_leaves_cleanly(env: dict[str, str]) -> None:
         preexec_fn=restore_sigint,
     )
     assert proc.stdout is not None
-    seen = ""
-    deadline = time.monotonic() + 60
-    while "your move" not in seen and time.monotonic() < deadline:
-        seen += proc.stdout.read(1)
+    assert "your move" in read_until(proc.stdout, "your move")
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130
     assert "Interrupted: the game is abandoned." in out
     assert "Traceback" not in err
@@ -411,7 +431,7 @@ def spawn(env: dict[str, str], *args: str) -> pexpect.spawn:
         ["-m", "nimlab", "play", *args],
         env=env,
         encoding="utf-8",
-        timeout=60,
+        timeout=PATIENCE,
         preexec_fn=restore_sigint,
         dimensions=(40, 100),
     )
@@ -442,6 +462,7 @@ def test_pty_colour_and_ctrl_c(env: dict[str, str]) -> None:
     child.sendline("1 1")
     child.expect("You took 1 from pile 1")
     child.expect("You, your move: ")
+    wait_until_reading(child)
     child.sendintr()
     child.expect("Interrupted: the game is abandoned.")
     child.expect(pexpect.EOF)
@@ -454,7 +475,7 @@ def test_pty_colour_and_ctrl_c(env: dict[str, str]) -> None:
 def test_pty_end_of_input(env: dict[str, str]) -> None:
     child = spawn(env)
     child.expect("You, your move: ")
-    time.sleep(0.5)  # let input() start reading before the EOF character arrives
+    wait_until_reading(child)
     child.sendeof()
     child.expect("End of input: the game is abandoned.")
     child.expect(pexpect.EOF)
@@ -477,12 +498,9 @@ def test_a_game_killed_in_the_middle_changes_nothing(env: dict[str, str]) -> Non
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("1 1\n")
     proc.stdin.flush()
-    seen = ""
-    deadline = time.monotonic() + 60
-    while "Bob B, your move" not in seen and time.monotonic() < deadline:
-        seen += proc.stdout.read(1)
+    assert "Bob B, your move" in read_until(proc.stdout, "Bob B, your move")
     proc.kill()
-    proc.wait(30)
+    proc.wait(PATIENCE)
     with Store.open(env["NIMLAB_DB"]) as store:
         assert store.integrity_check() == "ok"
         assert store.game_count() == 0
