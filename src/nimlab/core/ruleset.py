@@ -1,10 +1,11 @@
 """Rulesets: which game (move rule), normal or misère play, and the extra end positions.
 
-A ruleset has a one-line text form that round-trips, in the spirit of OpenSpiel's game strings:
+A ruleset has a one-line text form that round-trips, in the spirit of OpenSpiel's game strings
+(end positions in a fixed order: fewer heaps first, then by heap sizes):
 
 >>> r = Ruleset.parse("nim misere end=2.2.2 end=1.2.3 end=1.1.2.2")
 >>> str(r)
-'nim misere end=1.1.2.2 end=1.2.3 end=2.2.2'
+'nim misere end=1.2.3 end=2.2.2 end=1.1.2.2'
 >>> Ruleset.parse(str(r)) == r
 True
 """
