@@ -110,7 +110,21 @@ def test_row_moves_give_exactly_the_theory_children(code: str, heaps: list[int])
     board = Rows.full(heaps)
     from_board = {board.play(rule, m).canonical for m in board.legal_moves(rule)}
     assert from_board == set(children(rule, canonical(heaps)))
-    assert board.count_moves(rule) == sum(1 for _ in board.legal_moves(rule))
+    moves = list(board.legal_moves(rule))
+    assert len(set(moves)) == len(moves) == board.count_moves(rule)
+    assert board.count_moves(rule) == sum(_row_move_count(rule, n) for n in heaps)
+
+
+def _row_move_count(rule: TakeAndBreak, n: int) -> int:
+    """Moves on a full row of ``n`` stones by the octal code's digits: taking the whole row
+    (bit 1), from either end (bit 2: two places), or from the middle leaving stones on both
+    sides (bit 4: ``n - k - 1`` places)."""
+    count = 0
+    for k in range(1, n + 1):
+        d = rule.digit(k)
+        count += (k == n and d & 1 > 0) + 2 * (k < n and d & 2 > 0)
+        count += (n - k - 1) if k + 2 <= n and d & 4 else 0
+    return count
 
 
 @given(st.lists(st.integers(0, 6), min_size=1, max_size=4), st.sets(st.integers(1, 4), min_size=1))
@@ -119,6 +133,7 @@ def test_pile_moves_give_exactly_the_theory_children(heaps: list[int], takes: se
         board = Position.of(heaps)
         from_board = {board.play(rule, m).canonical for m in board.legal_moves(rule)}
         assert from_board == set(children(rule, canonical(heaps)))
+        assert board.count_moves(rule) == sum(1 for _ in board.legal_moves(rule))
 
 
 @given(

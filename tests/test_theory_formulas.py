@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nimlab.theory import nim as nim_module
 from nimlab.theory.engine import Evaluator
 from nimlab.theory.nim import (
     misere_nim_outcome,
@@ -59,14 +62,29 @@ def test_misere_winning_moves_are_exactly_the_searched_ones(heaps: list[int]) ->
 
 @given(st.integers(0, 2**32), st.integers(0, 40), st.integers(0, 3))
 def test_numpy_path_agrees_with_python(seed: int, bits: int, big: int) -> None:
-    """Long positions take the NumPy path; the same heaps as short lists take plain Python."""
+    """Long positions take the NumPy path; the same heaps with the NumPy threshold out of reach
+    take plain Python, and every answer is the same."""
     rng = np.random.default_rng(seed)
     array = rng.integers(0, 2, size=5000, dtype=np.int64)  # mostly 0/1 heaps (misère endgame)
     array[rng.integers(0, 5000, size=big)] = rng.integers(0, 2**bits + 1, size=big)
     heaps = [int(h) for h in array]
-    assert nim_sum(array) == nim_sum(heaps) == nim_sum(tuple(heaps[:10])) ^ nim_sum(heaps[10:])
-    assert nim_winning_moves(array) == nim_winning_moves(heaps[:4000] + heaps[4000:])
-    assert misere_nim_winning_moves(array) == misere_nim_winning_moves(list(heaps))
+
+    def answers(h: list[int] | np.ndarray) -> tuple[object, ...]:
+        return (
+            nim_sum(h),
+            nim_winning_moves(h),
+            nim_winning_moves(h, limit=2),
+            misere_nim_winning_moves(h),
+            misere_nim_winning_moves(h, limit=2),
+            misere_nim_outcome(h),
+        )
+
+    assert nim_module.as_heap_array(heaps) is not None  # long lists take the NumPy path too
+    fast = answers(array), answers(heaps)
+    with mock.patch.object(nim_module, "_NUMPY_FROM", len(heaps) + 1):
+        assert nim_module.as_heap_array(heaps) is None
+        plain = answers(heaps)
+    assert fast == (plain, plain)
 
 
 def test_huge_heaps_are_python_ints() -> None:
