@@ -7,11 +7,30 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Mapping
+from typing import IO
 
 from typer.testing import CliRunner
 
 from nimlab.cli import app
+
+PATIENCE = 600.0
+"""Seconds to wait for a child process, a server or a browser: reached only when a test fails (a
+busy machine may need a minute just to start Python and load the solver). No test waits for a
+fixed time."""
+
+
+def read_until(stream: IO[str], text: str) -> str:
+    """Read ``stream`` until ``text`` appears or the stream ends; returns what was read."""
+    seen = ""
+    deadline = time.monotonic() + PATIENCE
+    while text not in seen and time.monotonic() < deadline:
+        char = stream.read(1)
+        if not char:
+            break
+        seen += char
+    return seen
 
 
 def restore_sigint() -> None:

@@ -15,7 +15,6 @@ import termios
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
 
 import pexpect
 import pytest
@@ -24,7 +23,7 @@ from rich.console import Console
 from nimlab.cli.play import TerminalGame
 from nimlab.core.game import Game
 from nimlab.storage import Store
-from processes import nimlab, restore_sigint
+from processes import PATIENCE, nimlab, read_until, restore_sigint
 
 
 @pytest.fixture
@@ -38,23 +37,6 @@ def env(tmp_path: Path) -> dict[str, str]:
 def play(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """``nimlab play ARGS`` in this process with ``env``'s database, reading ``stdin``."""
     return nimlab("play", *args, stdin=stdin, env=env)
-
-
-PATIENCE = 600
-"""Seconds to wait for a child process's output: only reached when a test fails (a busy machine
-may need a minute just to start Python and load the solver)."""
-
-
-def read_until(stream: IO[str], text: str) -> str:
-    """Read ``stream`` until ``text`` appears (or the stream ends); what was read."""
-    seen = ""
-    deadline = time.monotonic() + PATIENCE
-    while text not in seen and time.monotonic() < deadline:
-        char = stream.read(1)
-        if not char:
-            break
-        seen += char
-    return seen
 
 
 def wait_until_reading(child: pexpect.spawn) -> None:

@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pexpect
@@ -24,7 +23,7 @@ import pytest
 
 from nimlab.shell import NimShell
 from nimlab.storage import Store
-from processes import nimlab, restore_sigint
+from processes import PATIENCE, nimlab, read_until, restore_sigint
 
 DATA = Path(__file__).parent / "data"
 
@@ -170,12 +169,9 @@ def test_a_shell_killed_in_a_game_changes_nothing(tmp_path: Path) -> None:
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("startgame 10,3,a,b\n2\n")
     proc.stdin.flush()
-    seen = ""
-    deadline = time.monotonic() + 60
-    while "Bob's turn" not in seen and time.monotonic() < deadline:
-        seen += proc.stdout.read(1)
+    assert "Bob's turn" in read_until(proc.stdout, "Bob's turn")
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(30)
+    proc.wait(PATIENCE)
     with Store.open(db) as store:
         assert store.integrity_check() == "ok"
         assert store.game_count() == 1
@@ -188,7 +184,7 @@ def test_shell_under_a_terminal_with_ctrl_c(tmp_path: Path) -> None:
         sys.executable,
         ["-m", "nimlab", "shell", "--db", str(tmp_path / "p.db")],
         encoding="utf-8",
-        timeout=60,
+        timeout=PATIENCE,
         preexec_fn=restore_sigint,
         env=dict(os.environ, TERM="xterm"),
     )

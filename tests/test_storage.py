@@ -30,6 +30,7 @@ from nimlab.storage import (
     read_document,
     resolve_db_path,
 )
+from processes import PATIENCE, read_until
 
 
 @pytest.fixture
@@ -348,7 +349,7 @@ def test_statistics_survive_a_restart(db: Path) -> None:
         "g = Game('nim', [1], ['human:Ann', 'human:Bob']); g.push('1 1')\n"
         "store.save_game(g.to_record(), ['ann', None])\n"
     )
-    subprocess.run([sys.executable, "-c", code, str(db)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True, timeout=PATIENCE)
     with Store.open(db) as store:
         ann = store.get_player("ann")
         assert (ann.games_played, ann.games_won) == (1, 1)
@@ -374,7 +375,7 @@ def test_two_processes_writing_at_once(db: Path) -> None:
     for p in procs:
         p.start()
     for p in procs:
-        p.join(120)
+        p.join(PATIENCE)
         assert p.exitcode == 0
     with Store.open(db) as store:
         assert store.integrity_check() == "ok"
@@ -397,6 +398,7 @@ while True:
     g.push('1 1')
     store.save_game(g.to_record(), ['a', 'b'] if i % 2 else ['b', 'a'])
     i += 1
+    print('saved', i, flush=True)
 """
 
 
@@ -408,9 +410,9 @@ def test_a_killed_writer_leaves_the_database_consistent(db: Path) -> None:
         [sys.executable, "-c", _KILL_LOOP, str(db)], stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    time.sleep(1.5)
+    assert "saved 20\n" in read_until(proc.stdout, "saved 20\n")  # then killed mid-write
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(30)
+    proc.wait(PATIENCE)
     with Store.open(db) as store:
         assert store.integrity_check() == "ok"
         games = store.game_count()

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from nimlab.storage import RecordError, Store
 from nimlab.web import create_app
 from nimlab.web.app import STATIC_DIR
+from processes import PATIENCE
 from webtools import free_port, wait_for
 
 
@@ -522,7 +523,7 @@ def test_bots_alone_play_on_by_themselves(db: str) -> None:
             c, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
         )
         assert tokens == {}
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE
         while not c.get(f"/api/games/{state['id']}").json()["over"]:
             assert time.monotonic() < deadline
             time.sleep(0.05)
@@ -678,7 +679,7 @@ def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
         [sys.executable, "-m", "nimlab", "serve", "--db", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE,
     )
     assert r.returncode == 1
     assert "is a directory" in r.stderr and "Traceback" not in r.stderr

@@ -15,6 +15,8 @@ from typing import Any
 
 import uvicorn
 
+from processes import PATIENCE
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -35,7 +37,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for(url: str, timeout: float = 20.0) -> None:
+def wait_for(url: str, timeout: float = PATIENCE) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -59,7 +61,7 @@ class ServerThread:
 
     def __enter__(self) -> ServerThread:
         self.thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + PATIENCE
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("the test server did not start")
