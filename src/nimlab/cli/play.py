@@ -267,7 +267,7 @@ class TerminalGame:
 
     def _hint(self) -> None:
         g = self.game
-        choice = make_bot(BotSpec("perfect"), random.Random()).choose(g)
+        choice = make_bot(BotSpec("perfect"), random.Random()).choose(g.state)
         self.say(
             Text.assemble(
                 ("Hint: ", "bold green"),

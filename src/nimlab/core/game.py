@@ -366,7 +366,7 @@ class Game:
             raise GameOverError(f"{self.to_move.name} is not a bot")
         if self.is_over:
             raise GameOverError("the game is over: start a new one")
-        return bot.choose(self)
+        return bot.choose(self.state)
 
     def play_bot(self) -> Turn:
         """Let the bot to move choose and play its move."""

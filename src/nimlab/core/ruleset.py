@@ -14,10 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from nimlab.core.errors import RulesetError
-from nimlab.theory.engine import Evaluator
+from nimlab.theory.engine import Engine, engine_for
 from nimlab.theory.octal import OctalCodeError, TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
@@ -243,15 +242,16 @@ class Ruleset:
         return is_terminal(self.rule, canonical(heaps), self.end_positions)
 
     @property
-    def evaluator(self) -> Evaluator:
-        """The shared two-player evaluator for this ruleset (its caches persist across games)."""
-        return _evaluator(self)
+    def engine(self) -> Engine:
+        """The shared engine for this ruleset: every outcome, remoteness, winning move and
+        multi-player value comes from it (its tables persist across games, bounded)."""
+        return engine_for(self.rule, misere=self.misere, end_positions=self.end_positions)
+
+    @property
+    def evaluator(self) -> Engine:
+        """The former name of :attr:`engine`."""
+        return self.engine
 
     def textbook(self) -> Ruleset:
         """The same game without extra end positions (what the classic strategy assumes)."""
         return replace(self, end_positions=frozenset())
-
-
-@lru_cache(maxsize=32)
-def _evaluator(ruleset: Ruleset) -> Evaluator:
-    return Evaluator(ruleset.rule, misere=ruleset.misere, end_positions=ruleset.end_positions)

@@ -185,10 +185,8 @@ def game_state(
 def _value(ruleset: Ruleset, board: Board) -> tuple[Outcome | None, int | None]:
     """Outcome and remoteness of a position for the player to move (remoteness only where the
     core finds it cheaply enough)."""
-    evaluator = ruleset.evaluator
     c = board.canonical
-    small = board.count_moves(ruleset.rule) <= ANALYSIS_MAX_MOVES
-    ev = evaluator.evaluate(c, remoteness=small or evaluator.search_size(c) is not None)
+    ev = ruleset.engine.evaluate(c)
     return ev.outcome, ev.remoteness
 
 
@@ -412,7 +410,7 @@ def _paranoid_moves(game: Game, out: dict[str, Any]) -> None:
 
 def hint_json(game: Game) -> dict[str, Any]:
     """The perfect bot's advice for the player to move (:class:`~nimlab.web.schemas.HintOut`)."""
-    choice = make_bot(BotSpec("perfect"), random.Random()).choose(game)
+    choice = make_bot(BotSpec("perfect"), random.Random()).choose(game.state)
     return {
         "move": move_json(choice.move),
         "text": describe_move(choice.move, game.board).capitalize(),
