@@ -56,7 +56,7 @@ EndOption = Annotated[
 ]
 DefaultsOption = Annotated[
     bool,
-    typer.Option("--defaults", help="Add seed 000's end positions [2,2,2], [1,2,3], [1,1,2,2]."),
+    typer.Option("--defaults", help="Add the classic end positions [2,2,2], [1,2,3], [1,1,2,2]."),
 ]
 
 
@@ -77,10 +77,12 @@ def ruleset_from_options(game: str, misere: bool, end: list[str] | None, default
 
 
 def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
-    """A board from heap sizes typed on the command line."""
-    if not heaps:
-        fail("give the position as heap sizes, e.g. 3 4 5")
-    return board_for(ruleset.rule, heaps)
+    """A board from heap sizes typed on the command line: ``3 4 5`` or ``3,4,5`` (the same
+    syntax everywhere a position is typed)."""
+    sizes = [part for word in heaps for part in word.replace(",", " ").split()]
+    if not sizes:
+        fail("give the position as heap sizes, e.g. 3 4 5 (or 3,4,5)")
+    return board_for(ruleset.rule, sizes)
 
 
 def run(app: typer.Typer) -> None:

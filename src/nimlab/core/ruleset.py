@@ -119,11 +119,16 @@ def parse_end_position(text: str | Iterable[int]) -> Canon:
     (``"2,2,2"``, ``"[1, 2, 3]"``, ``"1.1.2.2"``), or a list of ints. Returns its canonical form;
     the empty position (always an end position) comes back as ``()``."""
     if isinstance(text, str):
-        numbers = [int(d) for d in re.findall(r"\d+", text)]
+        if re.search(r"-\s*[0-9]", text):
+            raise RulesetError(f"end position {text[:40]!r}: heap sizes cannot be negative")
+        if not re.fullmatch(r"[\s,.;:\[\]()0-9]*", text, flags=re.ASCII) or len(text) > 2000:
+            raise RulesetError(
+                f"end position {text[:40]!r}: write heap sizes (digits 0-9) separated by commas, "
+                "dots or spaces, like 2,2,2 or [1 2 3]"
+            )
+        numbers = [int(d) for d in re.findall(r"[0-9]+", text)]
         if not numbers:
             raise RulesetError(f"end position {text!r} has no numbers: write heap sizes like 2,2,2")
-        if re.search(r"-\s*\d", text):
-            raise RulesetError(f"end position {text!r}: heap sizes cannot be negative")
     else:
         numbers = list(text)
         for n in numbers:
