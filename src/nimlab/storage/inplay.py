@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nimlab.storage.archive import dumps, insert_game
-from nimlab.storage.connection import Database
+from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import (
     RecordError,
     StorageError,
@@ -161,7 +161,10 @@ class GamesInPlay:
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (key, begun, meta_text, stamp, client, stamp),
                 )
-            except sqlite3.IntegrityError:
+            except sqlite3.IntegrityError as e:
+                taken = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+                if taken is None:  # another constraint: not a duplicate key
+                    raise storage_error(e, "the game could not be stored") from None
                 raise RecordError(f"a game in progress already has the key {key!r}") from None
             _insert_moves(conn, key, 1, moves)
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from nimlab.storage.connection import Database
+from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import PlayerExistsError, RegistryError, UnknownPlayerError
 
 if TYPE_CHECKING:
@@ -139,7 +139,9 @@ def insert_player(
             "VALUES (?, ?, ?, ?, ?)",
             (username, given, family, bot, now()),
         )
-    except sqlite3.IntegrityError:
+    except sqlite3.IntegrityError as e:
+        if player_id(conn, username) is None:  # another constraint: not a duplicate
+            raise storage_error(e, "the player could not be registered") from None
         raise PlayerExistsError(f"player {username!r} already exists") from None
 
 
