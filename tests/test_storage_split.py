@@ -680,3 +680,65 @@ def test_cli_import_twice(
     assert capsys.readouterr().out == "Registered ann.\nImported 1 game as #1.\n"
     assert _cli(monkeypatch, "import", str(tmp_path / "games.json"), "--db", target) == 0
     assert capsys.readouterr().out == "1 game was stored already (not added again).\n"
+
+
+def _read_only_mount_works(folder: Path) -> bool:
+    import shutil
+    import subprocess
+
+    if sys.platform != "linux" or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", _MOUNT_RO.format(folder=folder) + " && true"],
+        capture_output=True,
+        timeout=60,
+    )
+    return probe.returncode == 0
+
+
+_MOUNT_RO = "mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+
+_ON_READ_ONLY_FS = """
+import subprocess, sys
+from nimlab.storage import Store, StorageError
+path = sys.argv[1]
+with Store.open(path, read_only=True) as ro:
+    print("players", [p.username for p in ro.players()])
+try:
+    Store.open(path).require_writable()
+    print("writable")
+except StorageError as e:
+    print("not writable")
+for args in (["players", "show", "--json"], ["play", "--piles", "1"]):
+    r = subprocess.run([sys.executable, "-m", "nimlab", *args, "--db", path], input="1 1\\n",
+                       capture_output=True, text=True)
+    print(args[0], r.returncode, "Traceback" in r.stderr, "wins" in r.stdout,
+          "read-only" in r.stderr, r.stdout.strip()[:40])
+"""
+
+
+def test_a_database_on_a_read_only_file_system(tmp_path: Path) -> None:
+    """Reading works (SQLite cannot make its WAL index there: the file is opened immutable);
+    writing is refused, and play stops before the game with status 1."""
+    import subprocess
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    if not _read_only_mount_works(folder):
+        pytest.skip("no user namespaces for a read-only mount here")
+    path = folder / "nimlab.db"
+    with Store.open(path) as store:
+        store.add_player("ann", given="Ann", family="A")
+    assert sorted(p.name for p in folder.iterdir()) == ["nimlab.db"]  # closed cleanly
+    script = _MOUNT_RO.format(folder=folder) + ' && "$0" -c "$1" "$2"'
+    r = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, sys.executable, _ON_READ_ONLY_FS, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "players ['ann']" and lines[1] == "not writable"
+    assert lines[2].startswith("players 0 False False False [{")
+    assert lines[3].startswith("play 1 False False True")  # refused before the game, no board

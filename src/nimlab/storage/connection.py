@@ -108,6 +108,11 @@ class Database:
             migrate(conn)
         except sqlite3.Error as e:
             conn.close()
+            if isinstance(where, Path) and _unwritable(where):
+                raise ReadOnlyError(
+                    f"the database {str(where)!r} is read-only (a read-only file, folder or file "
+                    f"system): it can be read, not changed ({e})"
+                ) from None
             raise storage_error(e, f"cannot use database {str(where)!r}") from None
         except BaseException:
             conn.close()
@@ -210,6 +215,11 @@ class Database:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         row = self.one("PRAGMA integrity_check")
         return "" if row is None else str(row[0])
+
+
+def _unwritable(where: Path) -> bool:
+    """Whether the file or its folder cannot be written (SQLite needs both in WAL mode)."""
+    return where.exists() and not (os.access(where, os.W_OK) and os.access(where.parent, os.W_OK))
 
 
 def _connect_read_only(where: Path) -> sqlite3.Connection:
