@@ -742,3 +742,57 @@ def test_a_database_on_a_read_only_file_system(tmp_path: Path) -> None:
     assert lines[0] == "players ['ann']" and lines[1] == "not writable"
     assert lines[2].startswith("players 0 False False False [{")
     assert lines[3].startswith("play 1 False False True")  # refused before the game, no board
+
+
+# -- the web app on the store ---------------------------------------------------------------------
+
+
+def _two_humans(client: Any) -> tuple[str, dict[int, str]]:
+    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [5, 5]}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    data = r.json()
+    return data["state"]["id"], {s["seat"]: s["token"] for s in data["seats"]}
+
+
+def test_web_bounds_on_games_and_moves(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastapi.testclient import TestClient
+
+    from nimlab.web import create_app
+
+    monkeypatch.setenv("NIMLAB_MAX_GAMES_IN_PLAY", "1")
+    monkeypatch.setenv("NIMLAB_MAX_MOVES_PER_GAME", "2")
+    with TestClient(create_app(str(db), bot_pace=0)) as c:
+        key, tokens = _two_humans(c)
+        r = c.post("/api/games", json={"players": [{"name": "A"}, {"name": "B"}], "piles": [3]})
+        assert r.status_code == 429 and "games are in play" in r.json()["detail"]
+        for seat in (0, 1):
+            body = {"seat": seat, "token": tokens[seat], "pile": 1, "take": 1}
+            assert c.post(f"/api/games/{key}/moves", json=body).status_code == 200
+        body = {"seat": 0, "token": tokens[0], "pile": 1, "take": 1}
+        r = c.post(f"/api/games/{key}/moves", json=body)
+        assert r.status_code == 422 and "at most 2 moves" in r.json()["detail"]
+        assert c.get(f"/api/games/{key}").json()["move_count"] == 2  # nothing changed
+    with Store.open(db) as store:
+        entry = store.live_game(key)
+        assert entry is not None and len(entry[1]["moves"]) == 2
+
+
+def test_web_startup_deletes_expired_games_and_finishes_atomically(db: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from nimlab.web import create_app
+
+    with Store.open(db) as store:
+        store.add_live_game("stale", started().to_record(), {"tokens": {}, "usernames": []})
+        _set_touched(store, "stale", datetime.now(UTC) - timedelta(days=30))
+    with TestClient(create_app(str(db), bot_pace=0)) as c:
+        assert c.get("/api/games").json()["games"] == []
+        key, tokens = _two_humans(c)
+        for seat, take in ((0, 5), (1, 5)):
+            body = {"seat": seat, "token": tokens[seat], "pile": seat + 1, "take": take}
+            assert c.post(f"/api/games/{key}/moves", json=body).status_code == 200
+        assert c.get(f"/api/games/{key}").json()["over"]
+    with Store.open(db) as store:
+        assert store.live_games() == [] and store.game_count() == 1
+        assert store.game(1).summary.move_count == 2

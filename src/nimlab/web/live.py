@@ -38,6 +38,7 @@ from nimlab.core.game import Game, Player
 from nimlab.core.position import Move
 from nimlab.core.ruleset import Ruleset, parse_end_position, parse_game
 from nimlab.storage import (
+    LimitError,
     PlayerRecord,
     RecordError,
     StorageError,
@@ -405,7 +406,8 @@ class LiveGames:
             await asyncio.wait({driver}, timeout=self.reply_wait)
 
     async def _save(self, lg: LiveGame) -> None:
-        """Store the moves not stored yet; on failure take them back and raise Unavailable."""
+        """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
+        storage's LimitError, a 422, at the bound on moves per game)."""
         moves = lg.game.to_record()["moves"][lg.saved :]
         if not moves:
             return
@@ -414,6 +416,8 @@ class LiveGames:
         except (StorageError, RecordError, sqlite3.Error) as e:
             for _ in moves:
                 lg.game.pop()
+            if isinstance(e, LimitError):  # the game has as many moves as a game may have
+                raise
             raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
         lg.saved += len(moves)
 
