@@ -74,7 +74,7 @@ CanonMove = tuple[int, int, tuple[int, ...]]
 DENSE_LIMIT = 40_000_000
 """Largest dense retrograde table built on demand (positions)."""
 
-SEARCH_LIMIT = 4_000_000
+SEARCH_LIMIT = 1_000_000
 """Most positions a memoised search keeps between questions (then its cache is cleared)."""
 
 INTERACTIVE_SECONDS = 2.0
