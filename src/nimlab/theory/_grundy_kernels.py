@@ -23,15 +23,18 @@ RARE_FULL = 2
 
 
 @njit(cache=True)
-def plain_extend(g, start, stop, digits, tail, d0, seen, cum, cum_upto):  # type: ignore[no-untyped-def]
+def plain_extend(  # type: ignore[no-untyped-def]
+    g, start, stop, digits, tail, d0, seen, cum, cum_upto
+):
     """Fill ``g[start:stop]`` by the plain method: mark every option, take the mex.
 
     ``digits[k - 1]`` is d_k for the finite part; ``tail`` (0 for finite codes) is the digit of
     every k > len(digits); ``d0`` (0 or 4) is the digit before the point: with bit 4 every split
     of the whole heap into two non-empty heaps is an option too. Bit 4 of any digit needs at
-    least two objects left (the split loops are empty otherwise). Options of the tail that depend only on the *rest* r = n - k are
-    accumulated once in ``cum`` (a flag per value) for all rests ``r <= cum_upto``; heap n needs
-    the rests 1 .. n - len(digits) - 1, so the whole computation stays quadratic.
+    least two objects left (the split loops are empty otherwise). Options of the tail that
+    depend only on the *rest* r = n - k are accumulated once in ``cum`` (a flag per value) for
+    all rests ``r <= cum_upto``; heap n needs the rests 1 .. n - len(digits) - 1, so the whole
+    computation stays quadratic.
 
     Cost per heap: O(sum over splitting digits k (k = 0 included) of (n - k) / 2) -- O(n * t)
     for a finite code with t digits. Returns ``(next_n, cum_upto, status)``.

@@ -64,8 +64,8 @@ from nimlab.theory.octal import TakeAndBreak
 __all__ = [
     "GrundySequence",
     "GrundyStatus",
-    "Proof",
     "Method",
+    "Proof",
     "grundy_sequence",
     "grundy_value",
     "naive_grundy",

@@ -180,7 +180,7 @@ class TakeAndBreak:
         body = "".join(map(str, self.digits))
         if self.tail:
             body += f"{self.tail}{self.tail}{self.tail}..."
-        return f"{self.d0}." + body
+        return f"{self.d0}." + (body or "0")
 
     def __str__(self) -> str:
         return self.code
