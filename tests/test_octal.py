@@ -394,3 +394,39 @@ def test_cli_rejects_meaningless_codes() -> None:
     result = runner.invoke(app, ["grundy", "2.07"])
     assert isinstance(result.exception, NimlabError)
     assert "before the point must be 0 or 4" in str(result.exception)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    digits=st.lists(st.integers(0, 7), min_size=1, max_size=4),
+    n=st.integers(0, 80),
+    mask=st.integers(1, 255),
+    positional=st.booleans(),
+)
+def test_sparse_method_with_splits_that_take_nothing(
+    digits: list[int], n: int, mask: int, positional: bool
+) -> None:
+    """k = 0 counts among the splitting removals of the rare/common method, for any mask."""
+    rule = TakeAndBreak(tuple(digits), d0=4)
+    if positional and any(k % 2 for k, d in enumerate(rule.digits, 1) if d & 4):
+        return  # a positional mask needs splitting removals of one parity (0 is even)
+    seq = grundy_module._sequence_with_mask(rule, n, mask, positional=positional)
+    assert [int(v) for v in seq.values] == naive_grundy(rule, n)
+
+
+def test_a_game_of_4_07_plays_to_the_end_and_replays() -> None:
+    from nimlab.core.game import Game
+
+    game = Game("octal:4.07", [9], ["human:Ann", "bot:perfect:Hal"])
+    assert isinstance(game.board, Rows)
+    turn = game.push("1 5 0")  # a cut before stone 5: runs of 4 and 5
+    assert turn.move == Move(1, 0, at=5) and game.board.to_strings() == ["****|*****"]
+    while not game.is_over:
+        if game.to_move.is_bot:
+            game.play_bot()
+        else:
+            game.push(game.legal_moves[0])
+    assert game.board.count_moves(TakeAndBreak.octal("4.07")) == 0
+    again = Game.from_record(game.to_record())
+    assert again.board == game.board
+    assert [t.move for t in again.history] == [t.move for t in game.history]
