@@ -373,6 +373,7 @@ def test_cli_open_games_stop_at_a_stated_limit(monkeypatch: pytest.MonkeyPatch) 
     text = runner.invoke(app, ["grundy", "0.6", "--prove"])
     assert "No period proven up to 3,000 values" in text.stdout
     assert grundy_json("0.6", "--prove", "--max", "2500")["searched"] == 2500
+    assert "searched" not in grundy_json("0.6", "--max", "2500")  # only --prove searches
     assert grundy_cli.PROVE_DEFAULT <= grundy_cli.PROVE_LIMIT
 
 

@@ -70,7 +70,7 @@ def grundy_command(
     sequence = _compute(kind.rule, limit, prove, show_progress=sys.stderr.isatty() and not as_json)
     name = kind.rule.code if kind.name.startswith(("octal:", "kayles", "dawson")) else kind.name
     if as_json:
-        typer.echo(json.dumps(_to_json(name, limit, sequence, values)))
+        typer.echo(json.dumps(_to_json(name, limit, sequence, values, prove=prove)))
         return
     _print(kind.title, sequence, values, prove=prove)
 
@@ -113,13 +113,15 @@ def status_line(computed: int, limit: int, rare: int | None, seconds: float) -> 
     return " · ".join(parts)
 
 
-def _to_json(name: str, limit: int, s: GrundySequence, values: bool) -> dict[str, Any]:
+def _to_json(
+    name: str, limit: int, s: GrundySequence, values: bool, *, prove: bool
+) -> dict[str, Any]:
     out: dict[str, Any] = {"game": name, "max": len(s.values)}
     if values:
         out["values"] = [int(v) for v in s.values]
-    out.update(
-        period=s.period, preperiod=s.preperiod, proven=s.proven, proof=s.proof, searched=len(s)
-    )
+    out.update(period=s.period, preperiod=s.preperiod, proven=s.proven, proof=s.proof)
+    if prove:
+        out["searched"] = len(s)  # how far --prove looked (its limit when nothing was proven)
     rare = getattr(s, "rare_count", None)
     if rare is not None:
         out["rare_values"] = rare
