@@ -3,7 +3,7 @@ the argument that proves it: the Guy–Smith theorem for games that split heaps,
 argument for games that never do.
 
 With ``--prove`` the values are computed until the period is proven or ``--max`` values (by
-default 2**21, about ten seconds for the slowest open games such as 0.6) are done; games whose
+default 2**21, under twenty seconds even for a slow open game such as 0.6) are done; games whose
 period is unknown (open games) then end with "no period proven up to N values". The progress
 display shows values computed, rare values found and the rate, against the fixed limit."""
 
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX = 1000
 PROVE_DEFAULT = 1 << 21
-"""``--prove`` without ``--max`` stops after this many values (0.6, an open game, needs about
-ten seconds for them)."""
+"""``--prove`` without ``--max`` stops after this many values (0.6, an open game, needs 10-20
+CPU seconds for them)."""
 PROVE_LIMIT = 1 << 30  # 0.1777 needs 443 million values
 SHOWN_VALUES = 240
 
