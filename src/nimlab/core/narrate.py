@@ -22,9 +22,13 @@ def move_text(move: Move, board: Board) -> str:
     stones) or ``"stone 4 from row 2"``. ``board`` is the board the move was made on."""
     if move.at is None:
         return f"{move.take:,} from pile {move.pile}"
+    single = isinstance(board, Rows) and board.pile_count == 1
+    if move.take == 0:  # a split that takes nothing (octal codes like 4.07)
+        where = "" if single else f" of row {move.pile}"
+        return f"no stone, cutting before stone {move.at}{where}"
     last = move.at + move.take - 1
     stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
-    if isinstance(board, Rows) and board.pile_count == 1:
+    if single:
         return stones
     return f"{stones} from row {move.pile}"
 

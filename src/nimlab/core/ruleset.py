@@ -98,7 +98,7 @@ def parse_game(text: str) -> GameKind:
             return NIM
         if name in ALIASES:
             return GameKind(name, TakeAndBreak.octal(ALIASES[name]))
-        if name.startswith("octal:") or re.match(r"^0?\.\d", name):
+        if name.startswith("octal:") or re.match(r"^\d?\.\d", name):
             code = name.removeprefix("octal:")
             rule = TakeAndBreak.octal(code)
             for alias, alias_code in ALIASES.items():
