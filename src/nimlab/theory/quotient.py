@@ -237,6 +237,7 @@ class _Candidate:
         for r in self.radices:
             self._stride *= r
         self._stride *= self.bsize
+        self.size = self._stride
 
     def decode(self, x: int) -> tuple[int, list[int]]:
         b, x = x % self.bsize, x // self.bsize
@@ -256,6 +257,26 @@ class _Candidate:
         exps = [0] * len(self.radices)
         exps[component] = 1
         return self.encode(0, exps)
+
+    def action(self, g: int) -> list[int]:
+        """``[x * g for every element x]`` (vectorised; O(size))."""
+        import numpy as np
+
+        size = self._stride
+        xs = np.arange(size, dtype=np.int64)
+        base = np.asarray(self.base, dtype=np.int64)
+        bg, eg = self.decode(g)
+        out = base[xs % self.bsize, bg]
+        rest = xs // self.bsize
+        scale = self.bsize
+        for r, i, e in zip(self.radices, self.indices, eg, strict=True):
+            s = rest % r + e
+            rest //= r
+            s = np.where(s >= i, i + (s - i) % 2, s)
+            out += s * scale
+            scale *= r
+        result: list[int] = out.tolist()
+        return result
 
     def mul(self, x: int, y: int) -> int:
         key = x * self._stride + y
@@ -306,23 +327,35 @@ class _Exploration:
 class _Explorer:
     """Explores the reachable states of a candidate for a list of heap types."""
 
-    def __init__(self, mul: Any, types: list[_HeapType], budget: Budget) -> None:
+    def __init__(
+        self, mul: Any, types: list[_HeapType], budget: Budget, action: Any = None
+    ) -> None:
         self.mul = mul
         self.types = types
         self.budget = budget
-        self._times: dict[tuple[frozenset[int], int], frozenset[int]] = {}
+        self._moves: dict[tuple[int, int], frozenset[int]] = {}
+        self._acts: dict[int, list[int]] = {}
+        for t in types:
+            if t.image not in self._acts:
+                self._acts[t.image] = action(t.image) if action is not None else []
+        self._direct = action is not None
 
     def step(self, state: State, t: _HeapType) -> State:
         q, ts = state
-        mul = self.mul
-        key = (ts, t.image)
-        moved = self._times.get(key)
-        if moved is None:
-            moved = frozenset(mul(x, t.image) for x in ts)
-            if len(self._times) > 1_000_000:
-                self._times.clear()
-            self._times[key] = moved
-        return mul(q, t.image), moved | frozenset(mul(q, o) for o in t.options)
+        if self._direct:
+            act = self._acts[t.image]
+            moved = frozenset(map(act.__getitem__, ts))
+            q2 = act[q]
+        else:
+            mul, g = self.mul, t.image
+            moved = frozenset([mul(x, g) for x in ts])
+            q2 = mul(q, g)
+        key2 = (q, t.weight)
+        inside = self._moves.get(key2)
+        if inside is None:
+            mul = self.mul
+            inside = self._moves[key2] = frozenset([mul(q, o) for o in t.options])
+        return q2, moved | inside
 
     def mark(self) -> _Exploration:
         """Assign each element the outcome of its smallest position and check every other
@@ -408,6 +441,13 @@ class _Quotient:
     type_of: dict[tuple[int, frozenset[int]], int]
 
 
+def _column_of(table: list[list[int]]) -> Any:
+    def column(g: int) -> list[int]:
+        return [row[g] for row in table]
+
+    return column
+
+
 def _parts_of(rule: TakeAndBreak, heap: int) -> set[tuple[int, ...]]:
     return {parts for _take, parts in rule.options(heap)}
 
@@ -472,7 +512,7 @@ def _conservative(
             continue
         t = _HeapType(heap, x, opts)
         types = [*cur.types, t]
-        explorer = _Explorer(mul, types, budget)
+        explorer = _Explorer(mul, types, budget, _column_of(table))
         known = set(cur.states)
         fresh = [explorer.step(s, t) for s in cur.states]
         if explorer.check(cur.pset, known, fresh):
@@ -536,7 +576,8 @@ def _expand(
             else:
                 images[h] = cand.encode(cur.images[h], [0] * len(order))
         types, _ = _types_for(cand.mul, images, parts)
-        result = _Explorer(cand.mul, types, budget).mark()
+        budget.check_bytes(8 * cand.size * (len(types) + 1))
+        result = _Explorer(cand.mul, types, budget, cand.action).mark()
         if result.conflict is None:
             letters = sorted({t.image for t in types})
             table, pset, to_reduced = _minimise(cand, result.pbits, letters)
@@ -547,7 +588,7 @@ def _expand(
         for h in order:
             e0, e1 = first[h], second[h]
             if e0 != e1 and min(e0, e1) + 1 > free[h]:
-                free[h] = min(e0, e1) + 1
+                free[h] = max(e0, e1) - 1  # both exponents now exact
                 grown = True
         if grown:
             continue
@@ -558,7 +599,7 @@ def _expand(
                 "the candidate monoids grew too large"
             )
         h = max(differ)
-        free[h] = max(2, min(first[h], second[h]) + 1)
+        free[h] = max(2, max(first[h], second[h]) - 1)
 
 
 def _verified(
@@ -574,7 +615,7 @@ def _verified(
         return table[x][y]
 
     types, type_of = _types_for(mul, images, parts)
-    explorer = _Explorer(mul, types, budget)
+    explorer = _Explorer(mul, types, budget, _column_of(table))
     states: set[State] = set()
     if not explorer.check(pset, states, [(0, frozenset())]):  # pragma: no cover - a bug
         raise AssertionError("the reduced misère quotient failed its verification")
