@@ -66,7 +66,8 @@ MAX_HEAP_LIMIT = 4096
 """The largest heap bound :func:`misere_quotient` accepts."""
 
 _CACHE_SIZE = 16
-_MAX_FREE_HEAPS = 12
+_MAX_RECALIBRATIONS = 400
+_MAX_INDEX = 16
 
 Word = Counter[int]  # heap size -> how many such heaps
 
@@ -313,8 +314,9 @@ State = tuple[int, frozenset[int]]
 
 @dataclass
 class _Conflict:
-    first: Word  # the smallest position of the element, which fixed its P-bit
+    first: Word | None  # the smallest position of the element (None: the second one itself)
     second: Word  # a position of the same element whose options say otherwise
+    truth: bool  # whether ``second`` is truly a P-position
 
 
 @dataclass
@@ -357,9 +359,15 @@ class _Explorer:
             inside = self._moves[key2] = frozenset([mul(q, o) for o in t.options])
         return q2, moved | inside
 
-    def mark(self) -> _Exploration:
-        """Assign each element the outcome of its smallest position and check every other
-        reachable state against it (states in order of their smallest position's size)."""
+    def mark(self, fixed: frozenset[int] | None = None) -> _Exploration:
+        """Explore every reachable state in order of its smallest position's size.
+
+        Without ``fixed``, each element takes the outcome its smallest position has according
+        to its options (all smaller, so already marked); with ``fixed``, the P-portion is given.
+        Every other state is checked against it; the first disagreement is returned as the
+        conflict (its second position's true outcome is the opposite of its element's bit, since
+        every smaller position is predicted correctly), and marking goes on.
+        """
         start: State = (0, frozenset())
         dist: dict[State, int] = {start: 0}
         parent: dict[State, tuple[State, int] | None] = {start: None}
@@ -368,6 +376,7 @@ class _Explorer:
         done: set[State] = set()
         queue: list[tuple[int, int, State]] = [(0, 0, start)]
         counter = 1
+        conflict: _Conflict | None = None
         while queue:
             w, _, s = heapq.heappop(queue)
             if s in done:
@@ -376,14 +385,18 @@ class _Explorer:
             self.budget.charge()
             q, ts = s
             bit = bool(ts) and not any(pbits[t] for t in ts)
+            if fixed is not None and q not in pbits:
+                pbits[q] = q in fixed
+                origin[q] = s
             known = pbits.get(q)
             if known is None:
                 pbits[q] = bit
                 origin[q] = s
-            elif known != bit:
-                return _Exploration(
-                    pbits, done, _Conflict(self._word(parent, origin[q]), self._word(parent, s))
-                )
+            elif known != bit and conflict is None:
+                first = self._word(parent, origin[q]) if origin[q] != s else None
+                conflict = _Conflict(first, self._word(parent, s), bit)
+                if fixed is not None:
+                    return _Exploration(pbits, done, conflict)
             for k, t in enumerate(self.types):
                 s2 = self.step(s, t)
                 w2 = w + t.weight
@@ -392,7 +405,7 @@ class _Explorer:
                     parent[s2] = (s, k)
                     heapq.heappush(queue, (w2, counter, s2))
                     counter += 1
-        return _Exploration(pbits, done, None)
+        return _Exploration(pbits, done, conflict)
 
     def _word(self, parent: dict[State, tuple[State, int] | None], s: State) -> Word:
         word: Word = Counter()
@@ -553,6 +566,60 @@ def _minimise(
     return table, pset, {x: order[block[x]] for x in elems}
 
 
+@dataclass
+class _Trial:
+    table: list[list[int]]
+    pset: frozenset[int]
+    images: list[int]
+
+    def predicts(self, word: Word | None, truth: bool) -> bool:
+        if word is None:
+            return True
+        x = 0
+        for h, e in word.items():
+            for _ in range(e):
+                x = self.table[x][self.images[h]]
+        return (x in self.pset) == truth
+
+
+def _trial(
+    base: list[list[int]],
+    base_images: list[int],
+    free: dict[int, int],
+    parts: list[set[tuple[int, ...]]],
+    budget: Budget,
+) -> _Trial:
+    """Mark and reduce the candidate ``base × C(i_h) for the free heaps``."""
+    budget.check()
+    order = sorted(free)
+    cand = _Candidate(base, [free[h] for h in order])
+    images = [0] * len(base_images)
+    for h in range(1, len(base_images)):
+        if not parts[h]:
+            continue
+        if h in free:
+            images[h] = cand.generator(order.index(h))
+        else:
+            images[h] = cand.encode(base_images[h], [0] * len(order))
+    types, _ = _types_for(cand.mul, images, parts)
+    budget.check_bytes(8 * cand.size * (len(types) + 1))
+    result = _Explorer(cand.mul, types, budget, cand.action).mark()
+    letters = sorted({t.image for t in types})
+    table, pset, to_reduced = _minimise(cand, result.pbits, letters)
+    return _Trial(table, pset, [to_reduced[x] for x in images])
+
+
+def _power_index(table: list[list[int]], y: int) -> int:
+    """The least ``i`` with ``y^i = y^(i+2)`` (capped)."""
+    powers = [0]
+    for _ in range(_MAX_INDEX + 2):
+        powers.append(table[powers[-1]][y])
+    for i in range(_MAX_INDEX):
+        if powers[i] == powers[i + 2]:
+            return i
+    return _MAX_INDEX
+
+
 def _expand(
     cur: _Quotient,
     rule: TakeAndBreak,
@@ -560,46 +627,61 @@ def _expand(
     parts: list[set[tuple[int, ...]]],
     budget: Budget,
 ) -> _Quotient:
-    """The quotient after heap ``heap`` when it is not a conservative extension."""
-    free: dict[int, int] = {heap: 2}
-    base = cur.table
-    while True:
-        budget.check()
-        order = sorted(free)
-        cand = _Candidate(base, [free[h] for h in order])
-        images = [0] * (heap + 1)
-        for h in range(1, heap + 1):
-            if not parts[h]:
-                continue
-            if h in free:
-                images[h] = cand.generator(order.index(h))
-            else:
-                images[h] = cand.encode(cur.images[h], [0] * len(order))
-        types, _ = _types_for(cand.mul, images, parts)
-        budget.check_bytes(8 * cand.size * (len(types) + 1))
-        result = _Explorer(cand.mul, types, budget, cand.action).mark()
-        if result.conflict is None:
-            letters = sorted({t.image for t in types})
-            table, pset, to_reduced = _minimise(cand, result.pbits, letters)
-            reduced = [to_reduced[x] for x in images]
-            return _verified(table, pset, reduced, parts, budget)
-        first, second = result.conflict.first, result.conflict.second
-        grown = False
-        for h in order:
-            e0, e1 = first[h], second[h]
-            if e0 != e1 and min(e0, e1) + 1 > free[h]:
-                free[h] = max(e0, e1) - 1  # both exponents now exact
-                grown = True
-        if grown:
-            continue
-        differ = [h for h in set(first) | set(second) if h not in free and first[h] != second[h]]
-        if not differ or len(free) >= _MAX_FREE_HEAPS:
+    """The quotient after heap ``heap`` when it is not a conservative extension.
+
+    A trial quotient is marked and reduced, then verified; at its smallest failing position the
+    trial is recalibrated: some heaps of the failure become free generators on top of the trial
+    (fewest heaps first), and the first recalibration that predicts the failure correctly is the
+    next trial. Only a verified trial is ever returned.
+    """
+    trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget)
+    for _ in range(_MAX_RECALIBRATIONS):
+        mul = _table_mul(trial.table)
+        types, _ = _types_for(mul, trial.images, parts)
+        check = _Explorer(mul, types, budget, _column_of(trial.table)).mark(trial.pset)
+        conflict = check.conflict
+        if conflict is None:
+            return _verified(trial.table, trial.pset, trial.images, parts, budget)
+        first, second = conflict.first, conflict.second
+        heaps = [h for h in sorted(second, reverse=True) if parts[h]]
+        if first is not None:
+            differ = [h for h in sorted(set(first) | set(second), reverse=True)
+                      if parts[h] and first[h] != second[h]]
+            heaps = differ + [h for h in heaps if h not in differ]
+        choices: list[tuple[int, ...]] = [(h,) for h in heaps]
+        choices += [c for c in _pairs(heaps)]
+        for choice in choices:
+            free = {}
+            for h in choice:
+                e = max(second[h], first[h] if first is not None else 0)
+                free[h] = min(_MAX_INDEX, max(2, e - 1, _power_index(trial.table, trial.images[h])))
+            base_images = [0 if h in free else x for h, x in enumerate(trial.images)]
+            new = _trial(trial.table, base_images, free, parts, budget)
+            if new.predicts(second, conflict.truth) and new.predicts(first, not conflict.truth):
+                trial = new
+                break
+        else:
             raise QuotientError(
                 f"could not build the misère quotient of {rule.code} at heap {heap}: "
-                "the candidate monoids grew too large"
+                "no recalibration explains the smallest failing position"
             )
-        h = max(differ)
-        free[h] = max(2, max(first[h], second[h]) - 1)
+    raise QuotientError(
+        f"could not build the misère quotient of {rule.code} at heap {heap} within "
+        f"{_MAX_RECALIBRATIONS} recalibrations"
+    )
+
+
+def _pairs(heaps: list[int]) -> Iterator[tuple[int, int]]:
+    for i, a in enumerate(heaps):
+        for b in heaps[i + 1 :]:
+            yield a, b
+
+
+def _table_mul(table: list[list[int]]) -> Any:
+    def mul(x: int, y: int) -> int:
+        return table[x][y]
+
+    return mul
 
 
 def _verified(
