@@ -510,9 +510,7 @@ def _conservative(
         return table[x][y]
 
     if not opts:
-        return _Quotient(
-            table, cur.pset, [*cur.images, 0], cur.states, cur.types, cur.type_of
-        )
+        return _Quotient(table, cur.pset, [*cur.images, 0], cur.states, cur.types, cur.type_of)
     bit = not (opts & cur.pset)
     same = [key for key in cur.type_of if key[1] == opts]
     if same:
@@ -645,8 +643,11 @@ def _expand(
         first, second = conflict.first, conflict.second
         heaps = [h for h in sorted(second, reverse=True) if parts[h]]
         if first is not None:
-            differ = [h for h in sorted(set(first) | set(second), reverse=True)
-                      if parts[h] and first[h] != second[h]]
+            differ = [
+                h
+                for h in sorted(set(first) | set(second), reverse=True)
+                if parts[h] and first[h] != second[h]
+            ]
             heaps = differ + [h for h in heaps if h not in differ]
         choices: list[tuple[int, ...]] = [(h,) for h in heaps]
         choices += [c for c in _pairs(heaps)]
@@ -819,16 +820,13 @@ def _renumber(
 # -- the entry points -------------------------------------------------------------------------
 
 
-def _rounds(
-    rule: TakeAndBreak, max_heap: int, budget: Budget
-) -> Iterator[tuple[int, _Quotient]]:
+def _rounds(rule: TakeAndBreak, max_heap: int, budget: Budget) -> Iterator[tuple[int, _Quotient]]:
     cur = _trivial(budget)
     parts: list[set[tuple[int, ...]]] = [set()]
     for heap in range(1, max_heap + 1):
         budget.check()
         parts.append(_parts_of(rule, heap))
-        table = cur.table
-        opts = _option_images(lambda x, y: table[x][y], cur.images, parts[heap])
+        opts = _option_images(_table_mul(cur.table), cur.images, parts[heap])
         nxt = _conservative(cur, heap, opts, budget)
         cur = nxt if nxt is not None else _expand(cur, rule, heap, parts, budget)
         yield heap, cur
