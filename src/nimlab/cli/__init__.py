@@ -6,6 +6,7 @@ from nimlab.cli import analyze as _analyze  # noqa: F401  (registers the command
 from nimlab.cli import grundy as _grundy  # noqa: F401
 from nimlab.cli import play as _play  # noqa: F401
 from nimlab.cli import players as _players  # noqa: F401
+from nimlab.cli import quotient as _quotient  # noqa: F401
 from nimlab.cli import records as _records  # noqa: F401
 from nimlab.cli import serve as _serve  # noqa: F401
 from nimlab.cli import shell as _shell  # noqa: F401
