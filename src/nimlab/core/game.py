@@ -14,14 +14,14 @@ replays exactly.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from nimlab.core.bots import Bot, BotSpec, Choice, make_bot, parse_bot
+from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.errors import GameOverError, PlayerError, PositionError
+from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Move, Position, Rows, board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.core.state import GameState
@@ -34,83 +34,6 @@ FIRST_CHOICES = ("first", "random", "auto")
 RECORD_FORMAT = "nimlab-game/1"
 MAX_PLAYERS = 64
 First = Literal["first", "random", "auto"]
-
-
-@dataclass(frozen=True, slots=True)
-class Player:
-    """A seat at the table: a human, or a bot with its spec. ``str`` gives the spec text."""
-
-    name: str
-    bot: BotSpec | None = None
-
-    @property
-    def is_bot(self) -> bool:
-        return self.bot is not None
-
-    def __str__(self) -> str:
-        if self.bot is None:
-            return f"human:{self.name}"
-        spec = str(self.bot).split(":error=")
-        text = f"bot:{spec[0]}:{self.name}"
-        return text + (f":error={spec[1]}" if len(spec) > 1 else "")
-
-    @classmethod
-    def parse(cls, text: str) -> Player:
-        """Read ``human:NAME`` or ``bot:KIND[:D][:NAME][:error=R]`` (e.g.
-        ``bot:perfect:Hal:error=20``, ``bot:lookahead:3``). Raises :class:`PlayerError`."""
-        raw = text.strip()
-        kind, _, rest = raw.partition(":")
-        kind = kind.lower()
-        if kind == "human":
-            name = rest.strip() or "You"
-            return cls(_check_name(name))
-        if kind != "bot":
-            raise PlayerError(
-                f"player {text!r}: write human:NAME or bot:KIND[:NAME] "
-                "(KIND random, classic, lookahead:D, perfect; e.g. bot:perfect:Hal:error=20)"
-            )
-        parts = [p for p in rest.split(":") if p.strip()]
-        if not parts:
-            raise PlayerError("bot player needs a kind: random, classic, lookahead:D or perfect")
-        spec_parts = [parts[0]]
-        names = []
-        i = 1
-        if parts[0].lower() == "lookahead" and len(parts) > 1 and parts[1].isdigit():
-            spec_parts.append(parts[1])
-            i = 2
-        for p in parts[i:]:
-            if re.fullmatch(r"(?i)error=.*", p.strip()):
-                spec_parts.append(p.strip())
-            else:
-                names.append(p)
-        if len(names) > 1:
-            raise PlayerError(f"player {text!r} has more than one name: {', '.join(names)}")
-        spec = parse_bot(":".join(spec_parts))
-        name = names[0].strip() if names else f"{spec.kind.capitalize()} bot"
-        return cls(_check_name(name), spec)
-
-
-def _check_name(name: str) -> str:
-    name = " ".join(name.split())
-    if not name or len(name) > 40 or not name.isprintable() or ":" in name:
-        raise PlayerError(f"player name {name!r}: use 1 to 40 printable characters, no colon")
-    return name
-
-
-def unique_players(players: Iterable[Player | str]) -> tuple[Player, ...]:
-    """Players from specs, with repeated names numbered ("Perfect bot 1", "Perfect bot 2")."""
-    parsed = [p if isinstance(p, Player) else Player.parse(p) for p in players]
-    counts: dict[str, int] = {}
-    for p in parsed:
-        counts[p.name] = counts.get(p.name, 0) + 1
-    seen: dict[str, int] = {}
-    out = []
-    for p in parsed:
-        if counts[p.name] > 1:
-            seen[p.name] = seen.get(p.name, 0) + 1
-            p = replace(p, name=f"{p.name} {seen[p.name]}")
-        out.append(p)
-    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,9 +29,8 @@ from typing import Any
 
 import platformdirs
 
-from nimlab.core.bots import parse_bot
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import Player
+from nimlab.core.players import Player, normalize_text, parse_bot
 from nimlab.storage.errors import (
     GameNotFoundError,
     PlayerExistsError,
@@ -83,8 +83,9 @@ def _now() -> str:
 
 def check_username(text: str) -> str:
     """A username as stored: 1 to 40 printable characters without commas, surrounding spaces
-    removed. Raises :class:`RegistryError` saying what is allowed."""
-    name = text.strip()
+    removed, in Unicode NFKC form (so full-width ``ａnn`` is ``ann``). Raises
+    :class:`RegistryError` saying what is allowed."""
+    name = unicodedata.normalize("NFKC", text).strip()
     if not name or len(name) > MAX_NAME or not name.isprintable() or "," in name:
         raise RegistryError(
             f"username {text!r}: use 1 to {MAX_NAME} printable characters without commas"
@@ -94,8 +95,8 @@ def check_username(text: str) -> str:
 
 def check_name(text: str, what: str = "name") -> str:
     """A given or family name: 1 to 40 printable characters, no comma or colon, inner spaces
-    collapsed. Raises :class:`RegistryError`."""
-    name = " ".join(text.split())
+    collapsed, in Unicode NFKC form. Raises :class:`RegistryError`."""
+    name = normalize_text(text)
     if not name or len(name) > MAX_NAME or not name.isprintable() or re.search(r"[,:]", name):
         raise RegistryError(
             f"{what} {text!r}: use 1 to {MAX_NAME} printable characters without commas or colons"

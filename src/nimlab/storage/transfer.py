@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import Game
 from nimlab.storage.errors import RecordError
 from nimlab.storage.store import EXPORT_FORMAT, Seat, Store
 
@@ -31,6 +30,8 @@ def read_document(document: Any) -> list[ImportEntry]:
         )
     if not isinstance(games, list):
         raise RecordError('the export\'s "games" must be a list')
+    from nimlab.core.game import Game  # replaying needs the move rules, not storage itself
+
     entries: list[ImportEntry] = []
     for number, entry in enumerate(games, 1):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("record"), Mapping):
