@@ -51,7 +51,39 @@ _EXPORTS: dict[str, str] = {
     "Outcome": "nimlab.theory.outcome",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "DEFAULT_END_POSITIONS",
+    "GAMES",
+    "Analysis",
+    "BotSpec",
+    "Choice",
+    "Game",
+    "GameKind",
+    "GameOverError",
+    "GameRecord",
+    "GameSetup",
+    "GameState",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Move",
+    "MoveValue",
+    "NimlabError",
+    "Outcome",
+    "Player",
+    "PlayerError",
+    "Position",
+    "PositionError",
+    "Rows",
+    "Ruleset",
+    "RulesetError",
+    "Turn",
+    "analyze",
+    "board_for",
+    "load_game",
+    "make_bot",
+    "parse_bot",
+    "parse_game",
+]
 
 if TYPE_CHECKING:
     from nimlab.core.analysis import Analysis, MoveValue, analyze

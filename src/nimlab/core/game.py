@@ -14,7 +14,7 @@ replays exactly.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -23,16 +23,23 @@ from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.errors import GameOverError, PlayerError, PositionError
 from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Move, Position, Rows, board_for
+from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
 from nimlab.core.ruleset import Ruleset
 from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.paranoid import ParanoidSolver
 
-__all__ = ["FIRST_CHOICES", "Game", "Player", "Turn", "unique_players"]
+__all__ = [
+    "FIRST_CHOICES",
+    "RECORD_FORMAT",
+    "Game",
+    "GameRecord",
+    "Player",
+    "Turn",
+    "unique_players",
+]
 
 FIRST_CHOICES = ("first", "random", "auto")
-RECORD_FORMAT = "nimlab-game/1"
-MAX_PLAYERS = 64
 First = Literal["first", "random", "auto"]
 
 
@@ -328,57 +335,46 @@ class Game:
 
     # -- records ------------------------------------------------------------------------------
 
-    def to_record(self) -> dict[str, Any]:
-        """A JSON-ready record from which :meth:`from_record` replays the game exactly."""
-        return {
-            "format": RECORD_FORMAT,
-            "ruleset": str(self.ruleset),
-            "start": self.start.to_json()
-            if isinstance(self.start, Position)
-            else {"rows": self.start.to_json()},
-            "players": [str(p) for p in self.players],
-            "first": self.first_seat,
-            "seed": self.seed,
-            "started_at": self.started_at,
-            "moves": [
-                {"seat": s.turn.seat, "move": str(s.turn.move), "at": s.at}
-                | ({"claim": s.turn.claim} if s.turn.claim else {})
+    def record(self) -> GameRecord:
+        """The typed record from which :meth:`from_record` replays the game exactly."""
+        return GameRecord(
+            ruleset=self.ruleset,
+            start=self.start,
+            players=self.players,
+            first=self.first_seat,
+            seed=self.seed,
+            started_at=self.started_at,
+            moves=tuple(
+                RecordedMove(s.turn.seat, str(s.turn.move), s.at, s.turn.claim or None)
                 for s in self._steps
-            ],
-            "winner": self._state.winner,
-            "eliminated": list(self._state.eliminated),
-            "over": self.is_over,
-        }
+            ),
+            winner=self._state.winner,
+            eliminated=self._state.eliminated,
+            over=self.is_over,
+        )
+
+    def to_record(self) -> dict[str, Any]:
+        """:meth:`record` as JSON-ready values (format ``nimlab-game/1``)."""
+        return self.record().to_json()
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record made by :meth:`to_record`; every move is checked again.
-        Raises a :class:`~nimlab.core.errors.NimlabError` for a record that does not replay."""
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise PositionError(f"not a nimlab game record (expected format {RECORD_FORMAT!r})")
-        try:
-            ruleset = Ruleset.parse(record["ruleset"])
-            start_raw = record["start"]
-            start: Board
-            if isinstance(start_raw, dict):
-                start = Rows.from_strings(start_raw["rows"])
-            else:
-                start = Position.of(start_raw)
-            game = cls(
-                ruleset,
-                start,
-                record["players"],
-                first=int(record["first"]),
-                seed=record.get("seed"),
-            )
-            for entry in record["moves"]:
-                if entry["seat"] != game.to_move_seat:
-                    raise PositionError(
-                        f"record says seat {entry['seat']} moved, "
-                        f"but it was seat {game.to_move_seat}'s turn"
-                    )
-                game.push(game.parse_move(entry["move"]), claim=entry.get("claim"))
-        except (KeyError, TypeError) as e:
-            raise PositionError(f"incomplete game record: {e}") from None
-        game.started_at = record.get("started_at", game.started_at)
+    def from_record(cls, record: GameRecord | Mapping[str, Any]) -> Game:
+        """Replay a record (a :class:`GameRecord`, or its JSON); every move is checked again.
+        Raises a :class:`~nimlab.core.errors.NimlabError` for a record that does not replay:
+        :class:`PositionError`, :class:`PlayerError` or :class:`RulesetError` for a malformed
+        one (see :meth:`GameRecord.from_json`), :class:`IllegalMoveError` or
+        :class:`InvalidMoveError` for a move that cannot be played."""
+        rec = GameRecord.from_json(record)
+        game = cls(rec.ruleset, rec.start, rec.players, first=rec.first, seed=rec.seed)
+        for number, entry in enumerate(rec.moves, 1):
+            if game.is_over:
+                raise PositionError(f"the game record has moves after the end (move {number})")
+            if entry.seat != game.to_move_seat:
+                raise PositionError(
+                    f"record says seat {entry.seat} moved, "
+                    f"but it was seat {game.to_move_seat}'s turn"
+                )
+            game.push(game.parse_move(entry.move), claim=entry.claim)
+            game._steps[-1].at = entry.at or game._steps[-1].at
+        game.started_at = rec.started_at or game.started_at
         return game
