@@ -13,7 +13,7 @@ import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -37,7 +37,7 @@ from nimlab.cli.database import DbOption, open_store
 from nimlab.core.analysis import analyze
 from nimlab.core.bots import BotSpec, make_bot
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import FIRST_CHOICES, First, Game, Player, Turn
+from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
     eliminated_text,
     move_text,
@@ -46,7 +46,8 @@ from nimlab.core.narrate import (
     turn_text,
     wins_text,
 )
-from nimlab.core.position import Rows, parse_heaps
+from nimlab.core.position import Rows, board_for, parse_heaps
+from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal, parse_range
 from nimlab.storage import StorageError, Store
 
@@ -389,7 +390,14 @@ def play_command(
     opener = StoreOpener(db)
     try:
         seats = resolve_players(list(player or []), opener)
-        the_game = Game(ruleset, start, seats.players, first=cast(First, first), seed=game_seed)
+        setup = GameSetup(
+            ruleset,
+            board_for(ruleset.rule, start),
+            tuple(seats.players),
+            first=first,
+            seed=game_seed,
+        )
+        the_game = setup.build()
         interactive = sys.stdin.isatty() and console.is_terminal
         if interactive:
             with contextlib.suppress(ImportError):

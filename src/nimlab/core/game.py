@@ -17,7 +17,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.errors import GameOverError, PlayerError, PositionError
@@ -25,6 +25,7 @@ from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Move, Position, Rows, board_for
 from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
 from nimlab.core.ruleset import Ruleset
+from nimlab.core.setup import FIRST_CHOICES, First
 from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.paranoid import ParanoidSolver
@@ -32,6 +33,7 @@ from nimlab.theory.paranoid import ParanoidSolver
 __all__ = [
     "FIRST_CHOICES",
     "RECORD_FORMAT",
+    "First",
     "Game",
     "GameRecord",
     "Player",
@@ -39,8 +41,6 @@ __all__ = [
     "unique_players",
 ]
 
-FIRST_CHOICES = ("first", "random", "auto")
-First = Literal["first", "random", "auto"]
 
 
 @dataclass(frozen=True, slots=True)

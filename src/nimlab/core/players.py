@@ -39,6 +39,7 @@ __all__ = [
     "name_key",
     "normalize_text",
     "parse_bot",
+    "player_from",
     "unique_players",
 ]
 
@@ -201,6 +202,31 @@ class Player:
         spec = parse_bot(":".join(spec_parts))
         name = names[0] if names else f"{spec.kind.capitalize()} bot"
         return cls(check_name(name), spec)
+
+
+def player_from(
+    kind: str, name: str = "", *, depth: int | None = None, error: float = 0.0
+) -> Player:
+    """A player from a form's fields: ``kind`` is ``human`` or a bot kind (:data:`BOT_KINDS`),
+    ``depth`` the look-ahead depth, ``error`` the bot's error rate in percent; an empty name
+    gives a bot its default name ("Perfect bot") and a human :data:`DEFAULT_HUMAN`. Raises
+    :class:`PlayerError`.
+
+    >>> str(player_from("lookahead", "Deep", depth=4, error=10))
+    'bot:lookahead:4:Deep:error=10'
+    """
+    kind = kind.strip().lower()
+    if kind == "human":
+        return Player(check_name(name) if name.strip() else DEFAULT_HUMAN)
+    spec = kind
+    if kind == "lookahead" and depth is not None:
+        spec += f":{depth}"
+    if error:
+        spec += f":error={error:g}"
+    bot = parse_bot(spec)
+    if not name.strip():
+        return Player(f"{bot.kind.capitalize()} bot", bot)
+    return Player(check_name(name), bot)
 
 
 def unique_players(players: Iterable[Player | str]) -> tuple[Player, ...]:

@@ -27,17 +27,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from nimlab.core.bots import parse_bot
 from nimlab.core.errors import (
     GameOverError,
     InvalidMoveError,
     NimlabError,
     PlayerError,
-    PositionError,
 )
-from nimlab.core.game import Game, Player
+from nimlab.core.game import Game
+from nimlab.core.players import Player, player_from
 from nimlab.core.position import Move
-from nimlab.core.ruleset import Ruleset, parse_end_position, parse_game
+from nimlab.core.setup import GameSetup
 from nimlab.storage import (
     PlayerRecord,
     RecordError,
@@ -47,7 +46,7 @@ from nimlab.storage import (
     check_username,
 )
 from nimlab.web.errors import Conflict, Forbidden, NotFound, Unavailable
-from nimlab.web.schemas import MoveIn, SetupIn
+from nimlab.web.schemas import MoveIn, PlayerIn, SetupIn
 from nimlab.web.views import analysis_json, blank_analysis, game_state, hint_json
 
 __all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Writer", "build_game"]
@@ -73,44 +72,31 @@ def _hash(token: str) -> str:
 # -- building a game from a setup ---------------------------------------------------------------
 
 
-def _player(spec: Any, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
+def _player(spec: PlayerIn, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
     if spec.username is not None:
         record = registered[spec.username]
         return record.as_player(), record.username
-    if spec.kind == "human":
-        return Player.parse(f"human:{spec.name}"), None
-    bot = spec.kind
-    if spec.kind == "lookahead" and spec.depth is not None:
-        bot += f":{spec.depth}"
-    if spec.error:
-        bot += f":error={spec.error:g}"
-    bot_spec = parse_bot(bot)
-    if not spec.name.strip():
-        return Player.parse(f"bot:{bot_spec}"), None
-    return Player(Player.parse(f"human:{spec.name}").name, bot_spec), None
+    return player_from(spec.kind, spec.name, depth=spec.depth, error=spec.error), None
 
 
 def build_game(
     setup: SetupIn, registered: dict[str, PlayerRecord]
 ) -> tuple[Game, list[str | None]]:
     """The game a setup describes and the registered username at each seat. Every check is the
-    core's (typed errors with its messages), except the web app's limit of :data:`MAX_STONES`
-    stones on rows. ``registered`` maps each username in the setup to its registry record."""
-    ruleset = Ruleset(parse_game(setup.game), setup.misere)
-    if setup.end_positions:
-        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in setup.end_positions))
+    core's (:class:`~nimlab.core.setup.GameSetup`, typed errors with its messages), with the web
+    app's limit of :data:`MAX_STONES` stones on rows. ``registered`` maps each username in the
+    setup to its registry record."""
     seats = [_player(p, registered) for p in setup.players]
-    if ruleset.rule.splits and sum(h for h in setup.piles if h > 0) > MAX_STONES:
-        raise PositionError(
-            f"rows of stones are drawn stone by stone: at most {MAX_STONES:,} stones in all"
-        )
-    game = Game(
-        ruleset,
-        setup.piles,
-        [p for p, _ in seats],
+    game = GameSetup.from_options(
+        game=setup.game,
+        misere=setup.misere,
+        end_positions=setup.end_positions,
+        piles=setup.piles,
+        players=[p for p, _ in seats],
         first=setup.first,
         seed=setup.seed,
-    )
+        max_stones=MAX_STONES,
+    ).build()
     return game, [u for _, u in seats]
 
 
