@@ -45,9 +45,9 @@ from nimlab.storage import (
     UnknownPlayerError,
     check_username,
 )
-from nimlab.web.errors import Conflict, Forbidden, NotFound, Unavailable
-from nimlab.web.schemas import MoveIn, PlayerIn, SetupIn
-from nimlab.web.views import analysis_json, blank_analysis, game_state, hint_json
+from nimlab.web.errors import ApiError, Conflict, Forbidden, NotFound, Unavailable
+from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, MoveIn, PlayerIn, SetupIn
+from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out
 
 __all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Writer", "build_game"]
 
@@ -221,7 +221,9 @@ class LiveGame:
     finishing: bool = False
     thinking: bool = False
     driver: asyncio.Task[None] | None = None
-    analyses: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    analyses: dict[tuple[str, int], asyncio.Future[Any]] = field(default_factory=dict)
+    problem: str | None = None
+    """Why the game cannot go on (a bot failed to move); shown to everyone watching."""
 
     def check_token(self, seat: int, token: str) -> bool:
         expected = self.token_hashes.get(seat)
@@ -351,8 +353,15 @@ class LiveGames:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         return lg
 
-    def state(self, lg: LiveGame) -> dict[str, Any]:
-        return game_state(lg.key, lg.game, lg.usernames, thinking=lg.thinking, saved_as=lg.saved_as)
+    def state(self, lg: LiveGame) -> GameStateOut:
+        return game_state(
+            lg.key,
+            lg.game,
+            lg.usernames,
+            thinking=lg.thinking,
+            saved_as=lg.saved_as,
+            problem=lg.problem,
+        )
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
@@ -533,13 +542,19 @@ class LiveGames:
                     game.push(choice.move, claim=choice.claim)
                     await self._save(lg)
                 lg.thinking = False
+                lg.problem = None
                 if game.is_over:
                     await self._finish(lg)
                 self.broadcast(lg)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as e:
             log.exception("game %s: a bot could not move", lg.key)
+            name = game.to_move.name if not game.is_over else "a bot"
+            detail = str(e) if isinstance(e, NimlabError | ApiError) else type(e).__name__
+            lg.problem = f"{name} could not move ({detail})"
+            lg.thinking = False
+            self.broadcast(lg)
         finally:
             lg.thinking = False
 
@@ -556,7 +571,7 @@ class LiveGames:
             return
         import json
 
-        text = json.dumps({"type": "state", "state": self.state(lg)})
+        text = json.dumps({"type": "state", "state": self.state(lg).model_dump()})
         for sub in lg.subscribers:
             sub.push(text)
 
@@ -571,8 +586,8 @@ class LiveGames:
     # -- learning -----------------------------------------------------------------------------
 
     async def _snapshot_compute(
-        self, lg: LiveGame, kind: str, fn: Callable[[Game], dict[str, Any]]
-    ) -> dict[str, Any] | None:
+        self, lg: LiveGame, kind: str, fn: Callable[[Game], T]
+    ) -> T | None:
         """Compute ``fn(game)`` on an engine thread for the current move (cached per move);
         ``None`` if it takes longer than ``compute_wait`` (it goes on, for the next ask)."""
         game = lg.game
@@ -580,7 +595,7 @@ class LiveGames:
         future = lg.analyses.get(key)
         if future is None:
 
-            def run() -> dict[str, Any]:
+            def run() -> T:
                 while True:  # moves are only pushed on the event loop: retry if one was
                     count = len(game.history)
                     result = fn(game)
@@ -595,10 +610,10 @@ class LiveGames:
         except TimeoutError:
             return None
 
-    async def analysis(self, key: str) -> dict[str, Any]:
+    async def analysis(self, key: str) -> AnalysisOut:
         lg = self.get(key)
         count = len(lg.game.history)
-        result = await self._snapshot_compute(lg, "analysis", analysis_json)
+        result = await self._snapshot_compute(lg, "analysis", analysis_out)
         if result is None:
             return blank_analysis(
                 count,
@@ -607,8 +622,8 @@ class LiveGames:
             )
         return result
 
-    async def hint(self, key: str) -> dict[str, Any] | None:
+    async def hint(self, key: str) -> HintOut | None:
         lg = self.get(key)
         if lg.game.is_over:
             raise GameOverError("the game is over: there is nothing to hint")
-        return await self._snapshot_compute(lg, "hint", hint_json)
+        return await self._snapshot_compute(lg, "hint", hint_out)
