@@ -34,8 +34,6 @@ from nimlab.cli.common import (
     ruleset_from_options,
 )
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.analysis import analyze
-from nimlab.core.bots import BotSpec, make_bot
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
@@ -47,6 +45,7 @@ from nimlab.core.narrate import (
     wins_text,
 )
 from nimlab.core.position import Rows, board_for, parse_heaps
+from nimlab.core.review import hint
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal, parse_range
 from nimlab.storage import StorageError, Store
@@ -268,23 +267,15 @@ class TerminalGame:
 
     def _hint(self) -> None:
         g = self.game
-        choice = make_bot(BotSpec("perfect"), random.Random()).choose(g)
+        advice = hint(g, explain=True)
         self.say(
             Text.assemble(
                 ("Hint: ", "bold green"),
-                "take " + move_text(choice.move, g.board),
-                (f"  ({choice.claim})", "dim"),
+                "take " + move_text(advice.move, g.board),
+                (f"  ({advice.claim})", "dim"),
             )
         )
-        if len(g.active) > 2:
-            self.say(
-                f"With {len(g.active)} players there is no single value: "
-                "the hint uses the paranoid "
-                "model (can the player to move win against all the others together?)."
-            )
-            return
-        analysis = analyze(g.ruleset, g.board)
-        for line in analysis.explanation:
+        for line in advice.explanation:
             self.say(line)
 
     def _undo(self) -> bool:
