@@ -290,12 +290,13 @@ class Game:
         return state
 
     def bot_choice(self) -> Choice:
-        """What the bot to move would play (does not play it)."""
-        bot = self.bots.get(self.to_move_seat)
-        if bot is None:
-            raise GameOverError(f"{self.to_move.name} is not a bot")
+        """What the bot to move would play (does not play it). Raises :class:`GameOverError`
+        when the game is over and :class:`PlayerError` when a human is to move."""
         if self.is_over:
             raise GameOverError("the game is over: start a new one")
+        bot = self.bots.get(self.to_move_seat)
+        if bot is None:
+            raise PlayerError(f"{self.to_move.name} is not a bot: a human moves by themselves")
         return bot.choose(self)
 
     def play_bot(self) -> Turn:
