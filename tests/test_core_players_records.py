@@ -49,7 +49,13 @@ def test_old_import_paths_still_work() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "kept"),
-    [("Ann", "Ann"), ("  Ann   Lee ", "Ann Lee"), ("Ａnn", "Ann"), ("ﬁona", "fiona"), ("a b", "a b")],
+    [
+        ("Ann", "Ann"),
+        ("  Ann   Lee ", "Ann Lee"),
+        ("Ａnn", "Ann"),
+        ("ﬁona", "fiona"),
+        ("a b", "a b"),
+    ],
 )
 def test_names_are_normalised(raw: str, kept: str) -> None:
     assert check_name(raw) == kept
@@ -294,7 +300,12 @@ def test_paranoid_values_and_round_sentences() -> None:
     values = paranoid_move_values(game)
     assert values is not None and [v.result for v in values] == [(0, 1), (1, 0)]
     assert paranoid_move_values(game, max_moves=1) is None
-    assert paranoid_move_values(Game("nim", [50, 50, 50], ["a", "b", "c"]), max_moves=10) is None
+    assert (
+        paranoid_move_values(
+            Game("nim", [50, 50, 50], ["human:a", "human:b", "human:c"]), max_moves=10
+        )
+        is None
+    )
     game.push("1 1")
     game.push("2 1")  # B empties the board: eliminated
     assert turn_messages(game) == [
