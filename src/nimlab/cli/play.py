@@ -44,6 +44,7 @@ from nimlab.core.narrate import (
     turn_text,
     wins_text,
 )
+from nimlab.core.players import BOT_CHOICES
 from nimlab.core.position import Rows, board_for, parse_heaps
 from nimlab.core.review import hint
 from nimlab.core.setup import GameSetup
@@ -341,7 +342,7 @@ def play_command(
         typer.Option(
             "--player",
             help="A player, in turn order (repeatable): human:NAME, bot:KIND[:NAME][:error=R] "
-            "(KIND random, classic, lookahead:D, perfect) or @USERNAME (registered). "
+            f"(KIND {BOT_CHOICES}) or @USERNAME (registered). "
             "(default: human:You and bot:perfect:Hal)",
             metavar="SPEC",
             show_default=False,

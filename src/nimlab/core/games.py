@@ -85,6 +85,9 @@ class GameEntry:
     aliases: tuple[str, ...] = ()
     board: BoardKind | None = "piles"
     kind_title: Callable[[TakeAndBreak], str] | None = None
+    notation: str = ""
+    """The field's notation the rule is also known by: ``"octal"`` for octal games (their code,
+    e.g. ``0.77``, is then their name in Grundy tables), ``""`` for none."""
 
     @property
     def text_form(self) -> str:
@@ -228,6 +231,7 @@ register(
         parse=_fixed(TakeAndBreak.octal("0.77")),
         strategies=("grundy", "misere-quotient", "split-search", "search"),
         board="rows",
+        notation="octal",
     )
 )
 register(
@@ -238,6 +242,7 @@ register(
         parse=_fixed(TakeAndBreak.octal("0.07")),
         strategies=("grundy", "misere-quotient", "split-search", "search"),
         board="rows",
+        notation="octal",
     )
 )
 register(
@@ -252,6 +257,7 @@ register(
         format=lambda rule: rule.code,
         board=None,
         kind_title=lambda rule: f"octal game {rule.code}",
+        notation="octal",
     )
 )
 register(

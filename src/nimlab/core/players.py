@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from nimlab.core.errors import PlayerError
 
 __all__ = [
+    "BOT_CHOICES",
     "BOT_KINDS",
     "BOT_TITLES",
     "DEFAULT_HUMAN",
@@ -56,6 +57,9 @@ BOT_TITLES: dict[str, str] = {
 
 MAX_LOOKAHEAD = 12
 """The deepest look-ahead a ``lookahead:D`` bot may search."""
+
+BOT_CHOICES = "random, classic, lookahead:D or perfect"
+"""The bot kinds as help texts list them."""
 
 MAX_NAME = 40
 """The longest player name, in characters (after normalisation)."""

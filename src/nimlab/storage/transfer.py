@@ -16,7 +16,8 @@ ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
 
 
 def read_document(document: Any) -> list[ImportEntry]:
-    """Check an export document: every game must replay move by move (``Game.from_record``) and
+    """Check an export document: every game record must be well formed (``GameRecord``), replay
+    move by move (``Game.from_record``) and
     be finished. A bare list of game records (``Game.to_record()``) is accepted too. Returns the
     entries ready for :meth:`Store.import_games`; raises :class:`RecordError` naming the first
     bad game."""
@@ -54,11 +55,7 @@ def read_document(document: Any) -> list[ImportEntry]:
             Seat(i, p.name, usernames.get(i), i == game.winner_seat)
             for i, p in enumerate(game.players)
         ]
-        replayed = game.to_record()
-        replayed["started_at"] = record.get("started_at", replayed["started_at"])
-        for mine, theirs in zip(replayed["moves"], record.get("moves", []), strict=False):
-            if isinstance(theirs, Mapping) and "at" in theirs:
-                mine["at"] = theirs["at"]
+        replayed = game.to_record()  # checked and normalised; start and move times are kept
         finished = entry.get("finished_at")
         entries.append((replayed, seats, finished if isinstance(finished, str) else None))
     return entries

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nimlab.core.games import game_choices
+
 __all__ = [
     "AnalysisOut",
     "BoardOut",
@@ -73,7 +75,7 @@ class SetupIn(_In):
         ..., max_length=MAX_SETUP_PILES, description="Heap sizes; row lengths in Kayles-like games."
     )
     game: str = Field(
-        "nim", max_length=200, description="nim, kayles, dawson, octal:CODE, subtraction:SET"
+        "nim", max_length=200, description=f"The game: {game_choices()}"
     )
     misere: bool = False
     end_positions: list[str] = Field(
