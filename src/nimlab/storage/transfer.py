@@ -16,9 +16,8 @@ ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
 
 
 def read_document(document: Any) -> list[ImportEntry]:
-    """Check an export document: every game record must be well formed (``GameRecord``), replay
-    move by move (``Game.from_record``) and
-    be finished. A bare list of game records (``Game.to_record()``) is accepted too. Returns the
+    """Check an export document: every game record must be well formed (``GameRecord``),
+    replay move by move (``Game.from_record``) and be finished. A bare list of game records (``Game.to_record()``) is accepted too. Returns the
     entries ready for :meth:`Store.import_games`; raises :class:`RecordError` naming the first
     bad game."""
     if isinstance(document, Mapping) and document.get("format") == EXPORT_FORMAT:
