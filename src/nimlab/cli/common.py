@@ -74,15 +74,17 @@ def ruleset_from_options(game: str, misere: bool, end: list[str] | None, default
 
 
 def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
-    """A board from heap sizes typed on the command line."""
-    if not heaps:
-        fail("give the position as heap sizes, e.g. 3 4 5")
-    return board_for(ruleset.rule, heaps)
+    """A board from heap sizes typed on the command line: ``3 4 5`` or ``3,4,5`` (the same
+    syntax everywhere a position is typed)."""
+    sizes = [part for word in heaps for part in word.replace(",", " ").split()]
+    if not sizes:
+        fail("give the position as heap sizes, e.g. 3 4 5 (or 3,4,5)")
+    return board_for(ruleset.rule, sizes)
 
 
 def run(app: typer.Typer) -> None:
-    """Run the app: our errors exit 2 with a message, anything unexpected exits 1, and neither
-    shows a traceback."""
+    """Run the app: our errors exit 2 with a message, storage errors (the database cannot be
+    used) and anything unexpected exit 1, and none shows a traceback."""
     try:
         app(standalone_mode=True)
     except (UsageError, NimlabError) as e:
@@ -94,5 +96,10 @@ def run(app: typer.Typer) -> None:
         err_console.print("interrupted")
         sys.exit(130)
     except Exception as e:
-        err_console.print(Text.assemble(("error: ", "bold red"), f"{type(e).__name__}: {e}"))
+        from nimlab.storage.errors import StorageError  # loaded by then if it failed
+
+        text = str(e) if isinstance(e, StorageError) else f"{type(e).__name__}: {e}"
+        err_console.print(
+            Text.assemble(("error: ", "bold red"), text), highlight=False, soft_wrap=True
+        )
         sys.exit(1)

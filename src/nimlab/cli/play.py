@@ -381,6 +381,7 @@ def play_command(
         start = parse_heaps(sizes or DEFAULT_PILES)
     opener = StoreOpener(db)
     try:
+        _require_writable(opener)
         seats = resolve_players(list(player or []), opener)
         setup = GameSetup(
             ruleset,
@@ -405,6 +406,21 @@ def play_command(
             _save(the_game, seats, opener, registered=any(seats.usernames))
     finally:
         opener.close()
+
+
+def _require_writable(opener: StoreOpener) -> None:
+    """Check before the game that it can be saved: a database that cannot be written (read-only
+    file or file system) ends the command now, with a message and exit status 1."""
+    store = opener()
+    try:
+        store.require_writable()
+    except StorageError as e:
+        err_console.print(
+            Text.assemble(("error: ", "bold red"), f"{e}: the game could not be saved"),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
 
 
 def _save(game: Game, seats: Seats, opener: StoreOpener, *, registered: bool) -> None:

@@ -154,7 +154,7 @@ def show(
     db: DbOption = None,
 ) -> None:
     """Show one player, or every player sorted by username, with their statistics."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         players = [store.get_player(username)] if username is not None else store.players()
     if as_json:
         typer.echo(json.dumps([p.to_json() for p in players]))
@@ -202,7 +202,7 @@ def rankings(
     db: DbOption = None,
 ) -> None:
     """Players by win rate (seed 003's rules: ties by username; top 10 by default)."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         players = store.rankings(ascending=asc, limit=None if all_players else limit)
     if as_json:
         typer.echo(json.dumps([p.to_json() for p in players]))

@@ -297,7 +297,7 @@ class Game:
         bot = self.bots.get(self.to_move_seat)
         if bot is None:
             raise PlayerError(f"{self.to_move.name} is not a bot: a human moves by themselves")
-        return bot.choose(self)
+        return bot.choose(self.state)
 
     def play_bot(self) -> Turn:
         """Let the bot to move choose and play its move."""

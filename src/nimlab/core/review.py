@@ -74,7 +74,7 @@ def hint(game: Game, *, explain: bool = False, rng: random.Random | None = None)
 
     if game.is_over:
         raise GameOverError("the game is over: there is nothing to hint")
-    choice = make_bot(BotSpec("perfect"), rng or random.Random()).choose(game)
+    choice = make_bot(BotSpec("perfect"), rng or random.Random()).choose(game.state)
     explanation: tuple[str, ...] = ()
     if explain:
         if len(game.active) > 2:
@@ -90,10 +90,7 @@ def hint(game: Game, *, explain: bool = False, rng: random.Random | None = None)
 def position_value(ruleset: Ruleset, board: Board) -> tuple[Outcome | None, int | None]:
     """Outcome and remoteness of a position for the player to move (two players); the
     remoteness only where the exact search finds it within its budget."""
-    evaluator = ruleset.evaluator
-    c = board.canonical
-    small = board.count_moves(ruleset.rule) <= ANALYSIS_MAX_MOVES
-    ev = evaluator.evaluate(c, remoteness=small or evaluator.search_size(c) is not None)
+    ev = ruleset.engine.evaluate(board.canonical)
     return ev.outcome, ev.remoteness
 
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from nimlab.core.errors import RulesetError
 from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
-from nimlab.theory.engine import Evaluator
+from nimlab.theory.engine import Engine, engine_for
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
@@ -43,11 +42,16 @@ def parse_end_position(text: str | Iterable[int]) -> Canon:
     (``"2,2,2"``, ``"[1, 2, 3]"``, ``"1.1.2.2"``), or a list of ints. Returns its canonical form;
     the empty position (always an end position) comes back as ``()``."""
     if isinstance(text, str):
-        numbers = [int(d) for d in re.findall(r"\d+", text)]
+        if re.search(r"-\s*[0-9]", text):
+            raise RulesetError(f"end position {text[:40]!r}: heap sizes cannot be negative")
+        if not re.fullmatch(r"[\s,.;:\[\]()0-9]*", text, flags=re.ASCII) or len(text) > 2000:
+            raise RulesetError(
+                f"end position {text[:40]!r}: write heap sizes (digits 0-9) separated by commas, "
+                "dots or spaces, like 2,2,2 or [1 2 3]"
+            )
+        numbers = [int(d) for d in re.findall(r"[0-9]+", text)]
         if not numbers:
             raise RulesetError(f"end position {text!r} has no numbers: write heap sizes like 2,2,2")
-        if re.search(r"-\s*\d", text):
-            raise RulesetError(f"end position {text!r}: heap sizes cannot be negative")
     else:
         numbers = list(text)
         for n in numbers:
@@ -166,15 +170,16 @@ class Ruleset:
         return is_terminal(self.rule, canonical(heaps), self.end_positions)
 
     @property
-    def evaluator(self) -> Evaluator:
-        """The shared two-player evaluator for this ruleset (its caches persist across games)."""
-        return _evaluator(self)
+    def engine(self) -> Engine:
+        """The shared engine for this ruleset: every outcome, remoteness, winning move and
+        multi-player value comes from it (its tables persist across games, bounded)."""
+        return engine_for(self.rule, misere=self.misere, end_positions=self.end_positions)
+
+    @property
+    def evaluator(self) -> Engine:
+        """The former name of :attr:`engine`."""
+        return self.engine
 
     def textbook(self) -> Ruleset:
         """The same game without extra end positions (what the classic strategy assumes)."""
         return replace(self, end_positions=frozenset())
-
-
-@lru_cache(maxsize=32)
-def _evaluator(ruleset: Ruleset) -> Evaluator:
-    return Evaluator(ruleset.rule, misere=ruleset.misere, end_positions=ruleset.end_positions)

@@ -55,6 +55,7 @@ from nimlab.theory.octal import TakeAndBreak
 __all__ = [
     "GrundySequence",
     "Method",
+    "grundy_period",
     "grundy_sequence",
     "grundy_value",
     "naive_grundy",
@@ -260,6 +261,22 @@ def grundy_value(rule: TakeAndBreak, n: int) -> int:
             f"a heap of {cap:,} or more is too large to compute directly"
         )
     return seq.value(n)
+
+
+def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
+    """``(preperiod, period)`` of ``rule``'s Grundy sequence when a period is proven (computing
+    values as :func:`grundy_value` does for a huge heap), else ``None``. Nim has none."""
+    if rule.is_nim:
+        return None
+    try:
+        grundy_value(rule, 1 << 80)
+    except ValueError:
+        return None
+    with _CACHE_LOCK:
+        seq = _CACHE.get(rule)
+    if seq is None or not seq.proven or seq.period is None or seq.preperiod is None:
+        return None
+    return seq.preperiod, seq.period
 
 
 def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, children, is_terminal
-from nimlab.theory.solver import BudgetExceeded
 
 __all__ = ["ParanoidSolver", "ParanoidValue"]
 
@@ -68,7 +68,9 @@ class ParanoidSolver:
             kids = self._kids[position] = list(set(children(self.rule, position)))
         return kids
 
-    def round_winner_value(self, players: tuple[int, ...], hero: int) -> bool:
+    def round_winner_value(
+        self, players: tuple[int, ...], hero: int, budget: Budget | None = None
+    ) -> bool:
         """Whether ``hero`` wins the whole game from the start of a round with ``players``
         (seat numbers in seat order) left, the first of them to move."""
         key = (players, hero)
@@ -83,23 +85,30 @@ class ParanoidSolver:
             if not self.misere:
                 result = first == hero
             else:
-                result = first != hero and self.round_winner_value(players[1:], hero)
+                result = first != hero and self.round_winner_value(players[1:], hero, budget)
         else:
-            result = self.value(self.start, players, 0, hero).hero_wins
+            result = self.value(self.start, players, 0, hero, budget).hero_wins
         self._rounds[key] = result
         return result
 
-    def _after_terminal_move(self, players: tuple[int, ...], mover: int, hero: int) -> bool:
+    def _after_terminal_move(
+        self, players: tuple[int, ...], mover: int, hero: int, budget: Budget | None = None
+    ) -> bool:
         """The hero's result when ``players[mover]`` moves into a terminal position."""
         if not self.misere:
             return players[mover] == hero
         if players[mover] == hero:
             return False
         rest = players[:mover] + players[mover + 1 :]
-        return self.round_winner_value(rest, hero)
+        return self.round_winner_value(rest, hero, budget)
 
     def value(
-        self, position: Canon, players: tuple[int, ...], to_move: int, hero: int
+        self,
+        position: Canon,
+        players: tuple[int, ...],
+        to_move: int,
+        hero: int,
+        budget: Budget | None = None,
     ) -> ParanoidValue:
         """The value for ``hero`` of a non-terminal ``position`` with ``players[to_move]`` to
         move. Raises :class:`BudgetExceeded` beyond the budget."""
@@ -121,8 +130,10 @@ class ParanoidSolver:
                 stack.extend(missing)
                 continue
             stack.pop()
-            table[(pos, t)] = self._combine(pos, players, t, hero, table)
+            table[(pos, t)] = self._combine(pos, players, t, hero, table, budget)
             self._size += 1
+            if budget is not None:
+                budget.charge()
             if self._size > self.budget:
                 raise BudgetExceeded(self.budget)
         return table[(position, to_move)]
@@ -134,12 +145,13 @@ class ParanoidSolver:
         t: int,
         hero: int,
         table: dict[tuple[Canon, int], ParanoidValue],
+        budget: Budget | None = None,
     ) -> ParanoidValue:
         nxt = (t + 1) % len(players)
         outcomes: list[tuple[bool, int]] = []
         for c in self._children(pos):
             if self._terminal(c):
-                outcomes.append((self._after_terminal_move(players, t, hero), 1))
+                outcomes.append((self._after_terminal_move(players, t, hero, budget), 1))
             else:
                 v = table[(c, nxt)]
                 outcomes.append((v.hero_wins, v.remoteness + 1))
@@ -155,11 +167,16 @@ class ParanoidSolver:
         return ParanoidValue(True, max(wins))
 
     def move_value(
-        self, child: Canon, players: tuple[int, ...], mover: int, hero: int
+        self,
+        child: Canon,
+        players: tuple[int, ...],
+        mover: int,
+        hero: int,
+        budget: Budget | None = None,
     ) -> ParanoidValue:
         """The hero's value after ``players[mover]`` moves to ``child`` (remoteness counts that
         move)."""
         if self._terminal(child):
-            return ParanoidValue(self._after_terminal_move(players, mover, hero), 1)
-        v = self.value(child, players, (mover + 1) % len(players), hero)
+            return ParanoidValue(self._after_terminal_move(players, mover, hero, budget), 1)
+        v = self.value(child, players, (mover + 1) % len(players), hero, budget)
         return ParanoidValue(v.hero_wins, v.remoteness + 1)
