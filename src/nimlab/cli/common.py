@@ -11,8 +11,10 @@ from rich.console import Console
 from rich.text import Text
 
 from nimlab.core.errors import NimlabError
+from nimlab.core.games import game_choices
 from nimlab.core.position import Board, board_for
-from nimlab.core.ruleset import GAME_CHOICES, Ruleset, parse_end_position, parse_game
+from nimlab.core.ruleset import Ruleset
+from nimlab.core.setup import ruleset_from
 
 __all__ = [
     "DefaultsOption",
@@ -40,7 +42,7 @@ def fail(message: str) -> NoReturn:
 
 
 GameOption = Annotated[
-    str, typer.Option("--game", "-g", help=f"The game: {GAME_CHOICES}.", metavar="GAME")
+    str, typer.Option("--game", "-g", help=f"The game: {game_choices()}.", metavar="GAME")
 ]
 MisereOption = Annotated[
     bool, typer.Option("--misere", help="Misère play: whoever moves into an end position loses.")
@@ -68,12 +70,7 @@ PileSizeOption = Annotated[str, typer.Option("--pile-size", help="Random piles: 
 
 def ruleset_from_options(game: str, misere: bool, end: list[str] | None, defaults: bool) -> Ruleset:
     """The ruleset the common options describe; raises :class:`NimlabError` for bad values."""
-    ruleset = Ruleset(parse_game(game), misere)
-    if end:
-        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in end))
-    if defaults:
-        ruleset = ruleset.with_defaults()
-    return ruleset
+    return ruleset_from(game, misere, end or (), defaults=defaults)
 
 
 def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console, fail
-from nimlab.core.ruleset import parse_game
+from nimlab.core.games import game_choices, parse_game
 
 if TYPE_CHECKING:
     from nimlab.theory.grundy import GrundySequence, GrundyStatus
@@ -38,7 +38,7 @@ def grundy_command(
     game: Annotated[
         str,
         typer.Argument(
-            help="An octal code (0.77), kayles, dawson, octal:CODE, subtraction:SET or nim."
+            help=f"An octal code (0.77) or a game: {game_choices()}."
         ),
     ],
     max_n: Annotated[
@@ -68,7 +68,7 @@ def grundy_command(
     if limit > PROVE_LIMIT:
         fail(f"--max is at most {PROVE_LIMIT:,}")
     sequence = _compute(kind.rule, limit, prove, show_progress=sys.stderr.isatty() and not as_json)
-    name = kind.rule.code if kind.name.startswith(("octal:", "kayles", "dawson")) else kind.name
+    name = kind.rule.code if kind.entry.notation == "octal" else kind.name
     if as_json:
         typer.echo(json.dumps(_to_json(name, limit, sequence, values, prove=prove)))
         return

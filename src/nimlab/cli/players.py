@@ -13,7 +13,7 @@ from rich.text import Text
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.bots import parse_bot
+from nimlab.core.players import BOT_CHOICES, parse_bot
 from nimlab.storage import PlayerRecord
 
 __all__ = ["players_app"]
@@ -88,7 +88,7 @@ def add_ai(
     bot: Annotated[
         str,
         typer.Option(
-            "--bot", help="How it plays: random, classic, lookahead:D or perfect, with :error=R."
+            "--bot", help=f"How it plays: {BOT_CHOICES}, with :error=R."
         ),
     ] = "perfect",
     db: DbOption = None,

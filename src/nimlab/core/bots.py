@@ -12,14 +12,13 @@ Specs are strings, as on the command line: ``"perfect"``, ``"lookahead:3"``,
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Protocol
 
 from nimlab.core.analysis import board_move, count_moves, paranoid_move_values
-from nimlab.core.errors import PlayerError
+from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
 from nimlab.core.position import Board, Move, Position
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import BudgetExceeded
@@ -30,10 +29,15 @@ from nimlab.theory.positions import Canon, children
 if TYPE_CHECKING:
     from nimlab.core.state import GameState
 
-__all__ = ["BOT_KINDS", "Bot", "BotSpec", "Choice", "make_bot", "parse_bot"]
-
-BOT_KINDS = ("random", "classic", "lookahead", "perfect")
-MAX_LOOKAHEAD = 12
+__all__ = [
+    "BOT_KINDS",
+    "MAX_LOOKAHEAD",
+    "Bot",
+    "BotSpec",
+    "Choice",
+    "make_bot",
+    "parse_bot",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,54 +47,6 @@ class Choice:
     move: Move
     claim: str
     proven: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A bot kind with its settings; ``str`` gives the spec text back."""
-
-    kind: str
-    depth: int = 0
-    error: float = 0.0
-
-    def __str__(self) -> str:
-        text = f"lookahead:{self.depth}" if self.kind == "lookahead" else self.kind
-        if self.error:
-            text += f":error={self.error:g}"
-        return text
-
-    @property
-    def label(self) -> str:
-        """For people: ``"perfect bot, 20% errors"``."""
-        base = f"lookahead {self.depth}" if self.kind == "lookahead" else self.kind
-        return f"{base} bot" + (f", {self.error:g}% errors" if self.error else "")
-
-
-def parse_bot(text: str) -> BotSpec:
-    """Read ``KIND[:D][:error=R]``: KIND is random, classic, lookahead (with depth D, default 2)
-    or perfect; R is a percentage 0-100. Raises :class:`PlayerError`."""
-    parts = [p for p in text.strip().lower().split(":") if p]
-    if not parts or parts[0] not in BOT_KINDS:
-        raise PlayerError(
-            f"unknown bot {text!r}: choose random, classic, "
-            f"lookahead:D (D = 1-{MAX_LOOKAHEAD}) or perfect"
-        )
-    kind, depth, error = parts[0], 0, 0.0
-    rest = parts[1:]
-    if kind == "lookahead":
-        depth = 2
-        if rest and rest[0].isdigit():
-            depth = int(rest.pop(0))
-        if not 1 <= depth <= MAX_LOOKAHEAD:
-            raise PlayerError(f"lookahead depth {depth}: choose 1 to {MAX_LOOKAHEAD}")
-    for part in rest:
-        m = re.fullmatch(r"error=(\d+(?:\.\d+)?)%?", part)
-        if not m:
-            raise PlayerError(f"unknown bot setting {part!r}: the only setting is error=R (0-100)")
-        error = float(m.group(1))
-        if not 0 <= error <= 100:
-            raise PlayerError(f"error rate {error:g}: choose 0 to 100 (percent)")
-    return BotSpec(kind, depth, error)
 
 
 class Bot(Protocol):

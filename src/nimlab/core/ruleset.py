@@ -4,7 +4,7 @@ A ruleset has a one-line text form that round-trips, in the spirit of OpenSpiel'
 
 >>> r = Ruleset.parse("nim misere end=2.2.2 end=1.2.3 end=1.1.2.2")
 >>> str(r)
-'nim misere end=1.1.2.2 end=1.2.3 end=2.2.2'
+'nim misere end=1.2.3 end=2.2.2 end=1.1.2.2'
 >>> Ruleset.parse(str(r)) == r
 True
 """
@@ -16,11 +16,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from nimlab.core.errors import RulesetError
+from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
 from nimlab.theory.engine import Engine, engine_for
-from nimlab.theory.octal import OctalCodeError, TakeAndBreak
+from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
 __all__ = [
+    "ALIASES",
     "DEFAULT_END_POSITIONS",
     "GAME_CHOICES",
     "GameKind",
@@ -30,88 +32,9 @@ __all__ = [
 ]
 
 DEFAULT_END_POSITIONS: tuple[Canon, ...] = ((2, 2, 2), (1, 2, 3), (1, 1, 2, 2))
-"""Seed 000's "Add Defaults" end positions."""
-
-ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
-GAME_CHOICES = (
-    "nim, kayles, dawson, octal:CODE (e.g. octal:0.137), subtraction:SET (e.g. subtraction:1-3)"
-)
+"""The classic end positions [2,2,2], [1,2,3], [1,1,2,2] (``defaults``)."""
 
 _MAX_END_HEAPS = 64
-
-
-@dataclass(frozen=True)
-class GameKind:
-    """A named move rule: ``nim``, ``kayles``, ``dawson``, ``octal:CODE`` or ``subtraction:SET``."""
-
-    name: str
-    rule: TakeAndBreak
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def splits(self) -> bool:
-        """Whether moves can split a heap (such games are shown as rows of stones)."""
-        return self.rule.splits
-
-    @property
-    def title(self) -> str:
-        """A name for people, e.g. "Kayles (octal 0.77)"."""
-        if self.rule.is_nim:
-            return "Nim"
-        if self.name == "kayles":
-            return "Kayles (octal 0.77)"
-        if self.name == "dawson":
-            return "Dawson's Kayles (octal 0.07)"
-        if self.name.startswith("subtraction:"):
-            return f"subtraction game S = {{{self.name.split(':', 1)[1]}}}"
-        return f"octal game {self.rule.code}"
-
-
-NIM = GameKind("nim", TakeAndBreak.nim())
-
-
-def _format_set(takes: Iterable[int]) -> str:
-    """``1,2,3,5`` -> ``1-3,5``."""
-    parts: list[str] = []
-    ks = sorted(takes)
-    i = 0
-    while i < len(ks):
-        j = i
-        while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
-            j += 1
-        parts.append(str(ks[i]) if i == j else f"{ks[i]}-{ks[j]}")
-        i = j + 1
-    return ",".join(parts)
-
-
-def parse_game(text: str) -> GameKind:
-    """Read a game name: ``nim``, ``kayles``, ``dawson``, ``octal:0.137`` (or just ``0.137``),
-    ``subtraction:1-3`` / ``subtraction:1,3,4``. Names are case-insensitive.
-
-    Raises :class:`RulesetError` saying what is allowed.
-    """
-    name = text.strip().lower()
-    try:
-        if name == "nim":
-            return NIM
-        if name in ALIASES:
-            return GameKind(name, TakeAndBreak.octal(ALIASES[name]))
-        if name.startswith("octal:") or re.match(r"^\d?\.\d", name):
-            code = name.removeprefix("octal:")
-            rule = TakeAndBreak.octal(code)
-            for alias, alias_code in ALIASES.items():
-                if TakeAndBreak.octal(alias_code) == rule:
-                    return GameKind(alias, rule)
-            return GameKind(f"octal:{rule.code}", rule)
-        if name.startswith("subtraction:"):
-            rule = TakeAndBreak.parse_subtraction_set(name.removeprefix("subtraction:"))
-            assert rule.subtraction_set is not None
-            return GameKind(f"subtraction:{_format_set(rule.subtraction_set)}", rule)
-    except OctalCodeError as e:
-        raise RulesetError(str(e)) from None
-    raise RulesetError(f"unknown game {text!r}: choose {GAME_CHOICES}")
 
 
 def parse_end_position(text: str | Iterable[int]) -> Canon:
@@ -165,7 +88,7 @@ class Ruleset:
         """Read the one-line form: ``GAME [misere|normal] [end=H.H.H ...] [defaults]``."""
         words = text.split()
         if not words:
-            raise RulesetError(f"empty ruleset: start with a game ({GAME_CHOICES})")
+            raise RulesetError(f"empty ruleset: start with a game ({game_choices()})")
         game = parse_game(words[0])
         misere = False
         ends: set[Canon] = set()

@@ -119,30 +119,25 @@ def dumps(value: Any, what: str = "the game record") -> str:
 
 
 def check_record(record: Mapping[str, Any]) -> tuple[list[Any], int | None, int]:
-    """The players, winner seat and move count of a finished game record; raises RecordError."""
-    if not isinstance(record, Mapping):
-        raise RecordError("a game record must be a JSON object")
-    for key in ("ruleset", "start", "players", "moves"):
-        if key not in record:
-            raise RecordError(f"the game record has no {key!r}")
-    players = record["players"]
-    moves = record["moves"]
-    if not isinstance(players, list) or len(players) < 2 or not isinstance(moves, list):
-        raise RecordError("the game record's players and moves must be lists (two players or more)")
-    if not record.get("over"):
+    """The players (spec text), winner seat and move count of a finished game record, checked
+    once by :meth:`GameRecord.from_json <nimlab.core.record.GameRecord.from_json>`; raises
+    RecordError."""
+    from nimlab.core.errors import NimlabError
+    from nimlab.core.record import GameRecord
+
+    try:
+        checked = GameRecord.from_json(record)
+    except NimlabError as e:
+        raise RecordError(f"not a valid game record: {e}") from None
+    if not checked.over:
         raise RecordError("only finished games are stored")
-    winner = record.get("winner")
-    if winner is not None and (
-        isinstance(winner, bool) or not isinstance(winner, int) or not 0 <= winner < len(players)
-    ):
-        raise RecordError(f"the game record's winner {winner!r} is not a seat")
-    return players, winner, len(moves)
+    return [str(p) for p in checked.players], checked.winner, len(checked.moves)
 
 
 def _seat_name(spec: Any) -> str:
     """The name in a player spec (``human:Ann`` -> ``Ann``, ``bot:perfect:Hal`` -> ``Hal``)."""
     from nimlab.core.errors import NimlabError
-    from nimlab.core.game import Player
+    from nimlab.core.players import Player
 
     try:
         return Player.parse(str(spec)).name

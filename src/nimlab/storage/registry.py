@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,7 +19,7 @@ from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import PlayerExistsError, RegistryError, UnknownPlayerError
 
 if TYPE_CHECKING:
-    from nimlab.core.game import Player
+    from nimlab.core.players import Player
 
 __all__ = ["MAX_NAME", "PlayerRecord", "Registry", "check_name", "check_username", "clamp_limit"]
 
@@ -32,8 +33,9 @@ def now() -> str:
 
 def check_username(text: str) -> str:
     """A username as stored: 1 to 40 printable characters without commas, surrounding spaces
-    removed. Raises :class:`RegistryError` saying what is allowed."""
-    name = text.strip()
+    removed, in Unicode NFKC form (so full-width ``ａnn`` is ``ann``). Raises
+    :class:`RegistryError` saying what is allowed."""
+    name = unicodedata.normalize("NFKC", text).strip()
     if not name or len(name) > MAX_NAME or not name.isprintable() or "," in name:
         raise RegistryError(
             f"username {text!r}: use 1 to {MAX_NAME} printable characters without commas"
@@ -43,8 +45,8 @@ def check_username(text: str) -> str:
 
 def check_name(text: str, what: str = "name") -> str:
     """A given or family name: 1 to 40 printable characters, no comma or colon, inner spaces
-    collapsed. Raises :class:`RegistryError`."""
-    name = " ".join(text.split())
+    collapsed, in Unicode NFKC form. Raises :class:`RegistryError`."""
+    name = " ".join(unicodedata.normalize("NFKC", text).split())
     if not name or len(name) > MAX_NAME or not name.isprintable() or re.search(r"[,:]", name):
         raise RegistryError(
             f"{what} {text!r}: use 1 to {MAX_NAME} printable characters without commas or colons"
@@ -85,9 +87,8 @@ class PlayerRecord:
     def as_player(self) -> Player:
         """This player at a game table: named by full name (by username, or "Player", when that
         is not a valid player name), a bot for an AI player."""
-        from nimlab.core.bots import parse_bot  # the core's bots only when a game is built
         from nimlab.core.errors import NimlabError
-        from nimlab.core.game import Player
+        from nimlab.core.players import Player, parse_bot
 
         bot = None if self.bot is None else parse_bot(self.bot)
         for candidate in (self.full_name, self.username):

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import Game
 from nimlab.storage.errors import RecordError, RegistryError
 from nimlab.storage.store import (
     EXPORT_FORMAT,
@@ -25,10 +24,10 @@ ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
 
 
 def read_document(document: Any) -> list[ImportEntry]:
-    """Check an export document: every game must replay move by move (``Game.from_record``) and
-    be finished. A bare list of game records (``Game.to_record()``) is accepted too. Returns the
-    entries ready for :meth:`Store.import_games`; raises :class:`RecordError` naming the first
-    bad game."""
+    """Check an export document: every game record must be well formed (``GameRecord``),
+    replay move by move (``Game.from_record``) and be finished. A bare list of game records
+    (``Game.to_record()``) is accepted too. Returns the entries ready for
+    :meth:`Store.import_games`; raises :class:`RecordError` naming the first bad game."""
     if isinstance(document, Mapping) and document.get("format") == EXPORT_FORMAT:
         games = document.get("games")
     elif isinstance(document, list):
@@ -39,6 +38,8 @@ def read_document(document: Any) -> list[ImportEntry]:
         )
     if not isinstance(games, list):
         raise RecordError('the export\'s "games" must be a list')
+    from nimlab.core.game import Game  # replaying needs the move rules, not storage itself
+
     entries: list[ImportEntry] = []
     for number, entry in enumerate(games, 1):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("record"), Mapping):
@@ -61,11 +62,7 @@ def read_document(document: Any) -> list[ImportEntry]:
             Seat(i, p.name, usernames.get(i), i == game.winner_seat)
             for i, p in enumerate(game.players)
         ]
-        replayed = game.to_record()
-        replayed["started_at"] = record.get("started_at", replayed["started_at"])
-        for mine, theirs in zip(replayed["moves"], record.get("moves", []), strict=False):
-            if isinstance(theirs, Mapping) and "at" in theirs:
-                mine["at"] = theirs["at"]
+        replayed = game.to_record()  # checked and normalised; start and move times are kept
         finished = entry.get("finished_at")
         entries.append((replayed, seats, finished if isinstance(finished, str) else None))
     return entries
@@ -80,7 +77,7 @@ def read_players(document: Any) -> list[PlayerRecord]:
     entries = document.get("players") or []
     if not isinstance(entries, list):
         raise RecordError('the export\'s "players" must be a list')
-    from nimlab.core.bots import parse_bot
+    from nimlab.core.players import parse_bot
 
     out: list[PlayerRecord] = []
     for number, entry in enumerate(entries, 1):

@@ -26,17 +26,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from nimlab.core.bots import parse_bot
 from nimlab.core.errors import (
     GameOverError,
     InvalidMoveError,
     NimlabError,
     PlayerError,
-    PositionError,
 )
-from nimlab.core.game import Game, Player
+from nimlab.core.game import Game
+from nimlab.core.players import Player, player_from
 from nimlab.core.position import Move
-from nimlab.core.ruleset import Ruleset, parse_end_position, parse_game
+from nimlab.core.setup import GameSetup
 from nimlab.storage import (
     LimitError,
     PlayerRecord,
@@ -46,9 +45,9 @@ from nimlab.storage import (
     StoreWriter,
     check_username,
 )
-from nimlab.web.errors import Conflict, Forbidden, NotFound, Unavailable
-from nimlab.web.schemas import MoveIn, SetupIn
-from nimlab.web.views import analysis_json, blank_analysis, game_state, hint_json
+from nimlab.web.errors import ApiError, Conflict, Forbidden, NotFound, Unavailable
+from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, MoveIn, PlayerIn, SetupIn
+from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out
 
 __all__ = ["MAX_STONES", "LiveGame", "LiveGames", "build_game"]
 
@@ -76,44 +75,31 @@ def _hash(token: str) -> str:
 # -- building a game from a setup ---------------------------------------------------------------
 
 
-def _player(spec: Any, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
+def _player(spec: PlayerIn, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
     if spec.username is not None:
         record = registered[spec.username]
         return record.as_player(), record.username
-    if spec.kind == "human":
-        return Player.parse(f"human:{spec.name}"), None
-    bot = spec.kind
-    if spec.kind == "lookahead" and spec.depth is not None:
-        bot += f":{spec.depth}"
-    if spec.error:
-        bot += f":error={spec.error:g}"
-    bot_spec = parse_bot(bot)
-    if not spec.name.strip():
-        return Player.parse(f"bot:{bot_spec}"), None
-    return Player(Player.parse(f"human:{spec.name}").name, bot_spec), None
+    return player_from(spec.kind, spec.name, depth=spec.depth, error=spec.error), None
 
 
 def build_game(
     setup: SetupIn, registered: dict[str, PlayerRecord]
 ) -> tuple[Game, list[str | None]]:
     """The game a setup describes and the registered username at each seat. Every check is the
-    core's (typed errors with its messages), except the web app's limit of :data:`MAX_STONES`
-    stones on rows. ``registered`` maps each username in the setup to its registry record."""
-    ruleset = Ruleset(parse_game(setup.game), setup.misere)
-    if setup.end_positions:
-        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in setup.end_positions))
+    core's (:class:`~nimlab.core.setup.GameSetup`, typed errors with its messages), with the web
+    app's limit of :data:`MAX_STONES` stones on rows. ``registered`` maps each username in the
+    setup to its registry record."""
     seats = [_player(p, registered) for p in setup.players]
-    if ruleset.rule.splits and sum(h for h in setup.piles if h > 0) > MAX_STONES:
-        raise PositionError(
-            f"rows of stones are drawn stone by stone: at most {MAX_STONES:,} stones in all"
-        )
-    game = Game(
-        ruleset,
-        setup.piles,
-        [p for p, _ in seats],
+    game = GameSetup.from_options(
+        game=setup.game,
+        misere=setup.misere,
+        end_positions=setup.end_positions,
+        piles=setup.piles,
+        players=[p for p, _ in seats],
         first=setup.first,
         seed=setup.seed,
-    )
+        max_stones=MAX_STONES,
+    ).build()
     return game, [u for _, u in seats]
 
 
@@ -153,7 +139,9 @@ class LiveGame:
     finishing: bool = False
     thinking: bool = False
     driver: asyncio.Task[None] | None = None
-    analyses: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    analyses: dict[tuple[str, int], asyncio.Future[Any]] = field(default_factory=dict)
+    problem: str | None = None
+    """Why the game cannot go on (a bot failed to move); shown to everyone watching."""
 
     def check_token(self, seat: int, token: str) -> bool:
         expected = self.token_hashes.get(seat)
@@ -291,8 +279,15 @@ class LiveGames:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         return lg
 
-    def state(self, lg: LiveGame) -> dict[str, Any]:
-        return game_state(lg.key, lg.game, lg.usernames, thinking=lg.thinking, saved_as=lg.saved_as)
+    def state(self, lg: LiveGame) -> GameStateOut:
+        return game_state(
+            lg.key,
+            lg.game,
+            lg.usernames,
+            thinking=lg.thinking,
+            saved_as=lg.saved_as,
+            problem=lg.problem,
+        )
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
@@ -473,13 +468,19 @@ class LiveGames:
                     game.push(choice.move, claim=choice.claim)
                     await self._save(lg)
                 lg.thinking = False
+                lg.problem = None
                 if game.is_over:
                     await self._finish(lg)
                 self.broadcast(lg)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as e:
             log.exception("game %s: a bot could not move", lg.key)
+            name = game.to_move.name if not game.is_over else "a bot"
+            detail = str(e) if isinstance(e, NimlabError | ApiError) else type(e).__name__
+            lg.problem = f"{name} could not move ({detail})"
+            lg.thinking = False
+            self.broadcast(lg)
         finally:
             lg.thinking = False
 
@@ -496,7 +497,7 @@ class LiveGames:
             return
         import json
 
-        text = json.dumps({"type": "state", "state": self.state(lg)})
+        text = json.dumps({"type": "state", "state": self.state(lg).model_dump()})
         for sub in lg.subscribers:
             sub.push(text)
 
@@ -511,8 +512,8 @@ class LiveGames:
     # -- learning -----------------------------------------------------------------------------
 
     async def _snapshot_compute(
-        self, lg: LiveGame, kind: str, fn: Callable[[Game], dict[str, Any]]
-    ) -> dict[str, Any] | None:
+        self, lg: LiveGame, kind: str, fn: Callable[[Game], T]
+    ) -> T | None:
         """Compute ``fn(game)`` on an engine thread for the current move (cached per move);
         ``None`` if it takes longer than ``compute_wait`` (it goes on, for the next ask)."""
         game = lg.game
@@ -520,7 +521,7 @@ class LiveGames:
         future = lg.analyses.get(key)
         if future is None:
 
-            def run() -> dict[str, Any]:
+            def run() -> T:
                 while True:  # moves are only pushed on the event loop: retry if one was
                     count = len(game.history)
                     result = fn(game)
@@ -535,10 +536,10 @@ class LiveGames:
         except TimeoutError:
             return None
 
-    async def analysis(self, key: str) -> dict[str, Any]:
+    async def analysis(self, key: str) -> AnalysisOut:
         lg = self.get(key)
         count = len(lg.game.history)
-        result = await self._snapshot_compute(lg, "analysis", analysis_json)
+        result = await self._snapshot_compute(lg, "analysis", analysis_out)
         if result is None:
             return blank_analysis(
                 count,
@@ -547,8 +548,8 @@ class LiveGames:
             )
         return result
 
-    async def hint(self, key: str) -> dict[str, Any] | None:
+    async def hint(self, key: str) -> HintOut | None:
         lg = self.get(key)
         if lg.game.is_over:
             raise GameOverError("the game is over: there is nothing to hint")
-        return await self._snapshot_compute(lg, "hint", hint_json)
+        return await self._snapshot_compute(lg, "hint", hint_out)
