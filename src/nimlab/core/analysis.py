@@ -208,8 +208,9 @@ def move_values(
             move = board_move(board, cmove)
             after = board.play(ruleset.rule, move)
             remoteness = None
-            if searchable:
-                remoteness = engine.evaluate(after.canonical, budget=budget).remoteness
+            child = after.canonical
+            if searchable or is_terminal(ruleset.rule, child, ruleset.end_positions):
+                remoteness = engine.evaluate(child, budget=budget).remoteness
             values.append(MoveValue(move, display_heaps(after), Outcome.P, remoteness))
         return values, False
     cache: dict[Canon, Evaluation] = {}

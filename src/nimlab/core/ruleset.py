@@ -138,9 +138,15 @@ class Ruleset:
     # -- variations ---------------------------------------------------------------------------
 
     def with_end_positions(self, *ends: Iterable[int] | str) -> Ruleset:
-        return replace(
-            self, end_positions=self.end_positions | {parse_end_position(e) for e in ends}
-        )
+        """This ruleset with more extra end positions; an empty one is refused (the empty
+        position always ends the game)."""
+        parsed = {parse_end_position(e) for e in ends}
+        if () in parsed:
+            raise RulesetError(
+                "the empty position always ends the game: an extra end position needs at least "
+                "one non-empty heap, like 2,2,2"
+            )
+        return replace(self, end_positions=self.end_positions | parsed)
 
     def with_defaults(self) -> Ruleset:
         """This ruleset plus seed 000's three default end positions."""

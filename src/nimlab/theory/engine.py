@@ -56,6 +56,7 @@ from nimlab.theory.solver import ExactSolver, Value
 
 if TYPE_CHECKING:
     from nimlab.theory.paranoid import ParanoidSolver
+    from nimlab.theory.quotient import MisereQuotient
 
 __all__ = [
     "DENSE_LIMIT",
@@ -89,8 +90,14 @@ _REMOTENESS_COST = 2_000_000
 _ANSWERS = 200_000
 """Answers an engine remembers (then it forgets them all)."""
 
-QUOTIENT_HEAP_LIMIT = 200
+QUOTIENT_HEAP_LIMIT = 256
 """Largest heap bound up to which a misère quotient is computed on demand."""
+
+QUOTIENT_SECONDS = 20.0
+"""Time one misère quotient may take to compute (once per game and bound, then cached)."""
+
+_QUOTIENT_FAILED: dict[TakeAndBreak, int] = {}
+"""The least heap bound at which a game's quotient could not be built (not tried again)."""
 
 _SMALL_HEAP = 4096
 """Heaps up to this size have their options listed one by one; larger ones need a period."""
@@ -127,15 +134,6 @@ class SplitSolverLike(Protocol):
 
     def estimate(self, position: Canon) -> int: ...
     def value(self, position: Canon, budget: Budget | None = None) -> Value: ...
-
-
-class QuotientLike(Protocol):
-    """What the engine needs of a misère quotient (:mod:`nimlab.theory.quotient`)."""
-
-    proven: bool
-    heap_bound: int
-
-    def outcome(self, position: Canon) -> Outcome: ...
 
 
 def _optional(module: str) -> Any:
@@ -280,8 +278,9 @@ class MisereQuotientStrategy(Strategy):
         q = engine.quotient(position)
         if q is None:
             return None
-        module = _optional("nimlab.theory.quotient")
-        return list(module.quotient_winning_moves(q, position, limit))
+        from nimlab.theory.quotient import quotient_winning_moves
+
+        return list(quotient_winning_moves(q, position, limit))
 
 
 class _Compiled(Strategy):
@@ -430,17 +429,32 @@ class Engine:
         except (ValueError, OverflowError):
             return None
 
-    def quotient(self, position: Canon) -> QuotientLike | None:
-        """The misère quotient that covers every heap of ``position``, or ``None``."""
+    def quotient(self, position: Canon) -> MisereQuotient | None:
+        """The misère quotient that covers every heap of ``position``, or ``None``.
+
+        Quotients are computed on demand up to a heap bound (the next power of two above the
+        largest heap, at least 16, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
+        :data:`QUOTIENT_SECONDS`; a game whose quotient could not be built up to a bound is not
+        tried again up to that bound. A proven quotient covers every heap size."""
         if self.rule.max_take is None or not position:
             return None
-        module = _optional("nimlab.theory.quotient")
-        if module is None:
-            return None
+        from nimlab.theory.quotient import QuotientError, quotient_for
+
         top = position[-1]
+        bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
+        failed = _QUOTIENT_FAILED.get(self.rule)
+        if failed is not None and bound >= failed:
+            bound = max(top, failed // 2)
+            if bound >= failed or top > bound:
+                return None
+        if bound > QUOTIENT_HEAP_LIMIT:
+            bound = QUOTIENT_HEAP_LIMIT
         try:
-            q: QuotientLike = module.quotient_for(self.rule, min(top, QUOTIENT_HEAP_LIMIT))
-        except (ValueError, BudgetExceeded):
+            q: MisereQuotient = quotient_for(
+                self.rule, bound, budget=Budget(seconds=QUOTIENT_SECONDS)
+            )
+        except (QuotientError, BudgetExceeded):
+            _QUOTIENT_FAILED[self.rule] = min(bound, failed or bound)
             return None
         return q if q.proven or top <= q.heap_bound else None
 
