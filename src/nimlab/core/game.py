@@ -28,7 +28,6 @@ from nimlab.core.ruleset import Ruleset
 from nimlab.core.setup import FIRST_CHOICES, First
 from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.paranoid import ParanoidSolver
 
 __all__ = [
     "FIRST_CHOICES",
@@ -128,7 +127,6 @@ class Game:
             winner=None,
         )
         self._steps: list[_Step] = []
-        self._paranoid: ParanoidSolver | None = None
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._state = self._settle(self._state)
         self.opening_eliminations = self._state.eliminated
@@ -323,16 +321,6 @@ class Game:
             undone.append(turn)
             if turn.seat == seat:
                 return undone
-
-    def paranoid_solver(self) -> ParanoidSolver:
-        if self._paranoid is None:
-            self._paranoid = ParanoidSolver(
-                self.ruleset.rule,
-                self.start.canonical,
-                misere=self.ruleset.misere,
-                end_positions=self.ruleset.end_positions,
-            )
-        return self._paranoid
 
     # -- records ------------------------------------------------------------------------------
 

@@ -66,14 +66,29 @@ class Hint:
 
 
 def hint(game: Game, *, explain: bool = False, rng: random.Random | None = None) -> Hint:
-    """What the perfect bot would play for the player to move (the game does not change).
-    With ``explain``, the analysis' plain-language explanation (two players) or the paranoid
-    model's (more). Raises :class:`~nimlab.core.errors.GameOverError` when the game is over.
-    Cost: one perfect-bot choice (exact search within its budget)."""
+    """The perfect move for the player to move (the game does not change), the same one the
+    explanation names: with two players the analysis' :attr:`~nimlab.core.analysis.Analysis.best`
+    move (the first of the fastest wins, else of the longest resistances), otherwise (more
+    players, or nothing proven) the perfect bot's choice with its honest claim. With
+    ``explain``, the plain-language explanation. Raises
+    :class:`~nimlab.core.errors.GameOverError` when the game is over. Cost: one analysis within
+    the interactive budget."""
     from nimlab.core.errors import GameOverError
 
     if game.is_over:
         raise GameOverError("the game is over: there is nothing to hint")
+    if len(game.active) == 2:
+        a = analyze(game.ruleset, game.board)
+        best = a.best
+        if best is not None:
+            length = None if best.remoteness is None else best.remoteness + 1
+            when = "" if length is None else f" in {length} move{'s' if length != 1 else ''}"
+            claim = (
+                f"a proven winning move (wins{when})"
+                if best.winning
+                else f"every move loses; this one resists longest{when.replace(' in', ':')}"
+            )
+            return Hint(best.move, claim, True, tuple(a.explanation) if explain else ())
     choice = make_bot(BotSpec("perfect"), rng or random.Random()).choose(game.state)
     explanation: tuple[str, ...] = ()
     if explain:
@@ -182,20 +197,17 @@ def paranoid_move_values(
     """Each legal move's value in the paranoid model (one per distinct pile and result), or
     ``None`` when the position has more than ``max_moves`` legal moves. Raises
     :class:`~nimlab.theory.budget.BudgetExceeded` beyond the paranoid search's budget."""
-    ruleset, board = game.ruleset, game.board
-    players = game.active
-    hero = game.to_move_seat
-    mover = players.index(hero)
-    if board.count_moves(ruleset.rule) > max_moves:
+    from nimlab.core.analysis import count_moves
+    from nimlab.core.analysis import paranoid_move_values as values_of
+    from nimlab.theory.budget import BudgetExceeded
+
+    if count_moves(game.ruleset, game.board) > max_moves:
         return None
-    solver = game.paranoid_solver()
-    out: list[ParanoidMoveValue] = []
-    seen: set[tuple[int, tuple[int, ...]]] = set()
-    for move in board.legal_moves(ruleset.rule):
-        after = board.play(ruleset.rule, move)
-        if (move.pile, after.heaps) in seen:
-            continue
-        seen.add((move.pile, after.heaps))
-        value = solver.move_value(after.canonical, players, mover, hero)
-        out.append(ParanoidMoveValue(move, after.heaps, value.hero_wins, value.remoteness))
-    return out
+    found = values_of(
+        game.ruleset, game.board, game.start, game.active, game.to_move_seat, max_moves=None
+    )
+    if found is None:
+        raise BudgetExceeded(None, "time")
+    return [
+        ParanoidMoveValue(v.move, v.result, bool(v.hero_wins), v.remoteness) for v in found[0]
+    ]

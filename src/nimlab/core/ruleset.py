@@ -179,7 +179,12 @@ class Ruleset:
     def engine(self) -> Engine:
         """The shared engine for this ruleset: every outcome, remoteness, winning move and
         multi-player value comes from it (its tables persist across games, bounded)."""
-        return engine_for(self.rule, misere=self.misere, end_positions=self.end_positions)
+        return engine_for(
+            self.rule,
+            misere=self.misere,
+            end_positions=self.end_positions,
+            allowed=frozenset(self.game.strategies),
+        )
 
     @property
     def evaluator(self) -> Engine:

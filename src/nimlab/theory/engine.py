@@ -615,7 +615,9 @@ class Engine:
         """Whether some search could find the remoteness of ``position`` (and so of every
         position below it) at a cost a formula's answer may add. O(1) for huge positions."""
         return any(
-            not s.formula and s.name != "terminal" and s.applies(self, position)
+            not s.formula
+            and s.name != "terminal"
+            and s.applies(self, position)
             and s.cost(self, position) <= _REMOTENESS_COST
             for s in self.strategies
         )
@@ -727,7 +729,9 @@ def _counted(position: Canon) -> Iterable[tuple[int, int]]:
 
 # -- one engine per ruleset, bounded -----------------------------------------------------------
 
-_ENGINES: OrderedDict[tuple[TakeAndBreak, bool, frozenset[Canon]], Engine] = OrderedDict()
+_ENGINES: OrderedDict[
+    tuple[TakeAndBreak, bool, frozenset[Canon], frozenset[str] | None], Engine
+] = OrderedDict()
 _ENGINES_LOCK = threading.Lock()
 MAX_ENGINES = 8
 """Engines kept at once (each may hold a dense table of up to :data:`DENSE_LIMIT` positions);
@@ -735,15 +739,28 @@ the least recently used one is dropped first."""
 
 
 def engine_for(
-    rule: TakeAndBreak, *, misere: bool = False, end_positions: frozenset[Canon] = frozenset()
+    rule: TakeAndBreak,
+    *,
+    misere: bool = False,
+    end_positions: frozenset[Canon] = frozenset(),
+    allowed: frozenset[str] | None = None,
 ) -> Engine:
     """The shared engine for a ruleset (its tables persist across games; at most
-    :data:`MAX_ENGINES` are kept)."""
-    key = (rule, misere, frozenset(e for e in end_positions if e))
+    :data:`MAX_ENGINES` are kept). ``allowed`` names the strategy families that may answer
+    (a game registry's entry lists them); the terminal rule always applies."""
+    ends = frozenset(e for e in end_positions if e)
+    key = (rule, misere, ends, allowed)
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
-            engine = _ENGINES[key] = Engine(rule, misere=misere, end_positions=key[2])
+            strategies = tuple(
+                s
+                for s in STRATEGIES
+                if allowed is None or s.name == "terminal" or s.name in allowed
+            )
+            engine = _ENGINES[key] = Engine(
+                rule, misere=misere, end_positions=ends, strategies=strategies
+            )
             while len(_ENGINES) > MAX_ENGINES:
                 _ENGINES.popitem(last=False)
         else:
