@@ -98,8 +98,10 @@ def main() -> None:
     ref_times, ref_out, ref_winner = play(ref, piles, args.players)
     ref_total = report("reference", ref_times, ref_out, ref_winner)
     assert (ref_out, ref_winner) == (new_out, new_winner), "the two solvers played differently"
-    print(f"ratio (reference / compiled): game {ref_total / new_total:.1f}x, "
-          f"slowest move {max(ref_times) / max(new_times):.1f}x")
+    print(
+        f"ratio (reference / compiled): game {ref_total / new_total:.1f}x, "
+        f"slowest move {max(ref_times) / max(new_times):.1f}x"
+    )
     per_move = [f"{a:.3f}/{b:.3f}" for a, b in zip(new_times, ref_times, strict=True)]
     print("per move, compiled/reference seconds:", " ".join(per_move))
 

@@ -135,8 +135,8 @@ class ParanoidSolver:
         self._dense_bytes = 0
         self._K = len(self.start)
         self._M = max(self.start, default=0)
-        self._binom = [[comb(a, b) for b in range(self._K + 2)] for a in range(self._M + self._K + 1)]
-        self._limit_rank = self._rank(self.start) if self.start else 0
+        # the start's colex rank bounds every reachable position's (exact big-int arithmetic)
+        self._limit_rank = sum(comb(h + i, i + 1) for i, h in enumerate(self.start))
         self._half = 2**15 - 1 if self._K * self._M + 2 < 2**15 - 1 else 2**31 - 1
         self._dense_ok = (
             dense
@@ -144,6 +144,12 @@ class ParanoidSolver:
             and self._K > 0
             and (self._limit_rank + 1) <= DENSE_MAX_STATES
             and self._K * self._M + 2 < 2**31 - 1
+        )
+        # C(a, b) for a <= M + K, b <= K + 1: only for tables small enough to build
+        self._binom: list[list[int]] = (
+            [[comb(a, b) for b in range(self._K + 2)] for a in range(self._M + self._K + 1)]
+            if self._dense_ok
+            else []
         )
 
     # -- accounting ---------------------------------------------------------------------------
@@ -166,7 +172,11 @@ class ParanoidSolver:
     # -- helpers ------------------------------------------------------------------------------
 
     def _terminal(self, position: Canon) -> bool:
-        return is_terminal(self.rule, position, self.end_positions)
+        """Empty, an extra end position, or no legal move (checked on the moves themselves: a
+        rule may allow taking ``k`` from a heap only by splitting what cannot be split)."""
+        if is_terminal(self.rule, position, self.end_positions):
+            return True
+        return next(children(self.rule, position), None) is None
 
     def _rank(self, canon: Canon) -> int:
         binom = self._binom
@@ -174,6 +184,7 @@ class ParanoidSolver:
         return sum(binom[h + i][i + 1] for i, h in enumerate(canon, offset))
 
     def _covered(self, position: Canon) -> bool:
+        """Whether the dense tables hold ``position`` (O(K)); always false without them."""
         return (
             self._dense_ok
             and len(position) <= self._K
@@ -208,11 +219,10 @@ class ParanoidSolver:
             result = False
         elif n == 1:
             result = True
+        elif self._terminal(self.start) and not self.misere:
+            result = h == 0  # the first player wins at once
         elif self._terminal(self.start):
-            if not self.misere:
-                result = h == 0
-            else:
-                result = h != 0 and self._round(n - 1, h - 1, budget)
+            result = h != 0 and self._round(n - 1, h - 1, budget)  # the first one is out
         else:
             result = self._state(self.start, n, 0, h, budget) > 0
         self._rounds[key] = result
@@ -313,9 +323,7 @@ class ParanoidSolver:
             self._dense_bytes -= int(old.nbytes)
         return table
 
-    def _build(
-        self, n: int, h: int, wins: list[bool], budget: Budget
-    ) -> NDArray[np.signedinteger]:
+    def _build(self, n: int, h: int, wins: list[bool], budget: Budget) -> NDArray[np.signedinteger]:
         import numpy as np
 
         from nimlab.theory._paranoid_kernels import paranoid_pass
