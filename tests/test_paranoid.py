@@ -209,7 +209,7 @@ def test_memory_limit_of_the_budget() -> None:
 
 
 def test_dense_tables_are_bounded_by_bytes() -> None:
-    start = (4, 5, 6, 7)
+    start = (3, 4, 5, 6)
     solver = ParanoidSolver(NIM, start, misere=True, end_positions=CLASSIC)
     one = (solver._limit_rank + 1) * 4 * 2
     small = ParanoidSolver(NIM, start, misere=True, end_positions=CLASSIC, max_table_bytes=one)

@@ -158,6 +158,7 @@ class LiSolver:
         self._frames = 1
         steps = 0
         try:
+            budget.charge(1)
             while True:
                 fr = stack[-1]
                 if fr.pending is not None:
@@ -179,6 +180,7 @@ class LiSolver:
                         fr.pending = kid
                         stack.append(_Frame(kid, children(self.rule, kid), n))
                         self._frames += 1
+                        budget.charge(1)  # one frame now, one stored state later
                         opened = True
                         break
                     fr.best = min(fr.best, (v + 1) % n)
@@ -187,7 +189,6 @@ class LiSolver:
                 if len(table) >= self.max_states:
                     raise BudgetExceeded(self.max_states, "memory")
                 table[fr.pos] = fr.best
-                budget.charge(1)
                 stack.pop()
                 self._frames -= 1
                 if not stack:

@@ -391,6 +391,7 @@ class ParanoidSolver:
         top_win = _H_SEARCH - 1  # the best a state can be for its mover
         stack = [self._open(position, to_move, h)]
         self._frames += 1
+        budget.charge(1)
         steps = 0
         while True:
             fr = stack[-1]
@@ -423,6 +424,7 @@ class ParanoidSolver:
                         fr.pending = kid
                         stack.append(self._open(kid, nxt, h))
                         self._frames += 1
+                        budget.charge(1)  # one frame now, one stored state later
                         opened = True
                         break
                     v = _shift(known)
@@ -436,7 +438,6 @@ class ParanoidSolver:
                 raise BudgetExceeded(self.max_states, "memory")
             table[(fr.pos, t)] = fr.best
             self._py_stored += 1
-            budget.charge(1)
             stack.pop()
             self._frames -= 1
             if not stack:
