@@ -27,9 +27,13 @@ not), so values are memoised per ``(n, hero index)``. Two engines give the same 
   the :class:`~nimlab.theory.budget.Budget` (deadline, positions, bytes, cancel flag) as it goes.
 
 Every query method takes an optional ``budget``; without one, a fresh
-``Budget(positions=max_states)`` is used. Beyond the budget a query raises
-:class:`~nimlab.theory.budget.BudgetExceeded` and the solver stays usable: a later query with a
-fresh budget works (what was stored stays valid, and caches over their bound are dropped).
+``Budget(positions=max_states)`` is used. A dense table is built only when its states fit the
+budget's positions and bytes (and :data:`DENSE_MAX_STATES`, ``max_table_bytes``); building it
+charges all its states at once, and otherwise the bounded search answers. Beyond the budget a
+query raises :class:`~nimlab.theory.budget.BudgetExceeded` and the solver stays usable: a later
+query with a fresh budget works (what was stored stays valid, and caches over their bound are
+dropped). The original unbounded search is kept as the exact twin in
+:mod:`nimlab.theory._paranoid_reference` (tests and ``bench/bench_multiplayer.py``).
 """
 
 from __future__ import annotations
