@@ -130,6 +130,8 @@ def test_dense_kernel_without_jit() -> None:
         "                a = s.move_value(kid, (0, 1, 2), mover, hero)\n"
         "                assert a == r.move_value(kid, (0, 1, 2), mover, hero)\n"
         "    assert s._dense\n"
+        "import numba\n"
+        "assert numba.config.DISABLE_JIT\n"
         "print('ok')\n"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
