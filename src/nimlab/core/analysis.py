@@ -10,7 +10,6 @@ many to value one by one).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -407,9 +406,10 @@ def _analyze_players(
     complete = True
     method = "not proven"
     if model == "li":
-        li = importlib.import_module("nimlab.theory.li")
+        from nimlab.theory.li import li_last_mover
+
         try:
-            last_mover = li.li_last_mover(
+            last_mover = li_last_mover(
                 ruleset.rule,
                 board.canonical,
                 players,

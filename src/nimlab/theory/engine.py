@@ -87,6 +87,10 @@ INTERACTIVE_POSITIONS = 3_000_000
 _REMOTENESS_COST = 2_000_000
 """A search for remoteness alone (the outcome is known by formula) runs only below this cost."""
 
+PARANOID_SOLVERS = 4
+PARANOID_STATES = 1_000_000
+PARANOID_TABLE_BYTES = 128 * 2**20
+
 _ANSWERS = 200_000
 """Answers an engine remembers (then it forgets them all)."""
 
@@ -677,17 +681,23 @@ class Engine:
 
     def paranoid(self, start: Canon) -> ParanoidSolver:
         """The paranoid-model solver for games that start (every round) at ``start``; at most
-        8 are kept per engine."""
+        :data:`PARANOID_SOLVERS` are kept per engine, each bounded by :data:`PARANOID_STATES`
+        searched states and :data:`PARANOID_TABLE_BYTES` of compiled tables."""
         from nimlab.theory.paranoid import ParanoidSolver
 
         with self._lock:
             solver = self._paranoid.get(start)
             if solver is None:
                 solver = ParanoidSolver(
-                    self.rule, start, misere=self.misere, end_positions=self.end_positions
+                    self.rule,
+                    start,
+                    misere=self.misere,
+                    end_positions=self.end_positions,
+                    budget=PARANOID_STATES,
+                    max_table_bytes=PARANOID_TABLE_BYTES,
                 )
                 self._paranoid[start] = solver
-                while len(self._paranoid) > 8:
+                while len(self._paranoid) > PARANOID_SOLVERS:
                     self._paranoid.popitem(last=False)
             else:
                 self._paranoid.move_to_end(start)
