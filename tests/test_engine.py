@@ -129,3 +129,29 @@ def test_move_counts_and_canonical_moves_agree_with_the_board(rule, position) ->
         after = board.play(rule, board_move(board, move))
         assert after.canonical == child
     assert sorted(h for h in display_heaps(board) if h) == list(position)
+
+
+@settings(max_examples=30, deadline=None)
+@given(positions(7, 4))
+def test_li_model_names_the_last_mover(position) -> None:
+    ruleset = Ruleset()
+    a = analyze(ruleset, board_for(ruleset.rule, list(position) or [0]), players=3, model="li")
+    columns_even = all(
+        sum((h >> bit) & 1 for h in position) % 3 == 0 for bit in range(4)
+    )
+    assert a.proven and a.to_json()["last_mover"] == a.last_mover
+    assert (a.last_mover == 2) == columns_even
+    if a.moves:
+        assert min(m.last_mover for m in a.moves if m.last_mover is not None) == a.last_mover
+
+
+def test_paranoid_analysis_of_four_players_is_proven() -> None:
+    ruleset = Ruleset.parse("nim misere defaults")
+    a = analyze(ruleset, board_for(ruleset.rule, [7, 8, 9, 10, 11]), players=4)
+    out = a.to_json()
+    assert a.proven and out["model"] == "paranoid" and out["players"] == 4
+    assert a.moves_complete and len(a.moves) == 45
+    game = Game(ruleset, [7, 8, 9, 10, 11], [f"bot:perfect:P{i}" for i in range(4)], seed=3)
+    while not game.is_over:
+        turn = game.play_bot()
+        assert turn.claim is not None and "not proven" not in turn.claim

@@ -57,6 +57,7 @@ class MoveValue:
     outcome: Outcome | None
     remoteness: int | None
     hero_wins: bool | None = None
+    last_mover: int | None = None
 
     @property
     def winning(self) -> bool | None:
@@ -75,6 +76,8 @@ class MoveValue:
             remoteness=self.remoteness,
             winning=self.winning,
         )
+        if self.last_mover is not None:
+            out["last_mover"] = self.last_mover
         return out
 
 
@@ -417,8 +420,25 @@ def _analyze_players(
                 budget=budget,
             )
             method = "li"
+            if not terminal and count <= DEFAULT_MAX_MOVES:
+                for move, after in _distinct_moves(board, ruleset):
+                    child = li_last_mover(
+                        ruleset.rule,
+                        after.canonical,
+                        players,
+                        end_positions=ruleset.end_positions,
+                        budget=budget,
+                    )
+                    mine = (child + 1) % players
+                    moves.append(
+                        MoveValue(
+                            move, display_heaps(after), None, None, mine == 0, last_mover=mine
+                        )
+                    )
+            else:
+                complete = terminal
         except BudgetExceeded:
-            pass
+            moves, complete = [], False
     else:
         solver = ruleset.engine.paranoid(board.canonical)
         try:
