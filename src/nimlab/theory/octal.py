@@ -171,7 +171,7 @@ class TakeAndBreak:
         top = n if self.max_take is None else min(n, self.max_take)
         for k in range(1, top + 1):
             d = self.digit(k)
-            if (k == n and d & 1) or (k < n and d & 6):
+            if (k == n and d & 1) or (k < n and d & 2) or (n - k >= 2 and d & 4):
                 yield k
 
     def options(self, n: int) -> Iterator[tuple[int, tuple[int, ...]]]:
