@@ -86,7 +86,7 @@ _INDEX_MASK = (1 << INDEX_BITS) - 1
 @njit(cache=True)
 def _home(tagged: int, shift: int) -> int:
     h = np.uint64(tagged) * np.uint64(_GOLDEN)
-    return np.int64(h >> np.uint64(shift))
+    return int(np.int64(h >> np.uint64(shift)))
 
 
 @njit(cache=True)
@@ -100,7 +100,7 @@ def _page_row(directory: NDArray[np.int64], shift: int, page: int) -> int:
         if e == 0:
             return -1
         if (e >> INDEX_BITS) == tagged:
-            return e & _INDEX_MASK
+            return int(e & _INDEX_MASK)
         s = (s + 1) & mask
 
 
@@ -131,7 +131,7 @@ def lookup(
     r = _page_row(directory, shift, key >> PAGE_BITS)
     if r < 0:
         return -1
-    return np.int64(pages[r, key & _PAGE_MASK]) - 1
+    return int(np.int64(pages[r, key & _PAGE_MASK])) - 1
 
 
 @njit(cache=True)
@@ -139,7 +139,7 @@ def _is_end(ends: NDArray[np.int64], key: int) -> bool:
     if ends.shape[0] == 0:
         return False
     i = np.searchsorted(ends, key)
-    return i < ends.shape[0] and ends[i] == key
+    return bool(i < ends.shape[0] and ends[i] == key)
 
 
 @njit(cache=True)
@@ -204,7 +204,8 @@ def search(
     sound without extra end positions; ``ptab``/``offs`` must then count partitions into live
     parts only); ``ends`` holds the sorted keys of the extra end positions; ``terminal`` is the
     code of a terminal position (0 in normal play, 1 in misère play). ``rows`` needs ``total +
-    1`` rows of ``total`` columns, ``frames`` ``total + 1`` rows of :data:`FRAME_FIELDS`, ``scratch`` 3 rows of ``total + 1``.
+    1`` rows of ``total`` columns, ``frames`` ``total + 1`` rows of :data:`FRAME_FIELDS`, and
+    ``scratch`` 3 rows of ``total + 1``.
 
     Returns :data:`DONE`, :data:`CHUNK`, :data:`GROW_PAGES`, :data:`GROW_DIRECTORY` or
     :data:`LIMIT`. O(R * B * K) for R positions stored, B moves per position and K heaps per
@@ -420,7 +421,7 @@ def search(
                 last_row = r
         else:
             r = last_row
-        code = -1 if r < 0 else np.int64(pages[r, key & _PAGE_MASK]) - 1
+        code = -1 if r < 0 else int(np.int64(pages[r, key & _PAGE_MASK])) - 1
         if code >= 0:
             rr = code >> 1
             if code & 1:

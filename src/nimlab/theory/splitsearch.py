@@ -285,21 +285,25 @@ class SplitSolver:
         self, kernels: ModuleType, heaps: Canon, total: int, key: int, budget: Budget | None
     ) -> None:
         self._ensure_stack(total)
-        if budget is not None:
-            budget.check_bytes(self.nbytes)
+        limit = self._memory_limit(budget)
+        may_clear = len(self) > 0  # earlier queries' positions may be dropped once
+        if self.nbytes > limit and may_clear:
+            may_clear = False
+            self._reset_table()
+        if self.nbytes > limit:
+            raise BudgetExceeded(limit, "memory")
         row = np.array(heaps or (0,), dtype=np.int64)
         kernels.push_root(
             row, len(heaps), total, key, self._ends, self._state, self._rows, self._frames
         )
-        may_clear = len(self) > 0  # earlier queries' positions may be dropped once
         ranks = self._ranks
         while True:
             if budget is not None:
                 budget.check()
             stored = len(self)
-            limit = 2**62
+            store_limit = 2**62
             if budget is not None and budget.positions is not None:
-                limit = stored + max(0, budget.positions - budget.spent)
+                store_limit = stored + max(0, budget.positions - budget.spent)
             status = kernels.search(
                 self._pages,
                 self._directory,
@@ -316,7 +320,7 @@ class SplitSolver:
                 ranks.ptab,
                 ranks.off,
                 _STEPS,
-                limit,
+                store_limit,
             )
             if budget is not None and len(self) > stored:
                 budget.charge(len(self) - stored)
