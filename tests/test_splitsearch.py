@@ -227,3 +227,16 @@ def test_split_needs_two_objects_left() -> None:
     assert list(rule.options(3)) == [(1, (1, 1))]
     assert ExactSolver(rule).value((2, 2)) == Value(Outcome.P, 0)
     assert SplitSolver(rule).value((3, 2)) == Value(Outcome.N, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules, st.integers(1, 40))
+def test_heaps_without_a_move(rule: TakeAndBreak, heap: int) -> None:
+    """The quick test for heaps without a move agrees with the move rule."""
+    solver = SplitSolver(rule)
+    assert solver._is_dead(heap) == (next(rule.takes(heap), None) is None)
+
+
+def test_a_huge_heap_without_a_move_is_left_out() -> None:
+    rule = TakeAndBreak.octal("0.1")  # take a heap of exactly one object
+    assert SplitSolver(rule).value((10**12, 1)) == Value(Outcome.N, 1)

@@ -177,6 +177,45 @@ def push_root(
 
 
 @njit(cache=True)
+def _child_key(
+    row: NDArray[np.int64],
+    n: int,
+    skip: int,
+    p1: int,
+    p2: int,
+    nparts: int,
+    total: int,
+    ptab: NDArray[np.int64],
+    offs: NDArray[np.int64],
+) -> int:
+    """The key of ``row[:n]`` without heap ``skip`` and with the parts ``p1 >= p2`` (the
+    first ``nparts`` of them) added; ``total`` is that position's total. O(n)."""
+    key = offs[total]
+    rem = total
+    j = n - 1
+    q = 0
+    while rem > 0:
+        if j == skip:
+            j -= 1
+            continue
+        x = row[j] if j >= 0 else 0
+        if q < nparts:
+            y = p1 if q == 0 else p2
+            if y >= x:
+                lam = y
+                q += 1
+            else:
+                lam = x
+                j -= 1
+        else:
+            lam = x
+            j -= 1
+        key += ptab[rem, lam - 1]
+        rem -= lam
+    return int(key)
+
+
+@njit(cache=True)
 def search(
     pages: NDArray[np.uint16],
     directory: NDArray[np.int64],
@@ -217,13 +256,19 @@ def search(
     dir_count = state[3]
     dir_limit = state[4]
     shift = state[5]
+    if depth == 0:
+        return DONE
     n_pages = pages.shape[0]
+    pre = scratch[0]  # pre[j]: sum of the j largest heaps below heap i
+    fsum = scratch[1]  # fsum[j]: what those j heaps owe to a split child's key
+    gsum = scratch[2]  # gsum[j]: what the heaps below them owe, after both parts
+    last_page = -1
+    last_row = -1
     steps = 0
     status = DONE
-    if depth == 0:
-        return status
     # the top frame, in locals
     d = depth - 1
+    row = rows[d]
     n = frames[d, _LEN]
     i = frames[d, _I]
     k = frames[d, _K]
@@ -232,22 +277,6 @@ def search(
     worst = frames[d, _WORST]
     flag = frames[d, _FLAG]
     total = frames[d, _TOTAL]
-    # the part of the child's key owed to the heaps above heap i, for child total base_t
-    base_i = -1
-    base_t = -1
-    base = 0
-    upper = 0  # sum of the heaps above heap i (ascending indices i+1 .. n-1)
-    # for splits of heap i (see below): prefix sums of the heaps below it, and the key's sums
-    g_i = -1
-    f_k = -1
-    below = 0
-    xs = 0
-    ys = 0
-    pre = scratch[0]
-    fsum = scratch[1]
-    gsum = scratch[2]
-    last_page = -1
-    last_row = -1
     while True:
         if i >= n:
             # every move has been tried: store the value, pop, fold into the parent
@@ -281,6 +310,7 @@ def search(
             if depth == 0:
                 break
             d = depth - 1
+            row = rows[d]
             n = frames[d, _LEN]
             i = frames[d, _I]
             k = frames[d, _K]
@@ -289,147 +319,140 @@ def search(
             worst = frames[d, _WORST]
             flag = frames[d, _FLAG]
             total = frames[d, _TOTAL]
-            base_i = -1
-            g_i = -1
             rr = code >> 1
-            if code & 1:
-                if rr > worst:
-                    worst = rr
-            elif rr < best:
-                best = rr
+            isn = code & 1
+            worst = max(worst, rr * isn)
+            best = min(best, rr + isn * _NONE)
             continue
         if steps >= step_limit:
             status = CHUNK
             break
-        steps += 1
-        h = rows[d, i]
+        # the moves of heap i (the first of its copies), from take k and split a on
+        h = row[i]
         top = h if h < max_take else max_take
-        if k > top:
+        upper = 0
+        for j in range(i + 1, n):
+            upper += row[j]
+        pre[0] = 0
+        for j in range(i):
+            pre[j + 1] = pre[j] + row[i - 1 - j]
+        below = pre[i]
+        gsum[i] = 0
+        for j in range(i - 1, -1, -1):
+            gsum[j] = gsum[j + 1] + ptab[below - pre[j], row[i - 1 - j] - 1]
+        push = False
+        p1 = 0
+        p2 = 0
+        nparts = 0
+        ctotal = 0
+        key = 0
+        while k <= top:
+            dk = dig[k]
+            rest = h - k
+            ctotal = total - k
+            if dk == 0 or (rest < 2 and a > 0) or (rest == 0 and (dk & 1) == 0):
+                k += 1
+                a = 0
+                continue
+            # what the heaps above i owe to the key of a child of total ctotal
+            base = offs[ctotal]
+            rem = ctotal
+            for j in range(n - 1, i, -1):
+                lam = row[j]
+                base += ptab[rem, lam - 1]
+                rem -= lam
+            if a == 0:
+                a = 1
+                if (rest == 0 and dk & 1) or (rest > 0 and dk & 2):
+                    flag = 1
+                    steps += 1
+                    p1 = rest
+                    nparts = 1 if rest > 0 else 0
+                    if nparts == 1 and strip and dead[p1]:
+                        ctotal -= p1
+                        nparts = 0
+                    key = _child_key(row, n, i, p1, 0, nparts, ctotal, ptab, offs)
+                    page = key >> PAGE_BITS
+                    if page != last_page:
+                        r = _page_row(directory, shift, page)
+                        if r >= 0:
+                            last_page = page
+                            last_row = r
+                    else:
+                        r = last_row
+                    code = -1 if r < 0 else int(np.int64(pages[r, key & _PAGE_MASK])) - 1
+                    if code < 0:
+                        push = True
+                        break
+                    rr = code >> 1
+                    isn = code & 1
+                    worst = max(worst, rr * isn)
+                    best = min(best, rr + isn * _NONE)
+            amax = rest >> 1
+            if (dk & 4) != 0 and a <= amax:
+                flag = 1
+                r0 = below + rest
+                fsum[0] = 0
+                for j in range(i):
+                    fsum[j + 1] = fsum[j] + ptab[r0 - pre[j], row[i - 1 - j] - 1]
+                xs = 0  # heaps below i above p1 (p1 only falls as a rises)
+                ys = i  # heaps below i above p2 (p2 only rises)
+                while a <= amax:
+                    p1 = rest - a
+                    p2 = a
+                    a += 1
+                    steps += 1
+                    ctotal = total - k
+                    if strip and (dead[p1] or dead[p2]):
+                        nparts = 2
+                        if dead[p2]:
+                            ctotal -= p2
+                            nparts = 1
+                        if dead[p1]:
+                            ctotal -= p1
+                            p1 = p2
+                            nparts -= 1
+                        key = _child_key(row, n, i, p1, p2, nparts, ctotal, ptab, offs)
+                    else:
+                        nparts = 2
+                        while xs < i and row[i - 1 - xs] > p1:
+                            xs += 1
+                        while ys > 0 and row[i - ys] <= p2:
+                            ys -= 1
+                        key = base + fsum[xs] + ptab[r0 - pre[xs], p1 - 1] + gsum[ys]
+                        rest1 = r0 - p1
+                        for j in range(xs, ys):
+                            key += ptab[rest1 - pre[j], row[i - 1 - j] - 1]
+                        key += ptab[rest1 - pre[ys], p2 - 1]
+                    page = key >> PAGE_BITS
+                    if page != last_page:
+                        r = _page_row(directory, shift, page)
+                        if r >= 0:
+                            last_page = page
+                            last_row = r
+                    else:
+                        r = last_row
+                    code = -1 if r < 0 else int(np.int64(pages[r, key & _PAGE_MASK])) - 1
+                    if code < 0:
+                        push = True
+                        break
+                    rr = code >> 1
+                    isn = code & 1
+                    worst = max(worst, rr * isn)
+                    best = min(best, rr + isn * _NONE)
+                if push:
+                    break
+            k += 1
+            a = 0
+        if not push:
+            # heap i is done: on to the next distinct heap
             i += 1
-            while i < n and rows[d, i] == h:
+            while i < n and row[i] == h:
                 i += 1
             k = 1
             a = 0
             continue
-        dk = dig[k]
-        p1 = 0
-        p2 = 0
-        nparts = -1  # no move here
-        if a == 0:
-            a = 1
-            if k == h:
-                if dk & 1:
-                    nparts = 0
-            elif dk & 2:
-                p1 = h - k
-                nparts = 1
-        else:
-            rest = h - k
-            if (dk & 4) != 0 and 2 * a <= rest:
-                p1 = rest - a
-                p2 = a
-                nparts = 2
-                a += 1
-            else:
-                k += 1
-                a = 0
-        if nparts < 0:
-            continue
-        flag = 1
-        ctotal = total - k
-        if strip:
-            if nparts == 2 and dead[p2]:
-                ctotal -= p2
-                nparts = 1
-            if nparts >= 1 and dead[p1]:
-                ctotal -= p1
-                p1 = p2
-                nparts -= 1
-        # the key: heaps above i (a sum cached per child total), then heaps below i merged with
-        # the parts
-        if base_i != i:
-            base_i = i
-            base_t = -1
-            upper = 0
-            for j in range(i + 1, n):
-                upper += rows[d, j]
-        if base_t != ctotal:
-            base_t = ctotal
-            rem = ctotal
-            base = offs[ctotal]
-            for j in range(n - 1, i, -1):
-                lam = rows[d, j]
-                base += ptab[rem, lam - 1]
-                rem -= lam
-        if nparts == 2 and ctotal == total - k:
-            # a split: the heaps below i that are above p1 (their sum F) and those at most
-            # p2 (their sum G) owe the same to the key for every split of this take
-            if g_i != i:
-                g_i = i
-                f_k = -1
-                pre[0] = 0
-                for j in range(i):
-                    pre[j + 1] = pre[j] + rows[d, i - 1 - j]
-                below = pre[i]
-                gsum[i] = 0
-                for j in range(i - 1, -1, -1):
-                    gsum[j] = gsum[j + 1] + ptab[below - pre[j], rows[d, i - 1 - j] - 1]
-            r0 = below + h - k
-            if f_k != k:
-                f_k = k
-                fsum[0] = 0
-                for j in range(i):
-                    fsum[j + 1] = fsum[j] + ptab[r0 - pre[j], rows[d, i - 1 - j] - 1]
-                xs = 0
-                ys = i
-            # xs: heaps below i above p1; ys: heaps below i above p2 (p1 only falls and p2
-            # only rises while a take's splits are tried)
-            while xs < i and rows[d, i - 1 - xs] > p1:
-                xs += 1
-            while ys > 0 and rows[d, i - ys] <= p2:
-                ys -= 1
-            key = base + fsum[xs] + ptab[r0 - pre[xs], p1 - 1] + gsum[ys]
-            rest1 = r0 - p1
-            for j in range(xs, ys):
-                key += ptab[rest1 - pre[j], rows[d, i - 1 - j] - 1]
-            key += ptab[rest1 - pre[ys], p2 - 1]
-        else:
-            key = base
-            rem = ctotal - upper
-            j = i - 1
-            q = 0
-            while rem > 0:
-                if q < nparts:
-                    y = p1 if q == 0 else p2
-                    x = rows[d, j] if j >= 0 else 0
-                    if y >= x:
-                        lam = y
-                        q += 1
-                    else:
-                        lam = x
-                        j -= 1
-                else:
-                    lam = rows[d, j]
-                    j -= 1
-                key += ptab[rem, lam - 1]
-                rem -= lam
-        page = key >> PAGE_BITS
-        if page != last_page:
-            r = _page_row(directory, shift, page)
-            if r >= 0:
-                last_page = page
-                last_row = r
-        else:
-            r = last_row
-        code = -1 if r < 0 else int(np.int64(pages[r, key & _PAGE_MASK])) - 1
-        if code >= 0:
-            rr = code >> 1
-            if code & 1:
-                worst = max(worst, rr)
-            else:
-                best = min(best, rr)
-            continue
-        # not solved yet: save this frame, push the child
+        # the child is not solved yet: save this frame (k, a point to the next move), push it
         frames[d, _I] = i
         frames[d, _K] = k
         frames[d, _A] = a
@@ -441,7 +464,7 @@ def search(
         for j in range(n):
             if j == i:
                 continue
-            x = rows[d, j]
+            x = row[j]
             while q > 0:
                 y = p2 if q == 2 else p1
                 if y <= x:
@@ -460,6 +483,7 @@ def search(
         _init_frame(frames, depth, m, key, ctotal, end)
         depth += 1
         d = depth - 1
+        row = rows[d]
         n = m
         i = m if end else 0
         k = 1
@@ -468,8 +492,6 @@ def search(
         worst = 0
         flag = 2 if end else 0
         total = ctotal
-        base_i = -1
-        g_i = -1
     if depth > 0:
         frames[d, _I] = i
         frames[d, _K] = k

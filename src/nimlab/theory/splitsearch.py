@@ -245,7 +245,12 @@ class SplitSolver:
     # -- internals ----------------------------------------------------------------------------
 
     def _is_dead(self, heap: int) -> bool:
-        return next(self.rule.takes(heap), None) is None
+        """Whether a heap of ``heap`` has no move. O(number of digits + 2)."""
+        rule = self.rule
+        if heap > len(rule.digits) + 2:
+            # some explicit take leaves one or two heaps, or the tail digit allows a move
+            return not (rule.tail or any(d & 6 for d in rule.digits))
+        return next(rule.takes(heap), None) is None
 
     def _reduce(self, position: Sequence[int]) -> Canon:
         if any(not isinstance(h, int | np.integer) or h < 0 for h in position):
