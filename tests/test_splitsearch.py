@@ -240,3 +240,23 @@ def test_heaps_without_a_move(rule: TakeAndBreak, heap: int) -> None:
 def test_a_huge_heap_without_a_move_is_left_out() -> None:
     rule = TakeAndBreak.octal("0.1")  # take a heap of exactly one object
     assert SplitSolver(rule).value((10**12, 1)) == Value(Outcome.N, 1)
+
+
+def test_layout_constants_match_the_kernels() -> None:
+    from nimlab.theory import _split_kernels
+
+    assert splitsearch._PAGE == 1 << _split_kernels.PAGE_BITS
+    assert splitsearch._FRAME_FIELDS == _split_kernels.FRAME_FIELDS
+    assert splitsearch._MAX_PAGES == 1 << _split_kernels.INDEX_BITS
+    # the page number of every key up to MAX_TOTAL objects fits a directory slot
+    top_page = splitsearch._rank_tables(()).offs[-1] >> _split_kernels.PAGE_BITS
+    assert (top_page + 1) << _split_kernels.INDEX_BITS < 2**63
+
+
+def test_the_largest_totals() -> None:
+    """Keys near the top of the range: remove exactly 40 objects from one heap, or two."""
+    rule = TakeAndBreak.subtraction({40})
+    split = SplitSolver(rule, misere=True, end_positions=frozenset({(3, 100)}))
+    exact = ExactSolver(rule, misere=True, end_positions=frozenset({(3, 100)}))
+    for position in [(MAX_TOTAL,), (MAX_TOTAL - 100, 100), (3, 140), (1, 2, MAX_TOTAL - 3)]:
+        assert split.value(position) == exact.value(position)

@@ -27,7 +27,8 @@ remoteness seen among its children so far. Every move removes at least one objec
 positions on the stack have strictly decreasing totals: a position is never met again while it is
 expanded, the stack is at most ``total + 1`` deep, and a child that is not in the table is simply
 pushed. A finished frame stores its value and is folded into its parent. The search stops
-(resumable: its state stays in the arrays) after ``step_limit`` moves, when the directory or the
+(resumable: its state stays in the arrays) after about ``step_limit`` moves (it finishes the
+moves of the heap at hand, at most O(total^2) more), when the directory or the
 pages are full, or before it would store more than ``store_limit`` positions.
 
 The child's key is computed without building it: for the heap being moved (ascending index ``i``)
@@ -58,8 +59,9 @@ __all__ = [
 
 PAGE_BITS = 10
 """Keys per page: ``2**PAGE_BITS`` (2 KiB of ``uint16``)."""
-INDEX_BITS = 22
-"""Bits of a directory slot that hold the page's row: at most ``2**INDEX_BITS`` pages (8 GiB)."""
+INDEX_BITS = 20
+"""Bits of a directory slot that hold the page's row: at most ``2**INDEX_BITS`` pages (2 GiB);
+page numbers (below 2^43 for keys below 2^53) fill the other bits."""
 
 DONE = 0
 """The stack is empty: every position pushed is solved and stored."""

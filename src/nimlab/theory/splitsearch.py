@@ -59,8 +59,10 @@ OUT_OF_RANGE = 2**63
 
 _STEPS = 1 << 18
 """Moves generated per kernel call between two budget checks (a few milliseconds)."""
-_PAGE = 1 << 10  # keys per page (the kernels' PAGE_BITS)
+_PAGE = 1 << 10  # keys per page (1 << the kernels' PAGE_BITS)
+_FRAME_FIELDS = 9  # the kernels' FRAME_FIELDS
 _FIRST_PAGES = 16
+_MAX_PAGES = 1 << 20  # the kernels' 2**INDEX_BITS
 _FIRST_DIRECTORY = 64
 _DIRECTORY_LOAD = 0.5
 
@@ -163,7 +165,7 @@ class SplitSolver:
         self._state = np.zeros(6, dtype=np.int64)
         self._reset_table()
         self._rows = np.zeros((1, 1), dtype=np.int64)
-        self._frames = np.zeros((1, 9), dtype=np.int64)
+        self._frames = np.zeros((1, _FRAME_FIELDS), dtype=np.int64)
         self._scratch = np.zeros((3, 2), dtype=np.int64)
 
     # -- sizes --------------------------------------------------------------------------------
@@ -288,7 +290,7 @@ class SplitSolver:
             depth = max(depth, self._rows.shape[0])
             width = max(width, self._rows.shape[1])
             self._rows = np.zeros((depth, width), dtype=np.int64)
-            self._frames = np.zeros((depth, 9), dtype=np.int64)
+            self._frames = np.zeros((depth, _FRAME_FIELDS), dtype=np.int64)
             self._scratch = np.zeros((3, width + 1), dtype=np.int64)
 
     def _search(
@@ -359,7 +361,7 @@ class SplitSolver:
         if pages:
             old = self._pages
             have = old.shape[0]
-            rows = min(2 * have, room // (2 * _PAGE), 1 << 22)
+            rows = min(2 * have, room // (2 * _PAGE), _MAX_PAGES)
             if rows <= have:
                 return False
             new = np.zeros((rows, _PAGE), dtype=np.uint16)
