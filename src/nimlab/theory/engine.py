@@ -84,7 +84,7 @@ INTERACTIVE_SECONDS = 2.0
 INTERACTIVE_POSITIONS = 3_000_000
 """How many positions one interactive question may store (bounds its memory)."""
 
-_REMOTENESS_COST = 2_000_000
+_REMOTENESS_COST = 300_000
 """A search for remoteness alone (the outcome is known by formula) runs only below this cost."""
 
 PARANOID_SOLVERS = 4
@@ -326,7 +326,8 @@ class SplitSearch(_Compiled):
         if solver is None:
             return math.inf
         try:
-            return float(solver.estimate(position))
+            # the estimate is a true upper bound, typically four to six times the real count
+            return float(solver.estimate(position)) / 4
         except (ValueError, OverflowError):
             return math.inf
 
@@ -334,7 +335,8 @@ class SplitSearch(_Compiled):
         solver = engine.split_solver()
         assert solver is not None
         try:
-            v = solver.value(position, budget)
+            with engine.lock:  # the compiled search is not thread safe
+                v = solver.value(position, budget)
         except ValueError:
             raise BudgetExceeded(None, "positions") from None
         return Evaluation(v.outcome, v.remoteness, self.name)
@@ -389,7 +391,8 @@ class Engine:
         self.misere = misere
         self.end_positions = frozenset(e for e in end_positions if e)
         self.strategies = strategies
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
+        """Serialises the searches (their tables are shared)."""
         self._sparse = ExactSolver(rule, misere=misere, end_positions=self.end_positions)
         self._dense: object | None = None  # a DenseSolver once one is built
         self._split: SplitSolverLike | None = None
@@ -509,7 +512,7 @@ class Engine:
         :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one)."""
         from nimlab.theory.retrograde import DenseSolver
 
-        with self._lock:
+        with self.lock:
             dense = self._dense
             if isinstance(dense, DenseSolver) and dense.covers(position):
                 return dense.value(position)
@@ -562,7 +565,7 @@ class Engine:
         return math.exp(math.pi * math.sqrt(2 * total / 3)) / (4 * total * math.sqrt(3) + 1)
 
     def search_value(self, position: Canon, budget: Budget) -> Value:
-        with self._lock:
+        with self.lock:
             if len(self._sparse) > SEARCH_LIMIT:
                 self._sparse = ExactSolver(
                     self.rule, misere=self.misere, end_positions=self.end_positions
@@ -685,7 +688,7 @@ class Engine:
         searched states and :data:`PARANOID_TABLE_BYTES` of compiled tables."""
         from nimlab.theory.paranoid import ParanoidSolver
 
-        with self._lock:
+        with self.lock:
             solver = self._paranoid.get(start)
             if solver is None:
                 solver = ParanoidSolver(
