@@ -5,6 +5,10 @@
                                             # fresh process for its own time and peak memory
     python bench/bench_grundy.py --only 0.354 --only 0.6
 
+The quick run also times a game with a digit before the point (4.16: splits that take nothing)
+against the pure-Python twin, and shows that G(10**30) of Dawson's Kayles costs what G(10)
+costs once the period is proven (ratio ~1).
+
 Machines are noisy (and often shared): compare the ratios, not the absolute times. Times are
 wall-clock and CPU seconds of the call itself; Numba compilation is excluded by a warm-up call.
 """
@@ -20,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from nimlab.theory.grundy import grundy_sequence, naive_grundy
+from nimlab.theory.grundy import grundy_sequence, grundy_value, naive_grundy
 from nimlab.theory.octal import TakeAndBreak
 
 
@@ -171,6 +175,34 @@ def ratios() -> None:
     )
 
 
+def full_notation() -> None:
+    """A code with 4 before the point through the kernels, and huge heaps by the proven period."""
+    rule = TakeAndBreak.octal("4.16")
+    grundy_sequence(rule, 5000)
+    size = 500
+    _, naive_t, _ = timed(naive_grundy, rule, size)
+    while naive_t < 1.0 and size < 8000:
+        size *= 2
+        _, naive_t, _ = timed(naive_grundy, rule, size)
+    reps = 20
+    _, fast_t, _ = timed(lambda: [grundy_sequence(rule, size) for _ in range(reps)])
+    fast_t /= reps
+    print(
+        f"4.16, {size:,} values: naive {naive_t:.2f} s, nimlab {fast_t * 1e3:.2f} ms,"
+        f" naive / nimlab = {naive_t / fast_t:.0f}x"
+    )
+    dawson = TakeAndBreak.octal("0.07")
+    _, first, _ = timed(grundy_value, dawson, 10**30)
+    calls = 100_000
+    _, small, _ = timed(lambda: [grundy_value(dawson, 10 + i % 50) for i in range(calls)])
+    _, huge, _ = timed(lambda: [grundy_value(dawson, 10**30 + i) for i in range(calls)])
+    print(
+        f"0.07: first G(10**30) {first * 1e3:.1f} ms (finds and proves the period); then "
+        f"G(10**30 + i) {huge / calls * 1e6:.2f} us vs G(10 + i) {small / calls * 1e6:.2f} us"
+        f" per call, ratio {huge / small:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="run every published target")
@@ -182,6 +214,7 @@ def main() -> None:
         return
     if not args.only:
         ratios()
+        full_notation()
         print()
     codes = args.only or [t.code for t in TARGETS if args.full or t.code in ("0.16", "0.127")]
     for code in codes:

@@ -129,7 +129,7 @@ def test_perfect_bot_many_players_never_misses_a_paranoid_win() -> None:
     for heaps in ([3, 4, 5], [1, 2, 4], [2, 3, 6]):
         solver = ExactSolver(ruleset.rule, misere=True, end_positions=ruleset.end_positions)
         g = Game(ruleset, heaps, ["bot:perfect:A", "human:B"])
-        para = g.paranoid_solver()
+        para = ruleset.engine.paranoid(g.start.canonical)
         assert para.value(tuple(sorted(heaps)), (0, 1), 0, 0).hero_wins == (
             solver.value(tuple(sorted(heaps))).outcome is Outcome.N
         )

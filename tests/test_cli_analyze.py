@@ -52,13 +52,13 @@ def test_batch(tmp_path: Path) -> None:
     r = nimlab("analyze", "--batch", str(f), "--json", "--game", "subtraction:1,3,4")
     assert r.returncode == 0, r.stderr
     lines = [json.loads(line) for line in r.stdout.splitlines()]
-    assert len(lines) == 7
+    assert len(lines) == 8  # one line out for every line in, the blank one included
     assert (
         lines[0]["position"] == [1, 2]
         and lines[1]["position"] == [5]
-        and lines[6]["position"] == [7, 3]
+        and lines[7]["position"] == [7, 3]
     )
-    assert all("error" in line for line in lines[2:6])
+    assert all("error" in line for line in lines[2:7])
     r = nimlab("analyze", "--batch", "-", stdin="[3,4,5]\n")
     assert json.loads(r.stdout)["grundy"] == 2
 
@@ -93,7 +93,8 @@ def test_human_output_explains() -> None:
         (["analyze", "3", "x"], "not a whole number"),
         (["analyze", "3", "--game", "chess"], "unknown game"),
         (["analyze", "3", "--game", "octal:0.9"], "octal"),
-        (["analyze", "3", "--end", "x"], "no numbers"),
+        (["analyze", "3", "--end", "x"], "heap sizes"),
+        (["analyze", "3", "--end", "2,a"], "heap sizes"),
         (["analyze", "--batch", "/nonexistent"], "does not exist"),
         (["grundy", "0.8"], "octal"),
         (["grundy", "0.77", "--max", "0"], ""),
@@ -111,7 +112,8 @@ def test_grundy_json_kayles() -> None:
     r = nimlab("grundy", "0.77", "--max", "300", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert out == {"game": "0.77", "max": 300, "period": 12, "preperiod": 71, "proven": True} | (
+    expected = {"game": "0.77", "max": 300, "period": 12, "preperiod": 71, "proven": True}
+    assert out == expected | {"proof": "guy-smith"} | (
         {"rare_values": out["rare_values"]} if "rare_values" in out else {}
     )
     out = json.loads(nimlab("grundy", "kayles", "--max", "20", "--json", "--values").stdout)

@@ -47,10 +47,11 @@ def test_a_mistyped_command_gets_a_suggestion() -> None:
 
 
 def test_help_and_registry_commands_do_not_load_heavy_libraries(tmp_path: Path) -> None:
-    """``nimlab --help``, ``players show``, ``rankings`` and ``history`` load no NumPy, Numba,
+    """``nimlab --help``, ``players add/show``, ``rankings`` and ``history`` load no NumPy, Numba,
     web framework or compiled kernels (a fresh interpreter, so nothing is loaded before)."""
     lines = [
         ["--help"],
+        ["players", "add", "ann", "--given", "Ann", "--family", "A", "--db", f"{tmp_path}/n.db"],
         ["players", "show", "--db", f"{tmp_path}/n.db"],
         ["rankings", "--db", f"{tmp_path}/n.db"],
         ["history", "--db", f"{tmp_path}/n.db"],

@@ -78,12 +78,15 @@ def test_bad_rulesets(text: str) -> None:
         Ruleset.parse(text)
 
 
-def test_end_position_free_text_like_seed_000() -> None:
-    assert parse_end_position("rule: 2 2 2!") == (2, 2, 2)
+def test_end_position_text_is_heap_sizes_and_separators_only() -> None:
     assert parse_end_position("[3, 1, 2]") == (1, 2, 3)
+    assert parse_end_position("2 2 2") == parse_end_position("2.2.2") == (2, 2, 2)
     assert parse_end_position("0,0") == ()
-    with pytest.raises(RulesetError, match="no numbers"):
-        parse_end_position("none")
+    for bad in ("rule: 2 2 2!", "2,a", "none", "٣,١", "１,２"):
+        with pytest.raises(RulesetError, match="heap sizes"):
+            parse_end_position(bad)
+    with pytest.raises(RulesetError, match="empty position"):
+        Ruleset().with_end_positions("0,0")
 
 
 def test_octal_options() -> None:

@@ -246,7 +246,8 @@ def _scan_by_definition(seq: list[int], t: int, splitting: bool) -> tuple[int, i
         while z < count - p and seq[count - 1 - z] == seq[count - 1 - z - p]:
             z += 1
         n0 = count - p - z
-        ok = count >= 2 * n0 + 2 * p + t if splitting else count - p >= max(n0, 1) + t
+        n1 = max(n0, 1)  # Guy–Smith holds from n0 >= 1 only (see test_guy_smith_needs_n0_1)
+        ok = count >= 2 * n1 + 2 * p + t if splitting else count - p >= n1 + t
         if ok and proven[0] < 0:
             proven = (p, z)
         if z >= p + t and found[0] < 0:

@@ -165,8 +165,9 @@ def test_history_replay_export_import(env: dict[str, str], tmp_path: Path) -> No
     assert len(json.loads(run(other, "history", "--json").stdout)) == 2  # nothing was imported
     assert (
         run(other, "import", "-", stdin=out_file.read_text()).stdout
-        == "Imported 2 games as #3-#4.\n"
+        == "2 games were stored already (not added again).\n"
     )
+    assert len(json.loads(run(other, "history", "--json").stdout)) == 2  # imports are idempotent
 
 
 def test_db_option_beats_the_environment(env: dict[str, str], tmp_path: Path) -> None:

@@ -309,7 +309,7 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     assert document["format"] == "nimlab-games/1" and len(document["games"]) == 2
     with Store.open(tmp_path / "b.db") as other:
         other.add_player("ann", given="Ann", family="A")
-        ids = import_document(other, document)
+        ids = import_document(other, document).added
         assert len(ids) == 2 and other.game_count() == 2
         assert other.get_player("ann").games_played == 0  # imports do not change statistics
         assert [g.id for g in other.games(username="ann")] == [ids[0]]

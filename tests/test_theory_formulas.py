@@ -118,15 +118,3 @@ def test_grundy_sum_decides_normal_play(rule, position) -> None:
     assert (g == 0) == (ExactSolver(rule).value(position).outcome is Outcome.P)
 
 
-@given(rules(splitting=False), positions(6, 4), end_positions(), st.booleans())
-def test_evaluator_dense_path_agrees_with_exact_solver(rule, position, ends, misere) -> None:
-    import nimlab.theory.engine as engine
-
-    saved = engine._SPARSE_PREFERRED
-    engine._SPARSE_PREFERRED = 0
-    try:
-        got = Evaluator(rule, misere=misere, end_positions=ends).evaluate(position)
-    finally:
-        engine._SPARSE_PREFERRED = saved
-    expected = ExactSolver(rule, misere=misere, end_positions=ends).value(position)
-    assert (got.outcome, got.remoteness) == (expected.outcome, expected.remoteness)

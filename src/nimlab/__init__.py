@@ -5,6 +5,9 @@ The core types, in the style of python-chess::
     >>> from nimlab import Game, Ruleset
     >>> ruleset = Ruleset.parse("nim misere defaults")
     >>> game = Game(ruleset, [3, 4, 5], ["human:Ann", "bot:perfect:Hal"])
+
+The names below are imported on first use (PEP 562), so ``import nimlab.storage`` or
+``nimlab --help`` do not load the engine, NumPy or Numba.
 """
 
 from __future__ import annotations
@@ -12,33 +15,54 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from nimlab.core.analysis import Analysis, MoveValue, analyze
-    from nimlab.core.bots import BotSpec, Choice, make_bot, parse_bot
-    from nimlab.core.errors import (
-        GameOverError,
-        IllegalMoveError,
-        InvalidMoveError,
-        NimlabError,
-        PlayerError,
-        PositionError,
-        RulesetError,
-    )
-    from nimlab.core.game import Game, Player, Turn
-    from nimlab.core.position import Move, Position, Rows, board_for
-    from nimlab.core.ruleset import DEFAULT_END_POSITIONS, GameKind, Ruleset, parse_game
-    from nimlab.theory.outcome import Outcome
-
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Analysis": "nimlab.core.analysis",
+    "MoveValue": "nimlab.core.analysis",
+    "analyze": "nimlab.core.analysis",
+    "Choice": "nimlab.core.bots",
+    "make_bot": "nimlab.core.bots",
+    "BotSpec": "nimlab.core.players",
+    "Player": "nimlab.core.players",
+    "parse_bot": "nimlab.core.players",
+    "GameOverError": "nimlab.core.errors",
+    "IllegalMoveError": "nimlab.core.errors",
+    "InvalidMoveError": "nimlab.core.errors",
+    "NimlabError": "nimlab.core.errors",
+    "PlayerError": "nimlab.core.errors",
+    "PositionError": "nimlab.core.errors",
+    "RulesetError": "nimlab.core.errors",
+    "Game": "nimlab.core.game",
+    "Turn": "nimlab.core.game",
+    "GameState": "nimlab.core.state",
+    "GameRecord": "nimlab.core.record",
+    "GameSetup": "nimlab.core.setup",
+    "GameKind": "nimlab.core.games",
+    "GAMES": "nimlab.core.games",
+    "load_game": "nimlab.core.games",
+    "parse_game": "nimlab.core.games",
+    "Move": "nimlab.core.position",
+    "Position": "nimlab.core.position",
+    "Rows": "nimlab.core.position",
+    "board_for": "nimlab.core.position",
+    "DEFAULT_END_POSITIONS": "nimlab.core.ruleset",
+    "Ruleset": "nimlab.core.ruleset",
+    "Outcome": "nimlab.theory.outcome",
+}
 
 __all__ = [
     "DEFAULT_END_POSITIONS",
+    "GAMES",
     "Analysis",
     "BotSpec",
     "Choice",
     "Game",
     "GameKind",
     "GameOverError",
+    "GameRecord",
+    "GameSetup",
+    "GameState",
     "IllegalMoveError",
     "InvalidMoveError",
     "Move",
@@ -55,52 +79,43 @@ __all__ = [
     "Turn",
     "analyze",
     "board_for",
+    "load_game",
     "make_bot",
     "parse_bot",
     "parse_game",
 ]
 
-_HOME = {
-    "Analysis": "nimlab.core.analysis",
-    "MoveValue": "nimlab.core.analysis",
-    "analyze": "nimlab.core.analysis",
-    "BotSpec": "nimlab.core.bots",
-    "Choice": "nimlab.core.bots",
-    "make_bot": "nimlab.core.bots",
-    "parse_bot": "nimlab.core.bots",
-    "GameOverError": "nimlab.core.errors",
-    "IllegalMoveError": "nimlab.core.errors",
-    "InvalidMoveError": "nimlab.core.errors",
-    "NimlabError": "nimlab.core.errors",
-    "PlayerError": "nimlab.core.errors",
-    "PositionError": "nimlab.core.errors",
-    "RulesetError": "nimlab.core.errors",
-    "Game": "nimlab.core.game",
-    "Player": "nimlab.core.game",
-    "Turn": "nimlab.core.game",
-    "Move": "nimlab.core.position",
-    "Position": "nimlab.core.position",
-    "Rows": "nimlab.core.position",
-    "board_for": "nimlab.core.position",
-    "DEFAULT_END_POSITIONS": "nimlab.core.ruleset",
-    "GameKind": "nimlab.core.ruleset",
-    "Ruleset": "nimlab.core.ruleset",
-    "parse_game": "nimlab.core.ruleset",
-    "Outcome": "nimlab.theory.outcome",
-}
-"""Where each public name lives: ``import nimlab`` (and so every ``import nimlab.x``) loads
-nothing until a name is used, so ``nimlab --help`` starts fast."""
+if TYPE_CHECKING:
+    from nimlab.core.analysis import Analysis, MoveValue, analyze
+    from nimlab.core.bots import Choice, make_bot
+    from nimlab.core.errors import (
+        GameOverError,
+        IllegalMoveError,
+        InvalidMoveError,
+        NimlabError,
+        PlayerError,
+        PositionError,
+        RulesetError,
+    )
+    from nimlab.core.game import Game, Turn
+    from nimlab.core.games import GAMES, GameKind, load_game, parse_game
+    from nimlab.core.players import BotSpec, Player, parse_bot
+    from nimlab.core.position import Move, Position, Rows, board_for
+    from nimlab.core.record import GameRecord
+    from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
+    from nimlab.core.setup import GameSetup
+    from nimlab.core.state import GameState
+    from nimlab.theory.outcome import Outcome
 
 
 def __getattr__(name: str) -> Any:
-    """Load a public name from its module on first use (PEP 562)."""
-    home = _HOME.get(name)
-    if home is None:
+    module = _EXPORTS.get(name)
+    if module is None:
         raise AttributeError(f"module 'nimlab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOME])
+    return sorted([*globals(), *_EXPORTS])

@@ -1,12 +1,13 @@
 """``nimlab analyze``: outcome, nim-sum in binary, Grundy value, every move's value and remoteness,
-and why; ``--json`` and ``--batch`` for scripts (interfaces.md)."""
+and why; ``--json`` and ``--batch`` for scripts."""
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import Annotated, Any, BinaryIO
 
 import typer
 from rich.table import Table
@@ -23,12 +24,15 @@ from nimlab.cli.common import (
     fail,
     ruleset_from_options,
 )
-from nimlab.core.analysis import DEFAULT_MAX_MOVES, Analysis, analyze, describe_move
+from nimlab.core.analysis import DEFAULT_MAX_MOVES, MODELS, Analysis, analyze, describe_move
 from nimlab.core.errors import NimlabError
-from nimlab.core.position import board_for
+from nimlab.core.position import Board, board_for
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory.budget import Budget
+from nimlab.theory.engine import INTERACTIVE_POSITIONS
 
 SHOWN_MOVES = 40
+MAX_LINE = 50_000_000
 
 
 @app.command("analyze", context_settings={"ignore_unknown_options": True})
@@ -41,7 +45,7 @@ def analyze_command(
     end: EndOption = None,
     defaults: DefaultsOption = False,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object (interfaces.md).")
+        bool, typer.Option("--json", help="Print one JSON object.")
     ] = False,
     batch: Annotated[
         str | None,
@@ -62,52 +66,117 @@ def analyze_command(
     all_moves: Annotated[
         bool, typer.Option("--all", help="Show every move in the table, not only the first 40.")
     ] = False,
+    players: Annotated[
+        int,
+        typer.Option(
+            "--players",
+            min=2,
+            max=64,
+            help="How many players (more than 2: every player in, the first to move).",
+        ),
+    ] = 2,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help="With more than 2 players: paranoid (can the mover beat all others together?) "
+            "or li (who makes the last move when each wants to move as late as possible).",
+            metavar="paranoid|li",
+        ),
+    ] = "paranoid",
+    seconds: Annotated[
+        float,
+        typer.Option(
+            "--seconds",
+            min=0.1,
+            max=3600,
+            help="Time budget of the exact search per position; past it the answer says "
+            "'not proven'.",
+        ),
+    ] = 2.0,
 ) -> None:
     """Analyse a position: who wins, why, and the value of every legal move."""
     ruleset = ruleset_from_options(game, misere, end, defaults)
+    if model not in MODELS:
+        fail(f"unknown model {model!r}: choose paranoid or li")
+    if model == "li" and ruleset.misere:
+        fail("Li's model is for normal play: drop --misere or use --model paranoid")
+    options = _Options(max_moves, players, model, seconds)
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
-        _run_batch(ruleset, batch, max_moves)
+        _run_batch(ruleset, batch, options)
         return
     unknown = [h for h in heaps or [] if h.startswith("-") and not h[1:].isdigit()]
     if unknown:
         fail(f"no such option: {unknown[0]} (see nimlab analyze --help)")
     board = board_from_args(ruleset, heaps or [])
-    analysis = analyze(ruleset, board, max_moves=max_moves)
+    analysis = options.analyze(ruleset, board)
     if as_json:
         typer.echo(json.dumps(analysis.to_json()))
     else:
         _print_analysis(analysis, all_moves)
 
 
-def _run_batch(ruleset: Ruleset, source: str, max_moves: int) -> None:
-    stream: TextIO
+@dataclass(frozen=True)
+class _Options:
+    max_moves: int
+    players: int
+    model: str
+    seconds: float
+
+    def analyze(self, ruleset: Ruleset, board: Board) -> Analysis:
+        budget = Budget(seconds=self.seconds, positions=INTERACTIVE_POSITIONS * 10)
+        return analyze(
+            ruleset,
+            board,
+            max_moves=self.max_moves,
+            budget=budget,
+            players=self.players,
+            model=self.model,
+        )
+
+
+def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:
+    """One JSON line out for every line in, in order; a bad line gets ``{"error": ...}``."""
+    stream: BinaryIO
     if source == "-":
-        stream = sys.stdin
+        stream = sys.stdin.buffer
     else:
         path = Path(source)
         if not path.is_file():
             fail(f"batch file {source!r} does not exist")
-        stream = path.open(encoding="utf-8")
+        try:
+            stream = path.open("rb")
+        except OSError as e:
+            fail(f"cannot read batch file {source!r}: {e.strerror}")
     with stream:
-        for line in stream:
-            if not line.strip():
-                continue
-            typer.echo(json.dumps(_batch_line(ruleset, line, max_moves)))
+        for raw in stream:
+            typer.echo(json.dumps(_batch_line(ruleset, raw, options)))
+            sys.stdout.flush()
 
 
-def _batch_line(ruleset: Ruleset, line: str, max_moves: int) -> dict[str, Any]:
+def _batch_line(ruleset: Ruleset, raw: bytes, options: _Options) -> dict[str, Any]:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"error": "the line is not UTF-8 text: write a list of heap sizes like [3, 4, 5]"}
+    if not line.strip():
+        return {"error": "empty line: write a list of heap sizes like [3, 4, 5]"}
+    if len(line) > MAX_LINE:
+        return {"error": f"the line is longer than {MAX_LINE:,} characters"}
     try:
         heaps = json.loads(line)
     except json.JSONDecodeError as e:
         return {"error": f"not JSON ({e.msg}): write a list of heap sizes like [3, 4, 5]"}
+    except (ValueError, RecursionError):
+        return {"error": "not a list of heap sizes (numbers over 4,300 digits or nested too deep)"}
     if not isinstance(heaps, list) or not heaps:
         return {"error": "each line must be a non-empty JSON list of heap sizes like [3, 4, 5]"}
-    if any(isinstance(h, str) for h in heaps):
-        return {"error": "heap sizes must be JSON numbers, not strings"}
+    if not all(type(h) is int for h in heaps):
+        return {"error": "heap sizes must be whole JSON numbers 0 or more, like [3, 4, 5]"}
     try:
-        return analyze(ruleset, board_for(ruleset.rule, heaps), max_moves=max_moves).to_json()
+        return options.analyze(ruleset, board_for(ruleset.rule, heaps)).to_json()
     except NimlabError as e:
         return {"error": str(e)}
 
@@ -118,9 +187,27 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     console.print(
         Text.assemble(("Position ", "bold"), shown, ("  ·  ", "dim"), a.ruleset.describe())
     )
-    if a.outcome is None:
+    if a.model == "li" and a.last_mover is not None:
+        console.print(
+            Text.assemble(("Last mover (Li's model): ", "bold"), f"{a.last_mover} (0 = the player "
+                          f"to move, {a.players - 1} = the player who just moved)")
+        )
+    elif a.outcome is None:
         console.print(
             Text("Outcome: not proven (the exact search ran out of budget)", style="bold yellow")
+        )
+    elif a.model == "paranoid":
+        wins = a.outcome.next_player_wins
+        console.print(
+            Text.assemble(
+                ("Outcome (paranoid model): ", "bold"),
+                (
+                    "the player to move can beat all others together"
+                    if wins
+                    else "the others together can stop the player to move",
+                    "bold green" if wins else "bold red",
+                ),
+            )
         )
     else:
         style = "bold green" if a.outcome.next_player_wins else "bold red"

@@ -25,7 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "grundy": (
         "nimlab.cli.grundy",
-        "Grundy values of a take-and-break game, with its period proven by the Guy–Smith test.",
+        "Grundy values of a take-and-break game, with its period proven by the Guy–Smith theorem "
+        "(games that split heaps) or the window argument (games that never do).",
     ),
     "play": (
         "nimlab.cli.play",
@@ -35,6 +36,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nimlab.cli.players",
         "Players by win rate (seed 003's rules: ties by username; top 10 by default).",
     ),
+    "quotient": (
+        "nimlab.cli.quotient",
+        "The misère quotient of a take-and-break game, verified heap by heap.",
+    ),
     "history": ("nimlab.cli.records", "The stored games, newest first."),
     "replay": ("nimlab.cli.records", "Step through a stored game move by move."),
     "export": (
@@ -42,6 +47,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         'Write stored games as JSON ({"format": "nimlab-games/1", "games": [...]}).',
     ),
     "import": ("nimlab.cli.records", "Add the games of an export file to the history."),
+    "delete-game": (
+        "nimlab.cli.records",
+        "Delete stored games from the history. Statistics are not changed.",
+    ),
     "serve": (
         "nimlab.cli.serve",
         "The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it).",
@@ -88,12 +97,17 @@ class LazyGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
-        """Run the command; our errors (bad usage, :class:`~nimlab.core.errors.NimlabError`) end
-        it with the message on stderr and exit status 2, without a traceback."""
+        """Run the command; our errors end it with the message on stderr and no traceback: bad
+        usage and :class:`~nimlab.core.errors.NimlabError` with exit status 2, a database that
+        cannot be used (:class:`~nimlab.storage.errors.StorageError`) with 1."""
         from nimlab.core.errors import NimlabError  # only exception classes: cheap
+        from nimlab.storage.errors import StorageError
 
         try:
             return super().invoke(ctx)
+        except StorageError as e:
+            _error(str(e))
+            ctx.exit(1)
         except (UsageError, NimlabError) as e:
             _error(str(e))
             ctx.exit(2)
@@ -135,8 +149,8 @@ def _error(message: str) -> None:
 
 
 def run(app: typer.Typer = app) -> None:
-    """Run the app: our errors exit 2 with a message (see :meth:`LazyGroup.invoke`), anything
-    unexpected exits 1, and neither shows a traceback."""
+    """Run the app: our errors exit with a message (see :meth:`LazyGroup.invoke`), anything
+    unexpected exits 1, and none shows a traceback."""
     try:
         app(standalone_mode=True)
     except KeyboardInterrupt:

@@ -62,6 +62,8 @@ def _render_rows(board: Rows) -> Text:
         position = 1
         for i, run in enumerate(segments):
             if run == 0:
+                if i % 2 == 1:  # a cut by a split that took nothing (e.g. octal 4.07)
+                    out.append(" |", style="bold")
                 continue
             present = i % 2 == 0
             mark = "*" if present else "x"

@@ -9,8 +9,10 @@ import typer
 from rich.console import Console
 
 from nimlab.cli.app import UsageError
+from nimlab.core.games import game_choices
 from nimlab.core.position import Board, board_for
-from nimlab.core.ruleset import GAME_CHOICES, Ruleset, parse_end_position, parse_game
+from nimlab.core.ruleset import Ruleset
+from nimlab.core.setup import ruleset_from
 
 __all__ = [
     "DefaultsOption",
@@ -34,7 +36,7 @@ def fail(message: str) -> NoReturn:
 
 
 GameOption = Annotated[
-    str, typer.Option("--game", "-g", help=f"The game: {GAME_CHOICES}.", metavar="GAME")
+    str, typer.Option("--game", "-g", help=f"The game: {game_choices()}.", metavar="GAME")
 ]
 MisereOption = Annotated[
     bool, typer.Option("--misere", help="Misère play: whoever moves into an end position loses.")
@@ -50,7 +52,7 @@ EndOption = Annotated[
 ]
 DefaultsOption = Annotated[
     bool,
-    typer.Option("--defaults", help="Add seed 000's end positions [2,2,2], [1,2,3], [1,1,2,2]."),
+    typer.Option("--defaults", help="Add the classic end positions [2,2,2], [1,2,3], [1,1,2,2]."),
 ]
 
 
@@ -62,16 +64,13 @@ PileSizeOption = Annotated[str, typer.Option("--pile-size", help="Random piles: 
 
 def ruleset_from_options(game: str, misere: bool, end: list[str] | None, defaults: bool) -> Ruleset:
     """The ruleset the common options describe; raises :class:`NimlabError` for bad values."""
-    ruleset = Ruleset(parse_game(game), misere)
-    if end:
-        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in end))
-    if defaults:
-        ruleset = ruleset.with_defaults()
-    return ruleset
+    return ruleset_from(game, misere, end or (), defaults=defaults)
 
 
 def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
-    """A board from heap sizes typed on the command line."""
-    if not heaps:
-        fail("give the position as heap sizes, e.g. 3 4 5")
-    return board_for(ruleset.rule, heaps)
+    """A board from heap sizes typed on the command line: ``3 4 5`` or ``3,4,5`` (the same
+    syntax everywhere a position is typed)."""
+    sizes = [part for word in heaps for part in word.replace(",", " ").split()]
+    if not sizes:
+        fail("give the position as heap sizes, e.g. 3 4 5 (or 3,4,5)")
+    return board_for(ruleset.rule, sizes)

@@ -13,7 +13,7 @@ import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -34,10 +34,8 @@ from nimlab.cli.common import (
     ruleset_from_options,
 )
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.analysis import analyze
-from nimlab.core.bots import BotSpec, make_bot
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import FIRST_CHOICES, First, Game, Player, Turn
+from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
     eliminated_text,
     move_text,
@@ -46,7 +44,10 @@ from nimlab.core.narrate import (
     turn_text,
     wins_text,
 )
-from nimlab.core.position import Rows, parse_heaps
+from nimlab.core.players import BOT_CHOICES
+from nimlab.core.position import Rows, board_for, parse_heaps
+from nimlab.core.review import hint
+from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal, parse_range
 from nimlab.storage import StorageError, Store
 
@@ -267,23 +268,15 @@ class TerminalGame:
 
     def _hint(self) -> None:
         g = self.game
-        choice = make_bot(BotSpec("perfect"), random.Random()).choose(g)
+        advice = hint(g, explain=True)
         self.say(
             Text.assemble(
                 ("Hint: ", "bold green"),
-                "take " + move_text(choice.move, g.board),
-                (f"  ({choice.claim})", "dim"),
+                "take " + move_text(advice.move, g.board),
+                (f"  ({advice.claim})", "dim"),
             )
         )
-        if len(g.active) > 2:
-            self.say(
-                f"With {len(g.active)} players there is no single value: "
-                "the hint uses the paranoid "
-                "model (can the player to move win against all the others together?)."
-            )
-            return
-        analysis = analyze(g.ruleset, g.board)
-        for line in analysis.explanation:
+        for line in advice.explanation:
             self.say(line)
 
     def _undo(self) -> bool:
@@ -349,7 +342,7 @@ def play_command(
         typer.Option(
             "--player",
             help="A player, in turn order (repeatable): human:NAME, bot:KIND[:NAME][:error=R] "
-            "(KIND random, classic, lookahead:D, perfect) or @USERNAME (registered). "
+            f"(KIND {BOT_CHOICES}) or @USERNAME (registered). "
             "(default: human:You and bot:perfect:Hal)",
             metavar="SPEC",
             show_default=False,
@@ -388,8 +381,16 @@ def play_command(
         start = parse_heaps(sizes or DEFAULT_PILES)
     opener = StoreOpener(db)
     try:
+        _require_writable(opener)
         seats = resolve_players(list(player or []), opener)
-        the_game = Game(ruleset, start, seats.players, first=cast(First, first), seed=game_seed)
+        setup = GameSetup(
+            ruleset,
+            board_for(ruleset.rule, start),
+            tuple(seats.players),
+            first=first,
+            seed=game_seed,
+        )
+        the_game = setup.build()
         interactive = sys.stdin.isatty() and console.is_terminal
         if interactive:
             with contextlib.suppress(ImportError):
@@ -405,6 +406,21 @@ def play_command(
             _save(the_game, seats, opener, registered=any(seats.usernames))
     finally:
         opener.close()
+
+
+def _require_writable(opener: StoreOpener) -> None:
+    """Check before the game that it can be saved: a database that cannot be written (read-only
+    file or file system) ends the command now, with a message and exit status 1."""
+    store = opener()
+    try:
+        store.require_writable()
+    except StorageError as e:
+        err_console.print(
+            Text.assemble(("error: ", "bold red"), f"{e}: the game could not be saved"),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
 
 
 def _save(game: Game, seats: Seats, opener: StoreOpener, *, registered: bool) -> None:

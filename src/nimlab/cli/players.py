@@ -13,7 +13,7 @@ from rich.text import Text
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.bots import parse_bot
+from nimlab.core.players import BOT_CHOICES, parse_bot
 from nimlab.storage import PlayerRecord
 
 __all__ = ["players_app"]
@@ -88,7 +88,7 @@ def add_ai(
     bot: Annotated[
         str,
         typer.Option(
-            "--bot", help="How it plays: random, classic, lookahead:D or perfect, with :error=R."
+            "--bot", help=f"How it plays: {BOT_CHOICES}, with :error=R."
         ),
     ] = "perfect",
     db: DbOption = None,
@@ -154,7 +154,7 @@ def show(
     db: DbOption = None,
 ) -> None:
     """Show one player, or every player sorted by username, with their statistics."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         players = [store.get_player(username)] if username is not None else store.players()
     if as_json:
         typer.echo(json.dumps([p.to_json() for p in players]))
@@ -202,7 +202,7 @@ def rankings(
     db: DbOption = None,
 ) -> None:
     """Players by win rate (seed 003's rules: ties by username; top 10 by default)."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         players = store.rankings(ascending=asc, limit=None if all_players else limit)
     if as_json:
         typer.echo(json.dumps([p.to_json() for p in players]))

@@ -1,5 +1,5 @@
-"""``nimlab history``, ``nimlab replay ID``, ``nimlab export`` and ``nimlab import``: the stored
-game records."""
+"""``nimlab history``, ``nimlab replay ID``, ``nimlab export``, ``nimlab import`` and ``nimlab
+delete-game ID``: the stored game records."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from nimlab.core.narrate import eliminated_text, player_label, turn_text, wins_t
 from nimlab.core.ruleset import Ruleset
 from nimlab.storage import GameSummary, import_document
 
-__all__ = ["history", "replay"]
+__all__ = ["delete_game", "history", "replay"]
 
 
 def _start_text(start: Any) -> str:
@@ -51,7 +51,7 @@ def history(
     db: DbOption = None,
 ) -> None:
     """The stored games, newest first."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         if player is not None:
             store.get_player(player)
         games = store.games(username=player, limit=limit)
@@ -117,7 +117,7 @@ def replay(
     db: DbOption = None,
 ) -> None:
     """Step through a stored game move by move."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         stored = store.game(game_id)
     game = Game.from_record(stored.record)
     summary = stored.summary
@@ -175,7 +175,7 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Write stored games as JSON ({"format": "nimlab-games/1", "games": [...]})."""
-    with open_store(db) as store:
+    with open_store(db, read_only=True) as store:
         document = store.export_games(game_ids or None)
     text = json.dumps(document, indent=1)
     if output == "-":
@@ -216,13 +216,42 @@ def import_(
     except json.JSONDecodeError as e:
         fail(f"{source}: not JSON ({e.msg} at line {e.lineno})")
     with open_store(db) as store:
-        ids = import_document(store, document)
-    if not ids:
+        result = import_document(store, document)
+    ids, existing = result.added, result.existing
+    if result.players_added:
+        names = ", ".join(result.players_added)
+        console.print(f"Registered {names}.", highlight=False, soft_wrap=True)
+    if not ids and not existing:
         console.print("The file has no games.")
         return
-    span = f"#{ids[0]}" if len(ids) == 1 else f"#{ids[0]}-#{ids[-1]}"
-    console.print(
-        f"Imported {len(ids)} game{'s' if len(ids) != 1 else ''} as {span}.",
-        highlight=False,
-        soft_wrap=True,
-    )
+    if ids:
+        span = f"#{ids[0]}" if len(ids) == 1 else f"#{ids[0]}-#{ids[-1]}"
+        console.print(
+            f"Imported {len(ids)} game{'s' if len(ids) != 1 else ''} as {span}.",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if existing:
+        console.print(
+            f"{len(existing)} game{'s were' if len(existing) != 1 else ' was'} stored already "
+            "(not added again).",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@app.command("delete-game")
+def delete_game(
+    game_ids: Annotated[
+        list[int],
+        typer.Argument(help="The games' numbers (see nimlab history).", show_default=False),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Delete stored games from the history. Statistics are not changed."""
+    with open_store(db) as store:
+        for game_id in game_ids:  # every number is checked before any game is deleted
+            store.game(game_id)
+        for game_id in game_ids:
+            store.delete_game(game_id)
+            console.print(f"Deleted game #{game_id}.", highlight=False, soft_wrap=True)

@@ -1,7 +1,8 @@
 """Bots: ``random``, ``classic``, ``lookahead:D``, ``perfect``, and an error rate on any of them.
 
-A bot looks at a :class:`~nimlab.core.game.Game` (read-only) and returns a :class:`Choice`: the
-move plus what it claims about it. A bot never claims a result it has not proven: beyond its search
+A bot looks at a :class:`~nimlab.core.state.GameState` and returns a :class:`Choice`: the move
+plus what it claims about it. Every value comes from the ruleset's engine, within the interactive
+budget (about 2 s). A bot never claims a result it has not proven: beyond its search
 budget it says so and plays its best guess.
 
 Specs are strings, as on the command line: ``"perfect"``, ``"lookahead:3"``,
@@ -11,24 +12,32 @@ Specs are strings, as on the command line: ``"perfect"``, ``"lookahead:3"``,
 from __future__ import annotations
 
 import random
-import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Protocol
 
-from nimlab.core.analysis import formula_winning_moves, move_values
-from nimlab.core.errors import PlayerError
+from nimlab.core.analysis import board_move, count_moves, paranoid_move_values
+from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
 from nimlab.core.position import Board, Move, Position
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory.budget import BudgetExceeded
+from nimlab.theory.engine import CanonMove, Evaluation, interactive_budget
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.solver import BudgetExceeded
+from nimlab.theory.positions import Canon, children
 
 if TYPE_CHECKING:
-    from nimlab.core.game import Game
+    from nimlab.core.state import GameState
 
-__all__ = ["BOT_KINDS", "Bot", "BotSpec", "Choice", "make_bot", "parse_bot"]
-
-BOT_KINDS = ("random", "classic", "lookahead", "perfect")
-MAX_LOOKAHEAD = 12
+__all__ = [
+    "BOT_KINDS",
+    "MAX_LOOKAHEAD",
+    "Bot",
+    "BotSpec",
+    "Choice",
+    "make_bot",
+    "parse_bot",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,58 +49,10 @@ class Choice:
     proven: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A bot kind with its settings; ``str`` gives the spec text back."""
-
-    kind: str
-    depth: int = 0
-    error: float = 0.0
-
-    def __str__(self) -> str:
-        text = f"lookahead:{self.depth}" if self.kind == "lookahead" else self.kind
-        if self.error:
-            text += f":error={self.error:g}"
-        return text
-
-    @property
-    def label(self) -> str:
-        """For people: ``"perfect bot, 20% errors"``."""
-        base = f"lookahead {self.depth}" if self.kind == "lookahead" else self.kind
-        return f"{base} bot" + (f", {self.error:g}% errors" if self.error else "")
-
-
-def parse_bot(text: str) -> BotSpec:
-    """Read ``KIND[:D][:error=R]``: KIND is random, classic, lookahead (with depth D, default 2)
-    or perfect; R is a percentage 0-100. Raises :class:`PlayerError`."""
-    parts = [p for p in text.strip().lower().split(":") if p]
-    if not parts or parts[0] not in BOT_KINDS:
-        raise PlayerError(
-            f"unknown bot {text!r}: choose random, classic, "
-            f"lookahead:D (D = 1-{MAX_LOOKAHEAD}) or perfect"
-        )
-    kind, depth, error = parts[0], 0, 0.0
-    rest = parts[1:]
-    if kind == "lookahead":
-        depth = 2
-        if rest and rest[0].isdigit():
-            depth = int(rest.pop(0))
-        if not 1 <= depth <= MAX_LOOKAHEAD:
-            raise PlayerError(f"lookahead depth {depth}: choose 1 to {MAX_LOOKAHEAD}")
-    for part in rest:
-        m = re.fullmatch(r"error=(\d+(?:\.\d+)?)%?", part)
-        if not m:
-            raise PlayerError(f"unknown bot setting {part!r}: the only setting is error=R (0-100)")
-        error = float(m.group(1))
-        if not 0 <= error <= 100:
-            raise PlayerError(f"error rate {error:g}: choose 0 to 100 (percent)")
-    return BotSpec(kind, depth, error)
-
-
 class Bot(Protocol):
     spec: BotSpec
 
-    def choose(self, game: Game) -> Choice: ...
+    def choose(self, state: GameState) -> Choice: ...
 
 
 def make_bot(spec: BotSpec | str, rng: random.Random) -> Bot:
@@ -102,7 +63,8 @@ def make_bot(spec: BotSpec | str, rng: random.Random) -> Bot:
 
 
 def _random_move(ruleset: Ruleset, board: Board, rng: random.Random) -> Move:
-    """A uniformly random legal move (for Nim without listing all moves)."""
+    """A uniformly random legal move, without listing every move of the board: a pile is drawn
+    with weight its number of moves, then one of its moves. O(piles + moves of that pile)."""
     if isinstance(board, Position) and ruleset.rule.is_nim:
         total = sum(board.heaps)
         pick = rng.randrange(total)
@@ -110,6 +72,13 @@ def _random_move(ruleset: Ruleset, board: Board, rng: random.Random) -> Move:
             if pick < h:
                 return Move(i, pick + 1)
             pick -= h
+    if isinstance(board, Position):
+        weights = [sum(1 for _ in ruleset.rule.takes(h)) if h else 0 for h in board.heaps]
+        pick = rng.randrange(sum(weights))
+        for i, w in enumerate(weights):
+            if pick < w:
+                return Move(i + 1, next(islice(ruleset.rule.takes(board.heaps[i]), pick, None)))
+            pick -= w
     return rng.choice(list(board.legal_moves(ruleset.rule)))
 
 
@@ -122,8 +91,8 @@ class _Bot:
         self.spec = spec
         self.rng = rng
 
-    def choose(self, game: Game) -> Choice:
-        ruleset, board = game.ruleset, game.board
+    def choose(self, state: GameState) -> Choice:
+        ruleset, board = state.ruleset, state.board
         if self.spec.error and self.rng.random() * 100 < self.spec.error:
             return _random_choice(
                 ruleset, board, self.rng, f"a random move ({self.spec.error:g}% error rate)"
@@ -135,34 +104,38 @@ class _Bot:
             return classic_choice(ruleset, board, self.rng)
         if kind == "lookahead":
             return lookahead_choice(ruleset, board, self.spec.depth, self.rng)
-        return perfect_choice(game, self.rng)
+        return perfect_choice(state, self.rng)
 
 
 # -- classic: the textbook strategy --------------------------------------------------------------
 
+_THEORY_NAMES = {
+    "nim-formula": "the textbook nim-sum move",
+    "grundy": "the textbook (Sprague–Grundy) winning move",
+    "misere-quotient": "the textbook (misère quotient) winning move",
+}
+
 
 def classic_choice(ruleset: Ruleset, board: Board, rng: random.Random) -> Choice:
     """The textbook strategy, ignoring extra end positions and extra players: the nim-sum move
-    (with the misère endgame rule) for Nim, the Sprague–Grundy move otherwise, else random."""
+    (with the misère endgame rule) for Nim, the Sprague–Grundy move (normal play) or the misère
+    quotient's move otherwise, else a random move. The claim names the theory it used and, when
+    the game has extra end positions, that the theory ignores them."""
     textbook = ruleset.textbook()
-    shortcut = formula_winning_moves(textbook, board)
-    if shortcut is not None:
-        if shortcut:
-            return Choice(rng.choice(shortcut), "the textbook nim-sum move")
-        return _random_choice(ruleset, board, rng, "a random move (no textbook winning move)")
-    evaluator = textbook.evaluator
-    if not evaluator.has_formula and sum(board.heaps) > 60:
+    engine = textbook.engine
+    c = board.canonical
+    strategy = engine.formula_strategy(c)
+    ignores = " (which ignores the extra end positions)" if ruleset.end_positions else ""
+    if strategy is None or not strategy.formula:
         return _random_choice(ruleset, board, rng, "a random move (no textbook formula here)")
-    winning: list[Move] = []
-    seen: dict[tuple[int, ...], bool] = {}
-    for move in board.legal_moves(ruleset.rule):
-        c = board.play(ruleset.rule, move).canonical
-        if c not in seen:
-            seen[c] = evaluator.outcome(c) is Outcome.P
-        if seen[c]:
-            winning.append(move)
-    if winning:
-        return Choice(rng.choice(winning), "the textbook (Sprague–Grundy) winning move")
+    budget = interactive_budget()
+    try:
+        wins = strategy.winning_moves(engine, c, 64, budget)
+    except BudgetExceeded:
+        wins = None
+    if wins:
+        move = board_move(board, rng.choice(wins))
+        return Choice(move, _THEORY_NAMES.get(strategy.name, "the textbook move") + ignores)
     return _random_choice(ruleset, board, rng, "a random move (no textbook winning move)")
 
 
@@ -171,36 +144,40 @@ def classic_choice(ruleset: Ruleset, board: Board, rng: random.Random) -> Choice
 
 def lookahead_choice(ruleset: Ruleset, board: Board, depth: int, rng: random.Random) -> Choice:
     """Negamax ``depth`` plies deep under the real rules (two players); positions at the horizon
-    are judged by the textbook outcome (ignoring extra end positions)."""
-    textbook = ruleset.textbook().evaluator
+    are judged by the textbook outcome (ignoring extra end positions). Bounded by the
+    interactive budget: beyond it, the classic move."""
+    textbook = ruleset.textbook().engine
+    budget = interactive_budget()
 
-    def horizon(c: tuple[int, ...]) -> bool:
+    def horizon(c: Canon) -> bool:
         """True when the player to move at ``c`` is judged to win."""
-        o = textbook.outcome(c)
+        o = textbook.outcome(c, budget)
         return o is Outcome.N if o is not None else False
 
-    memo: dict[tuple[tuple[int, ...], int], bool] = {}
+    memo: dict[tuple[Canon, int], bool] = {}
 
-    def to_move_wins(c: tuple[int, ...], d: int) -> bool:
+    def to_move_wins(c: Canon, d: int) -> bool:
         if ruleset.is_terminal(c):
             return ruleset.misere
         if d == 0:
             return horizon(c)
         key = (c, d)
         if key not in memo:
-            from nimlab.theory.positions import children
-
+            budget.charge()
             memo[key] = any(not to_move_wins(k, d - 1) for k in set(children(ruleset.rule, c)))
         return memo[key]
 
-    if board.count_moves(ruleset.rule) > 5000:
+    if count_moves(ruleset, board) > 5000:
         return classic_choice(ruleset, board, rng)
     good: list[Move] = []
     moves = list(board.legal_moves(ruleset.rule))
-    for move in moves:
-        c = board.play(ruleset.rule, move).canonical
-        if not to_move_wins(c, depth - 1):
-            good.append(move)
+    try:
+        for move in moves:
+            c = board.play(ruleset.rule, move).canonical
+            if not to_move_wins(c, depth - 1):
+                good.append(move)
+    except BudgetExceeded:
+        return classic_choice(ruleset, board, rng)
     if good:
         return Choice(rng.choice(good), f"a move that wins within a {depth}-ply look-ahead")
     return Choice(rng.choice(moves), f"a random move (every move loses within {depth} plies)")
@@ -208,40 +185,64 @@ def lookahead_choice(ruleset: Ruleset, board: Board, depth: int, rng: random.Ran
 
 # -- perfect -------------------------------------------------------------------------------------
 
+RANK_LIMIT = 100_000
+"""Up to this many legal moves the perfect bot ranks every one (fastest win, longest
+resistance); beyond, it plays a winning move from the engine's theory."""
+
 
 def _moves(n: int) -> str:
     return "1 move" if n == 1 else f"{n} moves"
 
 
-def perfect_choice(game: Game, rng: random.Random) -> Choice:
+def perfect_choice(state: GameState, rng: random.Random) -> Choice:
     """A provably winning move whenever one exists under the real rules, the fastest one; when
-    losing, the move that resists longest; ties broken at random."""
-    if len(game.active) > 2:
-        return _paranoid_choice(game, rng)
-    ruleset, board = game.ruleset, game.board
-    values, complete = move_values(ruleset, board)
-    if not complete:
-        if values:
-            best = values[0]
-            return Choice(best.move, "the winning move by formula (leaves a P-position)", True)
-        if ruleset.evaluator.outcome(board.canonical) is Outcome.P:
-            return _random_choice(
-                ruleset,
-                board,
-                rng,
-                "a random move: every move loses (P-position), too many to rank",
+    losing, the move that resists longest; ties broken at random. Beyond the interactive budget
+    it says so and plays its best guess under the real rules."""
+    if len(state.active) > 2:
+        return _paranoid_choice(state, rng)
+    ruleset, board = state.ruleset, state.board
+    engine = ruleset.engine
+    budget = interactive_budget()
+    c = board.canonical
+    if count_moves(ruleset, board) <= RANK_LIMIT:
+        values = engine.child_values(c, budget=budget)
+        if values is not None:
+            by_child: dict[Canon, Evaluation] = {child: ev for child, ev in _children(values, c)}
+            scored = []
+            for move, after in board.successors(ruleset.rule):
+                ev = by_child[after.canonical]
+                length = None if ev.remoteness is None else ev.remoteness + 1
+                scored.append((ev.outcome is Outcome.P, length, move))
+            wins, length, move = _perfect_pick(scored, rng)
+            if wins:
+                when = f" in {_moves(length)}" if length is not None else ""
+                return Choice(move, f"a proven winning move (wins{when})", True)
+            return Choice(
+                move, f"every move loses; this one resists longest ({_moves(length or 1)})", True
             )
-        return classic_choice(ruleset, board, rng)
-    if any(v.outcome is None for v in values):
-        return _unproven_guess(ruleset, board, rng)
-    scored = [
-        (v.winning, None if v.remoteness is None else v.remoteness + 1, v.move) for v in values
-    ]
-    wins, length, move = _perfect_pick(scored, rng)
-    if wins:
-        when = f" in {_moves(length)}" if length is not None else ""
-        return Choice(move, f"a proven winning move (wins{when})", True)
-    return Choice(move, f"every move loses; this one resists longest ({_moves(length or 1)})", True)
+    wins_found = engine.winning_moves(c, limit=64, budget=interactive_budget())
+    if wins_found:
+        move = board_move(board, rng.choice(wins_found))
+        return Choice(move, "a proven winning move (it leaves a P-position)", True)
+    if wins_found is not None and engine.outcome(c) is Outcome.P:
+        return _random_choice(
+            ruleset, board, rng, "every move loses (a P-position); too many moves to rank them"
+        )
+    return _unproven_guess(ruleset, board, rng)
+
+
+def _children(
+    values: list[tuple[CanonMove, Evaluation]], position: Canon
+) -> Iterator[tuple[Canon, Evaluation]]:
+    """The canonical child of each canonical move, with its value."""
+    from bisect import insort
+
+    for (heap, _take, parts), ev in values:
+        rest = list(position)
+        rest.remove(heap)
+        for part in parts:
+            insort(rest, part)
+        yield tuple(rest), ev
 
 
 def _perfect_pick(
@@ -260,31 +261,39 @@ def _perfect_pick(
 
 
 def _unproven_guess(ruleset: Ruleset, board: Board, rng: random.Random) -> Choice:
-    """Beyond the search budget: the classic move, and the honest claim that it is a guess."""
+    """Beyond the budget: a guess under the real rules, and the honest claim that it is one.
+
+    A move that ends the game and wins it (normal play) is taken; in misère play a move into an
+    end position is avoided when another exists; among the rest the textbook move is preferred
+    (named as a guess, since the textbook ignores the real rules' extra end positions)."""
+    rule = ruleset.rule
+    prefix = "not proven (beyond the search budget), a guess: "
+    if count_moves(ruleset, board) <= 5000:
+        moves = list(board.successors(rule))
+        ending = [m for m, after in moves if ruleset.is_terminal(after.canonical)]
+        if ending and not ruleset.misere:
+            return Choice(rng.choice(ending), prefix + "a move that ends the game and wins it")
+        safe = [m for m, after in moves if not ruleset.is_terminal(after.canonical)]
+        if ruleset.misere and safe and ending:
+            guess = classic_choice(ruleset, board, rng)
+            if guess.move in safe:
+                return Choice(guess.move, prefix + guess.claim)
+            return Choice(rng.choice(safe), prefix + "a move that does not end the game")
     guess = classic_choice(ruleset, board, rng)
-    return Choice(guess.move, "beyond the search budget, so not proven: " + guess.claim, False)
+    return Choice(guess.move, prefix + guess.claim, False)
 
 
-def _paranoid_choice(game: Game, rng: random.Random) -> Choice:
-    ruleset, board = game.ruleset, game.board
-    solver = game.paranoid_solver()
-    hero = game.to_move_seat
-    players = game.active
-    mover = players.index(hero)
-    scored: list[tuple[bool, int | None, Move]] = []
-    try:
-        seen: dict[tuple[int, ...], tuple[bool, int]] = {}
-        for move, after in board.successors(ruleset.rule):
-            c = after.canonical
-            if c not in seen:
-                v = solver.move_value(c, players, mover, hero)
-                seen[c] = (v.hero_wins, v.remoteness)
-            wins, rem = seen[c]
-            scored.append((wins, rem, move))
-    except BudgetExceeded:
+def _paranoid_choice(state: GameState, rng: random.Random) -> Choice:
+    ruleset, board = state.ruleset, state.board
+    found = paranoid_move_values(
+        ruleset, board, state.start, state.active, state.to_move, max_moves=RANK_LIMIT
+    )
+    if found is None:
         return _unproven_guess(ruleset, board, rng)
+    values, _ = found
+    scored = [(bool(v.hero_wins), v.remoteness, v.move) for v in values]
     wins, _, move = _perfect_pick(scored, rng)
-    model = f"paranoid model, {len(players)} players"
+    model = f"paranoid model, {len(state.active)} players"
     if wins:
         return Choice(move, f"a move that wins against all other players together ({model})", True)
     return Choice(

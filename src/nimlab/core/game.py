@@ -14,103 +14,32 @@ replays exactly.
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
-from nimlab.core.bots import Bot, BotSpec, Choice, make_bot, parse_bot
+from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.errors import GameOverError, PlayerError, PositionError
+from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Move, Position, Rows, board_for
+from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
 from nimlab.core.ruleset import Ruleset
+from nimlab.core.setup import FIRST_CHOICES, First
 from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.paranoid import ParanoidSolver
 
-__all__ = ["FIRST_CHOICES", "Game", "Player", "Turn", "unique_players"]
+__all__ = [
+    "FIRST_CHOICES",
+    "RECORD_FORMAT",
+    "First",
+    "Game",
+    "GameRecord",
+    "Player",
+    "Turn",
+    "unique_players",
+]
 
-FIRST_CHOICES = ("first", "random", "auto")
-RECORD_FORMAT = "nimlab-game/1"
-MAX_PLAYERS = 64
-First = Literal["first", "random", "auto"]
-
-
-@dataclass(frozen=True, slots=True)
-class Player:
-    """A seat at the table: a human, or a bot with its spec. ``str`` gives the spec text."""
-
-    name: str
-    bot: BotSpec | None = None
-
-    @property
-    def is_bot(self) -> bool:
-        return self.bot is not None
-
-    def __str__(self) -> str:
-        if self.bot is None:
-            return f"human:{self.name}"
-        spec = str(self.bot).split(":error=")
-        text = f"bot:{spec[0]}:{self.name}"
-        return text + (f":error={spec[1]}" if len(spec) > 1 else "")
-
-    @classmethod
-    def parse(cls, text: str) -> Player:
-        """Read ``human:NAME`` or ``bot:KIND[:D][:NAME][:error=R]`` (e.g.
-        ``bot:perfect:Hal:error=20``, ``bot:lookahead:3``). Raises :class:`PlayerError`."""
-        raw = text.strip()
-        kind, _, rest = raw.partition(":")
-        kind = kind.lower()
-        if kind == "human":
-            name = rest.strip() or "You"
-            return cls(_check_name(name))
-        if kind != "bot":
-            raise PlayerError(
-                f"player {text!r}: write human:NAME or bot:KIND[:NAME] "
-                "(KIND random, classic, lookahead:D, perfect; e.g. bot:perfect:Hal:error=20)"
-            )
-        parts = [p for p in rest.split(":") if p.strip()]
-        if not parts:
-            raise PlayerError("bot player needs a kind: random, classic, lookahead:D or perfect")
-        spec_parts = [parts[0]]
-        names = []
-        i = 1
-        if parts[0].lower() == "lookahead" and len(parts) > 1 and parts[1].isdigit():
-            spec_parts.append(parts[1])
-            i = 2
-        for p in parts[i:]:
-            if re.fullmatch(r"(?i)error=.*", p.strip()):
-                spec_parts.append(p.strip())
-            else:
-                names.append(p)
-        if len(names) > 1:
-            raise PlayerError(f"player {text!r} has more than one name: {', '.join(names)}")
-        spec = parse_bot(":".join(spec_parts))
-        name = names[0].strip() if names else f"{spec.kind.capitalize()} bot"
-        return cls(_check_name(name), spec)
-
-
-def _check_name(name: str) -> str:
-    name = " ".join(name.split())
-    if not name or len(name) > 40 or not name.isprintable() or ":" in name:
-        raise PlayerError(f"player name {name!r}: use 1 to 40 printable characters, no colon")
-    return name
-
-
-def unique_players(players: Iterable[Player | str]) -> tuple[Player, ...]:
-    """Players from specs, with repeated names numbered ("Perfect bot 1", "Perfect bot 2")."""
-    parsed = [p if isinstance(p, Player) else Player.parse(p) for p in players]
-    counts: dict[str, int] = {}
-    for p in parsed:
-        counts[p.name] = counts.get(p.name, 0) + 1
-    seen: dict[str, int] = {}
-    out = []
-    for p in parsed:
-        if counts[p.name] > 1:
-            seen[p.name] = seen.get(p.name, 0) + 1
-            p = replace(p, name=f"{p.name} {seen[p.name]}")
-        out.append(p)
-    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +127,6 @@ class Game:
             winner=None,
         )
         self._steps: list[_Step] = []
-        self._paranoid: ParanoidSolver | None = None
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._state = self._settle(self._state)
         self.opening_eliminations = self._state.eliminated
@@ -360,13 +288,14 @@ class Game:
         return state
 
     def bot_choice(self) -> Choice:
-        """What the bot to move would play (does not play it)."""
-        bot = self.bots.get(self.to_move_seat)
-        if bot is None:
-            raise GameOverError(f"{self.to_move.name} is not a bot")
+        """What the bot to move would play (does not play it). Raises :class:`GameOverError`
+        when the game is over and :class:`PlayerError` when a human is to move."""
         if self.is_over:
             raise GameOverError("the game is over: start a new one")
-        return bot.choose(self)
+        bot = self.bots.get(self.to_move_seat)
+        if bot is None:
+            raise PlayerError(f"{self.to_move.name} is not a bot: a human moves by themselves")
+        return bot.choose(self.state)
 
     def play_bot(self) -> Turn:
         """Let the bot to move choose and play its move."""
@@ -393,69 +322,48 @@ class Game:
             if turn.seat == seat:
                 return undone
 
-    def paranoid_solver(self) -> ParanoidSolver:
-        if self._paranoid is None:
-            self._paranoid = ParanoidSolver(
-                self.ruleset.rule,
-                self.start.canonical,
-                misere=self.ruleset.misere,
-                end_positions=self.ruleset.end_positions,
-            )
-        return self._paranoid
-
     # -- records ------------------------------------------------------------------------------
 
-    def to_record(self) -> dict[str, Any]:
-        """A JSON-ready record from which :meth:`from_record` replays the game exactly."""
-        return {
-            "format": RECORD_FORMAT,
-            "ruleset": str(self.ruleset),
-            "start": self.start.to_json()
-            if isinstance(self.start, Position)
-            else {"rows": self.start.to_json()},
-            "players": [str(p) for p in self.players],
-            "first": self.first_seat,
-            "seed": self.seed,
-            "started_at": self.started_at,
-            "moves": [
-                {"seat": s.turn.seat, "move": str(s.turn.move), "at": s.at}
-                | ({"claim": s.turn.claim} if s.turn.claim else {})
+    def record(self) -> GameRecord:
+        """The typed record from which :meth:`from_record` replays the game exactly."""
+        return GameRecord(
+            ruleset=self.ruleset,
+            start=self.start,
+            players=self.players,
+            first=self.first_seat,
+            seed=self.seed,
+            started_at=self.started_at,
+            moves=tuple(
+                RecordedMove(s.turn.seat, str(s.turn.move), s.at, s.turn.claim or None)
                 for s in self._steps
-            ],
-            "winner": self._state.winner,
-            "eliminated": list(self._state.eliminated),
-            "over": self.is_over,
-        }
+            ),
+            winner=self._state.winner,
+            eliminated=self._state.eliminated,
+            over=self.is_over,
+        )
+
+    def to_record(self) -> dict[str, Any]:
+        """:meth:`record` as JSON-ready values (format ``nimlab-game/1``)."""
+        return self.record().to_json()
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record made by :meth:`to_record`; every move is checked again.
-        Raises a :class:`~nimlab.core.errors.NimlabError` for a record that does not replay."""
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise PositionError(f"not a nimlab game record (expected format {RECORD_FORMAT!r})")
-        try:
-            ruleset = Ruleset.parse(record["ruleset"])
-            start_raw = record["start"]
-            start: Board
-            if isinstance(start_raw, dict):
-                start = Rows.from_strings(start_raw["rows"])
-            else:
-                start = Position.of(start_raw)
-            game = cls(
-                ruleset,
-                start,
-                record["players"],
-                first=int(record["first"]),
-                seed=record.get("seed"),
-            )
-            for entry in record["moves"]:
-                if entry["seat"] != game.to_move_seat:
-                    raise PositionError(
-                        f"record says seat {entry['seat']} moved, "
-                        f"but it was seat {game.to_move_seat}'s turn"
-                    )
-                game.push(game.parse_move(entry["move"]), claim=entry.get("claim"))
-        except (KeyError, TypeError) as e:
-            raise PositionError(f"incomplete game record: {e}") from None
-        game.started_at = record.get("started_at", game.started_at)
+    def from_record(cls, record: GameRecord | Mapping[str, Any]) -> Game:
+        """Replay a record (a :class:`GameRecord`, or its JSON); every move is checked again.
+        Raises a :class:`~nimlab.core.errors.NimlabError` for a record that does not replay:
+        :class:`PositionError`, :class:`PlayerError` or :class:`RulesetError` for a malformed
+        one (see :meth:`GameRecord.from_json`), :class:`IllegalMoveError` or
+        :class:`InvalidMoveError` for a move that cannot be played."""
+        rec = GameRecord.from_json(record)
+        game = cls(rec.ruleset, rec.start, rec.players, first=rec.first, seed=rec.seed)
+        for number, entry in enumerate(rec.moves, 1):
+            if game.is_over:
+                raise PositionError(f"the game record has moves after the end (move {number})")
+            if entry.seat != game.to_move_seat:
+                raise PositionError(
+                    f"record says seat {entry.seat} moved, "
+                    f"but it was seat {game.to_move_seat}'s turn"
+                )
+            game.push(game.parse_move(entry.move), claim=entry.claim)
+            game._steps[-1].at = entry.at or game._steps[-1].at
+        game.started_at = rec.started_at or game.started_at
         return game

@@ -8,6 +8,13 @@
   games): each row's maximal runs of present stones are its heaps, and a move removes adjacent
   present stones. The layout is kept so a game replays exactly as it was seen.
 
+Splits that remove nothing (octal codes with ``4`` before the point, e.g. ``4.07``) are moves
+on rows too: ``Move(row, take=0, at=i)`` (text ``"row i 0"``) cuts a run of stones just before
+its stone ``i`` (stones ``i - 1`` and ``i`` must both be present in one run). The cut is a gap of
+zero width: in :attr:`Rows.rows` an absent segment of length 0 between two runs, in the row
+strings a ``|`` (``"**|***"`` is a run of 2 and a run of 3). A cut disappears into a real gap
+once a stone beside it is taken. Stone numbers never change.
+
 Both boards offer the same calls: ``heaps``, ``canonical``, ``legal_moves(rule)``,
 ``play(rule, move)``, ``count_moves(rule)``.
 """
@@ -39,7 +46,9 @@ class Move:
     """A move: take ``take`` objects from pile (or row) ``pile`` (1-based).
 
     In a row of stones ``at`` is the 1-based position of the first stone removed; in piles it is
-    ``None``. ``str(move)`` is the canonical text and :meth:`from_text` reads it back.
+    ``None``. With ``take == 0`` (games with ``4`` before the point) the move removes nothing and
+    cuts the run before stone ``at``. ``str(move)`` is the canonical text and :meth:`from_text`
+    reads it back.
     """
 
     pile: int
@@ -92,20 +101,34 @@ def _move_help(text: str, *, rows: bool, single_row: bool) -> str:
 
 
 def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
-    """Validate heap sizes: whole numbers 0 or more, of any size. Strings of digits are read.
-    Raises :class:`PositionError`."""
+    """Validate heap sizes: whole numbers 0 or more, of any size. Strings of ASCII digits are
+    read. Raises :class:`PositionError`. O(n); a list of plain ints is checked in one pass."""
+    if isinstance(values, list | tuple) and all(type(v) is int for v in values):
+        if len(values) > MAX_PILES:
+            raise PositionError(f"at most {MAX_PILES:,} piles")
+        if values and min(values) < 0:
+            v = min(values)
+            raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
+        return tuple(values)
     heaps: list[int] = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int | str):
             raise PositionError(f"heap size {v!r} is not a whole number")
         if isinstance(v, str):
-            if re.fullmatch(r"\s*-\d+\s*", v):
+            if re.fullmatch(r"\s*-[0-9]+\s*", v):
                 raise PositionError(
                     f"heap size {v.strip()} is negative: heaps hold 0 or more objects"
                 )
-            if not re.fullmatch(r"\s*\+?\d+\s*", v):
-                raise PositionError(f"heap size {v!r} is not a whole number 0 or more (e.g. 3 4 5)")
-            v = int(v)
+            if not re.fullmatch(r"\s*\+?[0-9]+\s*", v):
+                raise PositionError(
+                    f"heap size {v[:40]!r} is not a whole number 0 or more (e.g. 3 4 5)"
+                )
+            try:
+                v = int(v)
+            except ValueError:
+                raise PositionError(
+                    f"heap size of {len(v.strip()):,} digits: at most 4,300 digits"
+                ) from None
         if v < 0:
             raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
         heaps.append(v)
@@ -135,6 +158,8 @@ def _allowed_takes(rule: TakeAndBreak, heap: int) -> str:
     """``"1 to 5"``, ``"1, 3 or 4"`` ... for messages."""
     takes = []
     for k in rule.takes(heap):
+        if k == 0:
+            continue  # a split without taking: described separately
         takes.append(k)
         if len(takes) > 12:
             break
@@ -247,7 +272,8 @@ class Rows:
     """Rows of stones for games that split heaps.
 
     Each row is stored as run lengths alternating present and absent stones, starting with
-    present stones (possibly 0), so rows of any length cost O(runs).
+    present stones (possibly 0), so rows of any length cost O(runs). An absent segment of length
+    0 between two runs is a cut made by a split that removed nothing (``|`` in the strings).
     """
 
     rows: tuple[Segments, ...]
@@ -259,25 +285,25 @@ class Rows:
 
     @classmethod
     def from_strings(cls, rows: Iterable[str]) -> Rows:
-        """Rows from text like ``"**x**"`` (``*`` present, ``x`` or ``.`` absent)."""
+        """Rows from text like ``"**x**"`` (``*`` present, ``x`` or ``.`` absent, ``|`` a cut
+        between two stones; a cut beside a gap or at an end of the row means nothing and is
+        dropped)."""
         out = []
         for text in rows:
-            if not re.fullmatch(r"[*xX.]*", text):
-                raise PositionError(f"row {text!r}: use * for a stone and x for a gap")
-            segments: list[int] = [0]
-            for ch in text:
-                present = ch == "*"
-                if (len(segments) % 2 == 1) == present:
-                    segments[-1] += 1
-                else:
-                    segments.append(1)
-            out.append(tuple(segments))
+            if not re.fullmatch(r"[*xX.|]*", text):
+                raise PositionError(
+                    f"row {text!r}: use * for a stone, x for a gap and | for a cut between stones"
+                )
+            out.append(_normalize([(0, False) if ch == "|" else (1, ch == "*") for ch in text]))
         return cls(tuple(out))
 
     def to_strings(self) -> list[str]:
-        """Rows as text, ``*`` for a stone and ``x`` for a gap (only for reasonable lengths)."""
+        """Rows as text, ``*`` for a stone, ``x`` for a gap and ``|`` for a cut (a gap of zero
+        width) -- only for reasonable lengths."""
         return [
-            "".join(("*" if i % 2 == 0 else "x") * n for i, n in enumerate(row))
+            "".join(
+                ("*" * n) if i % 2 == 0 else ("x" * n if n else "|") for i, n in enumerate(row)
+            )
             for row in self.rows
         ]
 
@@ -330,9 +356,17 @@ class Rows:
                 if length
                 else f"row {move.pile} has no stones"
             )
-        if move.take < 1:
+        if move.take < 0:
             raise IllegalMoveError(f"take at least 1 stone (got {move.take})")
         first = move.at - 1
+        if move.take == 0:
+            for start, run in self._runs(self.rows[move.pile - 1]):
+                if start < first < start + run:
+                    return move.pile - 1, start, run
+            raise IllegalMoveError(
+                f"cannot cut row {move.pile} before stone {move.at}: a split that takes nothing "
+                "goes between two adjacent stones of one run"
+            )
         last = first + move.take - 1
         for start, run in self._runs(self.rows[move.pile - 1]):
             if start <= first and last < start + run:
@@ -347,6 +381,8 @@ class Rows:
 
     def check(self, rule: TakeAndBreak, move: Move) -> None:
         """Raise :class:`IllegalMoveError` unless ``move`` is legal here."""
+        if move.take == 0 and not rule.d0 & 4:
+            raise IllegalMoveError("take at least 1 stone (got 0)")
         if move.take >= 1 and not rule.digit(move.take):
             takes = [k for k in range(1, (rule.max_take or move.take) + 1) if rule.digit(k)]
             words = (
@@ -376,7 +412,8 @@ class Rows:
         return Rows(self.rows[:r] + (row,) + self.rows[r + 1 :])
 
     def legal_moves(self, rule: TakeAndBreak) -> Iterator[Move]:
-        """Every legal move, row by row, left to right, smallest take first."""
+        """Every legal move, row by row, left to right, smallest take first (the splits that
+        take nothing, ``take == 0``, first)."""
         for r, row in enumerate(self.rows, 1):
             for start, run in self._runs(row):
                 for k in rule.takes(run):
@@ -393,11 +430,14 @@ class Rows:
             yield move, Rows(self.rows[:r] + (row,) + self.rows[r + 1 :])
 
     def count_moves(self, rule: TakeAndBreak) -> int:
+        """The number of legal moves (take-0 cuts included). O(sum over runs of moves)."""
         return sum(1 for _ in self.legal_moves(rule))
 
 
 def _split_rule(rule: TakeAndBreak, take: int) -> str:
     d = rule.digit(take)
+    if take == 0:
+        return " (a split that takes nothing leaves two non-empty runs)" if d & 4 else ""
     allowed = []
     if d & 1:
         allowed.append("a whole run")
@@ -411,37 +451,46 @@ def _split_rule(rule: TakeAndBreak, take: int) -> str:
 
 
 def _cut(row: Segments, first: int, take: int) -> Segments:
-    """Mark stones ``first .. first+take-1`` (0-based) of a row absent."""
-    out: list[int] = []
+    """Mark stones ``first .. first+take-1`` (0-based) of a row absent; with ``take == 0`` cut
+    the run before stone ``first`` (a gap of zero width). O(segments)."""
+    pieces: list[tuple[int, bool]] = []
     pos = 0
     for i, n in enumerate(row):
         present = i % 2 == 0
         lo, hi = pos, pos + n
-        pieces = [
-            (lo, min(hi, first), present),
-            (max(lo, first), min(hi, first + take), False),
-            (max(lo, first + take), hi, present),
-        ]
-        for a, b, p in pieces:
-            if b > a:
-                _append(out, b - a, p)
+        if not present and n == 0:
+            pieces.append((0, False))  # an earlier cut
+        elif take == 0 and present and lo < first < hi:
+            pieces += [(first - lo, True), (0, False), (hi - first, True)]
+        else:
+            for a, b, p in (
+                (lo, min(hi, first), present),
+                (max(lo, first), min(hi, first + take), False),
+                (max(lo, first + take), hi, present),
+            ):
+                if b > a:
+                    pieces.append((b - a, p))
         pos = hi
-    if not out:
-        out.append(0)
+    return _normalize(pieces)
+
+
+def _normalize(pieces: list[tuple[int, bool]]) -> Segments:
+    """Segments from ``(length, present)`` pieces in row order: neighbours of one kind merge (a
+    zero-width cut next to a gap becomes part of it), and a cut at an end of the row is dropped,
+    so that a zero-length absent segment only ever stands between two stones. O(pieces)."""
+    out: list[int] = [0]
+    for length, present in pieces:
+        if present and length == 0:
+            continue
+        if (len(out) % 2 == 1) == present:
+            out[-1] += length
+        else:
+            out.append(length)
+    if len(out) >= 3 and out[0] == 0 and out[1] == 0:
+        out = out[2:]  # a cut before the first stone
+    if len(out) % 2 == 0 and out[-1] == 0:
+        out.pop()  # a cut after the last stone
     return tuple(out)
-
-
-def _append(out: list[int], length: int, present: bool) -> None:
-    if not out:
-        if not present:
-            out.append(0)
-        out.append(length)
-        return
-    last_present = len(out) % 2 == 1
-    if last_present == present:
-        out[-1] += length
-    else:
-        out.append(length)
 
 
 def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:

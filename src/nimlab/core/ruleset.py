@@ -15,14 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from nimlab.core.errors import RulesetError
-from nimlab.theory.engine import Evaluator
-from nimlab.theory.octal import OctalCodeError, TakeAndBreak
+from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
+from nimlab.theory.engine import Engine, engine_for
+from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
 __all__ = [
+    "ALIASES",
     "DEFAULT_END_POSITIONS",
     "GAME_CHOICES",
     "GameKind",
@@ -32,88 +33,9 @@ __all__ = [
 ]
 
 DEFAULT_END_POSITIONS: tuple[Canon, ...] = ((2, 2, 2), (1, 2, 3), (1, 1, 2, 2))
-"""Seed 000's "Add Defaults" end positions."""
-
-ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
-GAME_CHOICES = (
-    "nim, kayles, dawson, octal:CODE (e.g. octal:0.137), subtraction:SET (e.g. subtraction:1-3)"
-)
+"""The classic end positions [2,2,2], [1,2,3], [1,1,2,2] (``defaults``)."""
 
 _MAX_END_HEAPS = 64
-
-
-@dataclass(frozen=True)
-class GameKind:
-    """A named move rule: ``nim``, ``kayles``, ``dawson``, ``octal:CODE`` or ``subtraction:SET``."""
-
-    name: str
-    rule: TakeAndBreak
-
-    def __str__(self) -> str:
-        return self.name
-
-    @property
-    def splits(self) -> bool:
-        """Whether moves can split a heap (such games are shown as rows of stones)."""
-        return self.rule.splits
-
-    @property
-    def title(self) -> str:
-        """A name for people, e.g. "Kayles (octal 0.77)"."""
-        if self.rule.is_nim:
-            return "Nim"
-        if self.name == "kayles":
-            return "Kayles (octal 0.77)"
-        if self.name == "dawson":
-            return "Dawson's Kayles (octal 0.07)"
-        if self.name.startswith("subtraction:"):
-            return f"subtraction game S = {{{self.name.split(':', 1)[1]}}}"
-        return f"octal game {self.rule.code}"
-
-
-NIM = GameKind("nim", TakeAndBreak.nim())
-
-
-def _format_set(takes: Iterable[int]) -> str:
-    """``1,2,3,5`` -> ``1-3,5``."""
-    parts: list[str] = []
-    ks = sorted(takes)
-    i = 0
-    while i < len(ks):
-        j = i
-        while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
-            j += 1
-        parts.append(str(ks[i]) if i == j else f"{ks[i]}-{ks[j]}")
-        i = j + 1
-    return ",".join(parts)
-
-
-def parse_game(text: str) -> GameKind:
-    """Read a game name: ``nim``, ``kayles``, ``dawson``, ``octal:0.137`` (or just ``0.137``),
-    ``subtraction:1-3`` / ``subtraction:1,3,4``. Names are case-insensitive.
-
-    Raises :class:`RulesetError` saying what is allowed.
-    """
-    name = text.strip().lower()
-    try:
-        if name == "nim":
-            return NIM
-        if name in ALIASES:
-            return GameKind(name, TakeAndBreak.octal(ALIASES[name]))
-        if name.startswith("octal:") or re.match(r"^0?\.\d", name):
-            code = name.removeprefix("octal:")
-            rule = TakeAndBreak.octal(code)
-            for alias, alias_code in ALIASES.items():
-                if TakeAndBreak.octal(alias_code) == rule:
-                    return GameKind(alias, rule)
-            return GameKind(f"octal:{rule.code}", rule)
-        if name.startswith("subtraction:"):
-            rule = TakeAndBreak.parse_subtraction_set(name.removeprefix("subtraction:"))
-            assert rule.subtraction_set is not None
-            return GameKind(f"subtraction:{_format_set(rule.subtraction_set)}", rule)
-    except OctalCodeError as e:
-        raise RulesetError(str(e)) from None
-    raise RulesetError(f"unknown game {text!r}: choose {GAME_CHOICES}")
 
 
 def parse_end_position(text: str | Iterable[int]) -> Canon:
@@ -121,11 +43,16 @@ def parse_end_position(text: str | Iterable[int]) -> Canon:
     (``"2,2,2"``, ``"[1, 2, 3]"``, ``"1.1.2.2"``), or a list of ints. Returns its canonical form;
     the empty position (always an end position) comes back as ``()``."""
     if isinstance(text, str):
-        numbers = [int(d) for d in re.findall(r"\d+", text)]
+        if re.search(r"-\s*[0-9]", text):
+            raise RulesetError(f"end position {text[:40]!r}: heap sizes cannot be negative")
+        if not re.fullmatch(r"[\s,.;:\[\]()0-9]*", text, flags=re.ASCII) or len(text) > 2000:
+            raise RulesetError(
+                f"end position {text[:40]!r}: write heap sizes (digits 0-9) separated by commas, "
+                "dots or spaces, like 2,2,2 or [1 2 3]"
+            )
+        numbers = [int(d) for d in re.findall(r"[0-9]+", text)]
         if not numbers:
             raise RulesetError(f"end position {text!r} has no numbers: write heap sizes like 2,2,2")
-        if re.search(r"-\s*\d", text):
-            raise RulesetError(f"end position {text!r}: heap sizes cannot be negative")
     else:
         numbers = list(text)
         for n in numbers:
@@ -162,7 +89,7 @@ class Ruleset:
         """Read the one-line form: ``GAME [misere|normal] [end=H.H.H ...] [defaults]``."""
         words = text.split()
         if not words:
-            raise RulesetError(f"empty ruleset: start with a game ({GAME_CHOICES})")
+            raise RulesetError(f"empty ruleset: start with a game ({game_choices()})")
         game = parse_game(words[0])
         misere = False
         ends: set[Canon] = set()
@@ -212,9 +139,15 @@ class Ruleset:
     # -- variations ---------------------------------------------------------------------------
 
     def with_end_positions(self, *ends: Iterable[int] | str) -> Ruleset:
-        return replace(
-            self, end_positions=self.end_positions | {parse_end_position(e) for e in ends}
-        )
+        """This ruleset with more extra end positions; an empty one is refused (the empty
+        position always ends the game)."""
+        parsed = {parse_end_position(e) for e in ends}
+        if () in parsed:
+            raise RulesetError(
+                "the empty position always ends the game: an extra end position needs at least "
+                "one non-empty heap, like 2,2,2"
+            )
+        return replace(self, end_positions=self.end_positions | parsed)
 
     def with_defaults(self) -> Ruleset:
         """This ruleset plus seed 000's three default end positions."""
@@ -244,15 +177,21 @@ class Ruleset:
         return is_terminal(self.rule, canonical(heaps), self.end_positions)
 
     @property
-    def evaluator(self) -> Evaluator:
-        """The shared two-player evaluator for this ruleset (its caches persist across games)."""
-        return _evaluator(self)
+    def engine(self) -> Engine:
+        """The shared engine for this ruleset: every outcome, remoteness, winning move and
+        multi-player value comes from it (its tables persist across games, bounded)."""
+        return engine_for(
+            self.rule,
+            misere=self.misere,
+            end_positions=self.end_positions,
+            allowed=frozenset(self.game.strategies),
+        )
+
+    @property
+    def evaluator(self) -> Engine:
+        """The former name of :attr:`engine`."""
+        return self.engine
 
     def textbook(self) -> Ruleset:
         """The same game without extra end positions (what the classic strategy assumes)."""
         return replace(self, end_positions=frozenset())
-
-
-@lru_cache(maxsize=32)
-def _evaluator(ruleset: Ruleset) -> Evaluator:
-    return Evaluator(ruleset.rule, misere=ruleset.misere, end_positions=ruleset.end_positions)

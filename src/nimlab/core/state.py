@@ -15,7 +15,7 @@ from nimlab.core.position import Board
 from nimlab.core.ruleset import Ruleset
 
 if TYPE_CHECKING:
-    from nimlab.core.game import Player
+    from nimlab.core.players import Player
 
 __all__ = ["GameState"]
 

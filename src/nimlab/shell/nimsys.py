@@ -24,8 +24,9 @@ from typing import TextIO
 
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
-from nimlab.core.position import Move, Rows
+from nimlab.core.position import Move, Rows, board_for
 from nimlab.core.ruleset import Ruleset, parse_game
+from nimlab.core.setup import GameSetup
 from nimlab.storage import (
     PlayerExistsError,
     PlayerRecord,
@@ -324,9 +325,14 @@ class NimShell:
     def _new_game(
         self, ruleset: Ruleset, start: list[int] | Rows, players: list[PlayerRecord]
     ) -> Game:
-        return Game(
-            ruleset, start, [p.as_player() for p in players], seed=self.rng.randrange(1 << 31)
+        board = start if isinstance(start, Rows) else board_for(ruleset.rule, start)
+        setup = GameSetup(
+            ruleset,
+            board,
+            tuple(p.as_player() for p in players),
+            seed=self.rng.randrange(1 << 31),
         )
+        return setup.build()
 
     def _announce_players(self, players: list[PlayerRecord]) -> None:
         self.say(f"Player 1: {players[0].full_name}")

@@ -1,23 +1,35 @@
-"""Storage: the player registry with statistics, and finished game records, in SQLite.
+"""Storage: the player registry with statistics, finished game records and games in play, in
+SQLite.
 
 Every SQL statement of nimlab is in this package (so PostgreSQL could replace SQLite behind the
 same :class:`Store` interface). The database file is ``--db PATH``, else ``$NIMLAB_DB``, else
-``nimlab.db`` in the user's data directory.
+``nimlab.db`` in the user's data directory. The parts: :mod:`~nimlab.storage.registry` (players,
+statistics, rankings), :mod:`~nimlab.storage.archive` (finished games, history, export, import),
+:mod:`~nimlab.storage.inplay` (games in play and their bounds), :mod:`~nimlab.storage.writer`
+(the thread that owns a server's writes), behind one :class:`Store`.
 """
 
 from nimlab.storage.errors import (
     GameNotFoundError,
+    LimitError,
+    NoDatabaseError,
     PlayerExistsError,
+    ReadOnlyError,
     RecordError,
     RegistryError,
     StorageError,
+    TooManyGamesInPlayError,
+    TooManyMovesError,
     UnknownPlayerError,
+    WriterBusyError,
 )
-from nimlab.storage.schema import SCHEMA_VERSION
+from nimlab.storage.inplay import InPlayLimits
+from nimlab.storage.schema import SCHEMA_VERSION, record_hash
 from nimlab.storage.store import (
     DB_ENV,
     EXPORT_FORMAT,
     GameSummary,
+    ImportResult,
     PlayerRecord,
     Seat,
     Store,
@@ -27,7 +39,8 @@ from nimlab.storage.store import (
     default_db_path,
     resolve_db_path,
 )
-from nimlab.storage.transfer import import_document, read_document
+from nimlab.storage.transfer import import_document, read_document, read_players
+from nimlab.storage.writer import StoreWriter
 
 __all__ = [
     "DB_ENV",
@@ -35,19 +48,30 @@ __all__ = [
     "SCHEMA_VERSION",
     "GameNotFoundError",
     "GameSummary",
+    "ImportResult",
+    "InPlayLimits",
+    "LimitError",
+    "NoDatabaseError",
     "PlayerExistsError",
     "PlayerRecord",
+    "ReadOnlyError",
     "RecordError",
     "RegistryError",
     "Seat",
     "StorageError",
     "Store",
+    "StoreWriter",
     "StoredGame",
+    "TooManyGamesInPlayError",
+    "TooManyMovesError",
     "UnknownPlayerError",
+    "WriterBusyError",
     "check_name",
     "check_username",
     "default_db_path",
     "import_document",
     "read_document",
+    "read_players",
+    "record_hash",
     "resolve_db_path",
 ]

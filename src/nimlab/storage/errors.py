@@ -1,5 +1,6 @@
 """Storage errors. Input errors are :class:`~nimlab.core.errors.NimlabError` subclasses (bad usage,
-exit status 2 on the command line); :class:`StorageError` is a failure of the database itself."""
+exit status 2 on the command line); :class:`StorageError` is a failure of the database itself (exit
+status 1 on the command line, 503 on the web)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,41 @@ from nimlab.core.errors import NimlabError
 
 __all__ = [
     "GameNotFoundError",
+    "LimitError",
+    "NoDatabaseError",
     "PlayerExistsError",
+    "ReadOnlyError",
     "RecordError",
     "RegistryError",
     "StorageError",
+    "TooManyGamesInPlayError",
+    "TooManyMovesError",
     "UnknownPlayerError",
+    "WriterBusyError",
 ]
 
 
 class StorageError(Exception):
     """The database cannot be opened or used (unreadable file, newer schema, ...)."""
+
+
+class NoDatabaseError(StorageError):
+    """A command that only reads was given a database file that does not exist."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"no database at {path} (check --db or $NIMLAB_DB; commands that change the "
+            "database create it)"
+        )
+        self.path = path
+
+
+class ReadOnlyError(StorageError):
+    """The database can be read but not written (read-only file, folder or file system)."""
+
+
+class WriterBusyError(StorageError):
+    """The database writer has as many jobs waiting as it accepts: try again later."""
 
 
 class RegistryError(NimlabError):
@@ -41,3 +67,15 @@ class GameNotFoundError(NimlabError):
 
 class RecordError(NimlabError):
     """A game record that cannot be stored (not finished, players do not match, bad JSON...)."""
+
+
+class LimitError(RecordError):
+    """A bound of the storage is reached (games in play, moves per game): nothing was written."""
+
+
+class TooManyGamesInPlayError(LimitError):
+    """As many unfinished games are in play (in all, or for one client) as are allowed."""
+
+
+class TooManyMovesError(LimitError):
+    """A game in play has as many moves stored as one game may have."""

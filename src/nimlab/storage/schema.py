@@ -7,11 +7,18 @@ so a database is always at exactly one version. Migrations are only ever appende
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from nimlab.storage.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "current_version", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "current_version", "migrate", "record_hash"]
+
+Migration = str | Callable[[sqlite3.Connection], None]
+"""A migration: an SQL script, or a function that runs inside the migration's transaction."""
 
 _V1 = """
 CREATE TABLE players (
@@ -71,7 +78,43 @@ CREATE TABLE live_moves (
 """
 """Version 2: games in progress in the web app, saved move by move so a restart resumes them."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+
+def record_hash(record: Mapping[str, Any]) -> str:
+    """The content hash of a game record: SHA-256 of its canonical JSON (keys sorted, no
+    spaces). Two records hash alike exactly when they are the same game, move for move and time
+    for time; importing a game whose hash is stored already adds nothing. O(size of the record).
+    """
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_V3_SQL = """
+ALTER TABLE games ADD COLUMN content_hash TEXT;   -- record_hash(record): imports add a game once
+CREATE INDEX games_content_hash ON games(content_hash);
+ALTER TABLE live_games ADD COLUMN client TEXT;    -- who started it (the web app's client key)
+ALTER TABLE live_games ADD COLUMN touched_at TEXT; -- the last move or the start: for expiry
+UPDATE live_games SET touched_at = created_at;
+CREATE INDEX live_games_client ON live_games(client);
+CREATE INDEX live_games_touched ON live_games(touched_at);
+"""
+
+
+def _v3(conn: sqlite3.Connection) -> None:
+    """Version 3: content hashes of finished games (idempotent imports), and the client and the
+    last activity of games in play (bounds and expiry). Existing games get their hash; games
+    stored twice before stay (nothing is deleted by a migration)."""
+    for statement in _statements(_V3_SQL):
+        conn.execute(statement)
+    rows = conn.execute("SELECT id, record FROM games").fetchall()
+    for game_id, text in rows:
+        try:
+            digest: str | None = record_hash(json.loads(text))
+        except ValueError:
+            digest = None
+        conn.execute("UPDATE games SET content_hash = ? WHERE id = ?", (digest, game_id))
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -105,8 +148,12 @@ def migrate(conn: sqlite3.Connection) -> int:
                 if version == 0:
                     conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
                     conn.execute("INSERT INTO schema_version (version) VALUES (0)")
-                for statement in _statements(MIGRATIONS[version]):
-                    conn.execute(statement)
+                step = MIGRATIONS[version]
+                if isinstance(step, str):
+                    for statement in _statements(step):
+                        conn.execute(statement)
+                else:
+                    step(conn)
                 conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
             conn.execute("COMMIT")
         except BaseException:

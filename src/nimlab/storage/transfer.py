@@ -1,5 +1,5 @@
-"""Game records in and out as JSON: the export document ``{"format": "nimlab-games/1", "games":
-[...]}`` written by :meth:`Store.export_games`, and its checked import."""
+"""Game records in and out as JSON: the export document ``{"format": "nimlab-games/1", "players":
+[...], "games": [...]}`` written by :meth:`Store.export_games`, and its checked import."""
 
 from __future__ import annotations
 
@@ -7,20 +7,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import Game
-from nimlab.storage.errors import RecordError
-from nimlab.storage.store import EXPORT_FORMAT, Seat, Store
+from nimlab.storage.errors import RecordError, RegistryError
+from nimlab.storage.store import (
+    EXPORT_FORMAT,
+    ImportResult,
+    PlayerRecord,
+    Seat,
+    Store,
+    check_name,
+    check_username,
+)
 
-__all__ = ["import_document", "read_document"]
+__all__ = ["import_document", "read_document", "read_players"]
 
 ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
 
 
 def read_document(document: Any) -> list[ImportEntry]:
-    """Check an export document: every game must replay move by move (``Game.from_record``) and
-    be finished. A bare list of game records (``Game.to_record()``) is accepted too. Returns the
-    entries ready for :meth:`Store.import_games`; raises :class:`RecordError` naming the first
-    bad game."""
+    """Check an export document: every game record must be well formed (``GameRecord``),
+    replay move by move (``Game.from_record``) and be finished. A bare list of game records
+    (``Game.to_record()``) is accepted too. Returns the entries ready for
+    :meth:`Store.import_games`; raises :class:`RecordError` naming the first bad game."""
     if isinstance(document, Mapping) and document.get("format") == EXPORT_FORMAT:
         games = document.get("games")
     elif isinstance(document, list):
@@ -31,6 +38,8 @@ def read_document(document: Any) -> list[ImportEntry]:
         )
     if not isinstance(games, list):
         raise RecordError('the export\'s "games" must be a list')
+    from nimlab.core.game import Game  # replaying needs the move rules, not storage itself
+
     entries: list[ImportEntry] = []
     for number, entry in enumerate(games, 1):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("record"), Mapping):
@@ -53,16 +62,55 @@ def read_document(document: Any) -> list[ImportEntry]:
             Seat(i, p.name, usernames.get(i), i == game.winner_seat)
             for i, p in enumerate(game.players)
         ]
-        replayed = game.to_record()
-        replayed["started_at"] = record.get("started_at", replayed["started_at"])
-        for mine, theirs in zip(replayed["moves"], record.get("moves", []), strict=False):
-            if isinstance(theirs, Mapping) and "at" in theirs:
-                mine["at"] = theirs["at"]
+        replayed = game.to_record()  # checked and normalised; start and move times are kept
         finished = entry.get("finished_at")
         entries.append((replayed, seats, finished if isinstance(finished, str) else None))
     return entries
 
 
-def import_document(store: Store, document: Any) -> list[int]:
-    """Check and store every game of an export document, all or none; returns the new ids."""
-    return store.import_games(read_document(document))
+def read_players(document: Any) -> list[PlayerRecord]:
+    """The players an export document names (its optional ``"players"`` list: username, given
+    and family name, bot spec), checked like new registrations; statistics are not imported.
+    Raises :class:`RecordError` naming the first bad entry."""
+    if not isinstance(document, Mapping):
+        return []
+    entries = document.get("players") or []
+    if not isinstance(entries, list):
+        raise RecordError('the export\'s "players" must be a list')
+    from nimlab.core.players import parse_bot
+
+    out: list[PlayerRecord] = []
+    for number, entry in enumerate(entries, 1):
+        try:
+            if not isinstance(entry, Mapping):
+                raise RecordError("not an object")
+            fields = [entry.get(k) for k in ("username", "given_name", "family_name")]
+            if not all(isinstance(f, str) for f in fields):
+                raise RecordError("username, given_name and family_name must be strings")
+            username, given, family = (str(f) for f in fields)
+            bot = entry.get("bot")
+            if bot is not None:
+                if not isinstance(bot, str):
+                    raise RecordError("bot must be a bot spec or null")
+                bot = str(parse_bot(bot))
+            out.append(
+                PlayerRecord(
+                    check_username(username),
+                    check_name(given, "given name"),
+                    check_name(family, "family name"),
+                    bot,
+                    0,
+                    0,
+                )
+            )
+        except (RecordError, RegistryError, NimlabError) as e:
+            raise RecordError(f"player {number} of the file: {e}") from None
+    return out
+
+
+def import_document(store: Store, document: Any) -> ImportResult:
+    """Check and store every game of an export document, all or none, registering the players
+    it names who are not registered yet. Games stored already (the same record) are not added
+    again, so importing a file twice adds its games once."""
+    entries = read_document(document)
+    return store.import_games(entries, players=read_players(document))

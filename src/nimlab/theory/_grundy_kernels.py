@@ -23,20 +23,28 @@ RARE_FULL = 2
 
 
 @njit(cache=True)
-def plain_extend(g, start, stop, digits, tail, seen, cum, cum_upto):  # type: ignore[no-untyped-def]
+def plain_extend(  # type: ignore[no-untyped-def]
+    g, start, stop, digits, tail, d0, seen, cum, cum_upto
+):
     """Fill ``g[start:stop]`` by the plain method: mark every option, take the mex.
 
     ``digits[k - 1]`` is d_k for the finite part; ``tail`` (0 for finite codes) is the digit of
-    every k > len(digits). Options of the tail that depend only on the *rest* r = n - k are
-    accumulated once in ``cum`` (a flag per value) for all rests ``r <= cum_upto``; heap n needs
-    the rests 1 .. n - len(digits) - 1, so the whole computation stays quadratic.
+    every k > len(digits); ``d0`` (0 or 4) is the digit before the point: with bit 4 every split
+    of the whole heap into two non-empty heaps is an option too. Bit 4 of any digit needs at
+    least two objects left (the split loops are empty otherwise). Options of the tail that
+    depend only on the *rest* r = n - k are accumulated once in ``cum`` (a flag per value) for
+    all rests ``r <= cum_upto``; heap n needs the rests 1 .. n - len(digits) - 1, so the whole
+    computation stays quadratic.
 
-    Cost per heap: O(sum over splitting digits k of (n - k) / 2) -- O(n * t) for a finite code
-    with t digits. Returns ``(next_n, cum_upto, status)``.
+    Cost per heap: O(sum over splitting digits k (k = 0 included) of (n - k) / 2) -- O(n * t)
+    for a finite code with t digits. Returns ``(next_n, cum_upto, status)``.
     """
     ndig = digits.shape[0]
     half = seen.shape[0] // 2
     for n in range(start, stop):
+        if d0 & 4:
+            for a in range(1, n // 2 + 1):
+                seen[g[a] ^ g[n - a]] = n
         top = min(ndig, n)
         for k in range(1, top + 1):
             d = digits[k - 1]
@@ -269,11 +277,15 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
     (-1 when none):
 
     - proven: the least p whose periodicity condition holds (only when ``provable``):
-      Guy–Smith, count >= 2 n0 + 2 p + t, i.e. z >= (count + t) / 2, for games that split
-      heaps; otherwise the t values after max(n0, 1) repeat: count - p >= max(n0, 1) + t.
+      Guy–Smith, count >= 2 max(n0, 1) + 2 p + t (so z >= (count + t) / 2), for games that
+      split heaps; otherwise the t values after max(n0, 1) repeat: count - p >= max(n0, 1) + t.
     - found: the least p with z >= p + t (two whole periods and t more values repeat).
     - best: among the p examined (not pruned), the least with the longest z: a candidate for
       how far to compute next.
+
+    The Guy–Smith condition is used with ``max(n0, 1)`` for ``n0``: with n0 = 0 a split into
+    (p, p) has no counterpart in the heap p smaller (0.4 has G = 0, 0, 0, 1: period 1 would
+    "hold" from n0 = 0 on the first three values), so the theorem needs n0 >= 1.
 
     Pruning for splitting games, both exact for the least proven period p0 (only p0 is needed:
     every proven p is a multiple of it and the scan goes upwards):
@@ -328,7 +340,8 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
             z += 1
         n0 = count - p - z
         if provable:
-            ok = count >= 2 * n0 + 2 * p + t if splitting else count - p >= max(n0, 1) + t
+            n1 = max(n0, 1)
+            ok = count >= 2 * n1 + 2 * p + t if splitting else count - p >= n1 + t
             if ok:
                 return p, z, found_p, found_z, p, z
         if found_p < 0 and z >= p + t:

@@ -1,45 +1,115 @@
-"""One entry point for the value of a position: formulas where theory gives them, exact search
-everywhere else, and an honest "not proven" when the search budget runs out.
+"""The engine: one place that answers every question about a position, for any ruleset.
 
-Which method answers (all of them agree; the tests check every fast path against
-:class:`~nimlab.theory.solver.ExactSolver`):
+Questions (two players): the :meth:`Engine.evaluate` of a position (outcome, remoteness, the
+method that proved it), the :meth:`Engine.winning_moves` from it, and the values of its children
+(:meth:`Engine.child_values`). Every answer carries ``proven`` and the method used; an answer
+that could not be proven within its :class:`~nimlab.theory.budget.Budget` says so (outcome
+``None``) instead of guessing. Nothing above the theory layer chooses a method.
 
-- normal play, no extra end positions: the Sprague–Grundy theorem (XOR of heap Grundy values;
-  for Nim the heaps themselves), O(n) for any heap sizes;
-- misère Nim, no extra end positions: Bouton's misère rule, O(n);
-- everything else: exact search, by the dense retrograde table
-  (:mod:`nimlab.theory.retrograde`) for games that never split a heap when the table is small
-  enough, else the memoised search of :mod:`nimlab.theory.solver` within a position budget.
+The strategies form one ordered list, :data:`STRATEGIES`. Each says whether it
+:meth:`~Strategy.applies` to a position under the engine's rules, what it would
+:meth:`~Strategy.cost` (positions to store; 0 for a formula), and gives the answer. The engine
+asks them in order: the first *formula* that applies gives the outcome (and winning moves without
+listing every move); the first *search* that applies within the budget gives outcome and
+remoteness.
 
-Remoteness always comes from exact search, so it is ``None`` for positions beyond the budget
-even when the outcome is known by formula.
+================  ======================================================  =================
+strategy          applies to                                              cost
+================  ======================================================  =================
+terminal          an end position or a position with no legal move        O(distinct heaps)
+nim-formula       Nim, normal or misère, no extra end positions            O(n)
+grundy            normal play, no extra end positions (Sprague–Grundy;    O(n) once the
+                  computed or proven-periodic Grundy values per heap)     values are known
+misere-quotient   misère octal games, no extra end positions, heaps       O(n) once the
+                  covered by the game's misère quotient                   quotient is known
+dense-table       games that never split a heap, any rules: the          C(M+K, K) once,
+                  retrograde table over all positions below the query    then O(K)
+split-search      games that split heaps (and any other), any rules:     reachable
+                  compiled memoised search                               positions
+search            the pure-Python exact search (reference twin)          reachable positions
+================  ======================================================  =================
+
+Formulas give no remoteness; where one is wanted a search runs only when its cost estimate fits
+the budget. Every strategy is tested against :class:`~nimlab.theory.solver.ExactSolver`.
+
+Canonical moves: a move on a canonical position is ``(heap, take, parts)``: one heap of size
+``heap`` loses ``take`` objects and is replaced by ``parts`` (sorted, 0 to 2 non-empty heaps).
 """
 
 from __future__ import annotations
 
+import importlib
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import reduce
-from math import comb
 from operator import xor
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.positions import Canon
-from nimlab.theory.solver import BudgetExceeded, ExactSolver, Value
+from nimlab.theory.positions import Canon, is_terminal
+from nimlab.theory.solver import ExactSolver, Value
 
-__all__ = ["Evaluation", "Evaluator"]
+if TYPE_CHECKING:
+    from nimlab.theory.paranoid import ParanoidSolver
+    from nimlab.theory.quotient import MisereQuotient
 
-DEFAULT_BUDGET = 250_000
-"""Positions the memoised (pure-Python) search may store before it gives up: a few seconds to
-half a minute, so a bot or a web request never hangs. Games that never split a heap use the dense
-tables instead, up to ``DENSE_LIMIT`` positions."""
+__all__ = [
+    "DENSE_LIMIT",
+    "STRATEGIES",
+    "CanonMove",
+    "Engine",
+    "Evaluation",
+    "Strategy",
+    "engine_for",
+    "interactive_budget",
+]
+
+CanonMove = tuple[int, int, tuple[int, ...]]
+"""``(heap, take, parts)``: a move on a canonical position."""
 
 DENSE_LIMIT = 40_000_000
-"""Largest dense retrograde table built on demand (entries)."""
+"""Largest dense retrograde table built on demand (positions)."""
 
-_SPARSE_PREFERRED = 3_000
-_ANSWERS = 1_000_000
-"""Below this many positions the pure-Python search beats loading the compiled kernel."""
+SEARCH_LIMIT = 1_000_000
+"""Most positions a memoised search keeps between questions (then its cache is cleared)."""
+
+INTERACTIVE_SECONDS = 2.0
+"""How long a bot move or an interactive analysis may think before it answers "not proven"."""
+
+INTERACTIVE_POSITIONS = 3_000_000
+"""How many positions one interactive question may store (bounds its memory)."""
+
+_REMOTENESS_COST = 300_000
+"""A search for remoteness alone (the outcome is known by formula) runs only below this cost."""
+
+PARANOID_SOLVERS = 4
+PARANOID_STATES = 1_000_000
+PARANOID_TABLE_BYTES = 128 * 2**20
+
+_ANSWERS = 200_000
+"""Answers an engine remembers (then it forgets them all)."""
+
+QUOTIENT_HEAP_LIMIT = 256
+"""Largest heap bound up to which a misère quotient is computed on demand."""
+
+QUOTIENT_SECONDS = 20.0
+"""Time one misère quotient may take to compute (once per game and bound, then cached)."""
+
+_QUOTIENT_FAILED: dict[TakeAndBreak, int] = {}
+"""The least heap bound at which a game's quotient could not be built (not tried again)."""
+
+_SMALL_HEAP = 4096
+"""Heaps up to this size have their options listed one by one; larger ones need a period."""
+
+
+def interactive_budget() -> Budget:
+    """The budget of one interactive question: about 2 s and a few million positions."""
+    return Budget(seconds=INTERACTIVE_SECONDS, positions=INTERACTIVE_POSITIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +117,8 @@ class Evaluation:
     """What is known about a position for two players.
 
     ``outcome`` is ``None`` only when it could not be proven within the budget; ``remoteness``
-    is ``None`` when the outcome came from a formula and the exact search was out of reach.
+    is ``None`` when only a formula answered (and a search for it did not fit the budget).
+    ``method`` names the strategy that proved the outcome (or ``"not proven"``).
     """
 
     outcome: Outcome | None
@@ -59,9 +130,254 @@ class Evaluation:
         return self.outcome is not None
 
 
-class Evaluator:
-    """Values of positions under one two-player ruleset, with caches that persist across calls
-    (a game in progress gets its later positions answered instantly)."""
+NOT_PROVEN = Evaluation(None, None, "not proven")
+
+
+class SplitSolverLike(Protocol):
+    """What the engine needs of the compiled search (:mod:`nimlab.theory.splitsearch`)."""
+
+    def estimate(self, position: Canon) -> int: ...
+    def value(self, position: Canon, budget: Budget | None = None) -> Value: ...
+
+
+def _optional(module: str) -> Any:
+    """A theory module that may be missing from a partial install (``None`` then)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:  # pragma: no cover
+        return None
+
+
+# -- strategies --------------------------------------------------------------------------------
+
+
+class Strategy:
+    """One way to answer. Subclasses set :attr:`name`, :attr:`formula` (gives outcomes without
+    search, and no remoteness) and implement :meth:`applies` and :meth:`value`; formulas may
+    implement :meth:`winning_moves`."""
+
+    name: ClassVar[str] = ""
+    formula: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        raise NotImplementedError
+
+    def cost(self, engine: Engine, position: Canon) -> float:
+        """Positions the strategy would store to answer (0 for formulas; ``inf`` = too many)."""
+        return 0.0
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        """The answer; raises :class:`BudgetExceeded` beyond the budget."""
+        raise NotImplementedError
+
+    def winning_moves(
+        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
+    ) -> list[CanonMove] | None:
+        """Winning moves straight from the theory (``None``: this strategy offers none)."""
+        return None
+
+
+class Terminal(Strategy):
+    name = "terminal"
+    description = "an end position, or no legal move is left"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        return is_terminal(engine.rule, position, engine.end_positions)
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        return Evaluation(Outcome.of(engine.misere), 0, self.name)
+
+    def winning_moves(
+        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
+    ) -> list[CanonMove] | None:
+        return []
+
+
+class NimFormula(Strategy):
+    name = "nim-formula"
+    formula = True
+    description = "Bouton's theorem: nim-sum 0 (misère: with the endgame rule) is a P-position"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        return engine.rule.is_nim and not engine.end_positions
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        from nimlab.theory.nim import misere_nim_outcome, nim_outcome
+
+        outcome = (misere_nim_outcome if engine.misere else nim_outcome)(position)
+        return Evaluation(outcome, None, self.name)
+
+    def winning_moves(
+        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
+    ) -> list[CanonMove] | None:
+        from nimlab.theory.nim import misere_nim_winning_moves, nim_winning_moves
+
+        finder = misere_nim_winning_moves if engine.misere else nim_winning_moves
+        moves: list[CanonMove] = []
+        seen: set[tuple[int, int]] = set()
+        for i, after in finder(position, limit=None if limit is None else 4 * limit):
+            heap = position[i]
+            if (heap, after) not in seen:
+                seen.add((heap, after))
+                moves.append((heap, heap - after, (after,) if after else ()))
+                if limit is not None and len(moves) >= limit:
+                    break
+        return moves
+
+
+class GrundySum(Strategy):
+    name = "grundy"
+    formula = True
+    description = "the Sprague–Grundy theorem: the XOR of the heaps' Grundy values is 0 at P"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        if engine.misere or engine.end_positions or engine.rule.is_nim:
+            return False
+        return engine.grundy(position) is not None
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        g = engine.grundy(position)
+        assert g is not None
+        return Evaluation(Outcome.of(g != 0), None, self.name)
+
+    def winning_moves(
+        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
+    ) -> list[CanonMove] | None:
+        total = engine.grundy(position)
+        if total is None:
+            return None
+        moves: list[CanonMove] = []
+        if total == 0:
+            return moves
+        g = engine.heap_grundy
+        for heap in sorted(set(position)):
+            target = g(heap) ^ total
+            for take, parts in engine.heap_options(heap, budget):
+                if reduce(xor, (g(p) for p in parts), 0) == target:
+                    moves.append((heap, take, parts))
+                    if limit is not None and len(moves) >= limit:
+                        return moves
+        return moves
+
+
+class MisereQuotientStrategy(Strategy):
+    name = "misere-quotient"
+    formula = True
+    description = "the game's misère quotient (Plambeck–Siegel): the product of heap images"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        if not engine.misere or engine.end_positions or engine.rule.is_nim:
+            return False
+        return engine.quotient(position) is not None
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        q = engine.quotient(position)
+        assert q is not None
+        return Evaluation(q.outcome(position), None, self.name)
+
+    def winning_moves(
+        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
+    ) -> list[CanonMove] | None:
+        q = engine.quotient(position)
+        if q is None:
+            return None
+        from nimlab.theory.quotient import quotient_winning_moves
+
+        return list(quotient_winning_moves(q, position, limit))
+
+
+class _Compiled(Strategy):
+    """A search by a compiled kernel: below ``min_cost`` positions the pure-Python search is
+    quicker than loading the kernel, so the strategy steps aside."""
+
+    def __init__(self, min_cost: float = 3000) -> None:
+        self.min_cost = min_cost
+
+
+class DenseTable(_Compiled):
+    name = "dense-table"
+    description = "the retrograde table of every position up to the query's heaps"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        if engine.rule.splits:
+            return False
+        return self.min_cost <= 0 or engine.dense_cost(position) >= self.min_cost
+
+    def cost(self, engine: Engine, position: Canon) -> float:
+        return engine.dense_cost(position)
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        v = engine.dense_value(position, budget)
+        return Evaluation(v.outcome, v.remoteness, self.name)
+
+
+class SplitSearch(_Compiled):
+    name = "split-search"
+    description = "the compiled exact search over every reachable position"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        if engine.split_solver() is None:
+            return False
+        return self.min_cost <= 0 or self.cost(engine, position) >= self.min_cost
+
+    def cost(self, engine: Engine, position: Canon) -> float:
+        solver = engine.split_solver()
+        if solver is None:
+            return math.inf
+        try:
+            # the estimate is a true upper bound, typically four to six times the real count
+            return float(solver.estimate(position)) / 4
+        except (ValueError, OverflowError):
+            return math.inf
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        solver = engine.split_solver()
+        assert solver is not None
+        try:
+            with engine.lock:  # the compiled search is not thread safe
+                v = solver.value(position, budget)
+        except ValueError:
+            raise BudgetExceeded(None, "positions") from None
+        return Evaluation(v.outcome, v.remoteness, self.name)
+
+
+class Search(Strategy):
+    name = "search"
+    description = "the exact memoised search over every reachable position"
+
+    def applies(self, engine: Engine, position: Canon) -> bool:
+        return True
+
+    def cost(self, engine: Engine, position: Canon) -> float:
+        return engine.search_cost(position)
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        v = engine.search_value(position, budget)
+        return Evaluation(v.outcome, v.remoteness, self.name)
+
+
+STRATEGIES: tuple[Strategy, ...] = (
+    Terminal(),
+    NimFormula(),
+    GrundySum(),
+    MisereQuotientStrategy(),
+    DenseTable(),
+    SplitSearch(),
+    Search(),
+)
+"""Every strategy, in the order the engine asks them."""
+
+
+# -- the engine --------------------------------------------------------------------------------
+
+
+class Engine:
+    """Answers for one two-player ruleset (move rule, misère or normal play, extra end
+    positions). Its tables and caches persist across questions and are bounded; each question
+    has its own :class:`Budget`, so one question that ran out never spoils the next.
+    Thread safe: one lock per engine serialises the searches.
+    """
 
     def __init__(
         self,
@@ -69,128 +385,401 @@ class Evaluator:
         *,
         misere: bool = False,
         end_positions: frozenset[Canon] = frozenset(),
-        budget: int = DEFAULT_BUDGET,
+        strategies: tuple[Strategy, ...] = STRATEGIES,
     ) -> None:
         self.rule = rule
         self.misere = misere
         self.end_positions = frozenset(e for e in end_positions if e)
-        self.budget = budget
-        self._sparse = ExactSolver(
-            rule, misere=misere, end_positions=self.end_positions, budget=budget
-        )
+        self.strategies = strategies
+        self.lock = threading.RLock()
+        """Serialises the searches (their tables are shared)."""
+        self._sparse = ExactSolver(rule, misere=misere, end_positions=self.end_positions)
         self._dense: object | None = None  # a DenseSolver once one is built
+        self._split: SplitSolverLike | None = None
+        self._split_checked = False
         self._answers: dict[tuple[Canon, bool], Evaluation] = {}
+        self._paranoid: OrderedDict[Canon, ParanoidSolver] = OrderedDict()
 
-    # -- formulas -----------------------------------------------------------------------------
+    # -- helpers the strategies share ---------------------------------------------------------
 
     @property
     def has_formula(self) -> bool:
-        """Whether outcomes come from a formula (no search) under these rules."""
+        """Whether outcomes of typical positions come from a formula (no search)."""
         if self.end_positions:
             return False
-        return not self.misere or self.rule.is_nim
+        return not self.misere or self.rule.is_nim or self.rule.max_take is not None
+
+    def heap_grundy(self, heap: int) -> int:
+        """The Grundy value of one heap (raises :class:`ValueError` when out of reach)."""
+        if self.rule.is_nim:
+            return heap
+        from nimlab.theory.grundy import grundy_value
+
+        return grundy_value(self.rule, heap)
 
     def grundy(self, position: Canon) -> int | None:
         """The Grundy value of the position, or ``None`` where it is not defined (misère play,
-        extra end positions) or cannot be computed (a heap too large with no proven period)."""
+        extra end positions) or out of reach (a heap too large with no proven period).
+        O(distinct heaps) once the heaps' values are known."""
         if self.misere or self.end_positions:
             return None
         if self.rule.is_nim:
-            return reduce(xor, position, 0)
-        from nimlab.theory.grundy import grundy_value
+            from nimlab.theory.nim import nim_sum
 
+            return nim_sum(position)
         try:
-            return reduce(xor, (grundy_value(self.rule, h) for h in position), 0)
-        except ValueError:
+            total = 0
+            for heap, count in _counted(position):
+                if count % 2:
+                    total ^= self.heap_grundy(heap)
+            return total
+        except (ValueError, OverflowError):
             return None
 
-    def formula_outcome(self, position: Canon) -> Outcome | None:
-        """The outcome by formula, or ``None`` when no formula applies."""
-        if not self.has_formula:
+    def quotient(self, position: Canon) -> MisereQuotient | None:
+        """The misère quotient that covers every heap of ``position``, or ``None``.
+
+        Quotients are computed on demand up to a heap bound (the next power of two above the
+        largest heap, at least 16, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
+        :data:`QUOTIENT_SECONDS`; a game whose quotient could not be built up to a bound is not
+        tried again up to that bound. A proven quotient covers every heap size."""
+        if self.rule.max_take is None or not position:
             return None
-        if self.misere:
-            from nimlab.theory.nim import misere_nim_outcome
+        from nimlab.theory.quotient import QuotientError, quotient_for
 
-            return misere_nim_outcome(position)
-        g = self.grundy(position)
-        return None if g is None else Outcome.of(g != 0)
-
-    # -- exact search -------------------------------------------------------------------------
-
-    def search_size(self, position: Canon) -> int | None:
-        """An upper bound on the positions an exact search of ``position`` visits, when one is
-        cheap to state (games that never split a heap), else ``None``."""
-        if self.rule.splits or not position:
-            return 1 if not position else None
-        return comb(max(position) + len(position), len(position))
-
-    def exact(self, position: Canon) -> Value | None:
-        """Outcome and remoteness by exact search, or ``None`` beyond the budget."""
-        size = self.search_size(position)
-        if position and size is not None and size > _SPARSE_PREFERRED:
-            return self._dense_value(position, size)
-        if size is None and len(self._sparse) > self.budget:
-            return None
+        top = position[-1]
+        bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
+        failed = _QUOTIENT_FAILED.get(self.rule)
+        if failed is not None and bound >= failed:
+            bound = max(top, failed // 2)
+            if bound >= failed or top > bound:
+                return None
+        if bound > QUOTIENT_HEAP_LIMIT:
+            bound = QUOTIENT_HEAP_LIMIT
         try:
-            return self._sparse.value(position)
-        except BudgetExceeded:
+            q: MisereQuotient = quotient_for(
+                self.rule, bound, budget=Budget(seconds=QUOTIENT_SECONDS)
+            )
+        except (QuotientError, BudgetExceeded):
+            _QUOTIENT_FAILED[self.rule] = min(bound, failed or bound)
             return None
+        return q if q.proven or top <= q.heap_bound else None
 
-    def _dense_value(self, position: Canon, size: int) -> Value | None:
+    def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The options of one heap as ``(take, parts)``: all of them for small heaps; for a
+        large heap of a game with a proven Grundy period ``p`` and preperiod ``n0``, a
+        representative set — splits ``(a, b)`` with ``a < n0 + p`` stand for all others, as
+        shifting ``a`` down by ``p`` keeps both Grundy values."""
+        if heap <= _SMALL_HEAP or self.rule.is_nim:
+            yield from self.rule.options(heap)
+            return
+        from nimlab.theory.grundy import grundy_period
+
+        period = grundy_period(self.rule)
+        if period is None or self.rule.max_take is None:
+            raise BudgetExceeded(None, "positions")
+        n0, p = period
+        for k in range(0, self.rule.max_take + 1):
+            d = self.rule.digit(k)
+            rest = heap - k
+            if not d or rest < 0:
+                continue
+            if rest == 0:
+                if d & 1:
+                    yield k, ()
+                continue
+            if d & 2 and k:
+                yield k, (rest,)
+            if d & 4:
+                for a in range(1, min(n0 + p, rest // 2) + 1):
+                    yield k, (a, rest - a)
+
+    def dense_cost(self, position: Canon) -> float:
+        """Positions of the dense table that covers ``position`` (``inf`` when far too many).
+        O(1) for huge inputs: a log-size bound is checked before any exact count."""
+        if not position:
+            return 1.0
+        k, m = len(position), position[-1]
+        if k > 64 or m > DENSE_LIMIT:
+            return math.inf
+        log_size = math.lgamma(m + k + 1) - math.lgamma(m + 1) - math.lgamma(k + 1)
+        if log_size > math.log(DENSE_LIMIT * 4):
+            return math.inf
+        return float(math.comb(m + k, k))
+
+    def dense_value(self, position: Canon, budget: Budget) -> Value:
+        """Outcome and remoteness from the dense table (built on demand, at most
+        :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one)."""
         from nimlab.theory.retrograde import DenseSolver
 
-        dense = self._dense
-        if isinstance(dense, DenseSolver) and dense.covers(position):
+        with self.lock:
+            dense = self._dense
+            if isinstance(dense, DenseSolver) and dense.covers(position):
+                return dense.value(position)
+            size = self.dense_cost(position)
+            if size > DENSE_LIMIT or not budget.allows(int(size)):
+                raise BudgetExceeded(budget.positions, "positions")
+            budget.check()
+            max_heap, max_piles = position[-1], len(position)
+            if isinstance(dense, DenseSolver):
+                piles = max(max_piles, dense.max_piles)
+                grown = self.dense_cost((*([1] * (piles - 1)), max(max_heap, dense.max_heap)))
+                if grown <= DENSE_LIMIT:
+                    max_heap = max(max_heap, dense.max_heap)
+                    max_piles = max(max_piles, dense.max_piles)
+            try:
+                dense = DenseSolver(
+                    self.rule,
+                    misere=self.misere,
+                    end_positions=self.end_positions,
+                    max_heap=max_heap,
+                    max_piles=max_piles,
+                )
+            except ValueError:
+                raise BudgetExceeded(budget.nbytes, "memory") from None
+            budget.check_bytes(dense.build_bytes)
+            dense.build()
+            self._dense = dense
             return dense.value(position)
-        max_heap, max_piles = max(position), len(position)
-        if isinstance(dense, DenseSolver):
-            max_heap = max(max_heap, dense.max_heap)
-            max_piles = max(max_piles, dense.max_piles)
-        if comb(max_heap + max_piles, max_piles) > DENSE_LIMIT:
-            if size > DENSE_LIMIT:
+
+    def split_solver(self) -> SplitSolverLike | None:
+        """The compiled search for this ruleset (``None`` where it is not available)."""
+        if not self._split_checked:
+            self._split_checked = True
+            module = _optional("nimlab.theory.splitsearch")
+            if module is None:
                 return None
-            max_heap, max_piles = max(position), len(position)
-        dense = DenseSolver(
-            self.rule,
-            misere=self.misere,
-            end_positions=self.end_positions,
-            max_heap=max_heap,
-            max_piles=max_piles,
-        )
-        self._dense = dense
-        return dense.value(position)
+            self._split = module.SplitSolver(
+                self.rule, misere=self.misere, end_positions=self.end_positions
+            )
+        return self._split
 
-    # -- the answer ---------------------------------------------------------------------------
+    def search_cost(self, position: Canon) -> float:
+        """A rough count of the positions the memoised search stores."""
+        if not self.rule.splits:
+            return self.dense_cost(position)
+        total = sum(position)
+        if total > 400:
+            return math.inf
+        # partitions of the total (Hardy–Ramanujan), an upper bound on the reachable positions
+        return math.exp(math.pi * math.sqrt(2 * total / 3)) / (4 * total * math.sqrt(3) + 1)
 
-    def evaluate(self, position: Canon, *, remoteness: bool = True) -> Evaluation:
-        """Everything known about a canonical position.
+    def search_value(self, position: Canon, budget: Budget) -> Value:
+        with self.lock:
+            if len(self._sparse) > SEARCH_LIMIT:
+                self._sparse = ExactSolver(
+                    self.rule, misere=self.misere, end_positions=self.end_positions
+                )
+            return self._sparse.value(position, budget)
 
-        With ``remoteness=False`` a formula answer skips the exact search entirely (O(n)).
-        Answers are remembered (up to ``_ANSWERS`` of them), so asking again is O(1).
-        """
+    # -- questions ----------------------------------------------------------------------------
+
+    def evaluate(
+        self, position: Canon, *, remoteness: bool = True, budget: Budget | None = None
+    ) -> Evaluation:
+        """Everything known about a canonical position: the first formula that applies gives
+        the outcome; with ``remoteness`` (or without a formula) the first search that fits the
+        budget gives outcome and remoteness. Never raises for budget reasons: beyond the budget
+        the answer is not proven (or has no remoteness). Proven answers are remembered."""
         key = (position, remoteness)
         answer = self._answers.get(key)
-        if answer is None:
+        if answer is not None:
+            return answer
+        if budget is None:
+            budget = interactive_budget()
+        answer = self._evaluate(position, remoteness, budget)
+        if answer.proven:
             if len(self._answers) >= _ANSWERS:
                 self._answers.clear()
-            answer = self._answers[key] = self._evaluate(position, remoteness)
+            self._answers[key] = answer
         return answer
 
-    def _evaluate(self, position: Canon, remoteness: bool) -> Evaluation:
-        outcome = self.formula_outcome(position)
-        if outcome is not None and not remoteness:
-            return Evaluation(outcome, None, "formula")
-        value = self.exact(position) if outcome is None or self._search_feasible(position) else None
-        if value is not None:
-            return Evaluation(value.outcome, value.remoteness, "formula" if outcome else "search")
-        return Evaluation(outcome, None, "formula" if outcome else "budget exceeded")
+    def _evaluate(self, position: Canon, remoteness: bool, budget: Budget) -> Evaluation:
+        known: Evaluation | None = None
+        for strategy in self.strategies:
+            if strategy.formula:
+                if known is None and strategy.applies(self, position):
+                    known = strategy.value(self, position, budget)
+                    if not remoteness:
+                        return known
+                continue
+            if not strategy.applies(self, position):
+                continue
+            cost = strategy.cost(self, position)
+            limit = _REMOTENESS_COST if known is not None else math.inf
+            if cost > limit or not budget.allows(int(min(cost, 1e18))):
+                continue
+            try:
+                found = strategy.value(self, position, budget)
+            except BudgetExceeded:
+                break
+            if known is not None:
+                return Evaluation(known.outcome, found.remoteness, known.method)
+            return found
+        return known if known is not None else NOT_PROVEN
 
-    def outcome(self, position: Canon) -> Outcome | None:
+    def remoteness_within_reach(self, position: Canon) -> bool:
+        """Whether some search could find the remoteness of ``position`` (and so of every
+        position below it) at a cost a formula's answer may add. O(1) for huge positions."""
+        return any(
+            not s.formula
+            and s.name != "terminal"
+            and s.applies(self, position)
+            and s.cost(self, position) <= _REMOTENESS_COST
+            for s in self.strategies
+        )
+
+    def outcome(self, position: Canon, budget: Budget | None = None) -> Outcome | None:
         """The outcome, or ``None`` if it could not be proven within the budget."""
-        return self.evaluate(position, remoteness=False).outcome
+        return self.evaluate(position, remoteness=False, budget=budget).outcome
 
-    def _search_feasible(self, position: Canon) -> bool:
-        size = self.search_size(position)
-        if size is None:
-            return sum(position) <= 40
-        return size <= DENSE_LIMIT
+    def formula_strategy(self, position: Canon) -> Strategy | None:
+        """The first formula (or the terminal rule) that answers ``position``, if any."""
+        for strategy in self.strategies:
+            if (strategy.formula or strategy.name == "terminal") and strategy.applies(
+                self, position
+            ):
+                return strategy
+        return None
+
+    def winning_moves(
+        self, position: Canon, *, limit: int | None = None, budget: Budget | None = None
+    ) -> list[CanonMove] | None:
+        """Winning moves from ``position`` as canonical moves, from a formula when one applies
+        (O(n) for Nim whatever the heap sizes), else by evaluating every child. ``None`` when
+        they could not be proven within the budget."""
+        if budget is None:
+            budget = interactive_budget()
+        strategy = self.formula_strategy(position)
+        if strategy is not None:
+            try:
+                moves = strategy.winning_moves(self, position, limit, budget)
+            except BudgetExceeded:
+                moves = None
+            if moves is not None:
+                return moves
+        values = self.child_values(position, budget=budget)
+        if values is None:
+            return None
+        wins = [m for m, ev in values if ev.outcome is Outcome.P]
+        return wins if limit is None else wins[:limit]
+
+    def child_values(
+        self, position: Canon, *, remoteness: bool = True, budget: Budget | None = None
+    ) -> list[tuple[CanonMove, Evaluation]] | None:
+        """Every distinct move of ``position`` with the value of the position it leaves, or
+        ``None`` when some child could not be proven within the budget. Cost: the children's
+        evaluations (each remembered)."""
+        if budget is None:
+            budget = interactive_budget()
+        out = []
+        for move, child in canonical_moves(self.rule, position):
+            ev = self.evaluate(child, remoteness=remoteness, budget=budget)
+            if ev.outcome is None:
+                return None
+            out.append((move, ev))
+        return out
+
+    # -- more than two players ----------------------------------------------------------------
+
+    def paranoid(self, start: Canon) -> ParanoidSolver:
+        """The paranoid-model solver for games that start (every round) at ``start``; at most
+        :data:`PARANOID_SOLVERS` are kept per engine, each bounded by :data:`PARANOID_STATES`
+        searched states and :data:`PARANOID_TABLE_BYTES` of compiled tables."""
+        from nimlab.theory.paranoid import ParanoidSolver
+
+        with self.lock:
+            solver = self._paranoid.get(start)
+            if solver is None:
+                solver = ParanoidSolver(
+                    self.rule,
+                    start,
+                    misere=self.misere,
+                    end_positions=self.end_positions,
+                    budget=PARANOID_STATES,
+                    max_table_bytes=PARANOID_TABLE_BYTES,
+                )
+                self._paranoid[start] = solver
+                while len(self._paranoid) > PARANOID_SOLVERS:
+                    self._paranoid.popitem(last=False)
+            else:
+                self._paranoid.move_to_end(start)
+            return solver
+
+
+def canonical_moves(rule: TakeAndBreak, position: Canon) -> Iterator[tuple[CanonMove, Canon]]:
+    """Every distinct move of a canonical position with the canonical position it leaves.
+    O(sum of the distinct heaps' options)."""
+    from bisect import insort
+
+    previous = -1
+    for i, heap in enumerate(position):
+        if heap == previous:
+            continue
+        previous = heap
+        rest = list(position[:i] + position[i + 1 :])
+        for take, parts in rule.options(heap):
+            child = rest.copy()
+            for part in parts:
+                insort(child, part)
+            yield (heap, take, parts), tuple(child)
+
+
+def _counted(position: Canon) -> Iterable[tuple[int, int]]:
+    """``(heap, how many times)`` for a canonical (sorted) position."""
+    count = 0
+    previous: int | None = None
+    for heap in position:
+        if heap == previous:
+            count += 1
+            continue
+        if previous is not None:
+            yield previous, count
+        previous, count = heap, 1
+    if previous is not None:
+        yield previous, count
+
+
+# -- one engine per ruleset, bounded -----------------------------------------------------------
+
+_ENGINES: OrderedDict[
+    tuple[TakeAndBreak, bool, frozenset[Canon], frozenset[str] | None], Engine
+] = OrderedDict()
+_ENGINES_LOCK = threading.Lock()
+MAX_ENGINES = 8
+"""Engines kept at once (each may hold a dense table of up to :data:`DENSE_LIMIT` positions);
+the least recently used one is dropped first."""
+
+
+def engine_for(
+    rule: TakeAndBreak,
+    *,
+    misere: bool = False,
+    end_positions: frozenset[Canon] = frozenset(),
+    allowed: frozenset[str] | None = None,
+) -> Engine:
+    """The shared engine for a ruleset (its tables persist across games; at most
+    :data:`MAX_ENGINES` are kept). ``allowed`` names the strategy families that may answer
+    (a game registry's entry lists them); the terminal rule always applies."""
+    ends = frozenset(e for e in end_positions if e)
+    key = (rule, misere, ends, allowed)
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            strategies = tuple(
+                s
+                for s in STRATEGIES
+                if allowed is None or s.name == "terminal" or s.name in allowed
+            )
+            engine = _ENGINES[key] = Engine(
+                rule, misere=misere, end_positions=ends, strategies=strategies
+            )
+            while len(_ENGINES) > MAX_ENGINES:
+                _ENGINES.popitem(last=False)
+        else:
+            _ENGINES.move_to_end(key)
+        return engine
+
+
+Evaluator = Engine
+"""The former name of :class:`Engine`."""

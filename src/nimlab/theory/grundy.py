@@ -22,14 +22,22 @@ Three methods compute the sequence ``G(0), G(1), ..., G(N - 1)``:
   their histogram (the mask with the fewest rare heaps) and revised as the sequence grows. The
   values never depend on the mask, only the speed does.
 
-Periods: for the least ``p`` and ``n0`` with ``G(n + p) = G(n)`` for every computed ``n >= n0``,
-the period is *proven* when
+Every method handles the digit before the point (``4.07``: a heap may also be split in two
+without removing anything): the plain kernel marks those splits directly, the sparse one counts
+``k = 0`` among its splitting removals.
 
-- the game splits heaps (finite code, t = its largest removal): the Guy–Smith condition
-  ``G(n + p) = G(n)`` for all ``n0 <= n < 2 n0 + p + t``, which needs ``2 n0 + 2 p + t`` values;
-- the game never splits heaps: ``G(n + p) = G(n)`` for ``max(n0, 1) <= n < max(n0, 1) + t``
-  (then G(n) is a function of the t values before it for every ``n > t``, so the repetition
-  carries on forever) -- a weaker, still sufficient condition.
+Periods: for the least ``p`` and ``n0`` with ``G(n + p) = G(n)`` for every computed ``n >= n0``,
+the period is *proven* by one of two arguments (:attr:`GrundySequence.proof` says which):
+
+- ``"guy-smith"``, for games that split heaps (finite code, t = its largest removal, 0 for
+  ``4.0``; a split that removes nothing needs less than t): the Guy–Smith condition
+  ``G(n + p) = G(n)`` for all ``n1 <= n < 2 n1 + p + t`` with ``n1 = max(n0, 1)``, which needs
+  ``2 n1 + 2 p + t`` values. (With ``n0 = 0`` a split of ``n + p`` into ``(p, p)`` would map
+  to a heap 0, which is no split: 0.4, whose values start 0, 0, 0, 1, would be "proven" to have
+  period 1 from three values, so the theorem is applied from ``n1 >= 1``.)
+- ``"window"``, for games that never split heaps: ``G(n + p) = G(n)`` for
+  ``n1 <= n < n1 + t`` (then G(n) is a function of the t values before it for every ``n > t``,
+  so the repetition carries on forever) -- a weaker, still sufficient condition.
 
 The least proven ``p`` is the true least period (a proven ``p`` is a multiple of it, and the
 true period is then proven too). Unproven periods are reported only as a guess: the least ``p``
@@ -42,8 +50,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 import numpy as np
@@ -54,7 +63,10 @@ from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
     "GrundySequence",
+    "GrundyStatus",
     "Method",
+    "Proof",
+    "grundy_period",
     "grundy_sequence",
     "grundy_value",
     "naive_grundy",
@@ -64,6 +76,27 @@ Method = Literal["auto", "sparse", "quadratic"]
 """How :func:`grundy_sequence` computes: ``"auto"`` picks the fastest exact method."""
 
 Progress = Callable[[int, int], None]
+Proof = Literal["guy-smith", "window"]
+"""Which argument proved a period: the Guy–Smith condition (games that split heaps) or the
+window of t repeating values (games that never split heaps)."""
+
+
+@dataclass(frozen=True)
+class GrundyStatus:
+    """How far a :func:`grundy_sequence` computation is, for progress displays.
+
+    ``computed`` values are done out of at most ``limit`` (the ``n`` asked for; with
+    ``prove=True`` the computation may stop earlier, once the period is proven). ``rare`` is the
+    number of rare heaps found so far by the sparse method (heap 0 included), ``None`` while it
+    is not in use.
+    """
+
+    computed: int
+    limit: int
+    rare: int | None
+
+
+Status = Callable[[GrundyStatus], None]
 
 _SPARSE_FROM: Final = 2048
 """``"auto"`` computes the first values by the quadratic method, then switches to sparse."""
@@ -79,6 +112,10 @@ _VALUE_DIRECT_LIMIT: Final = 1 << 26
 """Without a proven period :func:`grundy_value` computes G(n) directly up to this heap size."""
 _TAIL_DIRECT_LIMIT: Final = 1 << 14
 """Infinite tails cost O(n^2): :func:`grundy_value` computes them up to this heap size."""
+_CACHE_RULES: Final = 64
+""":func:`grundy_value` keeps the sequences of at most this many rules ..."""
+_CACHE_BYTES: Final = 256 << 20
+"""... holding at most this many bytes of values together; the least recently used go first."""
 _INITIAL_SIZE = 1024
 """Initial length of the option-stamp arrays (doubled whenever values outgrow half of it)."""
 _RARE_SLACK = 64
@@ -126,6 +163,14 @@ class GrundySequence:
     def __len__(self) -> int:
         return len(self.values)
 
+    @property
+    def proof(self) -> Proof | None:
+        """The argument that proved the period: ``"guy-smith"`` (the game splits heaps),
+        ``"window"`` (it never does), or ``None`` when no period is proven."""
+        if not self.proven:
+            return None
+        return "guy-smith" if self.rule.splits else "window"
+
     def value(self, n: int) -> int:
         """``G(n)`` for any ``n >= 0``: a computed value, Nim's ``n``, or via the proven period.
 
@@ -155,9 +200,10 @@ class GrundySequence:
             return head + " (not proven)"
         t = self.rule.max_take or 0
         if self.rule.splits:
+            n1 = max(n0, 1)
             return head + (
-                f", which covers the Guy–Smith range n < 2*n0 + p + t = {2 * n0 + p + t:,}"
-                f" (t = {t}): periodic forever"
+                f", which covers the Guy–Smith range n < 2*n0 + p + t = {2 * n1 + p + t:,}"
+                f" (t = {t}" + (", n0 counted as 1" if n0 < 1 else "") + "): periodic forever"
             )
         start = max(n0, 1)
         return head + (
@@ -176,6 +222,7 @@ def grundy_sequence(
     prove: bool = False,
     progress: Progress | None = None,
     method: Method = "auto",
+    status: Status | None = None,
 ) -> GrundySequence:
     """The values ``G(0) .. G(n - 1)`` of one heap under ``rule``, with period and proof status.
 
@@ -185,7 +232,9 @@ def grundy_sequence(
     computes at most 4096 values for them.
 
     ``progress(done, total)`` is called between chunks of work (roughly 4 times a second);
-    with ``prove=True`` ``total`` is the current goal, which may grow up to ``n``.
+    with ``prove=True`` ``total`` is the current goal, which may grow up to ``n``. ``status``
+    is called at the same moments with a :class:`GrundyStatus` (values computed, the fixed
+    limit ``n``, rare heaps found): use it for displays, its limit never moves.
 
     ``method``: ``"auto"`` (quadratic for Nim-like tails, non-splitting games and the first
     2048 values, sparse after that), ``"sparse"`` (sparse from the start, for splitting finite
@@ -204,6 +253,7 @@ def grundy_sequence(
     if rule.max_take is None and prove:
         n = min(n, _TAIL_PROVE_CAP)
     engine = _Engine(rule, n, method)
+    engine.status = status
     if not prove or rule.max_take is None:
         engine.extend(n, progress, n)
         return engine.result()
@@ -229,14 +279,17 @@ def grundy_value(rule: TakeAndBreak, n: int) -> int:
     safe), computed with ``prove=True`` (finite codes) and grown when a larger heap is asked:
     first 4096 values, then up to ``n + 1`` (at most 2**26 values; 2**14 for infinite tails,
     which cost O(n^2)); for a larger ``n`` up to 2**20 values are computed to look for a proof.
-    With a proven period any ``n`` (even 10**100) costs O(1). Raises :class:`ValueError` when
-    ``n`` is negative, or too large to compute and no period is proven.
+    With a proven period any ``n`` (even 10**100) costs O(1 + log n) (one modulo): the cached
+    sequence answers without computing anything. The cache holds at most 64 rules and 256 MiB
+    of values, evicting the least recently used; a proven sequence keeps only the values up to
+    the end of its first period (all that :meth:`GrundySequence.value` needs), a sequence larger
+    than the whole budget is not kept. Raises :class:`ValueError` when ``n`` is negative, or too
+    large to compute and no period is proven.
     """
     n = _check_heap(n)
     if rule.is_nim:
         return n
-    with _CACHE_LOCK:
-        seq = _CACHE.get(rule)
+    seq = _cache_get(rule)
     if seq is not None and (n < len(seq.values) or seq.proven):
         return seq.value(n)
     finite = rule.max_take is not None
@@ -252,14 +305,28 @@ def grundy_value(rule: TakeAndBreak, n: int) -> int:
             f"of {cap:,} or more is too large to compute directly"
         )
     seq = grundy_sequence(rule, size, prove=finite)
-    with _CACHE_LOCK:
-        _CACHE[rule] = seq
+    _cache_put(rule, seq)
     if n >= len(seq.values) and not seq.proven:
         raise ValueError(
             f"G({n}) of {rule.code}: no period is proven within {len(seq.values):,} values and "
             f"a heap of {cap:,} or more is too large to compute directly"
         )
     return seq.value(n)
+
+
+def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
+    """``(preperiod, period)`` of ``rule``'s Grundy sequence when a period is proven (computing
+    values as :func:`grundy_value` does for a huge heap), else ``None``. Nim has none."""
+    if rule.is_nim:
+        return None
+    try:
+        grundy_value(rule, 1 << 80)
+    except ValueError:
+        return None
+    seq = _cache_get(rule)
+    if seq is None or not seq.proven or seq.period is None or seq.preperiod is None:
+        return None
+    return seq.preperiod, seq.period
 
 
 def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:
@@ -286,8 +353,38 @@ def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:
 
 # -- internals -----------------------------------------------------------------------------------
 
-_CACHE: dict[TakeAndBreak, GrundySequence] = {}
+_CACHE: OrderedDict[TakeAndBreak, GrundySequence] = OrderedDict()
+"""The sequences :func:`grundy_value` computed, least recently used first (bounded: at most
+``_CACHE_RULES`` rules and ``_CACHE_BYTES`` bytes of values)."""
 _CACHE_LOCK = threading.Lock()
+
+
+def _cache_get(rule: TakeAndBreak) -> GrundySequence | None:
+    with _CACHE_LOCK:
+        seq = _CACHE.get(rule)
+        if seq is not None:
+            _CACHE.move_to_end(rule)
+        return seq
+
+
+def _cache_put(rule: TakeAndBreak, seq: GrundySequence) -> None:
+    """Keep ``seq`` (shortened to its first period when proven), evicting the least recently
+    used sequences beyond the bounds. O(rules cached)."""
+    if seq.proven and seq.period is not None and seq.preperiod is not None:
+        keep = seq.preperiod + seq.period
+        if keep < len(seq.values):
+            values = seq.values[:keep].copy()
+            values.flags.writeable = False
+            seq = replace(seq, values=values)
+    if seq.values.nbytes > _CACHE_BYTES:
+        return
+    with _CACHE_LOCK:
+        _CACHE[rule] = seq
+        _CACHE.move_to_end(rule)
+        total = sum(s.values.nbytes for s in _CACHE.values())
+        while len(_CACHE) > _CACHE_RULES or total > _CACHE_BYTES:
+            _, old = _CACHE.popitem(last=False)
+            total -= old.values.nbytes
 
 
 def _check_count(n: int) -> int:
@@ -364,7 +461,8 @@ class _Engine:
         self.seen = np.full(self.size, -1, dtype=np.int64)
         self.cum = np.zeros(self.size, dtype=np.uint8)
         self.cum_upto = 0
-        split = [k for k, d in enumerate(digits, 1) if d & 4]
+        split = [0] if rule.d0 & 4 else []
+        split += [k for k, d in enumerate(digits, 1) if d & 4]
         self.split_k = np.array(split, dtype=np.int64)
         self.leave_k = np.array([k for k, d in enumerate(digits, 1) if d & 2], dtype=np.int64)
         self.whole_k = np.array([k for k, d in enumerate(digits, 1) if d & 1], dtype=np.int64)
@@ -397,6 +495,7 @@ class _Engine:
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
         self.chunk = 1 << 12
+        self.status: Status | None = None
 
     # -- computing ---------------------------------------------------------------------------
 
@@ -421,6 +520,8 @@ class _Engine:
                 self.chunk //= 2
             if progress is not None:
                 progress(self.count, total)
+            if self.status is not None:
+                self.status(GrundyStatus(self.count, self.capacity, self.rare_so_far()))
 
     def _grow(self) -> None:
         """Make the stamp arrays hold twice the largest value (and widen ``g`` if needed)."""
@@ -444,7 +545,15 @@ class _Engine:
     def _run_plain(self, stop: int) -> None:
         while self.count < stop:
             nxt, self.cum_upto, status = _k.plain_extend(
-                self.g, self.count, stop, self.digits, self.tail, self.seen, self.cum, self.cum_upto
+                self.g,
+                self.count,
+                stop,
+                self.digits,
+                self.tail,
+                self.rule.d0,
+                self.seen,
+                self.cum,
+                self.cum_upto,
             )
             self.count = int(nxt)
             if status == _k.GROW:
@@ -575,8 +684,14 @@ class _Engine:
             return None
         n0 = self.count - p - z
         if self.rule.splits:
-            return 2 * n0 + 2 * p + self.t
+            return 2 * max(n0, 1) + 2 * p + self.t
         return max(n0, 1) + self.t + p
+
+    def rare_so_far(self) -> int | None:
+        """Rare heaps found so far (heap 0 included), or ``None`` without the sparse method."""
+        if not self.sparse_active or self.dense:
+            return None
+        return self.nrare + self._heap0_rare()
 
     def _heap0_rare(self) -> int:
         """1 when heap 0 (G = 0) is rare: the kernels skip it, published counts include it."""

@@ -1,11 +1,19 @@
 """Take-and-break games on heaps: Nim, subtraction games and octal games as one value.
 
-An octal game is written ``0.d1d2d3...``: digit ``d_k`` (an octal digit, 0 to 7) says what may
-happen when ``k`` objects are removed from one heap:
+An octal game is written ``d0.d1d2d3...``: digit ``d_k`` (an octal digit, 0 to 7) says what may
+happen when ``k`` objects are removed from one heap of ``n``:
 
-- bit 1: the heap may be removed entirely when it has exactly ``k`` objects;
-- bit 2: one (non-empty) heap may be left;
-- bit 4: two non-empty heaps may be left.
+- bit 1: the heap may be removed entirely when it has exactly ``k`` objects (``n == k``);
+- bit 2: one (non-empty) heap may be left (``n - k >= 1``);
+- bit 4: two non-empty heaps may be left (``n - k >= 2``).
+
+The digit before the point, ``d0``, governs moves that remove nothing. Only its bit 4 means
+something -- a heap of ``n >= 2`` may be split into two non-empty heaps without removing any
+object (e.g. ``4.07``, Dawson's Kayles plus splitting) -- so ``d0`` must be 0 or 4: bit 1
+(remove an empty heap) and bit 2 (leave the heap as it is, a pass) have no sensible meaning and
+are rejected. ``0.xyz`` and ``.xyz`` are the usual codes with ``d0 = 0``. A take-0 option is
+``(0, (a, b))`` in :meth:`TakeAndBreak.options`, and ``0`` is listed first by
+:meth:`TakeAndBreak.takes`.
 
 Nim is ``0.333...`` (every digit 3, forever), and the subtraction game with set ``S`` has digit 3
 at every ``k`` in ``S`` and 0 elsewhere. :class:`TakeAndBreak` holds a finite digit string plus
@@ -22,7 +30,7 @@ from functools import cached_property
 
 __all__ = ["OctalCodeError", "TakeAndBreak"]
 
-_OCTAL_RE = re.compile(r"^\s*0?\.([0-7]+)\s*$")
+_OCTAL_RE = re.compile(r"^\s*(\d?)\.([0-7]+)\s*$")
 _MAX_DIGITS = 4096
 
 
@@ -35,18 +43,26 @@ class TakeAndBreak:
     """The move rule of a take-and-break game on heaps.
 
     ``digits[k - 1]`` is the octal digit ``d_k`` for ``k = 1 .. len(digits)``; for every larger
-    ``k`` the digit is ``tail``. Trailing zero digits are stripped so that equal games compare
-    equal.
+    ``k`` the digit is ``tail``. ``d0`` is the digit before the point (0 or 4: 4 lets a move split
+    a heap in two without removing anything). Trailing digits equal to the tail are stripped so
+    that equal games compare equal.
     """
 
     digits: tuple[int, ...]
     tail: int = 0
+    d0: int = 0
 
     def __post_init__(self) -> None:
         if not all(isinstance(d, int) and 0 <= d <= 7 for d in self.digits):
             raise OctalCodeError(f"octal digits must be 0 to 7, got {self.digits!r}")
         if not (isinstance(self.tail, int) and 0 <= self.tail <= 7):
             raise OctalCodeError(f"the tail digit must be 0 to 7, got {self.tail!r}")
+        if self.d0 not in (0, 4) or isinstance(self.d0, bool):
+            raise OctalCodeError(
+                f"the digit before the point must be 0 or 4, got {self.d0!r}: 4 lets a move "
+                "split a heap in two without removing anything; removing nothing and leaving "
+                "one heap or none means nothing"
+            )
         digits = self.digits
         while digits and digits[-1] == self.tail:
             digits = digits[:-1]
@@ -61,22 +77,29 @@ class TakeAndBreak:
 
     @classmethod
     def octal(cls, code: str) -> TakeAndBreak:
-        """Parse an octal code such as ``"0.77"``, ``".07"`` or ``"0.1777"``.
+        """Parse an octal code such as ``"0.77"``, ``".07"``, ``"0.1777"`` or ``"4.07"``.
 
         >>> TakeAndBreak.octal("0.77").digits
         (7, 7)
+        >>> TakeAndBreak.octal("4.07").code
+        '4.07'
         """
         match = _OCTAL_RE.match(code)
         if not match:
             raise OctalCodeError(
-                f"{code!r} is not an octal code: write 0. followed by octal digits 0-7, "
-                "e.g. 0.77 (Kayles), 0.07 (Dawson's Kayles), 0.137"
+                f"{code!r} is not an octal code: write 0. (or 4.) followed by octal digits 0-7, "
+                "e.g. 0.77 (Kayles), 0.07 (Dawson's Kayles), 0.137, 4.07"
             )
-        text = match.group(1)
+        head, text = match.group(1), match.group(2)
         if len(text) > _MAX_DIGITS:
             raise OctalCodeError(f"octal codes have at most {_MAX_DIGITS} digits")
-        game = cls(tuple(int(c) for c in text))
-        if not game.digits:
+        if head not in ("", "0", "4"):
+            raise OctalCodeError(
+                f"{code!r}: the digit before the point must be 0 or 4 (4 lets a move split a "
+                "heap in two without removing anything, e.g. 4.07)"
+            )
+        game = cls(tuple(int(c) for c in text), d0=int(head or "0"))
+        if not game.digits and not game.d0:
             raise OctalCodeError(f"{code!r} allows no move at all: some digit must be non-zero")
         return game
 
@@ -122,9 +145,9 @@ class TakeAndBreak:
     # -- properties ---------------------------------------------------------------------------
 
     def digit(self, k: int) -> int:
-        """The octal digit for removing ``k >= 1`` objects."""
+        """The octal digit for removing ``k >= 0`` objects (``d0`` for ``k = 0``; 0 if negative)."""
         if k < 1:
-            return 0
+            return self.d0 if k == 0 else 0
         return self.digits[k - 1] if k <= len(self.digits) else self.tail
 
     @cached_property
@@ -137,26 +160,27 @@ class TakeAndBreak:
     @cached_property
     def splits(self) -> bool:
         """Whether some move leaves two heaps where there was one."""
-        return bool(self.tail & 4) or any(d & 4 for d in self.digits)
+        return bool(self.d0 & 4 or self.tail & 4) or any(d & 4 for d in self.digits)
 
     @cached_property
     def is_nim(self) -> bool:
-        return self.digits == () and self.tail == 3
+        return self.digits == () and self.tail == 3 and not self.d0
 
     @cached_property
     def subtraction_set(self) -> tuple[int, ...] | None:
         """The set ``S`` when this is a finite subtraction game (every digit 0 or 3), else None."""
-        if self.tail or any(d not in (0, 3) for d in self.digits):
+        if self.tail or self.d0 or any(d not in (0, 3) for d in self.digits):
             return None
         return tuple(k for k, d in enumerate(self.digits, 1) if d == 3)
 
     @property
     def code(self) -> str:
-        """The octal code, e.g. ``"0.77"``; Nim and other infinite codes end in ``"..."``."""
+        """The octal code, e.g. ``"0.77"`` or ``"4.07"``; Nim and other infinite codes end in
+        ``"..."``. :meth:`octal` reads a finite code back to an equal game."""
         body = "".join(map(str, self.digits))
         if self.tail:
             body += f"{self.tail}{self.tail}{self.tail}..."
-        return "0." + body
+        return f"{self.d0}." + (body or "0")
 
     def __str__(self) -> str:
         return self.code
@@ -164,21 +188,26 @@ class TakeAndBreak:
     # -- moves on one heap --------------------------------------------------------------------
 
     def takes(self, n: int) -> Iterator[int]:
-        """Every ``k`` (ascending) for which some move removes ``k`` objects from a heap of ``n``.
+        """Every ``k`` (ascending, 0 first when ``d0`` allows a split) for which some move removes
+        ``k`` objects from a heap of ``n``: ``k == n`` with bit 1, ``k < n`` with bit 2, or
+        ``n - k >= 2`` with bit 4 of ``d_k``. A heap with no such ``k`` has no move.
 
         O(min(n, len(digits))) for finite codes; for an infinite tail, O(n).
         """
+        if self.d0 & 4 and n >= 2:
+            yield 0
         top = n if self.max_take is None else min(n, self.max_take)
         for k in range(1, top + 1):
             d = self.digit(k)
-            if (k == n and d & 1) or (k < n and d & 6):
+            if (k == n and d & 1) or (k < n and d & 2) or (n - k >= 2 and d & 4):
                 yield k
 
     def options(self, n: int) -> Iterator[tuple[int, tuple[int, ...]]]:
         """Every distinct move from one heap of ``n`` as ``(take, parts)``.
 
         ``parts`` is the sorted tuple of non-empty heaps left: ``()``, ``(a,)`` or ``(a, b)``
-        with ``a <= b``. Each distinct ``(take, parts)`` appears once.
+        with ``a <= b``. Each distinct ``(take, parts)`` appears once. With ``d0 = 4`` the
+        splits that remove nothing come first, as ``(0, (a, b))`` with ``a + b == n``.
         """
         for k in self.takes(n):
             d = self.digit(k)
@@ -194,8 +223,11 @@ class TakeAndBreak:
 
     def can_leave(self, take: int, left: int, right: int) -> bool:
         """Whether removing ``take`` objects so that ``left`` and ``right`` remain beside the gap
-        (in a row of stones, ``left + take + right`` is the heap) is a legal move."""
-        if take < 1:
+        (in a row of stones, ``left + take + right`` is the heap) is a legal move.
+
+        ``take == 0`` is a split without removing anything: legal when ``d0 = 4`` and both sides
+        are non-empty. O(1)."""
+        if take < 0 or left < 0 or right < 0:
             return False
         d = self.digit(take)
         nonzero = (left > 0) + (right > 0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nimlab.theory.budget import BudgetExceeded
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, children
@@ -35,8 +35,10 @@ class Value:
 class ExactSolver:
     """Memoised exact search for one ruleset; the cache persists across calls.
 
-    ``budget`` bounds the number of positions the cache may hold; a query that needs more raises
-    :class:`BudgetExceeded` (the positions solved so far stay cached and correct).
+    ``budget`` bounds the number of positions one query may store (an ``int``), and a
+    :class:`~nimlab.theory.budget.Budget` given to :meth:`value` bounds that query's time,
+    positions and cancellation; a query beyond either raises :class:`BudgetExceeded`. The
+    positions solved so far stay cached and correct, and the next query starts afresh.
 
     Complexity: O(R * B) time and O(R) memory, where R is the number of canonical positions
     reachable from the query and B the number of options per position.
@@ -60,19 +62,23 @@ class ExactSolver:
     def __len__(self) -> int:
         return len(self._table)
 
-    def value(self, position: Canon) -> Value:
-        """The outcome and remoteness of a canonical position."""
+    def value(self, position: Canon, budget: Budget | None = None) -> Value:
+        """The outcome and remoteness of a canonical position; raises :class:`BudgetExceeded`
+        beyond the per-query limit or ``budget``."""
         code = self._table.get(position)
         if code is None:
-            self._search(position)
+            self._search(position, budget)
             code = self._table[position]
         return Value(Outcome.of(bool(code & 1)), code >> 1)
 
     def outcome(self, position: Canon) -> Outcome:
         return self.value(position).outcome
 
-    def _search(self, root: Canon) -> None:
+    def _search(self, root: Canon, budget: Budget | None) -> None:
+        if budget is not None:
+            budget.check()
         table = self._table
+        stored = 0
         ends = self.end_positions
         rule = self.rule
         terminal = 1 if self.misere else 0
@@ -113,5 +119,8 @@ class ExactSolver:
                 table[position] = 2 * (best_win + 1) + 1
             else:
                 table[position] = 2 * (worst_loss + 1)
-            if len(table) > self.budget:
+            stored += 1
+            if stored > self.budget:
                 raise BudgetExceeded(self.budget)
+            if budget is not None:
+                budget.charge()

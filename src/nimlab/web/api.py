@@ -9,23 +9,28 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
-from nimlab.core.bots import BOT_KINDS, parse_bot
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
+from nimlab.core.games import GAMES, parse_game
 from nimlab.core.narrate import player_label
+from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
+from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username
 from nimlab.web.live import MAX_STONES, LiveGames
 from nimlab.web.schemas import (
     MAX_SETUP_PILES,
     AnalysisOut,
+    BotKindOut,
     CheckOut,
     CreatedOut,
     ErrorOut,
+    GameKindOut,
     GameListOut,
     GameStateOut,
     HintOut,
     HistoryOut,
+    LoadedGameOut,
     MoveIn,
     OptionsOut,
     PlayerRecordOut,
@@ -60,13 +65,6 @@ _MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "Not that seat's turn, stale, or the game is over"},
 }
 
-GAMES = [
-    {"name": "nim", "title": "Nim"},
-    {"name": "kayles", "title": "Kayles (octal 0.77): rows of stones"},
-    {"name": "dawson", "title": "Dawson's Kayles (octal 0.07): rows of stones"},
-    {"name": "octal:", "title": "Another octal game"},
-    {"name": "subtraction:", "title": "A subtraction game"},
-]
 
 
 def live(request: Request) -> LiveGames:
@@ -109,17 +107,50 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
 async def options(request: Request) -> JSONResponse:
     registered = await live(request).read(lambda s: s.players())
-    return _json(
-        {
-            "bots": list(BOT_KINDS),
-            "games": GAMES,
-            "default_end_positions": [list(e) for e in DEFAULT_END_POSITIONS],
-            "first": ["first", "random", "auto"],
-            "max_piles": MAX_SETUP_PILES,
-            "max_stones": MAX_STONES,
-            "registered": [_player_json(p) for p in registered],
-        }
+    out = OptionsOut(
+        bots=list(BOT_KINDS),
+        bot_kinds=[
+            BotKindOut(
+                kind=kind,
+                title=title,
+                max_depth=MAX_LOOKAHEAD if kind == "lookahead" else None,
+            )
+            for kind, title in BOT_TITLES.items()
+        ],
+        games=[
+            GameKindOut(
+                name=e.name,
+                title=e.title,
+                summary=e.summary,
+                aliases=list(e.aliases),
+                parameter=e.parameter,
+                example=e.example,
+                board=e.board,
+                strategies=list(e.strategies),
+            )
+            for e in GAMES.values()
+        ],
+        default_end_positions=[list(e) for e in DEFAULT_END_POSITIONS],
+        first=list(FIRST_CHOICES),
+        max_piles=MAX_SETUP_PILES,
+        max_stones=MAX_STONES,
+        registered=[PlayerRecordOut.model_validate(p.to_json()) for p in registered],
     )
+    return _json(out.model_dump())
+
+
+@router.get(
+    "/game",
+    response_model=LoadedGameOut,
+    responses=_ERRORS,
+    summary="One game read by the core: its canonical name, title and board (piles or rows)",
+)
+async def load_game_kind(name: Annotated[str, Query(max_length=5000)]) -> JSONResponse:
+    kind = parse_game(name)
+    out = LoadedGameOut(
+        name=kind.name, title=kind.title, board=kind.board, strategies=list(kind.strategies)
+    )
+    return _json(out.model_dump())
 
 
 @router.post(
@@ -150,7 +181,7 @@ async def list_games(request: Request) -> JSONResponse:
             "id": lg.key,
             "description": lg.game.ruleset.describe(),
             "players": [p.name for p in lg.game.players],
-            "status": manager.state(lg)["status"],
+            "status": manager.state(lg).status,
             "move_count": len(lg.game.history),
             "over": lg.game.is_over,
         }
@@ -180,7 +211,8 @@ async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
         for seat, token in sorted(tokens.items())
     ]
     return _json(
-        {"state": manager.state(lg), "seats": seats, "watch": f"/game/{lg.key}"}, status=201
+        {"state": manager.state(lg).model_dump(), "seats": seats, "watch": f"/game/{lg.key}"},
+        status=201,
     )
 
 
@@ -189,7 +221,7 @@ async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
 )
 async def get_game(key: GameKey, request: Request) -> JSONResponse:
     manager = live(request)
-    return _json(manager.state(manager.get(key)))
+    return _json(manager.state(manager.get(key)).model_dump())
 
 
 @router.post(
@@ -201,7 +233,7 @@ async def get_game(key: GameKey, request: Request) -> JSONResponse:
 async def play_move(key: GameKey, move: MoveIn, request: Request) -> JSONResponse:
     manager = live(request)
     lg = await manager.move(key, move)
-    return _json(manager.state(lg))
+    return _json(manager.state(lg).model_dump())
 
 
 @router.get(
@@ -211,7 +243,7 @@ async def play_move(key: GameKey, move: MoveIn, request: Request) -> JSONRespons
     summary="Every legal move's value, the nim-sum in binary, the explanation, the value history",
 )
 async def get_analysis(key: GameKey, request: Request) -> JSONResponse:
-    return _json(await live(request).analysis(key))
+    return _json((await live(request).analysis(key)).model_dump())
 
 
 @router.get(
@@ -227,7 +259,7 @@ async def get_hint(key: GameKey, request: Request) -> JSONResponse:
     hint = await live(request).hint(key)
     if hint is None:
         return _json({"detail": "still working it out (a long exact search): ask again"}, 202)
-    return _json(hint)
+    return _json(hint.model_dump())
 
 
 @router.websocket("/games/{key}/live")
@@ -250,7 +282,8 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
 
     closed = asyncio.create_task(until_closed())
     try:
-        await websocket.send_text(json.dumps({"type": "state", "state": manager.state(lg)}))
+        state = manager.state(lg).model_dump()
+        await websocket.send_text(json.dumps({"type": "state", "state": state}))
         while True:
             nxt = asyncio.create_task(sub.next())
             done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)
@@ -381,6 +414,6 @@ async def replay(
         {
             "game": _summary_json(stored.summary),
             "rows": game.ruleset.rule.splits,
-            "frames": replay_frames(game),
+            "frames": [f.model_dump() for f in replay_frames(game)],
         }
     )

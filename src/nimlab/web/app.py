@@ -17,7 +17,12 @@ from fastapi.staticfiles import StaticFiles
 
 from nimlab import __version__
 from nimlab.core.errors import GameOverError, NimlabError
-from nimlab.storage import GameNotFoundError, PlayerExistsError, UnknownPlayerError
+from nimlab.storage import (
+    GameNotFoundError,
+    PlayerExistsError,
+    TooManyGamesInPlayError,
+    UnknownPlayerError,
+)
 from nimlab.web.api import router
 from nimlab.web.errors import ApiError
 from nimlab.web.live import LiveGames
@@ -79,6 +84,8 @@ def _status(error: NimlabError) -> int:
         return 404
     if isinstance(error, GameOverError | PlayerExistsError):
         return 409
+    if isinstance(error, TooManyGamesInPlayError):
+        return 429
     return 422
 
 

@@ -3,8 +3,8 @@
 - :class:`LiveGames` keeps the games in memory, checks who may move (seat tokens), asks the core
   to play the move (the core's error, and nothing changed, when it is illegal), lets bots reply,
   saves every move before answering, and pushes the new state to every open page (WebSockets).
-- :class:`Writer` owns the database connection for writes on one thread and commits the moves of
-  many games together (group commit), so 50 games cost one disk flush, not 50.
+- :class:`~nimlab.storage.StoreWriter` owns the database connection for writes on one thread and
+  commits the moves of many games together (group commit), so 50 games cost one disk flush, not 50.
 
 A restart reads the games in progress back from the database and replays them with the core
 (``Game.from_record``), so every unfinished game resumes where it was.
@@ -18,39 +18,38 @@ import contextlib
 import hashlib
 import hmac
 import logging
-import queue
 import secrets
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from nimlab.core.bots import parse_bot
 from nimlab.core.errors import (
     GameOverError,
     InvalidMoveError,
     NimlabError,
     PlayerError,
-    PositionError,
 )
-from nimlab.core.game import Game, Player
+from nimlab.core.game import Game
+from nimlab.core.players import Player, player_from
 from nimlab.core.position import Move
-from nimlab.core.ruleset import Ruleset, parse_end_position, parse_game
+from nimlab.core.setup import GameSetup
 from nimlab.storage import (
+    LimitError,
     PlayerRecord,
     RecordError,
     StorageError,
     Store,
-    UnknownPlayerError,
+    StoreWriter,
     check_username,
 )
-from nimlab.web.errors import Conflict, Forbidden, NotFound, Unavailable
-from nimlab.web.schemas import MoveIn, SetupIn
-from nimlab.web.views import analysis_json, blank_analysis, game_state, hint_json
+from nimlab.web.errors import ApiError, Conflict, Forbidden, NotFound, Unavailable
+from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, MoveIn, PlayerIn, SetupIn
+from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out
 
-__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Writer", "build_game"]
+__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "build_game"]
 
 log = logging.getLogger("nimlab.web")
 
@@ -58,6 +57,9 @@ T = TypeVar("T")
 
 MAX_STONES = 1000
 """Rows of stones are drawn stone by stone: a game on rows has at most this many stones."""
+RESUME_GAMES = 1000
+"""Games in play resumed at startup: the most recently touched ones (the others stay stored until
+they expire, see :class:`nimlab.storage.InPlayLimits`)."""
 KEEP_FINISHED = 500
 """Finished games kept in memory (their pages still show the end); older ones are dropped."""
 
@@ -73,130 +75,32 @@ def _hash(token: str) -> str:
 # -- building a game from a setup ---------------------------------------------------------------
 
 
-def _player(spec: Any, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
+def _player(spec: PlayerIn, registered: dict[str, PlayerRecord]) -> tuple[Player, str | None]:
     if spec.username is not None:
         record = registered[spec.username]
         return record.as_player(), record.username
-    if spec.kind == "human":
-        return Player.parse(f"human:{spec.name}"), None
-    bot = spec.kind
-    if spec.kind == "lookahead" and spec.depth is not None:
-        bot += f":{spec.depth}"
-    if spec.error:
-        bot += f":error={spec.error:g}"
-    bot_spec = parse_bot(bot)
-    if not spec.name.strip():
-        return Player.parse(f"bot:{bot_spec}"), None
-    return Player(Player.parse(f"human:{spec.name}").name, bot_spec), None
+    return player_from(spec.kind, spec.name, depth=spec.depth, error=spec.error), None
 
 
 def build_game(
     setup: SetupIn, registered: dict[str, PlayerRecord]
 ) -> tuple[Game, list[str | None]]:
     """The game a setup describes and the registered username at each seat. Every check is the
-    core's (typed errors with its messages), except the web app's limit of :data:`MAX_STONES`
-    stones on rows. ``registered`` maps each username in the setup to its registry record."""
-    ruleset = Ruleset(parse_game(setup.game), setup.misere)
-    if setup.end_positions:
-        ruleset = ruleset.with_end_positions(*(parse_end_position(e) for e in setup.end_positions))
+    core's (:class:`~nimlab.core.setup.GameSetup`, typed errors with its messages), with the web
+    app's limit of :data:`MAX_STONES` stones on rows. ``registered`` maps each username in the
+    setup to its registry record."""
     seats = [_player(p, registered) for p in setup.players]
-    if ruleset.rule.splits and sum(h for h in setup.piles if h > 0) > MAX_STONES:
-        raise PositionError(
-            f"rows of stones are drawn stone by stone: at most {MAX_STONES:,} stones in all"
-        )
-    game = Game(
-        ruleset,
-        setup.piles,
-        [p for p, _ in seats],
+    game = GameSetup.from_options(
+        game=setup.game,
+        misere=setup.misere,
+        end_positions=setup.end_positions,
+        piles=setup.piles,
+        players=[p for p, _ in seats],
         first=setup.first,
         seed=setup.seed,
-    )
+        max_stones=MAX_STONES,
+    ).build()
     return game, [u for _, u in seats]
-
-
-# -- the database writer ------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Job:
-    fn: Callable[[Store], Any] | None
-    moves: tuple[str, int, Sequence[dict[str, Any]]] | None
-    future: concurrent.futures.Future[Any]
-
-
-class Writer:
-    """One thread that owns a :class:`Store` for writing. Jobs run in the order submitted;
-    consecutive move appends are committed in one transaction."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="nimlab-db-writer", daemon=True)
-        self._thread.start()
-
-    def call(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
-        """Run ``fn(store)`` on the writer thread; await the result (or its exception)."""
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._jobs.put(_Job(fn, None, future))
-        return asyncio.wrap_future(future)
-
-    def add_moves(
-        self, key: str, first: int, moves: Sequence[dict[str, Any]]
-    ) -> asyncio.Future[None]:
-        """Append moves to a game in progress (group-committed with other games' moves)."""
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._jobs.put(_Job(None, (key, first, moves), future))
-        return asyncio.wrap_future(future)
-
-    def close(self, timeout: float = 10.0) -> None:
-        """Finish the jobs submitted so far, stop the thread and close the store."""
-        self._jobs.put(None)
-        self._thread.join(timeout)
-        self.store.close()
-
-    def _run(self) -> None:
-        while True:
-            batch = [self._jobs.get()]
-            while True:
-                try:
-                    batch.append(self._jobs.get_nowait())
-                except queue.Empty:
-                    break
-            self._process([j for j in batch if j is not None])
-            if None in batch:
-                return
-
-    def _process(self, jobs: list[_Job]) -> None:
-        jobs = [j for j in jobs if j.future.set_running_or_notify_cancel()]
-        i = 0
-        while i < len(jobs):
-            job = jobs[i]
-            if job.moves is None:
-                assert job.fn is not None
-                try:
-                    job.future.set_result(job.fn(self.store))
-                except Exception as e:
-                    job.future.set_exception(e)
-                i += 1
-                continue
-            j = i
-            while j < len(jobs) and jobs[j].moves is not None:
-                j += 1
-            group = jobs[i:j]
-            try:
-                self.store.add_live_moves([g.moves for g in group if g.moves is not None])
-            except Exception:
-                for g in group:  # one by one, so only a bad append fails
-                    assert g.moves is not None
-                    try:
-                        self.store.add_live_moves([g.moves])
-                        g.future.set_result(None)
-                    except Exception as e:
-                        g.future.set_exception(e)
-            else:
-                for g in group:
-                    g.future.set_result(None)
-            i = j
 
 
 # -- games in play ------------------------------------------------------------------------------
@@ -235,7 +139,9 @@ class LiveGame:
     finishing: bool = False
     thinking: bool = False
     driver: asyncio.Task[None] | None = None
-    analyses: dict[tuple[str, int], asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    analyses: dict[tuple[str, int], asyncio.Future[Any]] = field(default_factory=dict)
+    problem: str | None = None
+    """Why the game cannot go on (a bot failed to move); shown to everyone watching."""
 
     def check_token(self, seat: int, token: str) -> bool:
         expected = self.token_hashes.get(seat)
@@ -272,22 +178,24 @@ class LiveGames:
         self.games: dict[str, LiveGame] = {}
         self._threads = threads
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
-        self._writer: Writer | None = None
+        self._writer: StoreWriter | None = None
         self._reader: Store | None = None
         self._read_lock = threading.Lock()
 
     # -- lifetime -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the database and resume every game in progress."""
+        """Open the database, delete the expired games in progress and resume the others (the
+        :data:`RESUME_GAMES` most recently played)."""
         self._pool = concurrent.futures.ThreadPoolExecutor(
             self._threads, thread_name_prefix="nimlab-engine"
         )
         store = Store.open(self.db)
-        self._writer = Writer(store)
+        self._writer = StoreWriter(store)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
-        for key, record, meta in await self.read(lambda s: s.live_games()):
+        await self.write(lambda s: s.expire_games_in_play())
+        for key, record, meta in await self.read(lambda s: s.live_games(limit=RESUME_GAMES)):
             try:
                 game = Game.from_record(record)
             except NimlabError as e:
@@ -319,7 +227,7 @@ class LiveGames:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
     @property
-    def writer(self) -> Writer:
+    def writer(self) -> StoreWriter:
         if self._writer is None:
             raise Unavailable("the server is starting or stopping")
         return self._writer
@@ -328,7 +236,7 @@ class LiveGames:
         """Run a read on a database connection of its own (on the writer for ``:memory:``)."""
         reader = self._reader
         if reader is None:
-            return await self._storage(self.writer.call(fn))
+            return await self._storage(self._submit(fn))
 
         def run() -> T:
             with self._read_lock:
@@ -338,7 +246,13 @@ class LiveGames:
 
     async def write(self, fn: Callable[[Store], T]) -> T:
         """Run a write on the writer thread."""
-        return await self._storage(self.writer.call(fn))
+        return await self._storage(self._submit(fn))
+
+    def _submit(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
+        try:
+            return asyncio.wrap_future(self.writer.submit(fn))
+        except StorageError as e:  # the writer's queue is full, or it is closed
+            raise Unavailable(f"the database cannot be used: {e}") from None
 
     @staticmethod
     async def _storage(future: asyncio.Future[T]) -> T:
@@ -365,8 +279,15 @@ class LiveGames:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         return lg
 
-    def state(self, lg: LiveGame) -> dict[str, Any]:
-        return game_state(lg.key, lg.game, lg.usernames, thinking=lg.thinking, saved_as=lg.saved_as)
+    def state(self, lg: LiveGame) -> GameStateOut:
+        return game_state(
+            lg.key,
+            lg.game,
+            lg.usernames,
+            thinking=lg.thinking,
+            saved_as=lg.saved_as,
+            problem=lg.problem,
+        )
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
@@ -480,15 +401,18 @@ class LiveGames:
             await asyncio.wait({driver}, timeout=self.reply_wait)
 
     async def _save(self, lg: LiveGame) -> None:
-        """Store the moves not stored yet; on failure take them back and raise Unavailable."""
+        """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
+        storage's LimitError, a 422, at the bound on moves per game)."""
         moves = lg.game.to_record()["moves"][lg.saved :]
         if not moves:
             return
         try:
-            await self.writer.add_moves(lg.key, lg.saved + 1, moves)
+            await asyncio.wrap_future(self.writer.add_moves(lg.key, lg.saved + 1, moves))
         except (StorageError, RecordError, sqlite3.Error) as e:
             for _ in moves:
                 lg.game.pop()
+            if isinstance(e, LimitError):  # the game has as many moves as a game may have
+                raise
             raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
         lg.saved += len(moves)
 
@@ -500,19 +424,16 @@ class LiveGames:
 
     async def _finish(self, lg: LiveGame) -> None:
         """Move a finished game from the games in progress to the stored games (and the
-        players' statistics). At most once: the game in progress is removed first."""
+        players' statistics), in one transaction. At most once: the store refuses to finish a
+        game that is no longer in progress."""
         if lg.finishing:
             return
         lg.finishing = True
         record = lg.game.to_record()
         usernames = list(lg.usernames)
 
-        def finish(store: Store) -> int:
-            store.remove_live_game(lg.key)
-            try:
-                return store.save_game(record, usernames, source="web")
-            except UnknownPlayerError:  # removed from the registry during the game
-                return store.save_game(record, [None] * len(usernames), source="web")
+        def finish(store: Store) -> int:  # one transaction: in play or finished, never lost
+            return store.finish_live_game(lg.key, record, usernames, source="web")
 
         try:
             lg.saved_as = await self.write(finish)
@@ -547,13 +468,19 @@ class LiveGames:
                     game.push(choice.move, claim=choice.claim)
                     await self._save(lg)
                 lg.thinking = False
+                lg.problem = None
                 if game.is_over:
                     await self._finish(lg)
                 self.broadcast(lg)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as e:
             log.exception("game %s: a bot could not move", lg.key)
+            name = game.to_move.name if not game.is_over else "a bot"
+            detail = str(e) if isinstance(e, NimlabError | ApiError) else type(e).__name__
+            lg.problem = f"{name} could not move ({detail})"
+            lg.thinking = False
+            self.broadcast(lg)
         finally:
             lg.thinking = False
 
@@ -570,7 +497,7 @@ class LiveGames:
             return
         import json
 
-        text = json.dumps({"type": "state", "state": self.state(lg)})
+        text = json.dumps({"type": "state", "state": self.state(lg).model_dump()})
         for sub in lg.subscribers:
             sub.push(text)
 
@@ -585,8 +512,8 @@ class LiveGames:
     # -- learning -----------------------------------------------------------------------------
 
     async def _snapshot_compute(
-        self, lg: LiveGame, kind: str, fn: Callable[[Game], dict[str, Any]]
-    ) -> dict[str, Any] | None:
+        self, lg: LiveGame, kind: str, fn: Callable[[Game], T]
+    ) -> T | None:
         """Compute ``fn(game)`` on an engine thread for the current move (cached per move);
         ``None`` if it takes longer than ``compute_wait`` (it goes on, for the next ask)."""
         game = lg.game
@@ -594,7 +521,7 @@ class LiveGames:
         future = lg.analyses.get(key)
         if future is None:
 
-            def run() -> dict[str, Any]:
+            def run() -> T:
                 while True:  # moves are only pushed on the event loop: retry if one was
                     count = len(game.history)
                     result = fn(game)
@@ -609,10 +536,10 @@ class LiveGames:
         except TimeoutError:
             return None
 
-    async def analysis(self, key: str) -> dict[str, Any]:
+    async def analysis(self, key: str) -> AnalysisOut:
         lg = self.get(key)
         count = len(lg.game.history)
-        result = await self._snapshot_compute(lg, "analysis", analysis_json)
+        result = await self._snapshot_compute(lg, "analysis", analysis_out)
         if result is None:
             return blank_analysis(
                 count,
@@ -621,8 +548,8 @@ class LiveGames:
             )
         return result
 
-    async def hint(self, key: str) -> dict[str, Any] | None:
+    async def hint(self, key: str) -> HintOut | None:
         lg = self.get(key)
         if lg.game.is_over:
             raise GameOverError("the game is over: there is nothing to hint")
-        return await self._snapshot_compute(lg, "hint", hint_json)
+        return await self._snapshot_compute(lg, "hint", hint_out)

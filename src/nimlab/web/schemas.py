@@ -10,17 +10,22 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nimlab.core.games import game_choices
+
 __all__ = [
     "AnalysisOut",
     "BoardOut",
+    "BotKindOut",
     "CheckOut",
     "CreatedOut",
     "ErrorOut",
+    "GameKindOut",
     "GameListOut",
     "GameStateOut",
     "GameSummaryOut",
     "HintOut",
     "HistoryOut",
+    "LoadedGameOut",
     "MoveIn",
     "MoveOut",
     "MoveValueOut",
@@ -70,7 +75,7 @@ class SetupIn(_In):
         ..., max_length=MAX_SETUP_PILES, description="Heap sizes; row lengths in Kayles-like games."
     )
     game: str = Field(
-        "nim", max_length=200, description="nim, kayles, dawson, octal:CODE, subtraction:SET"
+        "nim", max_length=200, description=f"The game: {game_choices()}"
     )
     misere: bool = False
     end_positions: list[str] = Field(
@@ -195,6 +200,9 @@ class GameStateOut(BaseModel):
     status: str
     opening: list[str]
     saved_as: int | None = Field(None, description="The stored game's id once it is over.")
+    problem: str | None = Field(
+        None, description="Why the game cannot go on (a bot failed to move), else null."
+    )
 
 
 class SeatLinkOut(BaseModel):
@@ -321,9 +329,42 @@ class ReplayOut(BaseModel):
     frames: list[ReplayFrame]
 
 
+class GameKindOut(BaseModel):
+    """A kind of game from the registry (``nimlab.core.games``)."""
+
+    name: str = Field(..., description='The name to send as a setup\'s game, e.g. "kayles".')
+    title: str
+    summary: str
+    aliases: list[str]
+    parameter: str = Field(
+        ..., description='What follows "NAME:" (e.g. "CODE" for octal:CODE), "" for none.'
+    )
+    example: str = Field(..., description='An example parameter, e.g. "0.137".')
+    board: Literal["piles", "rows"] | None = Field(
+        ..., description="How it is shown; null when it depends on the parameter."
+    )
+    strategies: list[str] = Field(..., description="The engine strategy families that apply.")
+
+
+class BotKindOut(BaseModel):
+    kind: str
+    title: str
+    max_depth: int | None = Field(None, description="Look-ahead bots: the deepest search.")
+
+
+class LoadedGameOut(BaseModel):
+    """One game with its parameter, as the core reads it (``GET /api/game?name=...``)."""
+
+    name: str = Field(..., description='The canonical text form, e.g. "octal:0.137".')
+    title: str
+    board: Literal["piles", "rows"]
+    strategies: list[str]
+
+
 class OptionsOut(BaseModel):
     bots: list[str]
-    games: list[dict[str, str]]
+    bot_kinds: list[BotKindOut]
+    games: list[GameKindOut]
     default_end_positions: list[list[int]]
     first: list[str]
     max_piles: int

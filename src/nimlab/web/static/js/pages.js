@@ -22,9 +22,14 @@ export function showPlayers(main) {
   const username = h("input", { id: "reg-username", placeholder: "username", autocomplete: "off", "aria-label": "Username" });
   const given = h("input", { id: "reg-given", placeholder: "given name", autocomplete: "off", "aria-label": "Given name" });
   const family = h("input", { id: "reg-family", placeholder: "family name", autocomplete: "off", "aria-label": "Family name" });
-  const kind = h("select", { id: "reg-kind", "aria-label": "Kind" },
-    [["", "human"], ["perfect", "AI: perfect bot"], ["classic", "AI: classic bot"], ["lookahead:3", "AI: look-ahead 3"], ["random", "AI: random bot"]]
-      .map(([v, t]) => h("option", { value: v }, t)));
+  // The bot kinds come from the server (GET /api/options), like the setup screen's.
+  const kind = h("select", { id: "reg-kind", "aria-label": "Kind" }, h("option", { value: "" }, "human"));
+  get("/api/options").then((options) => {
+    if (closed) return;
+    kind.append(...options.bot_kinds.map((b) => b.kind === "lookahead"
+      ? h("option", { value: "lookahead:3" }, `AI: ${b.title} 3 bot`)
+      : h("option", { value: b.kind }, `AI: ${b.title} bot`)));
+  }).catch(() => {});
 
   function draw(players) {
     if (!players.length) {

@@ -7,20 +7,8 @@ import { get, post } from "./api.js";
 import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor } from "./local.js";
 import { navigate } from "./router.js";
 
-const BOT_KINDS = [
-  ["perfect", "perfect"],
-  ["classic", "classic (textbook)"],
-  ["lookahead", "look-ahead"],
-  ["random", "random"],
-];
-const GAME_KINDS = [
-  ["nim", "Nim"],
-  ["kayles", "Kayles (rows of stones)"],
-  ["dawson", "Dawson's Kayles (rows of stones)"],
-  ["octal", "Another octal game…"],
-  ["subtraction", "A subtraction game…"],
-];
-const DEFAULT_ENDS = ["[2,2,2]", "[1,2,3]", "[1,1,2,2]"];
+// The games, bot kinds and default end positions come from the server (/api/options, built
+// from the core's game registry), so adding a game there adds it here.
 
 const DEFAULT_SETUP = {
   players: [
@@ -29,8 +17,7 @@ const DEFAULT_SETUP = {
   ],
   piles: ["3", "4", "5"],
   game: "nim",
-  octal: "0.137",
-  subtraction: "1-3",
+  params: {},
   misere: false,
   ends: [],
   first: "first",
@@ -64,8 +51,32 @@ export function showSetup(main) {
   let checkTimer = null;
   let closed = false;
 
-  const rowsGame = () => s.game === "kayles" || s.game === "dawson" || (s.game === "octal" && /[4-7]/.test(s.octal));
-  const gameName = () => (s.game === "octal" ? `octal:${s.octal.trim()}` : s.game === "subtraction" ? `subtraction:${s.subtraction.trim()}` : s.game);
+  let games = [];         // the registry's entries (GET /api/options)
+  let defaultEnds = [];   // the classic end positions, as "[2,2,2]"
+  const boards = new Map(); // game text -> "piles" | "rows", as the core reads it (GET /api/game)
+  s.params = { ...(s.params || {}) };
+  for (const old of ["octal", "subtraction"]) if (typeof s[old] === "string" && !(old in s.params)) s.params[old] = s[old];
+  const entry = () => games.find((g) => g.name === s.game);
+  const param = () => {
+    const e = entry();
+    return e && e.parameter ? (s.params[e.name] ?? e.example) : "";
+  };
+  const gameName = () => (param() ? `${s.game}:${param().trim()}` : s.game);
+  const rowsGame = () => {
+    const e = entry();
+    if (!e) return false;
+    if (e.board) return e.board === "rows";
+    const known = boards.get(gameName());
+    if (known === undefined) learnBoard(gameName());
+    return known === "rows";
+  };
+  function learnBoard(text) {
+    boards.set(text, null);
+    get(`/api/game?name=${encodeURIComponent(text)}`).then((kind) => {
+      boards.set(text, kind.board);
+      if (!closed && gameName() === text) changed(false);
+    }).catch(() => {});
+  }
   const payload = () => ({
     players: s.players.map((p) => ({
       name: p.name,
@@ -85,9 +96,8 @@ export function showSetup(main) {
   const playersList = h("ol", { class: "players", "aria-label": "Players in turn order" });
   const humanName = h("input", { id: "human-name", placeholder: "Name", maxlength: "40", autocomplete: "off" });
   const botName = h("input", { id: "bot-name", placeholder: "Bot name", maxlength: "40", autocomplete: "off" });
-  const botKind = h("select", { id: "bot-kind", "aria-label": "Bot kind" },
-    BOT_KINDS.map(([v, t]) => h("option", { value: v }, t)));
-  const depth = h("input", { id: "bot-depth", type: "number", min: "1", max: "12", value: "2", "aria-label": "Look-ahead depth", style: "width:4.5rem", hidden: true });
+  const botKind = h("select", { id: "bot-kind", "aria-label": "Bot kind" });
+  const depth = h("input", { id: "bot-depth", type: "number", min: "1", value: "2", "aria-label": "Look-ahead depth", style: "width:4.5rem", hidden: true });
   const errorOut = h("output", { for: "bot-error" }, "0%");
   const errorRate = h("input", { id: "bot-error", type: "range", min: "0", max: "100", step: "5", value: "0", "aria-label": "Error rate",
     oninput: () => { errorOut.textContent = `${errorRate.value}%`; } });
@@ -191,18 +201,15 @@ export function showSetup(main) {
   }
 
   // -- rules -----------------------------------------------------------------------------------
-  const gameKind = h("select", { id: "game-kind", "aria-label": "Game" },
-    GAME_KINDS.map(([v, t]) => h("option", { value: v, selected: s.game === v }, t)));
-  const octal = h("input", { id: "octal-code", value: s.octal, "aria-label": "Octal code", placeholder: "0.137", style: "width:7rem" });
-  const subtraction = h("input", { id: "subtraction-set", value: s.subtraction, "aria-label": "Subtraction set", placeholder: "1-3 or 1,3,4", style: "width:9rem" });
+  const gameKind = h("select", { id: "game-kind", "aria-label": "Game" });
+  const parameter = h("input", { id: "game-parameter", "aria-label": "Game parameter", style: "width:9rem", hidden: true });
   gameKind.addEventListener("change", () => { s.game = gameKind.value; changed(); });
-  octal.addEventListener("input", () => { s.octal = octal.value; changed(); });
-  subtraction.addEventListener("input", () => { s.subtraction = subtraction.value; changed(); });
+  parameter.addEventListener("input", () => { s.params[s.game] = parameter.value; changed(); });
   const endsList = h("ul", { class: "chips", "aria-label": "End positions" });
   const endText = h("input", { id: "end-text", placeholder: "e.g. 2,2,2", autocomplete: "off", "aria-label": "A new end position" });
   const rulesCard = h("section", { class: "card", "aria-labelledby": "rules-title" },
     h("h2", { id: "rules-title" }, "Rules"),
-    h("div", { class: "row-form" }, h("label", { for: "game-kind" }, "Game"), gameKind, octal, subtraction),
+    h("div", { class: "row-form" }, h("label", { for: "game-kind" }, "Game"), gameKind, parameter),
     h("fieldset", {},
       h("legend", {}, "Who moves into an end position"),
       h("label", {}, h("input", { type: "radio", name: "play", value: "normal", checked: !s.misere, onchange: () => { s.misere = false; changed(); } }), " wins (normal play)"),
@@ -219,13 +226,18 @@ export function showSetup(main) {
       changed();
     } }, endText, h("button", { type: "submit", id: "add-end" }, "Add end position"),
     h("button", { type: "button", id: "add-defaults", onclick: () => {
-      for (const e of DEFAULT_ENDS) if (!s.ends.includes(e)) s.ends.push(e);
+      for (const e of defaultEnds) if (!s.ends.includes(e)) s.ends.push(e);
       changed();
     } }, "Add defaults")));
 
   function drawRules() {
-    octal.hidden = s.game !== "octal";
-    subtraction.hidden = s.game !== "subtraction";
+    const e = entry();
+    parameter.hidden = !(e && e.parameter);
+    if (e && e.parameter) {
+      parameter.setAttribute("aria-label", `${e.title}: ${e.parameter}`);
+      parameter.placeholder = e.example;
+      if (document.activeElement !== parameter) parameter.value = param();
+    }
     endsList.replaceChildren(
       h("li", { class: "chip fixed", title: "The empty board always ends the game" }, "[ ] empty board"),
       ...s.ends.map((e, i) => h("li", { class: "chip" }, e,
@@ -298,6 +310,15 @@ export function showSetup(main) {
   changed();
   get("/api/options").then((options) => {
     if (closed) return;
+    games = options.games;
+    defaultEnds = options.default_end_positions.map((e) => `[${e.join(",")}]`);
+    if (!entry()) s.game = games[0].name;
+    gameKind.replaceChildren(...games.map((g) =>
+      h("option", { value: g.name, selected: s.game === g.name }, g.parameter ? `${g.title}…` : g.title)));
+    botKind.replaceChildren(...options.bot_kinds.map((b) => h("option", { value: b.kind }, b.title)));
+    const look = options.bot_kinds.find((b) => b.kind === "lookahead");
+    if (look && look.max_depth) depth.max = String(look.max_depth);
+    changed();
     registered = options.registered || [];
     registeredForm.hidden = !registered.length;
     registeredSelect.replaceChildren(...registered.map((p) =>

@@ -1,0 +1,74 @@
+"""Benchmark misère quotients against exact search, in the same run.
+
+    python bench/bench_quotient.py
+
+Prints (1) the whole-process time of ``nimlab quotient 0.77`` (target < 10 s) against the
+whole-process time of ``nimlab --help`` (the start-up cost), and (2) the in-process time to solve
+misère Kayles positions of up to 200 objects through the quotient (target < 0.5 s, outcome and
+winning moves) against the exact solver on one small position. Machines are noisy (and often
+shared): compare the ratios, not the absolute times.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.quotient import misere_quotient, quotient_winning_moves
+from nimlab.theory.solver import ExactSolver
+
+KAYLES = TakeAndBreak.octal("0.77")
+
+
+def process_seconds(*args: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "nimlab", *args], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def random_position(rng: random.Random, total: int) -> tuple[int, ...]:
+    heaps: list[int] = []
+    left = total
+    while left > 0:
+        h = rng.randint(1, min(left, 60))
+        heaps.append(h)
+        left -= h
+    return tuple(sorted(heaps))
+
+
+def main() -> None:
+    help_s = process_seconds("--help")
+    cli_s = process_seconds("quotient", "0.77")
+    print(f"nimlab --help            {help_s:7.3f} s (start-up baseline)")
+    print(f"nimlab quotient 0.77     {cli_s:7.3f} s  ratio {cli_s / help_s:6.1f}x  target < 10 s")
+
+    start = time.perf_counter()
+    q = misere_quotient(KAYLES, 200)
+    build_s = time.perf_counter() - start
+    print(f"Kayles quotient build    {build_s:7.3f} s  (order {q.order}, proven {q.proven})")
+
+    rng = random.Random(1)
+    positions = [random_position(rng, rng.randint(100, 200)) for _ in range(1000)]
+    start = time.perf_counter()
+    wins = 0
+    for p in positions:
+        if q.outcome(p).next_player_wins:
+            wins += len(quotient_winning_moves(q, p, 1))
+    solve_s = time.perf_counter() - start
+
+    small = (3, 5, 7, 9)  # 24 objects
+    start = time.perf_counter()
+    ExactSolver(KAYLES, misere=True).value(small)
+    exact_s = time.perf_counter() - start
+    print(f"exact search {small}  {exact_s:7.3f} s (baseline)")
+    print(
+        f"1000 positions <= 200    {solve_s:7.3f} s  ratio {solve_s / exact_s:6.2f}x of one exact "
+        f"24-object search; target < 0.5 s ({wins} winning moves found)"
+    )
+
+
+if __name__ == "__main__":
+    main()

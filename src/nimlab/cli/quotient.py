@@ -1,0 +1,91 @@
+"""``nimlab quotient CODE``: the misère quotient of a take-and-break game (Plambeck–Siegel): its
+order, P-portion, generators and relations, the element of each heap, and whether it is proven for
+every heap size."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.text import Text
+
+from nimlab.cli.app import app
+from nimlab.cli.common import console, fail
+from nimlab.core.ruleset import parse_game
+
+if TYPE_CHECKING:
+    from nimlab.theory.quotient import MisereQuotient
+
+DEFAULT_MAX_HEAP = 200
+MAX_HEAP = 1000
+SECONDS = 120.0
+SHOWN_IMAGES = 120
+
+
+@app.command("quotient")
+def quotient_command(
+    game: Annotated[
+        str, typer.Argument(help="An octal code (0.77), kayles, dawson or octal:CODE.")
+    ],
+    max_heap: Annotated[
+        int,
+        typer.Option(
+            "--max-heap",
+            "-n",
+            min=0,
+            help="Heaps up to N (the computation stops earlier once the quotient is proven).",
+        ),
+    ] = DEFAULT_MAX_HEAP,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The misère quotient of a take-and-break game, verified heap by heap."""
+    from nimlab.theory.budget import Budget, BudgetExceeded
+    from nimlab.theory.quotient import QuotientError, misere_quotient
+
+    kind = parse_game(game)
+    if kind.rule.tail:
+        fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
+    if max_heap > MAX_HEAP:
+        fail(f"--max-heap is at most {MAX_HEAP}")
+    try:
+        q = misere_quotient(kind.rule, max_heap, budget=Budget(seconds=SECONDS))
+    except BudgetExceeded:
+        fail(
+            f"the misère quotient of {kind.rule.code} up to heap {max_heap} took more than "
+            f"{SECONDS:.0f} seconds: try a smaller --max-heap"
+        )
+    except QuotientError as e:
+        fail(str(e))
+    if as_json:
+        typer.echo(json.dumps(q.to_json()))
+        return
+    _print(kind.title, q)
+
+
+def _print(title: str, q: MisereQuotient) -> None:
+    console.print(Text.assemble(("Misère quotient of ", "bold"), (title, "bold")))
+    console.print(Text(f"Order {q.order}, P-portion {q.p_count}  (heaps up to {q.heap_bound})"))
+    pairs = zip(q.generators, q.generator_heaps, strict=True)
+    gens = ", ".join(f"{g} = heap {h}" for g, h in pairs)
+    console.print(Text.assemble(("Generators: ", "bold"), gens or "none"))
+    console.print(Text.assemble(("Relations: ", "bold"), ", ".join(q.relations) or "none"))
+    console.print(
+        Text.assemble(("P-portion: ", "bold"), ", ".join(q.elements[x] for x in q.p_elements))
+    )
+    console.print(Text.assemble(("Elements: ", "bold"), ", ".join(q.elements)))
+    console.print(Text("Heap images:", style="bold"))
+    shown = q.heap_images[:SHOWN_IMAGES]
+    column = max(len(q.elements[x]) for x in shown) + 1
+    width = max(1, 72 // column)
+    if q.period is not None and q.period <= width:
+        width = q.period * (width // q.period)
+    for start in range(0, len(shown), width):
+        row = "".join(f"{q.elements[x]:>{column}}" for x in shown[start : start + width])
+        console.print(Text(f"{start:>6}: {row}"))
+    if len(shown) < len(q.heap_images):
+        console.print(Text(f"... up to heap {q.heap_bound}", style="dim"))
+    if q.proven:
+        console.print(Text(f"Proven for every heap size: {q.reason}.", style="green"))
+    else:
+        console.print(Text(f"Not proven beyond heap {q.heap_bound}: {q.reason}.", style="yellow"))

@@ -1,0 +1,316 @@
+"""The game registry: every kind of game nimlab plays, one entry each.
+
+A game is loaded by name and parameter, as in OpenSpiel's ``load_game(name, params)``; its text
+form (``nim``, ``kayles``, ``octal:0.137``, ``subtraction:1-3``) round-trips and is the same on
+the command line, in the web API, in rulesets and in game records:
+
+>>> load_game("octal", "0.137")
+GameKind(name='octal:0.137', rule=TakeAndBreak(digits=(1, 3, 7), tail=0, d0=0))
+>>> parse_game("octal:0.77").name            # a registered game is named by its entry
+'kayles'
+>>> parse_game("subtraction:3,1,2").title
+'subtraction game S = {1-3}'
+>>> parse_game("dawson").board, parse_game("nim").board
+('rows', 'piles')
+>>> [e.name for e in GAMES.values()]
+['nim', 'kayles', 'dawson', 'octal', 'subtraction']
+
+Each :class:`GameEntry` says how its parameter is read and written, how the game is shown
+(``piles``, or ``rows`` of stones for games that split heaps), and which of the engine's strategy
+families may answer questions about it (:data:`STRATEGIES`; the engine still checks each
+strategy's own conditions, e.g. no extra end positions). The CLI's ``--game`` help, the web
+API's ``/api/options`` and the web page's game menu are all built from :data:`GAMES`.
+
+Adding a game is one :func:`register` call here with its move rule (a
+:class:`~nimlab.theory.octal.TakeAndBreak` or a new rule class in :mod:`nimlab.theory`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from nimlab.core.errors import RulesetError
+from nimlab.theory.octal import OctalCodeError, TakeAndBreak
+
+__all__ = [
+    "ALIASES",
+    "GAMES",
+    "GAME_CHOICES",
+    "NIM",
+    "STRATEGIES",
+    "BoardKind",
+    "GameEntry",
+    "GameKind",
+    "game_choices",
+    "load_game",
+    "parse_game",
+    "register",
+]
+
+BoardKind = Literal["piles", "rows"]
+
+STRATEGIES: dict[str, str] = {
+    "nim-formula": "Bouton's nim-sum rule and its misère endgame (Nim only), O(n)",
+    "grundy": "Sprague–Grundy: XOR of heap Grundy values (normal play, no extra end positions)",
+    "misere-quotient": "misère quotients of octal games (misère play, no extra end positions)",
+    "dense-table": "a dense retrograde table (games that never split a heap)",
+    "split-search": "exact search over sums of rows (games that split heaps)",
+    "search": "memoised exact search within a budget (every game)",
+}
+"""The engine's strategy families, by the names entries use, with what each one needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """One kind of game in the registry.
+
+    ``parse`` reads the parameter text (``""`` for games without a parameter) into the move
+    rule, raising :class:`~nimlab.theory.octal.OctalCodeError` or :class:`RulesetError`;
+    ``format`` writes a rule's parameter back in canonical form. ``board`` is ``None`` when it
+    depends on the parameter (octal codes split heaps when a digit is 4-7). ``strategies`` lists
+    the strategy families (keys of :data:`STRATEGIES`) that may apply to this kind.
+    """
+
+    name: str
+    title: str
+    summary: str
+    parse: Callable[[str], TakeAndBreak]
+    strategies: tuple[str, ...]
+    parameter: str = ""
+    example: str = ""
+    format: Callable[[TakeAndBreak], str] | None = None
+    aliases: tuple[str, ...] = ()
+    board: BoardKind | None = "piles"
+    kind_title: Callable[[TakeAndBreak], str] | None = None
+    notation: str = ""
+    """The field's notation the rule is also known by: ``"octal"`` for octal games (their code,
+    e.g. ``0.77``, is then their name in Grundy tables), ``""`` for none."""
+
+    @property
+    def text_form(self) -> str:
+        """How the game is written: ``nim`` or ``octal:CODE``."""
+        return f"{self.name}:{self.parameter}" if self.parameter else self.name
+
+    @property
+    def hint(self) -> str:
+        """The text form with an example, for help texts: ``octal:CODE (e.g. octal:0.137)``."""
+        if not self.parameter:
+            return self.name
+        return f"{self.text_form} (e.g. {self.name}:{self.example})"
+
+    def load(self, parameter: str = "") -> GameKind:
+        """This game with ``parameter`` (ignored text for games without one must be empty).
+        Raises :class:`RulesetError` saying what is allowed."""
+        if not self.parameter and parameter:
+            raise RulesetError(f"{self.name} takes no parameter (got {parameter!r})")
+        if self.parameter and not parameter.strip():
+            raise RulesetError(f"{self.name} needs its {self.parameter}: e.g. {self.hint}")
+        try:
+            rule = self.parse(parameter)
+        except OctalCodeError as e:
+            raise RulesetError(str(e)) from None
+        for entry in GAMES.values():  # a rule with an entry of its own goes by that name
+            if not entry.parameter and entry is not self and entry.parse("") == rule:
+                return GameKind(entry.name, rule)
+        if not self.parameter:
+            return GameKind(self.name, rule)
+        assert self.format is not None
+        return GameKind(f"{self.name}:{self.format(rule)}", rule)
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """A loaded game: its text form (``nim``, ``kayles``, ``octal:CODE``, ``subtraction:SET``)
+    and its move rule. Equal rules give equal kinds (``octal:0.77`` is ``kayles``)."""
+
+    name: str
+    rule: TakeAndBreak
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def entry(self) -> GameEntry:
+        """The registry entry this game belongs to."""
+        return GAMES[self.name.partition(":")[0]]
+
+    @property
+    def parameter(self) -> str:
+        """The parameter text (``"0.137"`` of ``octal:0.137``), ``""`` for none."""
+        return self.name.partition(":")[2]
+
+    @property
+    def splits(self) -> bool:
+        """Whether moves can split a heap (such games are shown as rows of stones)."""
+        return self.rule.splits
+
+    @property
+    def board(self) -> BoardKind:
+        """How the game is shown: ``"rows"`` of stones when moves split heaps, else ``"piles"``."""
+        return "rows" if self.rule.splits else "piles"
+
+    @property
+    def title(self) -> str:
+        """A name for people, e.g. "Kayles (octal 0.77)"."""
+        entry = self.entry
+        return entry.kind_title(self.rule) if entry.kind_title else entry.title
+
+    @property
+    def strategies(self) -> tuple[str, ...]:
+        """The engine strategy families that may apply, given how the game is shown
+        (``dense-table`` for games that never split a heap, ``split-search`` for the others)."""
+        drop = "dense-table" if self.rule.splits else "split-search"
+        return tuple(s for s in self.entry.strategies if s != drop)
+
+
+GAMES: dict[str, GameEntry] = {}
+"""The registry: entries by name, in the order menus show them."""
+
+_NAMES: dict[str, str] = {}
+"""Every name and alias (lower case) -> the entry's name."""
+
+
+def register(entry: GameEntry) -> GameEntry:
+    """Add a game kind to the registry. Raises :class:`ValueError` when its name or an alias is
+    taken or it names an unknown strategy."""
+    unknown = [s for s in entry.strategies if s not in STRATEGIES]
+    if unknown:
+        raise ValueError(f"unknown strategies {unknown}: choose from {sorted(STRATEGIES)}")
+    for name in (entry.name, *entry.aliases):
+        if name.lower() in _NAMES or ":" in name:
+            raise ValueError(f"game name {name!r} is taken or contains a colon")
+    GAMES[entry.name] = entry
+    for name in (entry.name, *entry.aliases):
+        _NAMES[name.lower()] = entry.name
+    return entry
+
+
+def _format_set(takes: Iterable[int]) -> str:
+    """``1,2,3,5`` -> ``1-3,5``."""
+    parts: list[str] = []
+    ks = sorted(takes)
+    i = 0
+    while i < len(ks):
+        j = i
+        while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
+            j += 1
+        parts.append(str(ks[i]) if i == j else f"{ks[i]}-{ks[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _subtraction_set(rule: TakeAndBreak) -> str:
+    takes = rule.subtraction_set
+    assert takes is not None
+    return _format_set(takes)
+
+
+def _fixed(rule: TakeAndBreak) -> Callable[[str], TakeAndBreak]:
+    return lambda _: rule
+
+
+_ALL = tuple(STRATEGIES)
+
+register(
+    GameEntry(
+        name="nim",
+        title="Nim",
+        summary="take any number of objects from one pile",
+        parse=_fixed(TakeAndBreak.nim()),
+        strategies=("nim-formula", "grundy", "dense-table", "search"),
+    )
+)
+register(
+    GameEntry(
+        name="kayles",
+        title="Kayles (octal 0.77)",
+        summary="remove 1 or 2 adjacent stones from a row",
+        parse=_fixed(TakeAndBreak.octal("0.77")),
+        strategies=("grundy", "misere-quotient", "split-search", "search"),
+        board="rows",
+        notation="octal",
+    )
+)
+register(
+    GameEntry(
+        name="dawson",
+        title="Dawson's Kayles (octal 0.07)",
+        summary="remove 2 adjacent stones from a row",
+        parse=_fixed(TakeAndBreak.octal("0.07")),
+        strategies=("grundy", "misere-quotient", "split-search", "search"),
+        board="rows",
+        notation="octal",
+    )
+)
+register(
+    GameEntry(
+        name="octal",
+        title="Another octal game",
+        summary="take-and-break games in octal notation",
+        parse=TakeAndBreak.octal,
+        strategies=_ALL[1:],
+        parameter="CODE",
+        example="0.137",
+        format=lambda rule: rule.code,
+        board=None,
+        kind_title=lambda rule: f"octal game {rule.code}",
+        notation="octal",
+    )
+)
+register(
+    GameEntry(
+        name="subtraction",
+        title="A subtraction game",
+        summary="take k objects from one pile, k from a set S",
+        parse=TakeAndBreak.parse_subtraction_set,
+        strategies=("grundy", "misere-quotient", "dense-table", "search"),
+        parameter="SET",
+        example="1-3",
+        format=_subtraction_set,
+        kind_title=lambda rule: f"subtraction game S = {{{_subtraction_set(rule)}}}",
+    )
+)
+
+NIM = GAMES["nim"].load()
+
+ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
+"""Games with an octal code of their own (kept for older callers; the registry is the source)."""
+
+_BARE_OCTAL = re.compile(r"^\d*\.\d")
+
+
+def game_choices() -> str:
+    """Every game as help texts list them: ``nim, kayles, ..., octal:CODE (e.g. octal:0.137)``."""
+    return ", ".join(entry.hint for entry in GAMES.values())
+
+
+GAME_CHOICES = game_choices()
+""":func:`game_choices` as it is at import time (the built-in games)."""
+
+
+def load_game(name: str, parameter: str | None = None) -> GameKind:
+    """The game ``name`` (an entry's name or alias, case-insensitive) with ``parameter``, or,
+    when ``parameter`` is ``None``, the parameter written after a colon in ``name``
+    (``octal:0.137``). A bare octal code (``0.137``) is read as ``octal:0.137``. Raises
+    :class:`RulesetError` saying what is allowed."""
+    text = name.strip().lower()
+    if parameter is None:
+        text, _, parameter = text.partition(":")
+        if _BARE_OCTAL.match(text) and not parameter:
+            text, parameter = "octal", text
+    key = _NAMES.get(text.strip())
+    if key is None:
+        raise RulesetError(f"unknown game {name!r}: choose {game_choices()}")
+    return GAMES[key].load(parameter.strip())
+
+
+def parse_game(text: str) -> GameKind:
+    """Read a game's text form: ``nim``, ``kayles``, ``dawson``, ``octal:0.137`` (or just
+    ``0.137``), ``subtraction:1-3`` / ``subtraction:1,3,4``. Names are case-insensitive.
+
+    Raises :class:`RulesetError` saying what is allowed.
+    """
+    return load_game(text)

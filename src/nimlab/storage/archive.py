@@ -1,0 +1,419 @@
+"""The archive: finished games, their seats and results, the history, export and import.
+
+A finished game is stored with its full record (``Game.to_record()``, which replays it move by
+move), its seats (the name shown, the registered username at the time) and its content hash
+(:func:`~nimlab.storage.schema.record_hash`), which makes importing the same game twice add it
+once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nimlab.storage.connection import Database
+from nimlab.storage.errors import GameNotFoundError, RecordError, RegistryError, UnknownPlayerError
+from nimlab.storage.registry import (
+    PLAYER_COLUMNS,
+    PlayerRecord,
+    check_name,
+    check_username,
+    clamp_limit,
+    insert_player,
+    now,
+    player_from_row,
+    player_id,
+)
+from nimlab.storage.schema import record_hash
+
+__all__ = [
+    "EXPORT_FORMAT",
+    "Archive",
+    "GameSummary",
+    "ImportResult",
+    "Seat",
+    "StoredGame",
+    "insert_game",
+]
+
+EXPORT_FORMAT = "nimlab-games/1"
+"""The export document's format. Its optional ``"players"`` list names the registered players
+of the exported games (username, names, bot; no statistics)."""
+
+_MAX_ID = (1 << 63) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat of a stored game: the name shown, the registered username (if any), the result."""
+
+    seat: int
+    name: str
+    username: str | None
+    won: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "username": self.username, "won": self.won}
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A stored game without its moves."""
+
+    id: int
+    ruleset: str
+    start: Any
+    seats: tuple[Seat, ...]
+    winner_seat: int | None
+    move_count: int
+    started_at: str
+    finished_at: str
+    source: str
+
+    @property
+    def winner(self) -> Seat | None:
+        return None if self.winner_seat is None else self.seats[self.winner_seat]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A stored game with its full record (``Game.from_record`` replays it)."""
+
+    summary: GameSummary
+    record: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """One entry of the export format."""
+        s = self.summary
+        return {
+            "id": s.id,
+            "source": s.source,
+            "finished_at": s.finished_at,
+            "seats": [seat.to_json() for seat in s.seats],
+            "record": self.record,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import did: the ids of the games added, the ids of the games of the file that
+    were stored already (same record), and the usernames it registered."""
+
+    added: list[int] = field(default_factory=list)
+    existing: list[int] = field(default_factory=list)
+    players_added: list[str] = field(default_factory=list)
+
+
+_SUMMARY_COLUMNS = "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source"
+
+
+def dumps(value: Any, what: str = "the game record") -> str:
+    """JSON text for the database; raises :class:`RecordError` for what JSON cannot hold."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError) as e:
+        raise RecordError(f"{what} cannot be stored as JSON: {e}") from None
+
+
+def check_record(record: Mapping[str, Any]) -> tuple[list[Any], int | None, int]:
+    """The players (spec text), winner seat and move count of a finished game record, checked
+    once by :meth:`GameRecord.from_json <nimlab.core.record.GameRecord.from_json>`; raises
+    RecordError."""
+    from nimlab.core.errors import NimlabError
+    from nimlab.core.record import GameRecord
+
+    try:
+        checked = GameRecord.from_json(record)
+    except NimlabError as e:
+        raise RecordError(f"not a valid game record: {e}") from None
+    if not checked.over:
+        raise RecordError("only finished games are stored")
+    return [str(p) for p in checked.players], checked.winner, len(checked.moves)
+
+
+def _seat_name(spec: Any) -> str:
+    """The name in a player spec (``human:Ann`` -> ``Ann``, ``bot:perfect:Hal`` -> ``Hal``)."""
+    from nimlab.core.errors import NimlabError
+    from nimlab.core.players import Player
+
+    try:
+        return Player.parse(str(spec)).name
+    except NimlabError:
+        return str(spec)
+
+
+def insert_game(
+    conn: sqlite3.Connection,
+    record: Mapping[str, Any],
+    usernames: Sequence[str | None] = (),
+    *,
+    source: str = "play",
+    update_stats: bool = True,
+    finished_at: str | None = None,
+    unknown_players: str = "raise",
+) -> int:
+    """Store a finished game inside the caller's write transaction (see
+    :meth:`Archive.save_game`). ``unknown_players``: ``"raise"`` an :class:`UnknownPlayerError`
+    for an unregistered username, or ``"drop"`` it (the seat keeps only its name). Returns the
+    new game's id. O(seats + size of the record)."""
+    players, winner, moves = check_record(record)
+    names = [_seat_name(p) for p in players]
+    seats = list(usernames) + [None] * (len(players) - len(usernames))
+    if len(seats) != len(players):
+        raise RecordError(
+            f"the game has {len(players)} players but {len(usernames)} usernames were given"
+        )
+    start = dumps(record["start"], "the game's start")
+    text = dumps(record)
+    finished = finished_at or now()
+    ids: list[int | None] = []
+    for i, username in enumerate(seats):
+        if username is None:
+            ids.append(None)
+            continue
+        pid = player_id(conn, username)
+        if pid is None:
+            if unknown_players != "drop":
+                raise UnknownPlayerError(username)
+            seats[i] = None
+        ids.append(pid)
+    game_id = conn.execute(
+        "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
+        "finished_at, source, record, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            str(record["ruleset"]),
+            start,
+            winner,
+            moves,
+            str(record.get("started_at") or finished),
+            finished,
+            source,
+            text,
+            record_hash(record),
+        ),
+    ).lastrowid
+    assert game_id is not None
+    for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True)):
+        won = seat == winner
+        conn.execute(
+            "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, seat, name, username, pid, int(won)),
+        )
+        if pid is not None and update_stats:
+            conn.execute(
+                "UPDATE players SET games_played = games_played + 1, "
+                "games_won = games_won + ? WHERE id = ?",
+                (int(won), pid),
+            )
+    return int(game_id)
+
+
+def _summary(row: Sequence[Any], seats: tuple[Seat, ...]) -> GameSummary:
+    return GameSummary(
+        id=int(row[0]),
+        ruleset=row[1],
+        start=json.loads(row[2]),
+        seats=seats,
+        winner_seat=None if row[3] is None else int(row[3]),
+        move_count=int(row[4]),
+        started_at=row[5],
+        finished_at=row[6],
+        source=row[7],
+    )
+
+
+class Archive:
+    """The finished games of one database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def save_game(
+        self,
+        record: Mapping[str, Any],
+        usernames: Sequence[str | None] = (),
+        *,
+        source: str = "play",
+        update_stats: bool = True,
+        finished_at: str | None = None,
+    ) -> int:
+        """Store a finished game (``Game.to_record()``) and, in the same transaction, add it to
+        the statistics of its registered players: ``usernames[seat]`` is the username playing at
+        that seat, or ``None``. Each registered seat counts one game played, and a win for the
+        winner's seat. Returns the game's id. Raises :class:`RecordError` for an unfinished game
+        or players that do not match, :class:`UnknownPlayerError` for an unregistered username;
+        nothing is written then."""
+        with self._db.write() as conn:
+            return insert_game(
+                conn,
+                record,
+                usernames,
+                source=source,
+                update_stats=update_stats,
+                finished_at=finished_at,
+            )
+
+    def games(self, *, username: str | None = None, limit: int | None = 20) -> list[GameSummary]:
+        """Stored games, newest first; with ``username`` only that player's games."""
+        sql = f"SELECT {_SUMMARY_COLUMNS} FROM games"
+        params: list[Any] = []
+        if username is not None:
+            sql += " WHERE id IN (SELECT game_id FROM game_players WHERE username = ?)"
+            params.append(username)
+        sql += " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(clamp_limit(limit))
+        rows = self._db.rows(sql, params)
+        seats = self._seats([int(r[0]) for r in rows])
+        return [_summary(r, seats.get(int(r[0]), ())) for r in rows]
+
+    def game_count(self) -> int:
+        """How many finished games are stored."""
+        row = self._db.one("SELECT COUNT(*) FROM games")
+        return 0 if row is None else int(row[0])
+
+    def game(self, game_id: int) -> StoredGame:
+        """One stored game with its record. Raises :class:`GameNotFoundError`."""
+        row = None
+        if 0 <= game_id <= _MAX_ID:
+            row = self._db.one(
+                f"SELECT {_SUMMARY_COLUMNS}, record FROM games WHERE id = ?", (game_id,)
+            )
+        if row is None:
+            raise GameNotFoundError(f"there is no game #{game_id} (nimlab history lists the games)")
+        seats = self._seats([game_id]).get(game_id, ())
+        return StoredGame(_summary(row, seats), json.loads(row[8]))
+
+    def delete_game(self, game_id: int) -> None:
+        """Delete a finished game from the history (its seats with it). The players' statistics
+        are not changed: they count the games played, and may have been reset since. Raises
+        :class:`GameNotFoundError`."""
+        with self._db.write() as conn:
+            gone = 0
+            if 0 <= game_id <= _MAX_ID:
+                conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+                gone = conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount
+            if not gone:
+                raise GameNotFoundError(
+                    f"there is no game #{game_id} (nimlab history lists the games)"
+                )
+
+    def export_games(self, ids: Sequence[int] | None = None) -> dict[str, Any]:
+        """The export document ``{"format": "nimlab-games/1", "players": [...], "games":
+        [...]}``, oldest first: all games, or those with the given ids (raises
+        :class:`GameNotFoundError`). ``players`` lists the registered players who play in them,
+        so an import can register them. O(games exported)."""
+        if ids is None:
+            ids = [int(r[0]) for r in self._db.rows("SELECT id FROM games ORDER BY id")]
+        games = [self.game(i).to_json() for i in ids]
+        usernames = sorted(
+            {s["username"] for g in games for s in g["seats"] if s["username"] is not None}
+        )
+        players: list[dict[str, Any]] = []
+        for start in range(0, len(usernames), 500):
+            chunk = usernames[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.rows(
+                f"SELECT {PLAYER_COLUMNS} FROM players WHERE username IN ({marks}) "
+                "ORDER BY username",
+                chunk,
+            ):
+                p = player_from_row(row)
+                players.append(
+                    {
+                        "username": p.username,
+                        "given_name": p.given_name,
+                        "family_name": p.family_name,
+                        "bot": p.bot,
+                    }
+                )
+        return {"format": EXPORT_FORMAT, "players": players, "games": games}
+
+    def import_games(
+        self,
+        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None]],
+        *,
+        players: Sequence[PlayerRecord] = (),
+    ) -> ImportResult:
+        """Store already-checked games, each as ``(record, seats, finished_at)``, all or none.
+        A game whose record is stored already (same content hash: the same game, move for move
+        and time for time) is not added again; importing a file twice adds nothing the second
+        time. ``players`` not registered yet are registered first (with no games); seats are
+        linked to registered players of their username. Statistics are not changed (they count
+        the games played here). O(games + players + size of the records)."""
+        result = ImportResult()
+        with self._db.write() as conn:
+            for p in players:
+                username = check_username(p.username)
+                if player_id(conn, username) is not None:
+                    continue
+                try:
+                    given = check_name(p.given_name, "given name")
+                    family = check_name(p.family_name, "family name")
+                except RegistryError as e:
+                    raise RecordError(f"player {username!r} of the file: {e}") from None
+                insert_player(conn, username, given, family, p.bot)
+                result.players_added.append(username)
+            for record, seats, finished_at in entries:
+                players_in, winner, moves = check_record(record)
+                if len(seats) != len(players_in):
+                    raise RecordError("the seats do not match the record's players")
+                digest = record_hash(record)
+                row = conn.execute(
+                    "SELECT id FROM games WHERE content_hash = ? ORDER BY id LIMIT 1", (digest,)
+                ).fetchone()
+                if row is not None:
+                    result.existing.append(int(row[0]))
+                    continue
+                finished = finished_at or now()
+                game_id = conn.execute(
+                    "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
+                    "finished_at, source, record, content_hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?)",
+                    (
+                        str(record["ruleset"]),
+                        dumps(record["start"], "the game's start"),
+                        winner,
+                        moves,
+                        str(record.get("started_at") or finished),
+                        finished,
+                        dumps(record),
+                        digest,
+                    ),
+                ).lastrowid
+                assert game_id is not None
+                for seat in seats:
+                    pid = None if seat.username is None else player_id(conn, seat.username)
+                    conn.execute(
+                        "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (
+                            game_id,
+                            seat.seat,
+                            seat.name,
+                            seat.username,
+                            pid,
+                            int(seat.seat == winner),
+                        ),
+                    )
+                result.added.append(int(game_id))
+        return result
+
+    def _seats(self, game_ids: Sequence[int]) -> dict[int, tuple[Seat, ...]]:
+        out: dict[int, list[Seat]] = {}
+        for start in range(0, len(game_ids), 500):
+            chunk = list(game_ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.rows(
+                f"SELECT game_id, seat, name, username, won FROM game_players "
+                f"WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+                chunk,
+            )
+            for gid, seat, name, username, won in rows:
+                out.setdefault(int(gid), []).append(Seat(int(seat), name, username, bool(won)))
+        return {k: tuple(v) for k, v in out.items()}

@@ -1,0 +1,252 @@
+"""One SQLite connection and its transactions, shared by the registry, the archive and the games
+in play.
+
+Writes run in ``BEGIN IMMEDIATE`` transactions with a busy timeout and the journal is in WAL mode,
+so several processes (shells, games, the web app) can share one file. Every ``sqlite3`` error is
+turned into a :class:`StorageError` (:class:`ReadOnlyError` when the file cannot be written), so
+no caller ever sees an ``sqlite3`` exception.
+
+A database can be opened read-only (``read_only=True``): nothing is created (no folder, no file:
+a missing file is a :class:`NoDatabaseError`), the file is opened with SQLite's ``mode=ro``, and
+on a read-only file system (where SQLite cannot create the WAL index) it is opened ``immutable``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from nimlab.storage.errors import NoDatabaseError, ReadOnlyError, StorageError
+from nimlab.storage.schema import SCHEMA_VERSION, current_version, migrate
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "DB_ENV",
+    "Database",
+    "default_db_path",
+    "resolve_db_path",
+    "storage_error",
+]
+
+DB_ENV = "NIMLAB_DB"
+"""The environment variable that names the database file."""
+
+BUSY_TIMEOUT_S = 30.0
+
+Row = tuple[Any, ...]
+
+
+def default_db_path() -> Path:
+    """Where the database lives by default: ``nimlab.db`` in the user's data directory."""
+    return Path(platformdirs.user_data_dir("nimlab", appauthor=False)) / "nimlab.db"
+
+
+def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path | str:
+    """The database to use: ``path`` if given, else ``$NIMLAB_DB``, else :func:`default_db_path`.
+    ``":memory:"`` is passed through."""
+    chosen = os.fspath(path) if path is not None else os.environ.get(DB_ENV) or None
+    if chosen == ":memory:":
+        return chosen
+    return Path(chosen).expanduser() if chosen else default_db_path()
+
+
+def storage_error(error: sqlite3.Error, what: str) -> StorageError:
+    """The typed error for an ``sqlite3`` error: :class:`ReadOnlyError` when the database cannot
+    be written, else :class:`StorageError`; the message starts with ``what``."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY) or "readonly" in str(
+        error
+    ):
+        return ReadOnlyError(f"{what}: the database is read-only ({error})")
+    return StorageError(f"{what}: {error}")
+
+
+class Database:
+    """An open SQLite database at the current schema version. Not thread-safe: one per thread
+    (or serialised by the caller, as :class:`~nimlab.storage.writer.StoreWriter` does)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | str, *, read_only: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.read_only = read_only
+
+    # -- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False
+    ) -> Database:
+        """Open ``path`` (else ``$NIMLAB_DB``, else the default file). Read-write: create the
+        folder and file as needed and migrate the schema. Read-only: see the module docstring.
+        Raises :class:`StorageError` (:class:`NoDatabaseError`, :class:`ReadOnlyError`)."""
+        where = resolve_db_path(path)
+        if read_only and where != ":memory:":
+            assert isinstance(where, Path)
+            return cls._open_read_only(where)
+        try:
+            if isinstance(where, Path):
+                if where.is_dir():
+                    raise StorageError(f"database {str(where)!r} is a directory, not a file")
+                where.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                where, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise StorageError(f"cannot open database {str(where)!r}: {e}") from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            if where != ":memory:":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            migrate(conn)
+        except sqlite3.Error as e:
+            conn.close()
+            if isinstance(where, Path) and _unwritable(where):
+                raise ReadOnlyError(
+                    f"the database {str(where)!r} is read-only (a read-only file, folder or file "
+                    f"system): it can be read, not changed ({e})"
+                ) from None
+            raise storage_error(e, f"cannot use database {str(where)!r}") from None
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, where, read_only=False)
+
+    @classmethod
+    def _open_read_only(cls, where: Path) -> Database:
+        if where.is_dir():
+            raise StorageError(f"database {str(where)!r} is a directory, not a file")
+        if not where.is_file():
+            raise NoDatabaseError(str(where))
+        conn = _connect_read_only(where)
+        try:
+            version = current_version(conn)
+        except sqlite3.Error as e:
+            conn.close()
+            raise storage_error(e, f"cannot read database {str(where)!r}") from None
+        if version == SCHEMA_VERSION:
+            return cls(conn, where, read_only=True)
+        conn.close()
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"the database has schema version {version}, newer than this nimlab understands "
+                f"({SCHEMA_VERSION}): upgrade nimlab"
+            )
+        if version == 0 and where.stat().st_size == 0:
+            raise NoDatabaseError(str(where))
+        try:  # an older schema: upgrade it once (this needs writing), then read
+            cls.open(where).close()
+        except StorageError as e:
+            raise StorageError(
+                f"the database {str(where)!r} has an older schema (version {version}) and cannot "
+                f"be upgraded here: {e}"
+            ) from None
+        return cls(_connect_read_only(where), where, read_only=True)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Every row of a query (outside a write transaction); errors become StorageError."""
+        try:
+            return [tuple(r) for r in self.conn.execute(sql, params).fetchall()]
+        except sqlite3.Error as e:
+            raise storage_error(e, "cannot read the database") from None
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or ``None``."""
+        rows = self.rows(sql, params)
+        return rows[0] if rows else None
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all or nothing, serialised with other processes. Exceptions
+        from the block roll it back and propagate; ``sqlite3`` errors become StorageError."""
+        if self.read_only:
+            raise ReadOnlyError(f"the database {self.path} was opened read-only")
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise storage_error(e, "the database is busy or unwritable") from None
+        try:
+            yield conn
+        except BaseException as e:
+            if conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error):
+                raise storage_error(e, "the database could not be written") from None
+            raise
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            if conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise storage_error(e, "the database could not be written") from None
+
+    def require_writable(self) -> None:
+        """Raise :class:`ReadOnlyError` (or :class:`StorageError`) unless a write would succeed
+        now: a write that changes nothing, rolled back. O(1)."""
+        if self.read_only:
+            raise ReadOnlyError(f"the database {self.path} was opened read-only")
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("UPDATE schema_version SET version = version")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+        except sqlite3.Error as e:
+            raise storage_error(e, f"cannot write the database {self.path}") from None
+
+    def integrity_check(self) -> str:
+        """SQLite's own consistency check: ``"ok"`` for a sound file."""
+        row = self.one("PRAGMA integrity_check")
+        return "" if row is None else str(row[0])
+
+
+def _unwritable(where: Path) -> bool:
+    """Whether the file or its folder cannot be written (SQLite needs both in WAL mode)."""
+    return where.exists() and not (os.access(where, os.W_OK) and os.access(where.parent, os.W_OK))
+
+
+def _connect_read_only(where: Path) -> sqlite3.Connection:
+    """A ``mode=ro`` connection; ``immutable`` when the WAL index cannot be made (read-only
+    file system), which is safe there because nobody can write that file either."""
+    uri = where.resolve().as_uri()
+    last: sqlite3.Error | None = None
+    for query in ("?mode=ro", "?mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(
+                uri + query,
+                uri=True,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as e:
+            last = e
+            continue
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as e:
+            conn.close()
+            last = e
+            if "not a database" in str(e) or "malformed" in str(e):
+                break
+    assert last is not None
+    raise storage_error(last, f"cannot read database {str(where)!r}")

@@ -1,0 +1,280 @@
+"""Games in play: unfinished games saved move by move (the web app's), so a restart resumes them.
+
+Bounds (each read from the environment when the store is opened, see :class:`InPlayLimits`):
+
+- at most ``max_games`` unfinished games in the database (``$NIMLAB_MAX_GAMES_IN_PLAY``, default
+  5,000) and ``max_per_client`` per client key (``$NIMLAB_MAX_GAMES_PER_CLIENT``, default 50) when
+  the caller passes one: beyond, :class:`TooManyGamesInPlayError` and nothing is written;
+- at most ``max_moves`` moves per game (``$NIMLAB_MAX_MOVES_PER_GAME``, default 10,000): beyond,
+  :class:`TooManyMovesError`;
+- a game not touched (no move, no start) for ``expire_after`` (``$NIMLAB_GAME_EXPIRY_DAYS``,
+  default 7 days) is *deleted* by :meth:`GamesInPlay.expire`: it was never finished, so it has no
+  result for the history or the statistics, and an abandoned game is not worth keeping.
+
+Finishing a game (:meth:`GamesInPlay.finish`) stores the finished record and removes the game in
+play in ONE transaction: the game is always whole, in play or finished, never lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from nimlab.storage.archive import dumps, insert_game
+from nimlab.storage.connection import Database, storage_error
+from nimlab.storage.errors import (
+    RecordError,
+    StorageError,
+    TooManyGamesInPlayError,
+    TooManyMovesError,
+)
+from nimlab.storage.registry import clamp_limit, now
+
+__all__ = ["GamesInPlay", "InPlayLimits", "LiveEntry"]
+
+LiveEntry = tuple[str, dict[str, Any], dict[str, Any]]
+"""A game in play as ``(key, record with its stored moves, meta)``."""
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise StorageError(f"${name} must be a whole number of at least 1, not {text!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class InPlayLimits:
+    """The bounds on games in play (see the module docstring)."""
+
+    max_games: int = 5000
+    max_per_client: int = 50
+    max_moves: int = 10_000
+    expire_after: timedelta = timedelta(days=7)
+
+    @classmethod
+    def from_env(cls) -> InPlayLimits:
+        """The defaults, overridden by ``$NIMLAB_MAX_GAMES_IN_PLAY``,
+        ``$NIMLAB_MAX_GAMES_PER_CLIENT``, ``$NIMLAB_MAX_MOVES_PER_GAME`` and
+        ``$NIMLAB_GAME_EXPIRY_DAYS``; raises :class:`StorageError` for a value that is not a whole
+        number of at least 1."""
+        d = cls()
+        return cls(
+            max_games=_env_int("NIMLAB_MAX_GAMES_IN_PLAY", d.max_games),
+            max_per_client=_env_int("NIMLAB_MAX_GAMES_PER_CLIENT", d.max_per_client),
+            max_moves=_env_int("NIMLAB_MAX_MOVES_PER_GAME", d.max_moves),
+            expire_after=timedelta(days=_env_int("NIMLAB_GAME_EXPIRY_DAYS", d.expire_after.days)),
+        )
+
+
+def _stored_moves(conn: sqlite3.Connection, key: str) -> int:
+    row = conn.execute(
+        "SELECT COALESCE(MAX(number), 0) FROM live_moves WHERE key = ?", (key,)
+    ).fetchone()
+    return int(row[0])
+
+
+def _insert_moves(
+    conn: sqlite3.Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+) -> None:
+    for number, move in enumerate(moves, first):
+        try:
+            seat, text, at = int(move["seat"]), str(move["move"]), str(move["at"])
+        except (KeyError, TypeError, ValueError):
+            raise RecordError(f"move {number} of game {key!r} is not a recorded move") from None
+        claim = move.get("claim")
+        conn.execute(
+            "INSERT INTO live_moves (key, number, seat, move, claim, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (key, number, seat, text, None if claim is None else str(claim), at),
+        )
+
+
+class GamesInPlay:
+    """The unfinished games of one database, with their bounds."""
+
+    def __init__(self, db: Database, limits: InPlayLimits | None = None) -> None:
+        self._db = db
+        self.limits = limits if limits is not None else InPlayLimits.from_env()
+
+    def count(self, client: str | None = None) -> int:
+        """How many games are in play: all, or those started by ``client``. O(log n)."""
+        if client is None:
+            row = self._db.one("SELECT COUNT(*) FROM live_games")
+        else:
+            row = self._db.one("SELECT COUNT(*) FROM live_games WHERE client = ?", (client,))
+        return 0 if row is None else int(row[0])
+
+    def add(
+        self,
+        key: str,
+        record: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        *,
+        client: str | None = None,
+    ) -> None:
+        """Keep a game that has just begun (``Game.to_record()``; its moves, if any, are stored
+        too) under ``key``, with the interface's own JSON data ``meta``, started by ``client``
+        (any key the interface chooses, e.g. a network address; ``None``: no per-client bound).
+        Raises :class:`RecordError` if ``key`` is taken, :class:`TooManyGamesInPlayError` or
+        :class:`TooManyMovesError` beyond the bounds; nothing is written then."""
+        moves = list(record.get("moves", []))
+        limits = self.limits
+        if len(moves) > limits.max_moves:
+            raise TooManyMovesError(
+                f"a game has at most {limits.max_moves:,} moves: this one has {len(moves):,}"
+            )
+        begun = dumps({**record, "moves": []})
+        meta_text = dumps(meta, "the game's data")
+        stamp = now()
+        with self._db.write() as conn:
+            total = int(conn.execute("SELECT COUNT(*) FROM live_games").fetchone()[0])
+            if total >= limits.max_games:
+                raise TooManyGamesInPlayError(
+                    f"{total:,} games are in play, as many as this server keeps: "
+                    "finish or abandon one, or try again later"
+                )
+            if client is not None:
+                mine = int(
+                    conn.execute(
+                        "SELECT COUNT(*) FROM live_games WHERE client = ?", (client,)
+                    ).fetchone()[0]
+                )
+                if mine >= limits.max_per_client:
+                    raise TooManyGamesInPlayError(
+                        f"you have {mine:,} games in play, as many as one player may have: "
+                        "finish one first"
+                    )
+            try:
+                conn.execute(
+                    "INSERT INTO live_games (key, record, meta, created_at, client, touched_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, begun, meta_text, stamp, client, stamp),
+                )
+            except sqlite3.IntegrityError as e:
+                taken = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+                if taken is None:  # another constraint: not a duplicate key
+                    raise storage_error(e, "the game could not be stored") from None
+                raise RecordError(f"a game in progress already has the key {key!r}") from None
+            _insert_moves(conn, key, 1, moves)
+
+    def add_moves(self, batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]]) -> None:
+        """Append moves to games in play, all in one transaction (group commit): each item is
+        ``(key, number of the first move, moves)``, moves as in ``Game.to_record()["moves"]``.
+        The first move's number must follow the stored ones (1 + the number stored), so a
+        retried append cannot land twice. Raises :class:`RecordError` for an unknown key or a
+        wrong number, :class:`TooManyMovesError` beyond ``max_moves``; nothing is written then.
+        O(moves) plus O(log n) per game."""
+        stamp = now()
+        limit = self.limits.max_moves
+        with self._db.write() as conn:
+            for key, first, moves in batch:
+                known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+                if known is None:
+                    raise RecordError(f"no game in progress has the key {key!r}")
+                stored = _stored_moves(conn, key)
+                if first != stored + 1:
+                    if first <= stored:
+                        raise RecordError(f"game {key!r} already has move {first}")
+                    raise RecordError(
+                        f"game {key!r} has {stored} moves stored: the next is move {stored + 1}, "
+                        f"not {first}"
+                    )
+                if stored + len(moves) > limit:
+                    raise TooManyMovesError(
+                        f"a game has at most {limit:,} moves: game {key!r} has reached the limit"
+                    )
+                _insert_moves(conn, key, first, moves)
+                conn.execute("UPDATE live_games SET touched_at = ? WHERE key = ?", (stamp, key))
+
+    def _entry(self, key: str, record_text: str, meta_text: str) -> LiveEntry:
+        record = json.loads(record_text)
+        record["moves"] = [
+            {"seat": int(seat), "move": move, "at": at} | ({"claim": claim} if claim else {})
+            for seat, move, claim, at in self._db.rows(
+                "SELECT seat, move, claim, at FROM live_moves WHERE key = ? ORDER BY number",
+                (key,),
+            )
+        ]
+        return str(key), record, json.loads(meta_text)
+
+    def games(self, *, limit: int | None = None) -> list[LiveEntry]:
+        """Games in play as ``(key, record, meta)``, oldest first; each record has all its
+        stored moves, ready for ``Game.from_record``. With ``limit``: only the ``limit`` most
+        recently touched games (a bounded startup; the others stay stored and can be read one by
+        one with :meth:`game`). O(games returned x their moves)."""
+        if limit is None:
+            rows = self._db.rows(
+                "SELECT key, record, meta FROM live_games ORDER BY created_at, rowid"
+            )
+        else:
+            rows = self._db.rows(
+                "SELECT key, record, meta FROM (SELECT rowid AS r, * FROM live_games "
+                "ORDER BY touched_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, r",
+                (clamp_limit(limit),),
+            )
+        return [self._entry(*r) for r in rows]
+
+    def game(self, key: str) -> LiveEntry | None:
+        """One game in play with its moves, or ``None``. O(its moves)."""
+        row = self._db.one("SELECT key, record, meta FROM live_games WHERE key = ?", (key,))
+        return None if row is None else self._entry(*row)
+
+    def remove(self, key: str) -> bool:
+        """Forget a game in play (abandoned) with its moves; ``False`` if there was none."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
+            return bool(conn.execute("DELETE FROM live_games WHERE key = ?", (key,)).rowcount)
+
+    def finish(
+        self,
+        key: str,
+        record: Mapping[str, Any],
+        usernames: Sequence[str | None] = (),
+        *,
+        source: str = "web",
+    ) -> int:
+        """Store the finished game ``record`` (see :meth:`Archive.save_game`; a username no
+        longer registered is stored as a plain name) and remove the game in play ``key`` with
+        its moves, in ONE transaction: either both happen or neither (the game stays in play).
+        The finished record is saved before the game in play and its moves are deleted. Raises
+        :class:`RecordError` (nothing written) when no game in play has that key, so a game is
+        finished at most once. Returns the finished game's id."""
+        with self._db.write() as conn:
+            known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+            if known is None:
+                raise RecordError(f"no game in progress has the key {key!r}")
+            game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
+            conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
+            conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
+        return game_id
+
+    def expire(
+        self, older_than: timedelta | None = None, *, at: datetime | None = None
+    ) -> list[str]:
+        """Delete the games in play not touched (started or moved in) for ``older_than``
+        (default: the limits' ``expire_after``) before ``at`` (default: now); returns their keys.
+        O(expired games + their moves)."""
+        age = self.limits.expire_after if older_than is None else older_than
+        cutoff = ((at or datetime.now(UTC)).astimezone(UTC) - age).isoformat(timespec="seconds")
+        with self._db.write() as conn:
+            keys = [
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT key FROM live_games WHERE touched_at < ? ORDER BY touched_at", (cutoff,)
+                )
+            ]
+            for key in keys:
+                conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
+                conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
+        return keys

@@ -1,0 +1,164 @@
+"""One thread that owns all writes to a store.
+
+:class:`StoreWriter` runs jobs (functions of the :class:`~nimlab.storage.store.Store`) on its own
+thread, in the order submitted, and commits consecutive move appends of many games in one
+transaction (group commit: 50 games cost one disk flush, not 50). Each job's result or exception
+goes to the caller's :class:`concurrent.futures.Future` (``asyncio.wrap_future`` awaits it). The
+queue is bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
+:class:`WriterBusyError` at once (or after ``block`` seconds) rather than letting work pile up.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import queue
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from nimlab.storage.errors import StorageError, WriterBusyError
+from nimlab.storage.store import Store
+
+__all__ = ["MAX_PENDING", "StoreWriter"]
+
+T = TypeVar("T")
+
+MAX_PENDING = 10_000
+"""Jobs that may wait for the writer by default."""
+
+MoveBatch = tuple[str, int, Sequence[Mapping[str, Any]]]
+
+
+@dataclass(slots=True)
+class _Job:
+    fn: Callable[[Store], Any] | None
+    moves: MoveBatch | None
+    future: concurrent.futures.Future[Any]
+
+
+class StoreWriter:
+    """A thread owning ``store`` for writing. Jobs run in the order submitted; consecutive
+    :meth:`add_moves` jobs are committed in one transaction (if that fails, each is retried
+    alone, so only a bad append fails). :meth:`close` finishes the submitted jobs and closes the
+    store."""
+
+    def __init__(self, store: Store, *, max_pending: int = MAX_PENDING) -> None:
+        self.store = store
+        self._jobs: queue.Queue[_Job | None] = queue.Queue(max_pending)
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="nimlab-db-writer", daemon=True)
+        self._thread.start()
+
+    @property
+    def pending(self) -> int:
+        """Jobs waiting (approximately: other threads may be adding some)."""
+        return self._jobs.qsize()
+
+    def submit(
+        self, fn: Callable[[Store], T], *, block: float = 0.0
+    ) -> concurrent.futures.Future[T]:
+        """Run ``fn(store)`` on the writer thread; the future gets its result or exception.
+        Raises :class:`WriterBusyError` when the queue stays full for ``block`` seconds (0: do
+        not wait), :class:`StorageError` after :meth:`close`."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._put(_Job(fn, None, future), block)
+        return future
+
+    def add_moves(
+        self, key: str, first: int, moves: Sequence[Mapping[str, Any]], *, block: float = 0.0
+    ) -> concurrent.futures.Future[None]:
+        """Append moves to a game in play (``Store.add_live_moves``), group-committed with the
+        other games' moves waiting at the same time."""
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._put(_Job(None, (key, first, list(moves)), future), block)
+        return future
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every job submitted before this call is done (waits for room in the
+        queue). Raises ``TimeoutError`` after ``timeout`` seconds."""
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._put(_Job(lambda _store: None, None, future), timeout if timeout is not None else 1e9)
+        future.result(timeout)
+
+    def close(self, timeout: float | None = 10.0) -> None:
+        """Finish the jobs submitted so far, stop the thread and close the store. Idempotent."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._jobs.put(None)
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self.store.close()
+
+    def _put(self, job: _Job, block: float) -> None:
+        try:
+            with self._close_lock:  # nothing enters after close's end-of-jobs mark
+                if self._closed:
+                    raise StorageError("the database writer is closed")
+                if block > 0:
+                    self._jobs.put(job, timeout=block)
+                else:
+                    self._jobs.put_nowait(job)
+        except queue.Full:
+            raise WriterBusyError(
+                f"the database has {self._jobs.maxsize:,} writes waiting: try again in a moment"
+            ) from None
+
+    def _run(self) -> None:
+        while True:
+            batch = [self._jobs.get()]
+            while True:
+                try:
+                    batch.append(self._jobs.get_nowait())
+                except queue.Empty:
+                    break
+            stop = None in batch
+            self._process([j for j in batch if j is not None])
+            if stop:
+                self._drain()
+                return
+
+    def _drain(self) -> None:
+        """Refuse jobs that raced with close (their futures get StorageError)."""
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if job is not None and job.future.set_running_or_notify_cancel():
+                job.future.set_exception(StorageError("the database writer is closed"))
+
+    def _process(self, jobs: list[_Job]) -> None:
+        jobs = [j for j in jobs if j.future.set_running_or_notify_cancel()]
+        i = 0
+        while i < len(jobs):
+            job = jobs[i]
+            if job.moves is None:
+                assert job.fn is not None
+                try:
+                    job.future.set_result(job.fn(self.store))
+                except BaseException as e:  # reported to the caller, never kills the thread
+                    job.future.set_exception(e)
+                i += 1
+                continue
+            j = i
+            while j < len(jobs) and jobs[j].moves is not None:
+                j += 1
+            group = jobs[i:j]
+            try:
+                self.store.add_live_moves([g.moves for g in group if g.moves is not None])
+            except BaseException:
+                for g in group:  # one by one, so only a bad append fails
+                    assert g.moves is not None
+                    try:
+                        self.store.add_live_moves([g.moves])
+                        g.future.set_result(None)
+                    except BaseException as e:
+                        g.future.set_exception(e)
+            else:
+                for g in group:
+                    g.future.set_result(None)
+            i = j

@@ -1,0 +1,920 @@
+"""Misère quotients of take-and-break games (Plambeck 2005; Plambeck–Siegel 2008).
+
+Let ``A_n`` be the set of all sums of heaps of at most ``n`` objects under a take-and-break rule.
+Two positions ``u`` and ``v`` are *indistinguishable* when ``u + w`` and ``v + w`` have the same
+misère outcome for every ``w`` in ``A_n``; the classes form a finite or infinite commutative monoid,
+the *misère quotient* ``Q = A_n / ≡``, and the classes of P-positions form its *P-portion*. Once
+``Q`` is known, the outcome of any sum of heaps is one multiplication per heap and a table look-up.
+
+How the quotient is computed here (heap by heap, never by searching positions):
+
+1. **Verification.** A finite commutative monoid ``M``, a subset ``P`` and an image ``Φ(h)`` for
+   each heap predict "``x`` is a P-position iff ``Φ(x) ∈ P``". The prediction is right for every
+   position of ``A_n`` iff it is *locally consistent* everywhere: ``Φ(x) ∈ P`` exactly when ``x``
+   has a move and no option ``y`` has ``Φ(y) ∈ P`` (misère: a position without moves is an
+   N-position); induction on positions gives the rest. Local consistency only depends on the
+   *state* ``(Φ(x), T(x))`` with ``T(x) = {Φ(y) : y an option of x}``, and adding a heap ``h``
+   maps states to states: ``Φ(x + h) = Φ(x)Φ(h)`` and ``T(x + h) = T(x)·Φ(h) ∪ Φ(x)·T(h)``, where
+   ``T(h)`` holds the images of the options of the single heap ``h``. So the (finite) set of
+   states reachable from ``(1, ∅)`` is checked exhaustively: a sound and complete test.
+2. **Extension by one heap.** First try each element of the current quotient as the image of the
+   new heap (a *conservative* extension, which leaves the quotient unchanged). Otherwise build a
+   larger candidate: the current quotient times a cyclic monoid ``⟨x | x^(i+2) = x^i⟩`` for the
+   new heap, mark its P-portion by exploring states in order of size (each element takes the
+   outcome of the smallest position that reaches it, whose options are all smaller), and verify
+   at the same time. When a larger position disagrees with the smallest one of its element, the
+   two positions are truly different; the candidate is refined so that they map to different
+   elements (a longer cycle for a free heap, or one more heap made free) and tried again.
+3. **Reduction.** A verified candidate is reduced by partition refinement (two elements are
+   merged when no product with the heap images tells them apart): the result is exactly the
+   misère quotient of ``A_n``, and it is verified once more in its reduced form.
+
+**Periodicity** (the misère analogue of the Guy–Smith test, proven in :func:`_periodicity`): for a
+finite code whose moves remove at most ``t`` objects, if the images satisfy ``Φ(h + p) = Φ(h)`` for
+all ``n0 <= h <= N - p`` with ``n0 >= 1`` and ``N >= 2*n0 + 2*p + t - 1``, then the quotient of
+heaps up to ``N`` is the quotient of *all* heaps, and the images stay periodic forever.
+
+Complexity: verifying a candidate is O(S · K · |T|) time and O(S) memory, where ``S`` is the
+number of reachable states, ``K`` the number of distinct heap types and ``|T|`` the size of an
+option set; the whole computation repeats this for each heap up to the bound. Nothing here ever
+searches game positions, so heaps of hundreds of objects are cheap when the quotient is small.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import Canon
+
+__all__ = [
+    "MisereQuotient",
+    "QuotientError",
+    "misere_quotient",
+    "quotient_for",
+    "quotient_winning_moves",
+]
+
+MAX_HEAP_LIMIT = 4096
+"""The largest heap bound :func:`misere_quotient` accepts."""
+
+_CACHE_SIZE = 16
+_MAX_RECALIBRATIONS = 400
+_MAX_INDEX = 16
+
+Word = Counter[int]  # heap size -> how many such heaps
+
+
+class QuotientError(ValueError):
+    """A quotient was asked about something it does not cover, or for a rule it cannot handle."""
+
+
+# -- the result ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MisereQuotient:
+    """The misère quotient of all sums of heaps ``<= heap_bound`` under ``rule``.
+
+    Elements are numbered ``0 .. order-1`` with ``0`` the identity (the empty position).
+    ``table[x][y]`` is the product, ``p_elements`` the P-portion, ``heap_images[h]`` the element
+    of one heap of ``h`` (``h = 0 .. heap_bound``). ``elements[x]`` is a word in the generators
+    (``"1"``, ``"a"``, ``"a^2b"``); ``generator_heaps[i]`` is the heap that ``generators[i]`` is the
+    image of. ``relations`` present the monoid: every word not listed in ``elements`` reduces by
+    them. ``proven`` is True only when the periodicity test holds: then the images repeat with
+    ``period`` from ``preperiod`` on and the quotient is valid for every heap size; otherwise it
+    is valid (and verified) for heaps up to ``heap_bound`` only. ``reason`` says which.
+    """
+
+    rule: TakeAndBreak
+    heap_bound: int
+    order: int
+    p_count: int
+    elements: tuple[str, ...]
+    generators: tuple[str, ...]
+    generator_heaps: tuple[int, ...]
+    relations: tuple[str, ...]
+    heap_images: tuple[int, ...]
+    p_elements: tuple[int, ...]
+    table: tuple[tuple[int, ...], ...] = field(repr=False)
+    proven: bool
+    period: int | None
+    preperiod: int | None
+    reason: str
+
+    def __post_init__(self) -> None:
+        pset = frozenset(self.p_elements)
+        object.__setattr__(self, "_pset", pset)
+
+    # -- questions ----------------------------------------------------------------------------
+
+    def covers(self, heap: int) -> bool:
+        """Whether heaps of ``heap`` objects are covered (within the bound, or proven)."""
+        return 0 <= heap <= self.heap_bound or (heap >= 0 and self.period is not None)
+
+    def image(self, heap: int) -> int:
+        """The element of one heap of ``heap`` objects. O(1).
+
+        Raises :class:`QuotientError` beyond ``heap_bound`` unless the images are proven periodic.
+        """
+        if heap < 0:
+            raise QuotientError(f"heap sizes are never negative, got {heap}")
+        if heap <= self.heap_bound:
+            return self.heap_images[heap]
+        if self.period is None or self.preperiod is None:
+            raise QuotientError(
+                f"the quotient of {self.rule.code} is known for heaps up to {self.heap_bound} "
+                f"only, not {heap}"
+            )
+        n0, p = self.preperiod, self.period
+        return self.heap_images[n0 + (heap - n0) % p]
+
+    def product(self, x: int, y: int) -> int:
+        """The product of two elements. O(1)."""
+        return self.table[x][y]
+
+    def is_p(self, x: int) -> bool:
+        """Whether element ``x`` lies in the P-portion. O(1)."""
+        pset: frozenset[int] = self.__dict__["_pset"]
+        return x in pset
+
+    def element_of(self, position: Iterable[int]) -> int:
+        """The element of a sum of heaps. O(number of heaps)."""
+        x = 0
+        table = self.table
+        for heap in position:
+            x = table[x][self.image(heap)]
+        return x
+
+    def outcome(self, position: Canon) -> Outcome:
+        """The misère outcome of a sum of heaps (each within the bound, or proven periodic).
+
+        O(number of heaps); raises :class:`QuotientError` for a heap the quotient does not cover.
+        """
+        return Outcome.P if self.is_p(self.element_of(position)) else Outcome.N
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready description (everything but the multiplication table)."""
+        return {
+            "code": self.rule.code,
+            "order": self.order,
+            "p_count": self.p_count,
+            "heap_bound": self.heap_bound,
+            "elements": list(self.elements),
+            "p_elements": [self.elements[x] for x in self.p_elements],
+            "generators": [
+                {"name": g, "heap": h}
+                for g, h in zip(self.generators, self.generator_heaps, strict=True)
+            ],
+            "relations": list(self.relations),
+            "heap_images": [self.elements[x] for x in self.heap_images],
+            "proven": self.proven,
+            "period": self.period,
+            "preperiod": self.preperiod,
+            "reason": self.reason,
+        }
+
+
+def quotient_winning_moves(
+    q: MisereQuotient, position: Canon, limit: int | None = None
+) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Moves ``(heap, take, parts)`` from ``position`` to a P-position (misère), found in ``q``.
+
+    ``heap`` is the size of the heap moved in, ``take`` the objects removed and ``parts`` the
+    heaps left in its place. At most ``limit`` moves (all when ``None``); equal heaps are tried
+    once. O(number of heaps + the options of the distinct heaps); raises
+    :class:`QuotientError` when a heap (or a part) is beyond what ``q`` covers.
+    """
+    heaps = list(position)
+    n = len(heaps)
+    images = [q.image(h) for h in heaps]
+    table = q.table
+    prefix = [0] * (n + 1)
+    for i in range(n):
+        prefix[i + 1] = table[prefix[i]][images[i]]
+    suffix = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix[i] = table[images[i]][suffix[i + 1]]
+    moves: list[tuple[int, int, tuple[int, ...]]] = []
+    seen: set[int] = set()
+    for i, heap in enumerate(heaps):
+        if heap in seen:
+            continue
+        seen.add(heap)
+        rest = table[prefix[i]][suffix[i + 1]]
+        for take, parts in q.rule.options(heap):
+            x = rest
+            for part in parts:
+                x = table[x][q.image(part)]
+            if q.is_p(x):
+                moves.append((heap, take, parts))
+                if limit is not None and len(moves) >= limit:
+                    return moves
+    return moves
+
+
+# -- candidate monoids --------------------------------------------------------------------------
+
+
+class _Candidate:
+    """A finite commutative monoid ``B × C(i_1) × ... × C(i_k)``: a base monoid given by its table
+    and cyclic monoids ``C(i) = ⟨x | x^(i+2) = x^i⟩``. Elements are ints (mixed radix, base
+    element first); ``0`` is the identity."""
+
+    def __init__(self, base: list[list[int]], indices: list[int]) -> None:
+        self.base = base
+        self.bsize = len(base)
+        self.indices = indices
+        self.radices = [i + 2 for i in indices]
+        self._memo: dict[int, int] = {}
+        self._stride = 1
+        for r in self.radices:
+            self._stride *= r
+        self._stride *= self.bsize
+        self.size = self._stride
+
+    def decode(self, x: int) -> tuple[int, list[int]]:
+        b, x = x % self.bsize, x // self.bsize
+        exps = []
+        for r in self.radices:
+            exps.append(x % r)
+            x //= r
+        return b, exps
+
+    def encode(self, b: int, exps: list[int]) -> int:
+        x = 0
+        for e, r in zip(reversed(exps), reversed(self.radices), strict=True):
+            x = x * r + e
+        return x * self.bsize + b
+
+    def generator(self, component: int) -> int:
+        exps = [0] * len(self.radices)
+        exps[component] = 1
+        return self.encode(0, exps)
+
+    def action(self, g: int) -> list[int]:
+        """``[x * g for every element x]`` (vectorised; O(size))."""
+        import numpy as np
+
+        size = self._stride
+        xs = np.arange(size, dtype=np.int64)
+        base = np.asarray(self.base, dtype=np.int64)
+        bg, eg = self.decode(g)
+        out = base[xs % self.bsize, bg]
+        rest = xs // self.bsize
+        scale = self.bsize
+        for r, i, e in zip(self.radices, self.indices, eg, strict=True):
+            s = rest % r + e
+            rest //= r
+            s = np.where(s >= i, i + (s - i) % 2, s)
+            out += s * scale
+            scale *= r
+        result: list[int] = out.tolist()
+        return result
+
+    def mul(self, x: int, y: int) -> int:
+        key = x * self._stride + y
+        z = self._memo.get(key)
+        if z is None:
+            if not self.radices:
+                z = self.base[x][y]
+            else:
+                bx, ex = self.decode(x)
+                by, ey = self.decode(y)
+                exps = []
+                for a, b, i in zip(ex, ey, self.indices, strict=True):
+                    s = a + b
+                    if s >= i:
+                        s = i + (s - i) % 2
+                    exps.append(s)
+                z = self.encode(self.base[bx][by], exps)
+            self._memo[key] = z
+            self._memo[y * self._stride + x] = z
+        return z
+
+
+@dataclass
+class _HeapType:
+    """What a heap does in the state machine: its image and the images of its options."""
+
+    weight: int  # the smallest heap of this type
+    image: int
+    options: frozenset[int]
+
+
+State = tuple[int, frozenset[int]]
+
+
+@dataclass
+class _Conflict:
+    first: Word | None  # the smallest position of the element (None: the second one itself)
+    second: Word  # a position of the same element whose options say otherwise
+    truth: bool  # whether ``second`` is truly a P-position
+
+
+@dataclass
+class _Exploration:
+    pbits: dict[int, bool]
+    states: set[State]
+    conflict: _Conflict | None
+
+
+class _Explorer:
+    """Explores the reachable states of a candidate for a list of heap types."""
+
+    def __init__(
+        self, mul: Any, types: list[_HeapType], budget: Budget, action: Any = None
+    ) -> None:
+        self.mul = mul
+        self.types = types
+        self.budget = budget
+        self._moves: dict[tuple[int, int], frozenset[int]] = {}
+        self._acts: dict[int, list[int]] = {}
+        for t in types:
+            if t.image not in self._acts:
+                self._acts[t.image] = action(t.image) if action is not None else []
+        self._direct = action is not None
+
+    def step(self, state: State, t: _HeapType) -> State:
+        q, ts = state
+        if self._direct:
+            act = self._acts[t.image]
+            moved = frozenset(map(act.__getitem__, ts))
+            q2 = act[q]
+        else:
+            mul, g = self.mul, t.image
+            moved = frozenset([mul(x, g) for x in ts])
+            q2 = mul(q, g)
+        key2 = (q, t.weight)
+        inside = self._moves.get(key2)
+        if inside is None:
+            mul = self.mul
+            inside = self._moves[key2] = frozenset([mul(q, o) for o in t.options])
+        return q2, moved | inside
+
+    def mark(self, fixed: frozenset[int] | None = None) -> _Exploration:
+        """Explore every reachable state in order of its smallest position's size.
+
+        Without ``fixed``, each element takes the outcome its smallest position has according
+        to its options (all smaller, so already marked); with ``fixed``, the P-portion is given.
+        Every other state is checked against it; the first disagreement is returned as the
+        conflict (its second position's true outcome is the opposite of its element's bit, since
+        every smaller position is predicted correctly), and marking goes on.
+        """
+        start: State = (0, frozenset())
+        dist: dict[State, int] = {start: 0}
+        parent: dict[State, tuple[State, int] | None] = {start: None}
+        pbits: dict[int, bool] = {}
+        origin: dict[int, State] = {}
+        done: set[State] = set()
+        queue: list[tuple[int, int, State]] = [(0, 0, start)]
+        counter = 1
+        conflict: _Conflict | None = None
+        while queue:
+            w, _, s = heapq.heappop(queue)
+            if s in done:
+                continue
+            done.add(s)
+            self.budget.charge()
+            q, ts = s
+            bit = bool(ts) and not any(pbits[t] for t in ts)
+            if fixed is not None and q not in pbits:
+                pbits[q] = q in fixed
+                origin[q] = s
+            known = pbits.get(q)
+            if known is None:
+                pbits[q] = bit
+                origin[q] = s
+            elif known != bit and conflict is None:
+                first = self._word(parent, origin[q]) if origin[q] != s else None
+                conflict = _Conflict(first, self._word(parent, s), bit)
+                if fixed is not None:
+                    return _Exploration(pbits, done, conflict)
+            for k, t in enumerate(self.types):
+                s2 = self.step(s, t)
+                w2 = w + t.weight
+                if s2 not in done and w2 < dist.get(s2, 1 << 62):
+                    dist[s2] = w2
+                    parent[s2] = (s, k)
+                    heapq.heappush(queue, (w2, counter, s2))
+                    counter += 1
+        return _Exploration(pbits, done, conflict)
+
+    def _word(self, parent: dict[State, tuple[State, int] | None], s: State) -> Word:
+        word: Word = Counter()
+        link = parent[s]
+        while link is not None:
+            s, k = link
+            word[self.types[k].weight] += 1
+            link = parent[s]
+        return word
+
+    def check(self, pset: frozenset[int], known: set[State], fresh: Iterable[State]) -> bool:
+        """With a fixed P-portion: whether every state reachable from ``fresh`` (or from the
+        ``known`` states through the types) outside ``known`` is consistent; adds them to
+        ``known`` when so."""
+        new: set[State] = set()
+        stack = [s for s in fresh if s not in known]
+        while stack:
+            s = stack.pop()
+            if s in new or s in known:
+                continue
+            new.add(s)
+            self.budget.charge()
+            q, ts = s
+            if (q in pset) != (bool(ts) and not (ts & pset)):
+                return False
+            for t in self.types:
+                s2 = self.step(s, t)
+                if s2 not in known and s2 not in new:
+                    stack.append(s2)
+        known |= new
+        return True
+
+
+# -- the quotient of one round --------------------------------------------------------------------
+
+
+@dataclass
+class _Quotient:
+    """A verified quotient of the heaps ``1..n``: multiplication table, P-portion, images."""
+
+    table: list[list[int]]
+    pset: frozenset[int]
+    images: list[int]  # heap 0..n
+    states: set[State]
+    types: list[_HeapType]
+    type_of: dict[tuple[int, frozenset[int]], int]
+
+
+def _column_of(table: list[list[int]]) -> Any:
+    def column(g: int) -> list[int]:
+        return [row[g] for row in table]
+
+    return column
+
+
+def _parts_of(rule: TakeAndBreak, heap: int) -> set[tuple[int, ...]]:
+    return {parts for _take, parts in rule.options(heap)}
+
+
+def _option_images(mul: Any, images: list[int], parts: set[tuple[int, ...]]) -> frozenset[int]:
+    out = set()
+    for ps in parts:
+        x = 0
+        for part in ps:
+            x = mul(x, images[part])
+        out.add(x)
+    return frozenset(out)
+
+
+def _types_for(
+    mul: Any, images: list[int], parts: list[set[tuple[int, ...]]]
+) -> tuple[list[_HeapType], dict[tuple[int, frozenset[int]], int]]:
+    types: list[_HeapType] = []
+    index: dict[tuple[int, frozenset[int]], int] = {}
+    for heap in range(1, len(images)):
+        if not parts[heap]:
+            continue
+        key = (images[heap], _option_images(mul, images, parts[heap]))
+        if key not in index:
+            index[key] = len(types)
+            types.append(_HeapType(heap, key[0], key[1]))
+    return types, index
+
+
+def _trivial(budget: Budget) -> _Quotient:
+    """The quotient of the empty position alone: ``{1}``, with 1 an N-position."""
+    table = [[0]]
+    types: list[_HeapType] = []
+    explorer = _Explorer(lambda x, y: table[x][y], types, budget)
+    states: set[State] = set()
+    explorer.check(frozenset(), states, [(0, frozenset())])
+    return _Quotient(table, frozenset(), [0], states, types, {})
+
+
+def _conservative(
+    cur: _Quotient, heap: int, opts: frozenset[int], budget: Budget
+) -> _Quotient | None:
+    """The current quotient with heap ``heap`` mapped to an existing element, if one works."""
+    table = cur.table
+
+    def mul(x: int, y: int) -> int:
+        return table[x][y]
+
+    if not opts:
+        return _Quotient(table, cur.pset, [*cur.images, 0], cur.states, cur.types, cur.type_of)
+    bit = not (opts & cur.pset)
+    same = [key for key in cur.type_of if key[1] == opts]
+    if same:
+        return _Quotient(
+            table, cur.pset, [*cur.images, same[0][0]], cur.states, cur.types, cur.type_of
+        )
+    order = list(dict.fromkeys([*reversed(cur.images), *range(len(table))]))
+    for x in order:
+        if (x in cur.pset) != bit:
+            continue
+        t = _HeapType(heap, x, opts)
+        types = [*cur.types, t]
+        explorer = _Explorer(mul, types, budget, _column_of(table))
+        known = set(cur.states)
+        fresh = [explorer.step(s, t) for s in cur.states]
+        if explorer.check(cur.pset, known, fresh):
+            type_of = dict(cur.type_of)
+            type_of[(x, opts)] = len(cur.types)
+            return _Quotient(table, cur.pset, [*cur.images, x], known, types, type_of)
+    return None
+
+
+def _minimise(
+    cand: _Candidate, pbits: dict[int, bool], letters: list[int]
+) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
+    """Merge elements no product with the letters tells apart (Moore's partition refinement).
+    Returns the reduced table, P-portion and the map from candidate elements to reduced ones."""
+    elems = sorted(pbits)
+    block = {x: int(pbits[x]) for x in elems}
+    nblocks = len(set(block.values()))
+    while True:
+        sig: dict[tuple[int, ...], int] = {}
+        new: dict[int, int] = {}
+        for x in elems:
+            key = (block[x], *(block[cand.mul(x, g)] for g in letters))
+            new[x] = sig.setdefault(key, len(sig))
+        block = new
+        if len(sig) == nblocks:
+            break
+        nblocks = len(sig)
+    # renumber: identity first, then in order of first appearance
+    order: dict[int, int] = {block[0]: 0}
+    for x in elems:
+        order.setdefault(block[x], len(order))
+    rep: dict[int, int] = {}
+    for x in elems:
+        rep.setdefault(order[block[x]], x)
+    m = len(order)
+    table = [[order[block[cand.mul(rep[i], rep[j])]] for j in range(m)] for i in range(m)]
+    pset = frozenset(order[block[x]] for x in elems if pbits[x])
+    return table, pset, {x: order[block[x]] for x in elems}
+
+
+@dataclass
+class _Trial:
+    table: list[list[int]]
+    pset: frozenset[int]
+    images: list[int]
+
+    def predicts(self, word: Word | None, truth: bool) -> bool:
+        if word is None:
+            return True
+        x = 0
+        for h, e in word.items():
+            for _ in range(e):
+                x = self.table[x][self.images[h]]
+        return (x in self.pset) == truth
+
+
+def _trial(
+    base: list[list[int]],
+    base_images: list[int],
+    free: dict[int, int],
+    parts: list[set[tuple[int, ...]]],
+    budget: Budget,
+) -> _Trial:
+    """Mark and reduce the candidate ``base × C(i_h) for the free heaps``."""
+    budget.check()
+    order = sorted(free)
+    cand = _Candidate(base, [free[h] for h in order])
+    images = [0] * len(base_images)
+    for h in range(1, len(base_images)):
+        if not parts[h]:
+            continue
+        if h in free:
+            images[h] = cand.generator(order.index(h))
+        else:
+            images[h] = cand.encode(base_images[h], [0] * len(order))
+    types, _ = _types_for(cand.mul, images, parts)
+    budget.check_bytes(8 * cand.size * (len(types) + 1))
+    result = _Explorer(cand.mul, types, budget, cand.action).mark()
+    letters = sorted({t.image for t in types})
+    table, pset, to_reduced = _minimise(cand, result.pbits, letters)
+    return _Trial(table, pset, [to_reduced[x] for x in images])
+
+
+def _power_index(table: list[list[int]], y: int) -> int:
+    """The least ``i`` with ``y^i = y^(i+2)`` (capped)."""
+    powers = [0]
+    for _ in range(_MAX_INDEX + 2):
+        powers.append(table[powers[-1]][y])
+    for i in range(_MAX_INDEX):
+        if powers[i] == powers[i + 2]:
+            return i
+    return _MAX_INDEX
+
+
+def _expand(
+    cur: _Quotient,
+    rule: TakeAndBreak,
+    heap: int,
+    parts: list[set[tuple[int, ...]]],
+    budget: Budget,
+) -> _Quotient:
+    """The quotient after heap ``heap`` when it is not a conservative extension.
+
+    A trial quotient is marked and reduced, then verified; at its smallest failing position the
+    trial is recalibrated: some heaps of the failure become free generators on top of the trial
+    (fewest heaps first), and the first recalibration that predicts the failure correctly is the
+    next trial. Only a verified trial is ever returned.
+    """
+    trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget)
+    for _ in range(_MAX_RECALIBRATIONS):
+        mul = _table_mul(trial.table)
+        types, _ = _types_for(mul, trial.images, parts)
+        check = _Explorer(mul, types, budget, _column_of(trial.table)).mark(trial.pset)
+        conflict = check.conflict
+        if conflict is None:
+            return _verified(trial.table, trial.pset, trial.images, parts, budget)
+        first, second = conflict.first, conflict.second
+        heaps = [h for h in sorted(second, reverse=True) if parts[h]]
+        if first is not None:
+            differ = [
+                h
+                for h in sorted(set(first) | set(second), reverse=True)
+                if parts[h] and first[h] != second[h]
+            ]
+            heaps = differ + [h for h in heaps if h not in differ]
+        choices: list[tuple[int, ...]] = [(h,) for h in heaps]
+        choices += [c for c in _pairs(heaps)]
+        for choice in choices:
+            free = {}
+            for h in choice:
+                e = max(second[h], first[h] if first is not None else 0)
+                free[h] = min(_MAX_INDEX, max(2, e - 1, _power_index(trial.table, trial.images[h])))
+            base_images = [0 if h in free else x for h, x in enumerate(trial.images)]
+            new = _trial(trial.table, base_images, free, parts, budget)
+            if new.predicts(second, conflict.truth) and new.predicts(first, not conflict.truth):
+                trial = new
+                break
+        else:
+            raise QuotientError(
+                f"could not build the misère quotient of {rule.code} at heap {heap}: "
+                "no recalibration explains the smallest failing position"
+            )
+    raise QuotientError(
+        f"could not build the misère quotient of {rule.code} at heap {heap} within "
+        f"{_MAX_RECALIBRATIONS} recalibrations"
+    )
+
+
+def _pairs(heaps: list[int]) -> Iterator[tuple[int, int]]:
+    for i, a in enumerate(heaps):
+        for b in heaps[i + 1 :]:
+            yield a, b
+
+
+def _table_mul(table: list[list[int]]) -> Any:
+    def mul(x: int, y: int) -> int:
+        return table[x][y]
+
+    return mul
+
+
+def _verified(
+    table: list[list[int]],
+    pset: frozenset[int],
+    images: list[int],
+    parts: list[set[tuple[int, ...]]],
+    budget: Budget,
+) -> _Quotient:
+    """Check a reduced quotient exhaustively (every reachable state) and return it."""
+
+    def mul(x: int, y: int) -> int:
+        return table[x][y]
+
+    types, type_of = _types_for(mul, images, parts)
+    explorer = _Explorer(mul, types, budget, _column_of(table))
+    states: set[State] = set()
+    if not explorer.check(pset, states, [(0, frozenset())]):  # pragma: no cover - a bug
+        raise AssertionError("the reduced misère quotient failed its verification")
+    return _Quotient(table, pset, images, states, types, type_of)
+
+
+def _periodicity(rule: TakeAndBreak, images: list[int]) -> tuple[int, int] | None:
+    """``(preperiod n0, period p)`` when the images prove the quotient valid for all heaps.
+
+    Theorem. Let the code be finite with moves taking at most ``t`` objects, ``Φ`` verified on
+    heaps ``0..N`` (quotient ``Q``), ``n0 >= 1``, ``Φ(h + p) = Φ(h)`` for ``n0 <= h <= N - p`` and
+    ``N >= 2*n0 + 2*p + t - 1``. Then setting ``Φ(H) = Φ(H - p)`` for every ``H > N`` keeps ``Q``
+    verified (and unchanged) for all heaps.
+
+    Proof, by induction on ``H > N``. A move from heap ``H`` removes ``k <= t < H`` objects and
+    leaves parts ``a <= b`` (``a`` may be 0) with ``b >= (H - t)/2 >= n0 + p``; the same move from
+    ``H - p`` leaves ``a`` and ``b - p >= n0 >= 1``, legal for the same digit, with
+    ``Φ(a)Φ(b - p) = Φ(a)Φ(b)``. Conversely a move from ``H - p`` leaves a larger part
+    ``b' >= (H - p - t)/2 >= n0``, and ``b' + p`` is legal from ``H`` with the same image. So
+    heap ``H`` has the same image and the same option images as heap ``H - p``: the same *type*.
+    The reachable states, hence the verification and the reduced quotient, depend only on the set
+    of types, which heap ``H`` does not change. ∎
+    """
+    if rule.tail:
+        return None
+    t = len(rule.digits)
+    n = len(images) - 1
+    for p in range(1, n + 1):
+        n0 = n - p + 1
+        while n0 - 1 >= 1 and images[n0 - 1 + p] == images[n0 - 1]:
+            n0 -= 1
+        n0 = max(n0, 1)
+        if n >= 2 * n0 + 2 * p + t - 1:
+            return n0, p
+    return None
+
+
+# -- presentation -----------------------------------------------------------------------------
+
+
+def _letter(i: int) -> str:
+    return chr(ord("a") + i) if i < 26 else f"g{i + 1}"
+
+
+def _word_text(exps: tuple[int, ...]) -> str:
+    text = "".join(_letter(i) + (f"^{e}" if e > 1 else "") for i, e in enumerate(exps) if e)
+    return text or "1"
+
+
+def _present(
+    table: list[list[int]], images: list[int]
+) -> tuple[list[int], list[str], list[str], list[int]]:
+    """Generators (heaps whose image is not generated by smaller heaps), a normal-form word for
+    each element (graded lexicographic order: fewest letters, then earlier letters first) and
+    the relations ``word = normal form`` for the minimal words that are not normal forms."""
+    gens: list[int] = []
+    reach = {0}
+    for heap in range(1, len(images)):
+        x = images[heap]
+        if x in reach:
+            continue
+        gens.append(heap)
+        frontier = list(reach)
+        while frontier:
+            y = frontier.pop()
+            for g in [images[h] for h in gens]:
+                z = table[y][g]
+                if z not in reach:
+                    reach.add(z)
+                    frontier.append(z)
+    k = len(gens)
+    gimg = [images[h] for h in gens]
+    normal: dict[tuple[int, ...], int] = {(0,) * k: 0}
+    word_of: dict[int, tuple[int, ...]] = {0: (0,) * k}
+    relations: list[str] = []
+    layer = [(0,) * k]
+    while layer:
+        candidates: set[tuple[int, ...]] = set()
+        for w in layer:
+            for i in range(k):
+                candidates.add(tuple(e + (j == i) for j, e in enumerate(w)))
+        nxt = []
+        for w in sorted(candidates, reverse=True):  # graded lex: a^2 before ab before b^2
+            divisors = [tuple(e - (j == i) for j, e in enumerate(w)) for i in range(k) if w[i]]
+            if not all(d in normal for d in divisors):
+                continue
+            d = divisors[0]
+            i = next(j for j in range(k) if w[j] != d[j])
+            x = table[normal[d]][gimg[i]]
+            if x in word_of:
+                relations.append(f"{_word_text(w)} = {_word_text(word_of[x])}")
+            else:
+                word_of[x] = w
+                normal[w] = x
+                nxt.append(w)
+        layer = nxt
+    names = [_word_text(word_of[x]) for x in range(len(table))]
+    return gens, names, relations, [x for x in range(len(table))]
+
+
+def _renumber(
+    table: list[list[int]], pset: frozenset[int], images: list[int]
+) -> tuple[list[list[int]], frozenset[int], list[int], list[str], list[int], list[str]]:
+    """Number elements by their normal forms (identity first, then by word length)."""
+    gens, names, relations, _ = _present(table, images)
+    order = sorted(range(len(table)), key=lambda x: (x != 0, len(names[x]), names[x]))
+    new = {old: i for i, old in enumerate(order)}
+    t2 = [[new[table[order[i]][order[j]]] for j in range(len(table))] for i in range(len(table))]
+    return (
+        t2,
+        frozenset(new[x] for x in pset),
+        [new[x] for x in images],
+        [names[x] for x in order],
+        gens,
+        relations,
+    )
+
+
+# -- the entry points -------------------------------------------------------------------------
+
+
+def _rounds(rule: TakeAndBreak, max_heap: int, budget: Budget) -> Iterator[tuple[int, _Quotient]]:
+    cur = _trivial(budget)
+    parts: list[set[tuple[int, ...]]] = [set()]
+    for heap in range(1, max_heap + 1):
+        budget.check()
+        parts.append(_parts_of(rule, heap))
+        opts = _option_images(_table_mul(cur.table), cur.images, parts[heap])
+        nxt = _conservative(cur, heap, opts, budget)
+        cur = nxt if nxt is not None else _expand(cur, rule, heap, parts, budget)
+        yield heap, cur
+
+
+def misere_quotient(
+    rule: TakeAndBreak, max_heap: int, *, budget: Budget | None = None
+) -> MisereQuotient:
+    """The misère quotient of all sums of heaps of at most ``max_heap`` objects under ``rule``.
+
+    The computation stops early when the periodicity test proves the quotient for every heap
+    size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
+    exhaustively (see the module docstring), so it agrees with exact search on every position.
+    Raises :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out, and
+    :class:`QuotientError` for a bound out of range or a quotient too large to build.
+
+    Complexity: for each heap, O(|Q|) trial verifications of O(S · K · |T|) each in the worst
+    case (usually one), where ``S`` is the number of reachable states; see the module docstring.
+    """
+    if not isinstance(max_heap, int) or max_heap < 0 or max_heap > MAX_HEAP_LIMIT:
+        raise QuotientError(f"the heap bound must be 0 to {MAX_HEAP_LIMIT}, got {max_heap!r}")
+    budget = budget or Budget()
+    cur = _trivial(budget)
+    found: tuple[int, int] | None = None
+    for _heap, cur in _rounds(rule, max_heap, budget):
+        found = _periodicity(rule, cur.images)
+        if found is not None:
+            break
+    return _result(rule, cur, found)
+
+
+def _result(rule: TakeAndBreak, cur: _Quotient, found: tuple[int, int] | None) -> MisereQuotient:
+    table, pset, images, names, gens, relations = _renumber(cur.table, cur.pset, cur.images)
+    bound = len(images) - 1
+    if found is not None:
+        n0, p = found
+        reason = (
+            f"heap images repeat with period {p} from heap {n0} on, checked up to heap {bound} "
+            f">= 2·{n0} + 2·{p} + {len(rule.digits)} - 1 (periodicity test), so the quotient "
+            "holds for every heap size"
+        )
+    else:
+        reason = f"verified for heaps up to {bound} only; no proven period within them"
+    return MisereQuotient(
+        rule=rule,
+        heap_bound=bound,
+        order=len(table),
+        p_count=len(pset),
+        elements=tuple(names),
+        generators=tuple(_letter(i) for i in range(len(gens))),
+        generator_heaps=tuple(gens),
+        relations=tuple(relations),
+        heap_images=tuple(images),
+        p_elements=tuple(sorted(pset)),
+        table=tuple(tuple(row) for row in table),
+        proven=found is not None,
+        period=found[1] if found else None,
+        preperiod=found[0] if found else None,
+        reason=reason,
+    )
+
+
+_cache: OrderedDict[TakeAndBreak, MisereQuotient] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def quotient_for(
+    rule: TakeAndBreak, max_heap: int, *, budget: Budget | None = None
+) -> MisereQuotient:
+    """A quotient of ``rule`` covering heaps up to ``max_heap``, from a cache of at most
+    ``_CACHE_SIZE`` rules (least recently used dropped; thread safe). A cached quotient that
+    covers the heap is returned at once; otherwise the bound grows (at least doubling) and the
+    quotient is recomputed. Same errors as :func:`misere_quotient`."""
+    with _cache_lock:
+        q = _cache.get(rule)
+        if q is not None:
+            _cache.move_to_end(rule)
+            if q.covers(max_heap):
+                return q
+    bound = max(max_heap, 2 * q.heap_bound if q is not None else max_heap)
+    bound = min(max(bound, max_heap), MAX_HEAP_LIMIT)
+    q = misere_quotient(rule, bound, budget=budget)
+    with _cache_lock:
+        _cache[rule] = q
+        _cache.move_to_end(rule)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return q
+
+
+__all__ += ["BudgetExceeded"]

@@ -1,0 +1,157 @@
+"""The engine: every strategy agrees with the exact solver wherever it applies; display limits
+never decide what is played; one question's budget never spoils the next."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nimlab.core.analysis import analyze, board_move, count_moves, display_heaps
+from nimlab.core.bots import perfect_choice
+from nimlab.core.game import Game
+from nimlab.core.position import board_for
+from nimlab.core.ruleset import Ruleset
+from nimlab.theory.budget import Budget
+from nimlab.theory.engine import (
+    STRATEGIES,
+    DenseTable,
+    Engine,
+    SplitSearch,
+    Strategy,
+    Terminal,
+    canonical_moves,
+)
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import is_terminal
+from nimlab.theory.solver import ExactSolver
+from strategies import end_positions, positions, rules
+
+
+def _alone(strategy: Strategy) -> tuple[Strategy, ...]:
+    """The strategy with its compiled threshold removed, behind the terminal rule."""
+    if isinstance(strategy, DenseTable):
+        strategy = DenseTable(min_cost=0)
+    elif isinstance(strategy, SplitSearch):
+        strategy = SplitSearch(min_cost=0)
+    return (strategy,) if isinstance(strategy, Terminal) else (Terminal(), strategy)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(range(len(STRATEGIES))),
+    rules(),
+    positions(6, 4),
+    end_positions(),
+    st.booleans(),
+)
+def test_every_strategy_agrees_with_the_exact_solver(
+    index: int, rule, position, ends, misere: bool
+) -> None:
+    strategy = STRATEGIES[index]
+    engine = Engine(rule, misere=misere, end_positions=ends, strategies=_alone(strategy))
+    exact = ExactSolver(rule, misere=misere, end_positions=ends)
+    expected = exact.value(position)
+    if not strategy.applies(engine, position):
+        return
+    got = strategy.value(engine, position, Budget())
+    assert got.outcome == expected.outcome
+    if got.remoteness is not None:
+        assert got.remoteness == expected.remoteness
+    wins = strategy.winning_moves(engine, position, None, Budget())
+    if wins is not None:
+        over = is_terminal(rule, position, ends)  # no move is made from an end position
+        winning_children = {
+            move for move, child in canonical_moves(rule, position)
+            if not over and exact.value(child).outcome is Outcome.P
+        }
+        assert set(wins) <= winning_children
+        assert bool(wins) == bool(winning_children)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules(), positions(6, 4), end_positions(), st.booleans())
+def test_engine_answers_equal_the_exact_solver(rule, position, ends, misere: bool) -> None:
+    engine = Engine(rule, misere=misere, end_positions=ends)
+    expected = ExactSolver(rule, misere=misere, end_positions=ends).value(position)
+    got = engine.evaluate(position, budget=Budget())
+    assert got.outcome == expected.outcome
+    assert got.remoteness in (None, expected.remoteness)
+
+
+def test_a_display_limit_never_hides_a_proven_win() -> None:
+    """601 700 with end position [3, 601]: taking 697 from pile 2 wins at once."""
+    ruleset = Ruleset.parse("nim end=3.601")
+    board = board_for(ruleset.rule, [601, 700])
+    a = analyze(ruleset, board, max_moves=10)
+    assert a.outcome is Outcome.N and a.remoteness == 1
+    assert [(m.move.pile, m.move.take) for m in a.winning_moves] == [(2, 697)]
+    game = Game(ruleset, [601, 700], ["bot:perfect:A", "bot:random:B"], seed=1)
+    choice = perfect_choice(game.state, random.Random(1))
+    assert (choice.move.pile, choice.move.take) == (2, 697) and choice.proven
+
+
+def test_a_spent_budget_does_not_spoil_the_next_question() -> None:
+    engine = Engine(Ruleset.parse("kayles misere").rule, misere=True,
+                    end_positions=frozenset({(2, 2, 2)}))
+    tiny = Budget(positions=10)
+    assert engine.evaluate((25, 27, 29), budget=tiny).outcome is None
+    assert engine.evaluate((1,), budget=Budget()).outcome is Outcome.P  # must take the last stone
+    assert engine.evaluate((2, 3), budget=Budget()).proven
+
+
+def test_many_heaps_answer_by_formula_in_linear_time() -> None:
+    ruleset = Ruleset()
+    heaps = [10**9 - i for i in range(20_000)]
+    a = analyze(ruleset, board_for(ruleset.rule, heaps))
+    assert a.proven and not a.moves_complete
+    assert all(m.winning for m in a.moves)
+    ones = analyze(ruleset, board_for(ruleset.rule, [1] * 3000))
+    assert ones.outcome is Outcome.P and ones.moves_complete is False
+
+
+def test_kayles_rows_keep_empty_rows_and_list_winning_moves() -> None:
+    ruleset = Ruleset.parse("kayles")
+    a = analyze(ruleset, board_for(ruleset.rule, [0, 3]))
+    assert a.to_json()["position"] == [0, 3]
+    assert all(m.move.pile == 2 for m in a.moves)
+    big = analyze(ruleset, board_for(ruleset.rule, [1001]))
+    assert big.proven and big.winning_moves
+
+
+@given(rules(), positions(9, 4, 1))
+def test_move_counts_and_canonical_moves_agree_with_the_board(rule, position) -> None:
+    ruleset = Ruleset().__class__(Ruleset().game.__class__("x", rule))
+    board = board_for(rule, position)
+    assert count_moves(ruleset, board) == sum(1 for _ in board.legal_moves(rule))
+    for move, child in canonical_moves(rule, position):
+        after = board.play(rule, board_move(board, move))
+        assert after.canonical == child
+    assert sorted(h for h in display_heaps(board) if h) == list(position)
+
+
+@settings(max_examples=30, deadline=None)
+@given(positions(7, 4))
+def test_li_model_names_the_last_mover(position) -> None:
+    ruleset = Ruleset()
+    a = analyze(ruleset, board_for(ruleset.rule, list(position) or [0]), players=3, model="li")
+    columns_even = all(
+        sum((h >> bit) & 1 for h in position) % 3 == 0 for bit in range(4)
+    )
+    assert a.proven and a.to_json()["last_mover"] == a.last_mover
+    assert (a.last_mover == 2) == columns_even
+    if a.moves:
+        assert min(m.last_mover for m in a.moves if m.last_mover is not None) == a.last_mover
+
+
+def test_paranoid_analysis_of_four_players_is_proven() -> None:
+    ruleset = Ruleset.parse("nim misere defaults")
+    a = analyze(ruleset, board_for(ruleset.rule, [7, 8, 9, 10, 11]), players=4)
+    out = a.to_json()
+    assert a.proven and out["model"] == "paranoid" and out["players"] == 4
+    assert a.moves_complete and len(a.moves) == 45
+    game = Game(ruleset, [7, 8, 9, 10, 11], [f"bot:perfect:P{i}" for i in range(4)], seed=3)
+    while not game.is_over:
+        turn = game.play_bot()
+        assert turn.claim is not None and "not proven" not in turn.claim

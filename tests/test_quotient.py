@@ -1,0 +1,283 @@
+"""Misère quotients: every prediction against the exact solver, the known quotients, minimality
+checked independently from exact outcomes, the periodicity proof's edges, and the command."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations_with_replacement
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from nimlab.cli.app import app
+from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import Canon, canonical, children
+from nimlab.theory.quotient import (
+    MisereQuotient,
+    QuotientError,
+    misere_quotient,
+    quotient_for,
+    quotient_winning_moves,
+)
+from nimlab.theory.solver import ExactSolver
+from processes import nimlab as run_nimlab
+
+KAYLES = TakeAndBreak.octal("0.77")
+
+
+def positions_up_to(total: int, max_heap: int, max_piles: int = 12) -> list[Canon]:
+    """Every canonical position with heaps <= max_heap and at most ``total`` objects."""
+    out: list[Canon] = [()]
+
+    def grow(prefix: Canon, start: int, left: int) -> None:
+        for h in range(start, min(max_heap, left) + 1):
+            p = (*prefix, h)
+            out.append(p)
+            if len(p) < max_piles:
+                grow(p, h, left - h)
+
+    grow((), 1, total)
+    return out
+
+
+def assert_agrees(q: MisereQuotient, total: int, max_heap: int) -> int:
+    solver = ExactSolver(q.rule, misere=True)
+    checked = 0
+    for p in positions_up_to(total, max_heap):
+        assert q.outcome(p) == solver.value(p).outcome, p
+        checked += 1
+    return checked
+
+
+# -- known quotients ------------------------------------------------------------------------------
+
+
+def test_075_has_the_eight_element_quotient() -> None:
+    q = misere_quotient(TakeAndBreak.octal("0.75"), 60)
+    assert (q.order, q.p_count) == (8, 2)
+    assert q.proven and q.period == 2
+    assert q.heap_bound < 60  # stopped once proven
+    assert set(q.relations) == {"a^2 = 1", "bc = ab", "c^2 = b^2", "b^3 = b"}
+    assert [q.elements[x] for x in q.p_elements] == ["a", "b^2"]
+    assert assert_agrees(q, 22, 22) > 3000
+    # beyond the bound, by the proven period
+    assert q.image(10_001) == q.image(10_001 - 2 * 4000)
+
+
+def test_nim_heaps_up_to_two_give_t2() -> None:
+    q = misere_quotient(TakeAndBreak.nim(), 2)
+    assert (q.order, q.p_count) == (6, 2)
+    assert set(q.relations) == {"a^2 = 1", "b^3 = b"}
+    assert not q.proven  # Nim takes without bound: no periodicity argument applies
+    assert misere_quotient(TakeAndBreak.nim(), 1).order == 2
+    # She Loves Me, She Loves Me Not
+    assert misere_quotient(TakeAndBreak.octal("0.3"), 10).order == 2
+
+
+def test_kayles_is_proven_and_agrees_with_exact_search() -> None:
+    q = misere_quotient(KAYLES, 200)
+    assert q.proven and (q.period, q.preperiod) == (12, 71)
+    # measured here (and verified exhaustively); Plambeck–Siegel's Kayles quotient
+    assert (q.order, q.p_count) == (40, 9)
+    assert q.generator_heaps == (1, 2, 5, 9, 12, 25, 27)
+    assert assert_agrees(q, 24, 24) > 1500
+    # single large heaps, and sums with them, against exact search where it is cheap
+    solver = ExactSolver(KAYLES, misere=True)
+    for p in [(30,), (1, 31), (2, 2, 29), (33,), (5, 27)]:
+        assert q.outcome(p) == solver.value(p).outcome
+
+
+def test_kayles_partial_quotients_grow_with_the_bound() -> None:
+    orders = [misere_quotient(KAYLES, n).order for n in (4, 5, 9, 12, 20, 26, 27)]
+    assert orders == [6, 12, 18, 24, 24, 32, 40]
+
+
+def test_dawsons_kayles_small_bounds() -> None:
+    q = misere_quotient(TakeAndBreak.octal("0.07"), 14)
+    assert not q.proven and q.heap_bound == 14
+    assert q.heap_images[1] == 0  # a heap of 1 has no move: it is the empty game
+    assert assert_agrees(q, 24, 14) > 2000
+
+
+def word_heaps(q: MisereQuotient, word: str) -> list[int]:
+    """The heaps of an element's word, e.g. ``"a^2c"`` -> heaps of a twice and of c once."""
+    letters = dict(zip(q.generators, q.generator_heaps, strict=True))
+    heaps: list[int] = []
+    i = 0
+    while word != "1" and i < len(word):
+        heap, power, i = letters[word[i]], 1, i + 1
+        if i < len(word) and word[i] == "^":
+            j = i + 1
+            while j < len(word) and word[j].isdigit():
+                j += 1
+            power, i = int(word[i + 1 : j]), j
+        heaps += [heap] * power
+    return heaps
+
+
+@pytest.mark.parametrize(("code", "bound", "order"), [("0.77", 9, 18), ("0.07", 12, 12)])
+def test_quotient_is_minimal_by_exact_outcomes(code: str, bound: int, order: int) -> None:
+    """Independent of the construction: the positions named by the elements' words are told
+    apart pairwise by exact outcomes of sums with small positions, and every small position has
+    the same exact outcomes as the word of its element."""
+    q = misere_quotient(TakeAndBreak.octal(code), bound)
+    assert q.order == order
+    solver = ExactSolver(q.rule, misere=True)
+    ws = positions_up_to(12, bound, 3)
+
+    def row(heaps: list[int] | Canon) -> tuple[bool, ...]:
+        return tuple(solver.outcome(canonical([*heaps, *w])) is Outcome.P for w in ws)
+
+    reps = [word_heaps(q, word) for word in q.elements]
+    assert [q.element_of(r) for r in reps] == list(range(q.order))
+    rows = [row(r) for r in reps]
+    assert len(set(rows)) == q.order  # different elements -> different outcomes
+    for x in positions_up_to(9, bound, 3):
+        assert row(x) == rows[q.element_of(x)]  # same element -> same outcomes
+
+
+# -- against the exact solver ---------------------------------------------------------------------
+
+codes = st.lists(st.integers(0, 7), min_size=1, max_size=3).filter(any).map(tuple)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(codes, st.integers(1, 9), st.data())
+def test_random_octal_games_agree_with_exact_search(
+    digits: tuple[int, ...], bound: int, data: st.DataObject
+) -> None:
+    rule = TakeAndBreak(digits)
+    try:
+        q = misere_quotient(rule, bound, budget=Budget(positions=300_000))
+    except BudgetExceeded:
+        assume(False)
+        raise
+    solver = ExactSolver(rule, misere=True)
+    heaps = data.draw(st.lists(st.integers(0, bound), max_size=6))
+    position = canonical(heaps)
+    assume(sum(position) <= 25)
+    value = solver.value(position)
+    assert q.outcome(position) == value.outcome
+    moves = quotient_winning_moves(q, position)
+    # a position without moves is an N-position in misère play, with nothing to play
+    assert bool(moves) == (value.outcome is Outcome.N and value.remoteness > 0)
+    for heap, _take, parts in moves:
+        rest = list(position)
+        rest.remove(heap)
+        assert solver.value(canonical(rest + list(parts))).outcome is Outcome.P
+
+
+def test_winning_moves_are_the_exact_ones() -> None:
+    q = misere_quotient(KAYLES, 14)
+    solver = ExactSolver(KAYLES, misere=True)
+    for position in [(3, 5, 7), (1, 2, 9), (4, 4, 10), (1, 1, 1), (2, 6, 13)]:
+        kids = {c for c in children(KAYLES, position) if solver.outcome(c) is Outcome.P}
+        moves = quotient_winning_moves(q, position)
+        got = set()
+        for heap, _take, parts in moves:
+            rest = list(position)
+            rest.remove(heap)
+            got.add(canonical(rest + list(parts)))
+        assert got == kids
+        if moves:
+            assert len(quotient_winning_moves(q, position, 1)) == 1
+
+
+# -- edges ----------------------------------------------------------------------------------------
+
+
+def test_beyond_the_bound_is_refused() -> None:
+    q = misere_quotient(TakeAndBreak.octal("0.07"), 10)
+    with pytest.raises(QuotientError, match="up to 10"):
+        q.image(11)
+    with pytest.raises(ValueError):
+        q.outcome((3, 11))
+    with pytest.raises(QuotientError):
+        q.image(-1)
+    with pytest.raises(QuotientError):
+        misere_quotient(KAYLES, -1)
+
+
+def test_budget_runs_out() -> None:
+    with pytest.raises(BudgetExceeded):
+        misere_quotient(KAYLES, 40, budget=Budget(positions=50))
+
+
+def test_quotient_for_grows_and_caches() -> None:
+    rule = TakeAndBreak.octal("0.137")
+    q1 = quotient_for(rule, 5)
+    assert q1.covers(5)
+    assert quotient_for(rule, 3) is q1
+    q2 = quotient_for(rule, 9)
+    assert q2.covers(9) and q2.heap_bound >= 9
+    assert quotient_for(rule, 9) is q2
+
+
+def test_to_json_and_products() -> None:
+    q = misere_quotient(TakeAndBreak.octal("0.75"), 30)
+    data = q.to_json()
+    assert {"code", "order", "p_count", "heap_bound", "elements", "proven"} <= set(data)
+    assert {"generators", "relations", "p_elements", "heap_images"} <= set(data)
+    assert data["code"] == "0.75" and json.loads(json.dumps(data)) == data
+    for x in range(q.order):
+        assert q.product(0, x) == x
+        for y in range(q.order):
+            assert q.product(x, y) == q.product(y, x)
+    assert not q.is_p(0)  # the empty position: the player to move has won in misère play
+
+
+def test_every_element_word_names_its_element() -> None:
+    q = misere_quotient(KAYLES, 30)
+    for x, word in enumerate(q.elements):
+        assert q.element_of(word_heaps(q, word)) == x
+
+
+def test_heaps_without_moves_are_the_empty_game() -> None:
+    for a, b in combinations_with_replacement(range(3), 2):
+        q = misere_quotient(TakeAndBreak.octal("0.07"), 8)
+        assert q.outcome(canonical((1,) * a + (1,) * b)) is Outcome.N
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+runner = CliRunner()
+
+
+def test_cli_json() -> None:
+    result = runner.invoke(app, ["quotient", "0.75", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["code"], data["order"], data["p_count"], data["proven"]) == ("0.75", 8, 2, True)
+    assert len(data["elements"]) == 8 and len(data["heap_images"]) == data["heap_bound"] + 1
+
+
+def test_cli_text_kayles() -> None:
+    result = runner.invoke(app, ["quotient", "kayles"])
+    assert result.exit_code == 0, result.output
+    assert "Order 40, P-portion 9" in result.output
+    assert "Proven for every heap size" in result.output
+    assert "a = heap 1" in result.output
+
+
+def test_cli_unproven_bound() -> None:
+    result = runner.invoke(app, ["quotient", "octal:0.07", "--max-heap", "9"])
+    assert result.exit_code == 0, result.output
+    assert "Not proven beyond heap 9" in result.output
+
+
+@pytest.mark.parametrize("args", [["nim"], ["bogus"], ["0.77", "--max-heap", "100000"]])
+def test_cli_bad_input(args: list[str]) -> None:
+    result = runner.invoke(app, ["quotient", *args])
+    # the command group turns bad input into a message and exit status 2
+    assert result.exit_code == 2 and result.exception is not None
+    assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+
+
+def test_cli_bad_input_exits_2_without_traceback() -> None:
+    proc = run_nimlab("quotient", "nim")
+    assert proc.returncode == 2
+    assert "infinitely many digits" in proc.stderr and "Traceback" not in proc.stderr
