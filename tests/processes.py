@@ -5,10 +5,13 @@ tests see the command line), or in a child process for the few smoke tests that 
 from __future__ import annotations
 
 import os
+import platform
 import signal
 import subprocess
+import termios
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import IO
 
 from typer.testing import CliRunner
@@ -31,6 +34,36 @@ def read_until(stream: IO[str], text: str) -> str:
             break
         seen += char
     return seen
+
+
+_READ_SYSCALLS = {
+    "x86_64": {"0", "7", "23", "270", "271"},  # read, poll, select, pselect6, ppoll
+    "aarch64": {"63", "72", "73"},  # read, pselect6, ppoll
+}.get(platform.machine(), set())
+
+
+def wait_until_reading(pid: int, tty: int) -> None:
+    """Wait until process ``pid`` is blocked waiting for input from its terminal (master side
+    ``tty``): in a read, poll or select system call.
+
+    Only then does Ctrl-C interrupt that call and become a ``KeyboardInterrupt`` at once, and
+    Ctrl-D reach readline as a key: a signal that arrives after the prompt is printed but before
+    the call starts is noticed only after the next key press. Where ``/proc/PID/syscall`` cannot
+    be read, readline's non-canonical terminal mode is taken as the sign instead."""
+    syscall = Path(f"/proc/{pid}/syscall")
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        assert time.monotonic() < deadline, "the child never started reading its terminal"
+        try:
+            number: str | None = syscall.read_text().split()[0]
+        except (OSError, IndexError):
+            number = None
+        if number is None or not _READ_SYSCALLS:  # cannot tell: readline's mode at least
+            if not termios.tcgetattr(tty)[3] & termios.ICANON:
+                return
+        elif number in _READ_SYSCALLS:
+            return
+        time.sleep(0.01)
 
 
 def restore_sigint() -> None:

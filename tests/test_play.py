@@ -11,8 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import termios
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -23,7 +21,7 @@ from rich.console import Console
 from nimlab.cli.play import TerminalGame
 from nimlab.core.game import Game
 from nimlab.storage import Store
-from processes import PATIENCE, nimlab, read_until, restore_sigint
+from processes import PATIENCE, nimlab, read_until, restore_sigint, wait_until_reading
 
 
 @pytest.fixture
@@ -37,16 +35,6 @@ def env(tmp_path: Path) -> dict[str, str]:
 def play(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """``nimlab play ARGS`` in this process with ``env``'s database, reading ``stdin``."""
     return nimlab("play", *args, stdin=stdin, env=env)
-
-
-def wait_until_reading(child: pexpect.spawn) -> None:
-    """Wait until the child reads its terminal through readline (which turns off canonical
-    mode), so that a control character sent now reaches ``input()`` and not the line discipline
-    of a terminal that is about to change mode."""
-    deadline = time.monotonic() + PATIENCE
-    while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
-        assert time.monotonic() < deadline, "the child never started reading its terminal"
-        time.sleep(0.01)
 
 
 def lines(*typed: str) -> str:
@@ -444,7 +432,7 @@ def test_pty_colour_and_ctrl_c(env: dict[str, str]) -> None:
     child.sendline("1 1")
     child.expect("You took 1 from pile 1")
     child.expect("You, your move: ")
-    wait_until_reading(child)
+    wait_until_reading(child.pid, child.child_fd)
     child.sendintr()
     child.expect("Interrupted: the game is abandoned.")
     child.expect(pexpect.EOF)
@@ -457,7 +445,7 @@ def test_pty_colour_and_ctrl_c(env: dict[str, str]) -> None:
 def test_pty_end_of_input(env: dict[str, str]) -> None:
     child = spawn(env)
     child.expect("You, your move: ")
-    wait_until_reading(child)
+    wait_until_reading(child.pid, child.child_fd)
     child.sendeof()
     child.expect("End of input: the game is abandoned.")
     child.expect(pexpect.EOF)

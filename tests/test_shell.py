@@ -23,7 +23,7 @@ import pytest
 
 from nimlab.shell import NimShell
 from nimlab.storage import Store
-from processes import PATIENCE, nimlab, read_until, restore_sigint
+from processes import PATIENCE, nimlab, read_until, restore_sigint, wait_until_reading
 
 DATA = Path(__file__).parent / "data"
 
@@ -197,6 +197,7 @@ def test_shell_under_a_terminal_with_ctrl_c(tmp_path: Path) -> None:
     child.sendline("nonsense")
     child.expect_exact("'nonsense' is not a valid command.")
     child.expect_exact("$")
+    wait_until_reading(child.pid, child.child_fd)
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()

@@ -27,7 +27,7 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 ANIMATION_MS = 60
-TIMEOUT_MS = 120_000
+TIMEOUT_MS = 60_000
 """How long an expectation may take to come true: reached only when a test fails (a busy machine
 can be slow to start the browser or the server)."""
 expect.set_options(timeout=TIMEOUT_MS)
