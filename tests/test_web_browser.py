@@ -649,7 +649,9 @@ def test_take_back_value_history_resign_delete_and_replay(browser: Browser, serv
 def test_abandon_a_game_between_people_and_no_such_pages(browser: Browser, server: Any) -> None:
     page = new_page(browser)
     created = open_game(page, server.url, piles=[3, 4], analysis=False)
+    page.click("#learn summary")
     expect(page.locator("#analysis-off")).to_be_visible()
+    expect(page.locator("#hint")).to_be_hidden()
     expect(page.locator("#resign")).to_be_visible()
     page.click("#abandon")
     page.locator("#dialog[open]").get_by_role("button", name="Abandon").click()

@@ -303,8 +303,9 @@ export function showGame(main, gameId) {
     }));
   }
 
-  const logEntry = (t) => h("li", { value: String(t.number) }, t.text, t.messages.length ? ` — ${t.messages.join(" ")}` : "",
-    t.claim && shown && shown.players[t.seat] && shown.players[t.seat].bot ? h("span", { class: "claim" }, ` (${t.claim})`) : null);
+  const logEntry = (t) => h("li", { value: String(t.number) }, t.text,
+    t.claim && shown && shown.players[t.seat] && shown.players[t.seat].bot ? h("span", { class: "claim" }, ` · ${t.claim}`) : null,
+    t.messages.length ? ` — ${t.messages.join(" ")}` : "");
 
   function logPadding(count) {
     log.style.paddingLeft = `${String(Math.max(1, count)).length + 2.2}ch`;
@@ -438,7 +439,7 @@ export function showGame(main, gameId) {
   async function playOut(turn, target, quick = false) {
     status.textContent = turn.text;
     status.classList.remove("thinking");
-    last.textContent = turn.text + (turn.claim && shown.players[turn.seat].bot ? ` (${turn.claim})` : "");
+    last.textContent = turn.text + (turn.claim && shown.players[turn.seat].bot ? `: ${turn.claim}` : "");
     announce(turn.text + (turn.messages.length ? ". " + turn.messages.join(" ") : ""));
     moving = turn.seat;
     renderSeats();
