@@ -216,7 +216,7 @@ function compactPile(i, n, o, sel, taken) {
     h("span", { class: "pile-label", "aria-hidden": "true" }, i),
     h("div", { class: "compact" },
       bundle,
-      h("span", { class: "big-number" }, fmt(n)),
+      h("span", { class: "big-number" + (fmt(n).length > 15 ? " long" : "") }, fmt(n)),
       h("span", { class: "muted" }, n === 1 ? "match" : "matches"),
       o.live ? h("label", {}, "Take ",
         h("input", {
