@@ -282,12 +282,14 @@ export function showSetup(main) {
 
   // What a new game keeps from the last setup beyond players and piles: said next to Play.
   const fresh = !saved;
+  const loaded = { ends: s.ends.join(" "), misere: s.misere, first: s.first, analysis: s.analysis };
   function drawCarried() {
+    // only what came from the last setup and is still as it came (changes here are the user's)
     const kept = [];
-    if (s.ends.length) kept.push(`extra end positions ${s.ends.join(", ")}`);
-    if (s.misere) kept.push("misère play");
-    if (s.first !== "first") kept.push(s.first === "random" ? "a random first player" : "the winning side starts");
-    if (s.analysis === false) kept.push("no hints during play between people");
+    if (s.ends.length && s.ends.join(" ") === loaded.ends) kept.push(`extra end positions ${s.ends.join(", ")}`);
+    if (s.misere && loaded.misere) kept.push("misère play");
+    if (s.first !== "first" && s.first === loaded.first) kept.push(s.first === "random" ? "a random first player" : "the winning side starts");
+    if (s.analysis === false && loaded.analysis === false) kept.push("no hints during play between people");
     carried.hidden = fresh || !kept.length;
     carried.replaceChildren(`Kept from your last setup: ${kept.join("; ")}. `,
       h("button", { type: "button", class: "small", id: "clear-carried", onclick: () => {
