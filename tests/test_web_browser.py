@@ -192,7 +192,7 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
         page.click("#add-end")
         expect(page.locator("#end-error")).to_contain_text(f'"{bad}"')
     expect(page.locator("#end-text")).to_have_value("0,0")  # kept to correct, not added
-    expect(page.locator("[aria-label='End positions'] .chip")).to_have_count(3)  # [ ] and 2 defaults
+    expect(page.locator("[aria-label='End positions'] .chip")).to_have_count(3)  # [ ], 2 defaults
     page.fill("#end-text", "")
     page.fill("#pile-size", "0")
     page.click("#add-pile")
