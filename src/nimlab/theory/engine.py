@@ -362,7 +362,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     NimFormula(),
     GrundySum(),
     MisereQuotientStrategy(),
-    DenseTable(),
+    DenseTable(min_cost=20_000),
     SplitSearch(),
     Search(),
 )
