@@ -311,7 +311,7 @@ def test_illegal_moves_on_rows_of_stones(client: TestClient) -> None:
         ({"piles": [3, -1]}, "heap size -1 is negative"),
         ({"game": "chess"}, "unknown game 'chess'"),
         ({"game": "octal:0.9"}, "octal"),
-        ({"end_positions": ["two"]}, "end position 'two' has no numbers"),
+        ({"end_positions": ["two"]}, "end position 'two': write heap sizes"),
         ({"players": [{"name": "A:B"}, {"name": "C"}]}, "no colon"),
         (
             {"players": [{"name": "A"}, {"name": "B", "kind": "perfect", "error": 120}]},

@@ -1,6 +1,9 @@
 """The web app in a real browser (Debian's Chromium through Playwright) against a real server:
 setting up and finishing games, bots, Kayles, analysis, two browsers with a spectator, a server
-restart in the middle of a game, a phone-sized screen with a huge pile.
+restart in the middle of a game, a phone-sized screen with a huge pile, the selection rules
+(only legal moves, on piles, subtraction sets and rows), the game's lifecycle (take back,
+resign, abandon, delete, replay with values) and the phone layout (tap targets, no sideways
+scrolling).
 
 Screenshots of the main screens go to ``test-output/screenshots/``.
 """
@@ -186,11 +189,17 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
     page.click("#add-defaults")
     expect(page.locator(".chips .chip", has_text="[1,1,2,2]")).to_have_count(1)
     page.locator("button[aria-label='Remove end position [1,1,2,2]']").click()
-    page.fill("#end-text", "two, two")
-    page.click("#add-end")
-    expect(page.locator("#setup-reason")).to_contain_text("has no numbers")
-    expect(page.locator("#play")).to_be_disabled()
-    page.locator("button[aria-label='Remove end position two, two']").click()
+    for bad in ("two, two", "abc", "0,0"):
+        page.fill("#end-text", bad)
+        page.click("#add-end")
+        expect(page.locator("#end-error")).to_contain_text(f'"{bad}"')
+    expect(page.locator("#end-text")).to_have_value("0,0")  # kept to correct, not added
+    expect(page.locator("[aria-label='End positions'] .chip")).to_have_count(3)  # [ ], 2 defaults
+    page.fill("#end-text", "")
+    page.fill("#pile-size", "0")
+    page.click("#add-pile")
+    expect(page.locator("#piles-title ~ .error")).to_have_text("A pile needs at least one match.")
+    page.fill("#pile-size", "")
     for label in ("[2,2,2]", "[1,2,3]"):
         page.locator(f"button[aria-label='Remove end position {label}']").click()
     set_up(
@@ -435,4 +444,268 @@ def test_the_registry_pages(browser: Browser, server: Any) -> None:
     page.click("nav >> text=History")
     expect(page.locator("#history-table")).to_be_visible()
     shot(page, "history")
+    no_js_errors(page)
+
+
+# -- games made through the API, opened with a seat's link ---------------------------------------
+
+
+def open_game(page: Page, base: str, seat: int = 0, **setup: Any) -> dict[str, Any]:
+    """Start a game through the API and open it on ``page`` with seat ``seat``'s link."""
+    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [5]} | setup
+    r = page.request.post(base + "/api/games", data=body)
+    assert r.status == 201, r.text()
+    created: dict[str, Any] = r.json()
+    link = next(s["link"] for s in created["seats"] if s["seat"] == seat)
+    page.goto(base + link)
+    expect(page.locator("#status")).not_to_have_text("Loading…")
+    return created
+
+
+def selection_text(page: Page) -> str:
+    return page.inner_text("#selection")
+
+
+def test_selection_on_a_subtraction_set_reaches_only_legal_moves(
+    browser: Browser, server: Any
+) -> None:
+    page = new_page(browser)
+    open_game(page, server.url, game="subtraction:1,3,4", piles=[5, 2])
+    expect(page.locator("#rules")).to_contain_text("{1,3,4}")
+    pile = page.locator("#board .pile[data-pile='1']")
+    matches = pile.locator(".match")
+    expect(matches).to_have_count(5)
+    expect(pile.locator(".match.can")).to_have_count(3)  # take 1, 3 or 4 (never 2 or 5)
+    by_take = {t: pile.locator(f".match[data-take='{t}']") for t in range(1, 6)}
+    # click: a legal amount is chosen; the same match again gives back to the next legal one
+    by_take[3].click()
+    expect(page.locator("#selection")).to_contain_text("taking 3 from pile 1")
+    by_take[3].click()
+    expect(page.locator("#selection")).to_contain_text("taking 1 from pile 1")
+    by_take[1].click()
+    expect(page.locator("#selection")).not_to_contain_text("taking")
+    by_take[4].click()
+    for bad in (2, 5):  # illegal clicks say why and change nothing
+        by_take[bad].click()
+        expect(page.locator("#error")).to_have_text(
+            f"You cannot take {bad} from pile 1: in this game you may take 1, 3 or 4 from it."
+        )
+        expect(page.locator("#selection")).to_contain_text("taking 4 from pile 1")
+    # hovering an illegal match highlights nothing; a legal one lifts it and the rest
+    by_take[2].hover()
+    assert by_take[2].evaluate("(el) => getComputedStyle(el).transform") == "none"
+    # the keyboard walks through the legal amounts only
+    page.click("#reset")
+    pile.focus()
+    steps = [
+        ("ArrowRight", 1), ("ArrowRight", 3), ("ArrowRight", 4), ("ArrowLeft", 3),
+        ("End", 4), ("Home", 1), ("3", 3),
+    ]
+    for key, want in steps:
+        page.keyboard.press(key)
+        expect(page.locator("#selection")).to_contain_text(f"taking {want} from pile 1")
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#error")).to_have_text(
+        "4 is the most you can take from pile 1 in this game."
+    )
+    page.keyboard.press("2")
+    expect(page.locator("#error")).to_contain_text("You cannot take 2 from pile 1")
+    expect(page.locator("#selection")).to_contain_text("taking 4 from pile 1")
+    # the stepper: fewer and more walk the same legal amounts
+    page.click("#take-less")
+    expect(page.locator("#take-count")).to_have_text("3")
+    page.click("#take-less")
+    expect(page.locator("#take-count")).to_have_text("1")
+    expect(page.locator("#take-less")).to_be_disabled()
+    page.click("#take-more")
+    expect(page.locator("#selection")).to_contain_text("taking 3 from pile 1")
+    # pile 2 (2 matches): only 1 can be taken
+    page.locator("#board .pile[data-pile='2'] .match[data-take='2']").click()
+    expect(page.locator("#error")).to_contain_text("you may take 1 from it")
+    page.locator("#board .pile[data-pile='2'] .match[data-take='1']").click()
+    expect(page.locator("#selection")).to_contain_text("taking 1 from pile 2")
+    page.click("#finish")
+    expect(page.locator("#log li")).to_have_text(["Ann took 1 from pile 2"])
+    no_js_errors(page)
+
+
+def test_selection_on_rows_follows_adjacency_and_the_rules(browser: Browser, server: Any) -> None:
+    page = new_page(browser)
+    created = open_game(page, server.url, game="kayles", piles=[6, 60])
+    key = created["state"]["id"]
+    row = page.locator("#board .stones[data-pile='1']")
+    stone = lambda at: row.locator(f".stone[data-at='{at}']")  # noqa: E731
+    row.locator(".link[data-pair='3']").click()
+    expect(page.locator("#selection")).to_contain_text("taking stones 3-4 of row 1")
+    for at, first in ((5, 3), (2, 2)):  # a third stone is never a move in Kayles
+        stone(at).click()
+        expect(page.locator("#error")).to_have_text(
+            f"Taking stones {first}-{first + 2} is not a move: "
+            "in this game a move takes 1 or 2 stones."
+        )
+        expect(page.locator("#selection")).to_contain_text("taking stones 3-4 of row 1")
+    stone(3).click()  # give back the first stone of the selection
+    expect(page.locator("#selection")).to_contain_text("taking stone 4 of row 1")
+    stone(5).click()  # an adjacent stone: take more
+    expect(page.locator("#selection")).to_contain_text("taking stones 4-5 of row 1")
+    stone(1).click()  # not adjacent: a new selection
+    expect(page.locator("#selection")).to_contain_text("taking stone 1 of row 1")
+    stone(1).click()
+    expect(page.locator("#selection")).not_to_contain_text("taking")
+    # the keyboard: Space takes at the cursor, a neighbour extends, a third stone is refused
+    row.focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("Space")
+    expect(page.locator("#selection")).to_contain_text("taking stone 1 of row 1")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    expect(page.locator("#selection")).to_contain_text("taking stones 1-2 of row 1")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    expect(page.locator("#error")).to_contain_text("Taking stones 1-3 is not a move")
+    page.keyboard.press("Escape")
+    # a gap: stones on both sides of it are not neighbours
+    stone(3).click()
+    page.click("#finish")
+    expect(page.locator("#log li")).to_have_count(1)
+    expect(page.locator("#board .stones[data-pile='1'] .hole")).to_have_count(1)
+    assert row.locator(".link.can[data-pair='2']").count() == 0
+    # Bob's turn in this browser? No: Ann's seat only. Bob moves through the API.
+    r = page.request.post(
+        server.url + f"/api/games/{key}/moves",
+        data={"seat": 1, "token": created["seats"][1]["token"], "text": "2 1 1"},
+    )
+    assert r.status == 200, r.text()
+    expect(page.locator("#log li")).to_have_count(2)
+    stone(2).click()
+    stone(4).click()  # across the gap: a new selection, never stones 2-4
+    expect(page.locator("#selection")).to_contain_text("taking stone 4 of row 1")
+    # the long row is drawn on one line (it scrolls sideways), never wrapped into a grid
+    tops = page.locator("#board .stones[data-pile='2'] .stone").evaluate_all(
+        "(els) => [...new Set(els.map((e) => Math.round(e.getBoundingClientRect().top)))]"
+    )
+    assert len(tops) == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    no_js_errors(page)
+
+
+def test_dawsons_kayles_takes_two_stones_only(browser: Browser, server: Any) -> None:
+    page = new_page(browser)
+    open_game(page, server.url, game="octal:0.07", piles=[5])
+    row = page.locator("#board .stones[data-pile='1']")
+    row.locator(".stone[data-at='3']").click()  # one stone alone is no move: a pair is chosen
+    expect(page.locator("#selection")).to_contain_text("taking stones 3-4 of row 1")
+    row.locator(".stone[data-at='5']").click()
+    expect(page.locator("#error")).to_contain_text("Taking stones 3-5 is not a move")
+    row.locator(".stone[data-at='3']").click()  # one stone left would be no move: unselect
+    expect(page.locator("#selection")).not_to_contain_text("taking")
+    no_js_errors(page)
+
+
+def test_take_back_value_history_resign_delete_and_replay(browser: Browser, server: Any) -> None:
+    page = new_page(browser, height=1000)
+    open_game(page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+              piles=[3, 4, 5])
+    take(page, 3, 5)  # a mistake; Hal replies
+    expect(page.locator("#log li")).to_have_count(2)
+    expect(page.locator("#log li").nth(1).locator(".claim")).to_contain_text("winning move")
+    page.click("#undo")
+    expect(page.locator("#log li")).to_have_count(0)
+    expect(page.locator("#board .match")).to_have_count(12)
+    expect(page.locator("#undo")).to_be_hidden()
+    take(page, 3, 5)
+    expect(page.locator("#log li")).to_have_count(2)
+    page.click("#learn summary")
+    expect(page.locator("#value-history li").nth(1)).to_contain_text("a mistake")
+    page.locator("#value-history li").nth(1).locator("button").click()
+    expect(page.locator("#looking")).to_contain_text("move 1: Ann took 5 from pile 3")
+    expect(page.locator("#board .match.taken")).to_have_count(5)
+    page.click("#back-to-game")
+    expect(page.locator("#looking")).to_be_hidden()
+    page.click("#resign")
+    page.locator("#dialog[open]").get_by_role("button", name="Resign").click()
+    expect(page.locator("#status")).to_have_text("Ann resigned. Hal wins!")
+    page.click("#delete")
+    page.locator("#dialog[open]").get_by_role("button", name="Delete").click()
+    page.wait_for_url(server.url + "/")
+    # a finished game: its replay shows the values and the mistakes, and follows the move
+    open_game(page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+              piles=[1, 2])
+    take(page, 2, 2)  # a mistake: Hal takes the last match
+    expect(page.locator("#status")).to_have_text("Hal wins!")
+    close_dialog(page)
+    page.get_by_role("link", name=re.compile(r"Replay game #\d+")).click()
+    expect(page.locator("#replay-history li")).to_have_count(3)
+    expect(page.locator("#replay-history li").nth(1)).to_contain_text("a mistake")
+    expect(page.locator("#replay-moves li").nth(1)).to_contain_text("a mistake")
+    expect(page.locator("#replay-moves li[aria-current]")).to_contain_text("Hal took 1")
+    page.keyboard.press("Home")
+    expect(page.locator("#replay-moves li[aria-current]")).to_have_text("Start")
+    expect(page.locator("#replay-board .vmark.win")).to_have_count(1)  # take 1 from pile 2
+    expect(page.locator("#replay-verdict")).to_contain_text("N-position")
+    shot(page, "replay")
+    no_js_errors(page)
+
+
+def test_abandon_a_game_between_people_and_no_such_pages(browser: Browser, server: Any) -> None:
+    page = new_page(browser)
+    created = open_game(page, server.url, piles=[3, 4], analysis=False)
+    page.click("#learn summary")
+    expect(page.locator("#analysis-off")).to_be_visible()
+    expect(page.locator("#hint")).to_be_hidden()
+    expect(page.locator("#resign")).to_be_visible()
+    page.click("#abandon")
+    page.locator("#dialog[open]").get_by_role("button", name="Abandon").click()
+    expect(page.locator("#status")).to_have_text("Abandoned by Ann: nobody wins.")
+    games = page.request.get(server.url + "/api/games").json()["games"]
+    assert created["state"]["id"] not in [g["id"] for g in games]
+    page.goto(server.url + "/nope")
+    expect(page.locator("h1")).to_have_text("There is no such page")
+    assert page.title() == "No such page — nimlab"
+    page.goto(server.url + "/history/999")
+    expect(page.locator("h1")).to_have_text("No such game")
+    expect(page.locator("#replay-board")).to_have_count(0)
+    no_js_errors(page)
+
+
+def test_the_phone_layout_tap_targets_and_the_take_stepper(browser: Browser, server: Any) -> None:
+    page = new_page(browser, width=390, height=844, is_mobile=True, has_touch=True)
+    open_game(page, server.url, piles=[7, 60, 10**40])
+    expect(page.locator("#board .pile[data-pile='3'] .big-number")).to_contain_text("10,000,000")
+    pile = page.locator("#board .pile[data-pile='1']")
+    pile.locator(".pile-count").tap()  # a tap on the pile chooses it
+    expect(page.locator("#stepper")).to_be_visible()
+    expect(page.locator("#selection")).to_contain_text("taking 1 from pile 1")
+    page.locator("#take-more").tap()
+    page.locator("#take-more").tap()
+    expect(page.locator("#selection")).to_contain_text("taking 3 from pile 1")
+    expect(pile.locator(".match.taking")).to_have_count(3)  # the preview on the board
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-stepper")
+    small = page.evaluate(
+        """() => [...document.querySelectorAll(
+              'main button, main select, main input:not([type=checkbox]):not([type=radio]), '
+              + 'main .pile[tabindex], main .stone.can, header a')]
+            .filter((el) => el.offsetParent !== null)
+            .map((el) => [el.id || el.className || el.tagName, el.getBoundingClientRect()])
+            .filter(([, r]) => r.width < 24 || r.height < 24)
+            .map(([name, r]) => `${name}: ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+    )
+    assert small == []
+    page.locator("#take-less").tap()
+    page.click("#finish")
+    expect(page.locator("#log li").first).to_have_text("Ann took 2 from pile 1")
+    # rows on a phone: stones are big enough to tap, the page never scrolls sideways
+    open_game(page, server.url, game="kayles", piles=[40, 3])
+    boxes = page.locator("#board .stone").evaluate_all(
+        "(els) => els.map((e) => [e.getBoundingClientRect().width,"
+        " e.getBoundingClientRect().height])"
+    )
+    assert min(min(b) for b in boxes) >= 24
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("#board .stones[data-pile='2'] .stone[data-at='2']").tap()
+    page.locator("#board .stones[data-pile='2'] .stone[data-at='3']").tap()
+    expect(page.locator("#selection")).to_contain_text("taking stones 2-3 of row 2")
+    shot(page, "phone-kayles")
     no_js_errors(page)

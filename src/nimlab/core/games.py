@@ -202,6 +202,17 @@ def _format_set(takes: Iterable[int]) -> str:
     return ",".join(parts)
 
 
+def _shown_set(rule: TakeAndBreak) -> str:
+    """The set as people read it: ranges only for three or more numbers (``1,3,4``, ``1-3,5``)."""
+    takes = rule.subtraction_set
+    assert takes is not None
+    return ",".join(
+        part if "-" not in part or int(part.split("-")[1]) - int(part.split("-")[0]) >= 2
+        else part.replace("-", ",")
+        for part in _format_set(takes).split(",")
+    )
+
+
 def _subtraction_set(rule: TakeAndBreak) -> str:
     takes = rule.subtraction_set
     assert takes is not None
@@ -270,7 +281,7 @@ register(
         parameter="SET",
         example="1-3",
         format=_subtraction_set,
-        kind_title=lambda rule: f"subtraction game S = {{{_subtraction_set(rule)}}}",
+        kind_title=lambda rule: f"subtraction game S = {{{_shown_set(rule)}}}",
     )
 )
 

@@ -26,7 +26,10 @@ from nimlab.core.narrate import eliminated_text, turn_text, wins_text
 from nimlab.core.players import BotSpec
 from nimlab.core.position import Board, Move
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.engine import interactive_budget
 from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import is_terminal
 
 __all__ = [
     "ANALYSIS_MAX_MOVES",
@@ -113,7 +116,13 @@ def position_value(ruleset: Ruleset, board: Board) -> tuple[Outcome | None, int 
 class ValueStep:
     """Who wins with perfect play after move ``number`` (0 = the start): ``winner`` is a seat,
     or ``None`` when more than two players are left (no single value) or nothing was proven.
-    ``mistake``: the move turned a won position into a lost one for its player."""
+    ``mistake``: the move turned a won position into a lost one for its player.
+
+    With more than two players left the step is valued in the paranoid model: ``mover_wins``
+    says whether the player to move can force a win against all the others together
+    (``winner`` is then that player, else ``None``) and ``remoteness`` counts the moves until
+    the round ends; a mistake throws such a forced win away. ``mover_wins`` is ``None`` with
+    two players, and when the paranoid search is beyond its budget."""
 
     number: int
     text: str
@@ -121,22 +130,57 @@ class ValueStep:
     winner: int | None
     remoteness: int | None
     mistake: bool = False
+    mover_wins: bool | None = None
+    paranoid: bool = False
+
+
+def _paranoid_value(
+    game: Game, board: Board, active: tuple[int, ...], to_move: int, hero: int, budget: Budget
+) -> tuple[bool, int] | None:
+    """``hero``'s paranoid value of ``board`` with ``to_move`` (a seat in ``active``) to move:
+    (can force a win, moves until the round ends), or ``None`` at a terminal position or beyond
+    the budget."""
+    ruleset = game.ruleset
+    c = board.canonical
+    if is_terminal(ruleset.rule, c, ruleset.end_positions):
+        return None
+    solver = ruleset.engine.paranoid(game.start.canonical)
+    try:
+        v = solver.value(c, active, active.index(to_move), hero, budget)
+    except BudgetExceeded:
+        return None
+    return v.hero_wins, v.remoteness
 
 
 def value_history(game: Game) -> list[ValueStep]:
-    """The value after each move of the game, with the mistakes marked. Cost: one
-    :func:`position_value` per move with two players left."""
+    """The value after each move of the game, with the mistakes marked: two players by the
+    exact outcome, more by the paranoid model (see :class:`ValueStep`). Cost: one
+    :func:`position_value` per move with two players left, one paranoid search (shared, within
+    one interactive budget) with more."""
     ruleset = game.ruleset
     players = game.players
     out_seats = set(game.opening_eliminations)
     history = game.history
+    budget = interactive_budget()
 
     def step(number: int, text: str, board: Board, to_move: int | None) -> ValueStep:
         active = [s for s in range(len(players)) if s not in out_seats]
-        if to_move is None or len(active) != 2:
-            if to_move is not None:
-                text += f" ({len(active)} players: no single value)"
+        if to_move is None:
             return ValueStep(number, text, to_move, None, None)
+        if len(active) > 2:
+            found = _paranoid_value(game, board, tuple(active), to_move, to_move, budget)
+            if found is None:
+                return ValueStep(number, text, to_move, None, None, paranoid=True)
+            wins, rounds_left = found
+            return ValueStep(
+                number,
+                text,
+                to_move,
+                to_move if wins else None,
+                rounds_left,
+                mover_wins=wins,
+                paranoid=True,
+            )
         outcome, remoteness = position_value(ruleset, board)
         if outcome is None:
             return ValueStep(number, text, to_move, None, None)
@@ -164,16 +208,36 @@ def value_history(game: Game) -> list[ValueStep]:
             if turn.eliminated:
                 text += f": {eliminated_text(turn.player)}"
             entry = step(turn.number, text, board, nxt)
-        before = steps[-1].winner
-        mistake = (
-            before == turn.seat
-            and entry.winner is not None
-            and entry.winner != turn.seat
-            and not turn.new_round
-        )
+        prev = steps[-1]
+        if prev.paranoid:
+            mistake = False
+            if prev.mover_wins and prev.to_move == turn.seat and turn.winner is None:
+                if not turn.eliminated and not turn.new_round and entry.to_move is not None:
+                    active = tuple(s for s in range(len(players)) if s not in out_seats)
+                    if turn.seat in active:
+                        after = _paranoid_value(
+                            game, turn.after, active, entry.to_move, turn.seat, budget
+                        )
+                        mistake = after is not None and not after[0]
+                else:
+                    mistake = turn.eliminated
+        else:
+            mistake = (
+                prev.winner == turn.seat
+                and entry.winner is not None
+                and entry.winner != turn.seat
+                and not turn.new_round
+            )
         steps.append(
             ValueStep(
-                entry.number, entry.text, entry.to_move, entry.winner, entry.remoteness, mistake
+                entry.number,
+                entry.text,
+                entry.to_move,
+                entry.winner,
+                entry.remoteness,
+                mistake,
+                entry.mover_wins,
+                entry.paranoid,
             )
         )
     return steps

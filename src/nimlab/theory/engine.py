@@ -97,7 +97,7 @@ _ANSWERS = 200_000
 QUOTIENT_HEAP_LIMIT = 256
 """Largest heap bound up to which a misère quotient is computed on demand."""
 
-QUOTIENT_SECONDS = 20.0
+QUOTIENT_SECONDS = 5.0
 """Time one misère quotient may take to compute (once per game and bound, then cached)."""
 
 _QUOTIENT_FAILED: dict[TakeAndBreak, int] = {}
@@ -362,7 +362,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     NimFormula(),
     GrundySum(),
     MisereQuotientStrategy(),
-    DenseTable(),
+    DenseTable(min_cost=20_000),
     SplitSearch(),
     Search(),
 )
@@ -440,7 +440,7 @@ class Engine:
         """The misère quotient that covers every heap of ``position``, or ``None``.
 
         Quotients are computed on demand up to a heap bound (the next power of two above the
-        largest heap, at least 16, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
+        largest heap, at least 64, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
         :data:`QUOTIENT_SECONDS`; a game whose quotient could not be built up to a bound is not
         tried again up to that bound. A proven quotient covers every heap size."""
         if self.rule.max_take is None or not position:
@@ -448,7 +448,7 @@ class Engine:
         from nimlab.theory.quotient import QuotientError, quotient_for
 
         top = position[-1]
-        bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
+        bound = max(64, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
         failed = _QUOTIENT_FAILED.get(self.rule)
         if failed is not None and bound >= failed:
             bound = max(top, failed // 2)
@@ -555,14 +555,22 @@ class Engine:
         return self._split
 
     def search_cost(self, position: Canon) -> float:
-        """A rough count of the positions the memoised search stores."""
+        """A rough count of the positions an exact search of ``position`` stores: the dense
+        table's size for games that never split a heap, else the compiled search's estimate
+        (or a partition-count bound)."""
         if not self.rule.splits:
             return self.dense_cost(position)
+        solver = self.split_solver()
+        if solver is not None:
+            try:
+                return float(solver.estimate(position)) / 4
+            except (ValueError, OverflowError):
+                return math.inf
         total = sum(position)
         if total > 400:
             return math.inf
-        # partitions of the total (Hardy–Ramanujan), an upper bound on the reachable positions
-        return math.exp(math.pi * math.sqrt(2 * total / 3)) / (4 * total * math.sqrt(3) + 1)
+        # every partition of every total up to this one: sum_k p(k) <= total * p(total)
+        return total * math.exp(math.pi * math.sqrt(2 * total / 3)) / (4 * total * math.sqrt(3) + 1)
 
     def search_value(self, position: Canon, budget: Budget) -> Value:
         with self.lock:

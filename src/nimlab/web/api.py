@@ -185,8 +185,8 @@ async def list_games(request: Request) -> JSONResponse:
             "move_count": len(lg.game.history),
             "over": lg.game.is_over,
         }
-        for lg in manager.games.values()
-        if not lg.game.is_over
+        for lg in reversed(list(manager.games.values()))  # newest first
+        if not lg.game.is_over and lg.ended is None
     ]
     return _json({"games": entries})
 
@@ -417,3 +417,8 @@ async def replay(
             "frames": [f.model_dump() for f in replay_frames(game)],
         }
     )
+
+
+from nimlab.web.lifecycle import router as _lifecycle  # noqa: E402  (resign, undo, delete, ...)
+
+router.include_router(_lifecycle)

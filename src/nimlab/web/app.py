@@ -12,8 +12,9 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nimlab import __version__
 from nimlab.core.errors import GameOverError, NimlabError
@@ -90,6 +91,15 @@ def _status(error: NimlabError) -> int:
 
 
 def _add_error_handlers(app: FastAPI) -> None:
+    index = STATIC_DIR / "index.html"
+
+    @app.exception_handler(StarletteHTTPException)
+    async def not_found(request: Request, exc: StarletteHTTPException) -> Response:
+        path = request.url.path
+        if exc.status_code == 404 and not path.startswith(("/api/", "/static/")):
+            return FileResponse(index, status_code=404, headers={"Cache-Control": "no-cache"})
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"detail": exc.message}, status_code=exc.status)

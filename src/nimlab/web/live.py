@@ -142,6 +142,19 @@ class LiveGame:
     analyses: dict[tuple[str, int], asyncio.Future[Any]] = field(default_factory=dict)
     problem: str | None = None
     """Why the game cannot go on (a bot failed to move); shown to everyone watching."""
+    ended: str | None = None
+    """Why the game stopped before its end (resigned, abandoned): it is no longer in play."""
+    ended_winner: int | None = None
+    takebacks: int = 0
+    analysis_allowed: bool = True
+    """The setup's choice: hints and values during play in a game between people."""
+
+    @property
+    def analysis_open(self) -> bool:
+        """Whether hints and move values may be asked now: always after the game and in games
+        with at most one human; during a game between people only if the setup allows it."""
+        humans = sum(1 for p in self.game.players if not p.is_bot)
+        return self.analysis_allowed or humans < 2 or self.game.is_over or self.ended is not None
 
     def check_token(self, seat: int, token: str) -> bool:
         expected = self.token_hashes.get(seat)
@@ -205,6 +218,7 @@ class LiveGames:
             usernames = list(meta.get("usernames") or [None] * players)[:players]
             hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
             lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
+            lg.analysis_allowed = bool(meta.get("analysis", True))
             self.games[key] = lg
             if game.is_over:
                 await self._finish(lg)
@@ -280,7 +294,7 @@ class LiveGames:
         return lg
 
     def state(self, lg: LiveGame) -> GameStateOut:
-        return game_state(
+        out = game_state(
             lg.key,
             lg.game,
             lg.usernames,
@@ -288,6 +302,16 @@ class LiveGames:
             saved_as=lg.saved_as,
             problem=lg.problem,
         )
+        out.takebacks = lg.takebacks
+        out.analysis_allowed = lg.analysis_open
+        if lg.ended is not None:
+            out.ended = lg.ended
+            out.status = lg.ended
+            out.over = True
+            out.to_move = None
+            out.thinking = False
+            out.winner = lg.ended_winner
+        return out
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
@@ -329,9 +353,14 @@ class LiveGames:
         tokens = {s: secrets.token_urlsafe(18) for s, p in enumerate(game.players) if not p.is_bot}
         hashes = {s: _hash(t) for s, t in tokens.items()}
         record = game.to_record()
-        meta = {"tokens": {str(s): h for s, h in hashes.items()}, "usernames": usernames}
+        meta = {
+            "tokens": {str(s): h for s, h in hashes.items()},
+            "usernames": usernames,
+            "analysis": setup.analysis,
+        }
         await self.write(lambda s: s.add_live_game(key, record, meta))
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
+        lg.analysis_allowed = setup.analysis
         self.games[key] = lg
         self._forget_old()
         await self._changed(lg)
@@ -357,7 +386,7 @@ class LiveGames:
                 f"{player.name} can move for them"
             )
         async with lg.lock:
-            if game.is_over:
+            if game.is_over or lg.ended is not None:
                 raise GameOverError("the game is over: start a new one")
             if req.seat != game.to_move_seat:
                 raise Conflict(f"it is {game.to_move.name}'s turn, not {player.name}'s")
@@ -442,7 +471,7 @@ class LiveGames:
 
     def _ensure_driver(self, lg: LiveGame) -> None:
         game = lg.game
-        if game.is_over or not game.to_move.is_bot:
+        if game.is_over or lg.ended is not None or not game.to_move.is_bot:
             return
         if lg.driver is not None and not lg.driver.done():
             return
@@ -452,7 +481,7 @@ class LiveGames:
         """Let bots move until a human is to move or the game is over."""
         game = lg.game
         try:
-            while not game.is_over and game.to_move.is_bot:
+            while not game.is_over and lg.ended is None and game.to_move.is_bot:
                 if not lg.human_active and self.bot_pace > 0:
                     await asyncio.sleep(self.bot_pace)
                 count = len(game.history)
@@ -463,7 +492,7 @@ class LiveGames:
                     self.broadcast(lg)
                 choice = await task
                 async with lg.lock:
-                    if len(game.history) != count or game.is_over:
+                    if len(game.history) != count or game.is_over or lg.ended is not None:
                         continue
                     game.push(choice.move, claim=choice.claim)
                     await self._save(lg)
@@ -538,6 +567,8 @@ class LiveGames:
 
     async def analysis(self, key: str) -> AnalysisOut:
         lg = self.get(key)
+        if not lg.analysis_open:
+            raise Forbidden("this game's setup allows no analysis during play: after the game")
         count = len(lg.game.history)
         result = await self._snapshot_compute(lg, "analysis", analysis_out)
         if result is None:
@@ -550,6 +581,8 @@ class LiveGames:
 
     async def hint(self, key: str) -> HintOut | None:
         lg = self.get(key)
-        if lg.game.is_over:
+        if lg.game.is_over or lg.ended is not None:
             raise GameOverError("the game is over: there is nothing to hint")
+        if not lg.analysis_open:
+            raise Forbidden("this game's setup allows no hints during play")
         return await self._snapshot_compute(lg, "hint", hint_out)

@@ -88,6 +88,11 @@ class SetupIn(_In):
         description="first (listed), random, auto (two players: the winning side) or a seat",
     )
     seed: int | None = Field(None, ge=0, lt=1 << 62, description="For repeatable bots and dealing.")
+    analysis: bool = Field(
+        True,
+        description="Whether hints and move values may be asked during play in a game between "
+        "people (always after the game, in replays, and in games against bots only).",
+    )
 
 
 class MoveIn(_In):
@@ -203,6 +208,18 @@ class GameStateOut(BaseModel):
     problem: str | None = Field(
         None, description="Why the game cannot go on (a bot failed to move), else null."
     )
+    ended: str | None = Field(
+        None, description='Why the game stopped before its end: "Ann resigned.", "abandoned".'
+    )
+    takebacks: int = Field(0, description="How many take-backs (undo) this game has had.")
+    analysis_allowed: bool = Field(
+        True, description="Whether hints and move values may be asked now."
+    )
+    digits: list[int] = Field(
+        [],
+        description="Rows of stones: the rule's code digit for taking k stones at index k "
+        "(1: may empty a run, 2: may leave one part, 4: may leave two parts).",
+    )
 
 
 class SeatLinkOut(BaseModel):
@@ -258,6 +275,12 @@ class ValueStepOut(BaseModel):
     winner: int | None = Field(..., description="The seat that wins with perfect play from here.")
     remoteness: int | None
     mistake: bool
+    mover_wins: bool | None = Field(
+        None,
+        description="More than two players (paranoid model): whether the player to move can "
+        "force a win against all the others together.",
+    )
+    paranoid: bool = False
 
 
 class AnalysisOut(BaseModel):

@@ -118,10 +118,13 @@ def game_state(
         for turn, messages in zip(game.history, turn_messages(game), strict=True)
     ]
     takes: list[list[int] | None] = []
+    digits: list[int] = []
     if isinstance(board, Position):
         takes = [list(rule.takes(h)) if h <= DRAW_LIMIT else None for h in board.heaps]
     else:
         takes = [None] * board.pile_count
+        longest = max((h for h in board.heaps), default=0)
+        digits = [rule.digit(k) for k in range(longest + 1)]
     if game.is_over:
         assert game.winner is not None
         status = wins_text(game.winner)
@@ -173,6 +176,10 @@ def game_state(
         opening=opening,
         saved_as=saved_as,
         problem=problem,
+        ended=None,
+        takebacks=0,
+        analysis_allowed=True,
+        digits=digits,
     )
 
 
@@ -217,6 +224,8 @@ def analysis_out(game: Game) -> AnalysisOut:
             winner=s.winner,
             remoteness=s.remoteness,
             mistake=s.mistake,
+            mover_wins=s.mover_wins,
+            paranoid=s.paranoid,
         )
         for s in value_history(game)
     ]

@@ -1,5 +1,7 @@
 // Talking to the server: JSON in and out, big integers kept exact, errors as ApiError.
 
+import { setOnline } from "./dom.js";
+
 export class ApiError extends Error {
   constructor(status, detail) {
     super(detail);
@@ -34,8 +36,10 @@ export async function api(method, path, body) {
   try {
     response = await fetch(path, init);
   } catch (e) {
+    setOnline(false);
     throw new ApiError(0, "the server cannot be reached: is nimlab serve still running?");
   }
+  setOnline(true);
   const text = await response.text();
   let data = null;
   try { data = text ? parseJSON(text) : null; } catch { data = null; }
@@ -47,3 +51,4 @@ export async function api(method, path, body) {
 
 export const get = (path) => api("GET", path);
 export const post = (path, body) => api("POST", path, body);
+export const del = (path) => api("DELETE", path);

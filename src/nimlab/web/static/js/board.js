@@ -1,11 +1,14 @@
 // The board: piles of matches (seed 001) or rows of stones (Kayles-like games).
 //
-// Piles: hovering a match highlights it and every match after it (what one click takes);
-// the first click fixes the pile; clicking the first match being taken gives it back.
-// Rows: click one stone, or the link between two adjacent stones; click an adjacent stone to
-// take more. Keyboard: Tab to a pile or row; arrows choose; Space takes at the cursor (rows);
-// Enter finishes; Escape resets. Piles larger than DRAW_LIMIT are drawn as a number with a
-// small bundle, never match by match.
+// Selection only ever reaches legal moves, and says why when a click cannot extend it.
+// Piles: hovering a match one may take highlights it and every match after it (what one click
+// takes); a click chooses that amount; clicking the first match being taken gives back to the
+// next smaller amount allowed. On touch screens a tap chooses the pile and the stepper below the
+// board chooses how many. Rows: click one stone, or the link between two adjacent stones; click
+// an adjacent stone to take more (when the rules allow it). A row is always drawn as one line
+// (it scrolls sideways when long). Keyboard: Tab to a pile or row; arrows choose; Space takes
+// at the cursor (rows); Enter finishes; Escape resets. Piles larger than DRAW_LIMIT are drawn
+// as a number with a small bundle, never match by match.
 
 import { h, fmt } from "./dom.js";
 
@@ -33,7 +36,7 @@ function vmark(v) {
 /** Describe a selection for people: "take 3 from pile 2", "take stones 4-5 of row 1". */
 export function describeSelection(sel, rows) {
   if (!sel) return "";
-  if (!rows) return `take ${fmt(sel.take)} from pile ${sel.pile}`;
+  if (!rows || sel.at === null || sel.at === undefined) return `take ${fmt(sel.take)} from pile ${sel.pile}`;
   const last = sel.at + sel.take - 1;
   return sel.take === 1 ? `take stone ${sel.at} of row ${sel.pile}` : `take stones ${sel.at}-${last} of row ${sel.pile}`;
 }
@@ -53,12 +56,28 @@ export function drawBoard(root, o) {
   const focused = document.activeElement && root.contains(document.activeElement)
     ? document.activeElement.dataset.pile : null;
   const focusedInput = document.activeElement && document.activeElement.tagName === "INPUT";
+  const scrolls = new Map();
+  for (const el of root.querySelectorAll(".row-stones, .matches")) {
+    scrolls.set(el.closest("[data-pile]").dataset.pile, el.scrollLeft);
+  }
   root.classList.toggle("live", !!o.live);
   root.classList.toggle("values", !!o.values);
   const items = o.board.kind === "rows"
     ? o.board.rows.map((runs, i) => drawRow(i + 1, runs, o))
     : o.board.piles.map((n, i) => drawPile(i + 1, n, o));
   root.replaceChildren(...items);
+  for (const el of root.querySelectorAll(".row-stones, .matches")) {
+    const left = scrolls.get(el.closest("[data-pile]").dataset.pile);
+    if (left) el.scrollLeft = left;
+  }
+  const mark = root.querySelector(".stone.cursor") || root.querySelector(".stone.taking");
+  if (mark) {
+    const line = mark.parentElement;
+    const a = mark.offsetLeft - line.offsetLeft;
+    if (a < line.scrollLeft || a + mark.offsetWidth > line.scrollLeft + line.clientWidth) {
+      line.scrollLeft = Math.max(0, a - line.clientWidth / 2);
+    }
+  }
   if (focused) {
     const target = root.querySelector(`[data-pile="${focused}"]`);
     if (target) {
@@ -70,16 +89,33 @@ export function drawBoard(root, o) {
 
 // -- piles ------------------------------------------------------------------------------------
 
+/** "1, 3 or 4", "1 to 5": the amounts one may take, for messages. */
+export function takesText(takes) {
+  if (!takes || !takes.length) return "nothing";
+  const t = [...takes].sort((a, b) => a - b);
+  const run = t.every((k, i) => k === t[0] + i);
+  if (run && t.length > 2) return `${fmt(t[0])} to ${fmt(t[t.length - 1])}`;
+  const words = t.map(fmt);
+  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+}
+
+/** Whether this page is used with a finger (tap the pile, then the stepper). */
+export const coarse = () => matchMedia("(pointer: coarse)").matches;
+
+function legalTakes(o, i) {
+  return [...((o.takes && o.takes[i - 1]) || [])].sort((a, b) => a - b);
+}
+
 function drawPile(i, n, o) {
   const sel = o.selection && o.selection.pile === i ? o.selection.take : 0;
-  const otherFixed = o.selection && o.selection.pile !== i;
   const taken = o.taken && o.taken.pile === i ? o.taken.take : 0;
   if (isBig(n)) return compactPile(i, n, o, sel, taken);
-  const takes = new Set((o.takes && o.takes[i - 1]) || []);
+  const legal = legalTakes(o, i);
+  const takes = new Set(legal);
   const matches = [];
   for (let j = 1; j <= n; j++) {
     const take = n - j + 1;
-    const can = o.live && takes.has(take) && !otherFixed;
+    const can = o.live && takes.has(take);
     const v = o.values ? o.values.get(moveKey(i, take, null)) : null;
     const cls = ["match"];
     if (can) cls.push("can");
@@ -88,60 +124,84 @@ function drawPile(i, n, o) {
     matches.push(h("span", {
       class: cls.join(" "),
       dataset: { take: String(take) },
-      title: o.live ? `Take ${take}${v ? ": " + valueText(v) : ""}` : null,
+      title: o.live ? (can ? `Take ${take}${v ? ": " + valueText(v) : ""}` : `Taking ${take} is not a move here`) : null,
     }, vmark(v)));
   }
   const label = `Pile ${i}: ${n} ${n === 1 ? "match" : "matches"}` + (sel ? `, taking ${sel}` : "");
   const el = h("div", {
-    class: "pile" + (sel ? " fixed" : ""),
+    class: "pile" + (sel ? " fixed" : "") + (n > 24 ? " dense" : ""),
     role: "group",
     tabindex: o.live ? "0" : null,
     "aria-label": label,
+    "aria-keyshortcuts": o.live ? "ArrowLeft ArrowRight Home End Enter Escape" : null,
     dataset: { pile: String(i) },
   },
   h("span", { class: "pile-label", "aria-hidden": "true" }, i),
   h("div", { class: "matches" }, matches),
-  h("span", { class: "pile-count", "aria-hidden": "true" }, n === 0 ? "empty" : n),
-  h("span", { class: "minus" }, taken ? `−${fmt(taken)}` : sel ? `−${sel}` : ""));
+  h("span", { class: "pile-count", "aria-hidden": "true" }, n === 0 ? "empty" : fmt(n)),
+  h("span", { class: "minus" }, taken ? `−${fmt(taken)}` : sel ? `−${fmt(sel)}` : ""));
   if (o.live) {
     el.addEventListener("click", (e) => {
       const match = e.target.closest(".match");
-      if (!match) return;
-      if (otherFixed) {
-        o.onMessage(`You are taking from pile ${o.selection.pile}: finish, or reset to choose another pile.`);
-        return;
-      }
-      if (!match.classList.contains("can")) {
-        o.onMessage(`You cannot take ${match.dataset.take} from pile ${i} in this game.`);
+      if (n === 0) { o.onMessage(`Pile ${i} is empty: choose another pile.`); return; }
+      if (!legal.length) { o.onMessage(`No move is possible from pile ${i}.`); return; }
+      if (!match || (coarse() && !match.classList.contains("can"))) {
+        // A tap on the pile (a finger is wider than a match): choose the pile, then the stepper.
+        if (!sel) o.onSelect({ pile: i, take: legal[0], at: null });
         return;
       }
       const take = Number(match.dataset.take);
-      const next = take === sel ? take - 1 : take;
-      o.onSelect(next > 0 ? { pile: i, take: next, at: null } : null);
+      if (!takes.has(take)) {
+        o.onMessage(`You cannot take ${fmt(take)} from pile ${i}: in this game you may take ${takesText(legal)} from it.`);
+        return;
+      }
+      if (take === sel) { // give back: the next smaller amount one may take, or nothing
+        const smaller = legal.filter((k) => k < take);
+        o.onSelect(smaller.length ? { pile: i, take: smaller[smaller.length - 1], at: null } : null);
+        return;
+      }
+      o.onSelect({ pile: i, take, at: null });
     });
-    el.addEventListener("keydown", (e) => pileKey(e, i, n, sel, otherFixed, o));
+    el.addEventListener("keydown", (e) => pileKey(e, i, n, sel, legal, o));
   }
   return el;
 }
 
-function pileKey(e, i, n, sel, otherFixed, o) {
-  let next = null;
+/** The next legal amount after `sel` in direction `dir` (+1 / -1), or undefined. */
+export function stepTake(legal, sel, dir) {
+  if (dir > 0) return legal.find((k) => k > sel);
+  const smaller = legal.filter((k) => k < sel);
+  return smaller.length ? smaller[smaller.length - 1] : undefined;
+}
+
+function pileKey(e, i, n, sel, legal, o) {
+  let next;
   switch (e.key) {
-    case "ArrowRight": case "ArrowUp": case "+": case "=": next = Math.min(n, sel + 1); break;
-    case "ArrowLeft": case "ArrowDown": case "-": next = Math.max(0, sel - 1); break;
-    case "Home": next = 1; break;
-    case "End": next = n; break;
+    case "ArrowRight": case "ArrowUp": case "+": case "=":
+      next = stepTake(legal, sel, 1);
+      if (next === undefined) {
+        e.preventDefault();
+        o.onMessage(legal.length ? `${fmt(sel || 0)} is the most you can take from pile ${i} in this game.` : `No move is possible from pile ${i}.`);
+        return;
+      }
+      break;
+    case "ArrowLeft": case "ArrowDown": case "-":
+      next = stepTake(legal, sel, -1) ?? 0; break;
+    case "Home": next = legal.length ? legal[0] : 0; break;
+    case "End": next = legal.length ? legal[legal.length - 1] : 0; break;
     case "Enter": e.preventDefault(); o.onFinish(); return;
     case "Escape": e.preventDefault(); o.onReset(); return;
     default:
-      if (/^[0-9]$/.test(e.key)) next = Math.min(n, Number(e.key));
-      else return;
+      if (/^[0-9]$/.test(e.key)) {
+        next = Number(e.key);
+        if (next && !legal.includes(next)) {
+          e.preventDefault();
+          o.onMessage(`You cannot take ${next} from pile ${i}: in this game you may take ${takesText(legal)} from it.`);
+          return;
+        }
+      } else return;
   }
   e.preventDefault();
-  if (otherFixed) {
-    o.onMessage(`You are taking from pile ${o.selection.pile}: finish, or Escape to choose another pile.`);
-    return;
-  }
   if (n === 0) { o.onMessage(`Pile ${i} is empty.`); return; }
   o.onSelect(next > 0 ? { pile: i, take: next, at: null } : null);
 }
@@ -156,7 +216,7 @@ function compactPile(i, n, o, sel, taken) {
     h("span", { class: "pile-label", "aria-hidden": "true" }, i),
     h("div", { class: "compact" },
       bundle,
-      h("span", { class: "big-number" }, fmt(n)),
+      h("span", { class: "big-number" + (fmt(n).length > 15 ? " long" : "") }, fmt(n)),
       h("span", { class: "muted" }, n === 1 ? "match" : "matches"),
       o.live ? h("label", {}, "Take ",
         h("input", {
@@ -175,7 +235,7 @@ function compactPile(i, n, o, sel, taken) {
       taken ? h("span", { class: "minus" }, `−${fmt(taken)}`) : null),
   ];
   return h("div", {
-    class: "pile" + (sel ? " fixed" : ""),
+    class: "pile big" + (sel ? " fixed" : ""),
     role: "group",
     "aria-label": `Pile ${i}: ${fmt(n)} matches`,
     dataset: { pile: String(i) },
@@ -188,10 +248,6 @@ function compactInput(e, i, o) {
   if (!/^\d+$/.test(text)) { o.onMessage("Type how many to take as a whole number, e.g. 1000."); return false; }
   const big = BigInt(text);
   const take = big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
-  if (o.selection && o.selection.pile !== i) {
-    o.onMessage(`You are taking from pile ${o.selection.pile}: finish, or reset to choose another pile.`);
-    return false;
-  }
   o.onSelect(take ? { pile: i, take, at: null } : null);
   return !!take;
 }
@@ -207,37 +263,90 @@ function stonesOf(runs) {
   return out;
 }
 
-/** The selection after clicking stone `at` of row `r` (one stone, or growing a run of them). */
-export function clickStone(sel, r, at) {
-  if (!sel || sel.pile !== r) return { pile: r, at, take: 1 };
+/** The run of present stones around stone `at` (1-based) as [first, last], or null. */
+function runAround(stones, at) {
+  const s = stones[at - 1];
+  if (!s || !s.present) return null;
+  let a = at;
+  let b = at;
+  while (a > 1 && stones[a - 2].present) a--;
+  while (b < stones.length && stones[b].present) b++;
+  return [a, b];
+}
+
+/**
+ * Why taking `take` stones from `at` in a row is not a move (null: it is one). `digits[k]` is
+ * the rule's code digit for taking k: 1 may empty a run, 2 may leave one part, 4 two parts.
+ */
+export function rowMoveProblem(stones, digits, at, take) {
+  if (take < 1) return "take at least one stone";
+  const last = at + take - 1;
+  const run = runAround(stones, at);
+  if (!run || last > run[1]) return `stones ${at}-${last} are not next to each other (a gap is between them)`;
+  const d = digits[take] || 0;
+  if (!d) {
+    const allowed = digits.map((x, k) => (k && x ? k : 0)).filter(Boolean);
+    return `in this game a move takes ${takesText(allowed)} ${allowed.length === 1 && allowed[0] === 1 ? "stone" : "stones"}`;
+  }
+  const left = at - run[0];
+  const right = run[1] - last;
+  const parts = (left > 0) + (right > 0);
+  if (d & [1, 2, 4][parts]) return null;
+  const what = ["may not take a whole run", "may not take from the end of a run", "may not split a run in two"][parts];
+  return `in this game taking ${take} ${what}`;
+}
+
+/**
+ * The selection after clicking stone `at` of row `r`: one stone, or growing or shrinking a run
+ * of them — only ever a legal move. Returns {sel} or {message} (why the click cannot do it).
+ */
+export function clickStone(sel, r, at, stones, digits) {
+  const ok = (a, t) => rowMoveProblem(stones, digits, a, t) === null;
+  const fresh = () => {
+    if (ok(at, 1)) return { sel: { pile: r, at, take: 1 } };
+    for (let t = 2; t < digits.length; t++) {
+      if (ok(at, t)) return { sel: { pile: r, at, take: t } };
+      if (at - t + 1 >= 1 && ok(at - t + 1, t)) return { sel: { pile: r, at: at - t + 1, take: t } };
+    }
+    return { message: `No move takes stone ${at} here: ${rowMoveProblem(stones, digits, at, 1)}.` };
+  };
+  if (!sel || sel.pile !== r) return fresh();
   const last = sel.at + sel.take - 1;
   if (at >= sel.at && at <= last) {
-    if (sel.take === 1) return null;
-    if (at === sel.at) return { pile: r, at: at + 1, take: sel.take - 1 };
-    if (at === last) return { pile: r, at: sel.at, take: sel.take - 1 };
-    return { pile: r, at, take: 1 };
+    if (sel.take === 1) return { sel: null };
+    if (at === sel.at && ok(at + 1, sel.take - 1)) return { sel: { pile: r, at: at + 1, take: sel.take - 1 } };
+    if (at === last && ok(sel.at, sel.take - 1)) return { sel: { pile: r, at: sel.at, take: sel.take - 1 } };
+    return { sel: null };
   }
-  if (at === sel.at - 1) return { pile: r, at, take: sel.take + 1 };
-  if (at === last + 1) return { pile: r, at: sel.at, take: sel.take + 1 };
-  return { pile: r, at, take: 1 };
+  if (at === sel.at - 1 || at === last + 1) {
+    const a = Math.min(at, sel.at);
+    const problem = rowMoveProblem(stones, digits, a, sel.take + 1);
+    if (problem === null) return { sel: { pile: r, at: a, take: sel.take + 1 } };
+    return { message: `Taking stones ${a}-${a + sel.take} is not a move: ${problem}.` };
+  }
+  return fresh();
 }
 
 function drawRow(r, runs, o) {
   const stones = stonesOf(runs);
+  const digits = o.digits || [];
   const sel = o.selection && o.selection.pile === r ? o.selection : null;
   const taken = o.taken && o.taken.pile === r ? o.taken : null;
   const covers = (m, at) => m && at >= m.at && at < m.at + m.take;
-  const pairs = o.maxTake === null || o.maxTake === undefined || o.maxTake >= 2;
+  const legal = (a, t) => rowMoveProblem(stones, digits, a, t) === null;
   const cursorAt = o.cursor && o.cursor.pile === r ? o.cursor.at : null;
   const parts = [];
   stones.forEach((s, idx) => {
     if (!s.present) {
-      parts.push(h("span", { class: "hole", "aria-hidden": "true" }));
+      parts.push(h("span", { class: "hole", "aria-hidden": "true", dataset: { at: String(s.at) } }));
+      const next = stones[idx + 1];
+      if (next) parts.push(h("span", { class: "link", "aria-hidden": "true" }));
       return;
     }
     const v1 = o.values ? o.values.get(moveKey(r, 1, s.at)) : null;
     const cls = ["stone"];
-    if (o.live) cls.push("can");
+    const can = o.live && (legal(s.at, 1) || legal(s.at, 2) || (s.at > 1 && legal(s.at - 1, 2)));
+    if (can) cls.push("can");
     if (covers(sel, s.at)) cls.push("taking");
     if (covers(taken, s.at)) cls.push("taken");
     if (cursorAt === s.at) cls.push("cursor");
@@ -249,10 +358,11 @@ function drawRow(r, runs, o) {
     const next = stones[idx + 1];
     if (next && next.present) {
       const v2 = o.values ? o.values.get(moveKey(r, 2, s.at)) : null;
+      const pair = o.live && legal(s.at, 2);
       parts.push(h("span", {
-        class: "link" + (o.live && pairs ? " can" : ""),
+        class: "link" + (pair ? " can" : ""),
         dataset: { pair: String(s.at) },
-        title: o.live && pairs ? `Stones ${s.at}-${s.at + 1}${v2 ? ": " + valueText(v2) : ""}` : null,
+        title: pair ? `Stones ${s.at}-${s.at + 1}${v2 ? ": " + valueText(v2) : ""}` : null,
       }, vmark(v2)));
     } else if (next) {
       parts.push(h("span", { class: "link", "aria-hidden": "true" }));
@@ -262,6 +372,7 @@ function drawRow(r, runs, o) {
   const label = `Row ${r}: ${present} ${present === 1 ? "stone" : "stones"} in ${stones.length} places`
     + (sel ? `, taking ${sel.take === 1 ? `stone ${sel.at}` : `stones ${sel.at} to ${sel.at + sel.take - 1}`}` : "");
   const shown = taken || sel;
+  const line = h("div", { class: "row-stones" + (stones.length > 20 ? " long" : ""), dataset: { row: String(r) } }, parts);
   const el = h("div", {
     class: "stones",
     role: "group",
@@ -270,19 +381,26 @@ function drawRow(r, runs, o) {
     dataset: { pile: String(r) },
   },
   h("span", { class: "pile-label", "aria-hidden": "true" }, r),
-  h("div", { class: "row-stones" }, parts),
+  line,
   h("span", { class: "minus" }, shown ? `−${shown.take}` : ""));
   if (o.live) {
+    const apply = (result) => {
+      if (result.message) o.onMessage(result.message);
+      else o.onSelect(result.sel);
+    };
     el.addEventListener("click", (e) => {
-      const link = e.target.closest(".link.can");
-      if (link) {
-        o.onSelect({ pile: r, at: Number(link.dataset.pair), take: 2 });
+      const link = e.target.closest(".link");
+      if (link && link.dataset.pair) {
+        const a = Number(link.dataset.pair);
+        const problem = rowMoveProblem(stones, digits, a, 2);
+        if (problem) o.onMessage(`Taking stones ${a}-${a + 1} is not a move: ${problem}.`);
+        else o.onSelect({ pile: r, at: a, take: 2 });
         return;
       }
       const stone = e.target.closest(".stone");
-      if (stone) o.onSelect(clickStone(o.selection, r, Number(stone.dataset.at)));
+      if (stone) apply(clickStone(o.selection, r, Number(stone.dataset.at), stones, digits));
     });
-    el.addEventListener("keydown", (e) => rowKey(e, r, stones, o));
+    el.addEventListener("keydown", (e) => rowKey(e, r, stones, digits, o, apply));
     el.addEventListener("focus", () => {
       // Keyboard focus shows a cursor; a mouse press must not redraw the row under the click.
       if (el.matches(":focus-visible") && (!o.cursor || o.cursor.pile !== r)) {
@@ -294,7 +412,7 @@ function drawRow(r, runs, o) {
   return el;
 }
 
-function rowKey(e, r, stones, o) {
+function rowKey(e, r, stones, digits, o, apply) {
   const present = stones.filter((s) => s.present).map((s) => s.at);
   if (!present.length) return;
   const cur = o.cursor && o.cursor.pile === r ? o.cursor.at : present[0];
@@ -307,7 +425,7 @@ function rowKey(e, r, stones, o) {
     case "Home": e.preventDefault(); o.onCursor({ pile: r, at: present[0] }); return;
     case "End": e.preventDefault(); o.onCursor({ pile: r, at: present[present.length - 1] }); return;
     case " ": case "Spacebar":
-      e.preventDefault(); o.onSelect(clickStone(o.selection, r, cur)); return;
+      e.preventDefault(); apply(clickStone(o.selection, r, cur, stones, digits)); return;
     case "Enter": e.preventDefault(); o.onFinish(); return;
     case "Escape": e.preventDefault(); o.onReset(); return;
     default:

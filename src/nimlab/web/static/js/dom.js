@@ -42,13 +42,37 @@ export function announce(text) {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** "1 move", "3 moves". */
+export const plural = (n, word, words = `${word}s`) => `${fmt(n)} ${Number(n) === 1 ? word : words}`;
+
+/** The page's title: "What — nimlab". */
+export function setTitle(what) {
+  document.title = what ? `${what} — nimlab` : "nimlab";
+}
+
+/** The connection to the server as the header shows it: true (reachable), false (not). */
+let online = true;
+export function setOnline(ok) {
+  const el = $("#conn");
+  if (!el) return;
+  if (ok === online && el.textContent) return;
+  const was = online;
+  online = ok;
+  el.className = `conn ${ok ? "online" : "offline"}`;
+  el.textContent = ok ? (was ? "" : "Connected again") : "Offline: the server cannot be reached, retrying…";
+  el.hidden = ok && was;
+  if (ok && !was) setTimeout(() => { if (online) { el.hidden = true; el.textContent = ""; } }, 4000);
+}
+export const isOnline = () => online;
+
 /** Numbers of any size (BigInt beyond 2^53) with thousands separators. */
 export function fmt(n) {
   return typeof n === "bigint" ? n.toLocaleString("en-US") : Number(n).toLocaleString("en-US");
 }
 
-/** Colours of seats (seat 0, 1, ...). */
-const SEAT_COLOURS = ["#1f5fa8", "#d9412b", "#2a9d5b", "#8e44ad", "#e08e0b", "#16a2b8", "#6d4c41", "#c2185b"];
+/** Colours of seats (seat 0, 1, ...): blues, purples, ambers and browns, never the green and red
+ * of winning and losing moves. */
+const SEAT_COLOURS = ["#1f5fa8", "#8e44ad", "#d98a00", "#4a5a6a", "#6d4c41", "#3f51b5", "#b04bb5", "#0d6e8a"];
 export const seatColour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];
 
 /** A modal dialog; resolves with the value of the button pressed (Escape: null). */

@@ -2,11 +2,11 @@
 // playing together: the server owns the game; this page sends move requests and shows the states
 // it receives (from its own requests and, live, over a WebSocket).
 
-import { h, $, announce, sleep, fmt, seatColour, dialog } from "./dom.js";
-import { get, post, parseJSON } from "./api.js";
-import { tokensFor, saveToken, invitesFor, animationMs } from "./local.js";
-import { drawBoard, moveKey, describeSelection, selectionValue } from "./board.js";
-import { navigate } from "./router.js";
+import { h, $, announce, sleep, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
+import { get, post, del, parseJSON } from "./api.js";
+import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst } from "./local.js";
+import { drawBoard, moveKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
+import { navigate, notFound } from "./router.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -53,6 +53,10 @@ export function showGame(main, gameId) {
   const mine = new Set(); // numbers of the moves made from this page
   let socket = null;
   let retry = null;
+  let moving = null; // the seat whose move is being played out
+  let looking = null; // the value-history step looked at (null: the game as it is)
+  let askAgain = null; // a timer: ask again for an answer still being worked out
+  let lastPile = null; // the pile or row that had the keyboard focus
 
   // -- the page --------------------------------------------------------------------------------
   const status = h("h1", { class: "status", id: "status", "aria-live": "polite" }, "Loading…");
@@ -67,8 +71,18 @@ export function showGame(main, gameId) {
   const typedPlay = h("button", { type: "submit" }, "Play");
   const typedForm = h("form", { onsubmit: (e) => { e.preventDefault(); typedMove(); } }, typed, typedPlay);
   const controls = h("div", { class: "controls" }, finishButton, resetButton, typedForm);
+  const stepper = h("div", { class: "stepper", id: "stepper", hidden: true });
+  const undoButton = h("button", { type: "button", id: "undo", onclick: () => act("undo") }, "Take back");
+  const resignButton = h("button", { type: "button", id: "resign", onclick: () => act("resign") }, "Resign");
+  const abandonButton = h("button", { type: "button", id: "abandon", onclick: () => act("abandon") }, "Abandon");
+  const deleteButton = h("button", { type: "button", id: "delete", onclick: () => removeGame() }, "Delete this game");
+  const actions = h("div", { class: "actions-row", id: "game-actions" }, undoButton, resignButton, abandonButton, deleteButton);
+  const firstNote = h("p", { class: "note", id: "first-note", hidden: true });
+  const lookingBar = h("p", { class: "looking", id: "looking", hidden: true });
   const last = h("p", { class: "last", id: "last" });
   const valuesToggle = h("input", { type: "checkbox", id: "show-values", onchange: () => { renderBoard(); refreshAnalysis(); } });
+  const analysisOff = h("p", { class: "note", id: "analysis-off", hidden: true },
+    "This game's setup keeps hints and move values for after the game.");
   const hintButton = h("button", { type: "button", id: "hint", onclick: () => hint() }, "Hint");
   const hintOut = h("p", { class: "hint-out", id: "hint-out", "aria-live": "polite" });
   const verdict = h("p", { class: "verdict", id: "verdict" });
@@ -76,7 +90,8 @@ export function showGame(main, gameId) {
   const valueChart = h("div", { id: "value-history" });
   const learn = h("details", { class: "card learn", id: "learn", ontoggle: () => refreshAnalysis() },
     h("summary", {}, h("h2", { style: "display:inline" }, "Learn and analyse")),
-    h("div", { class: "learn-tools" },
+    analysisOff,
+    h("div", { class: "learn-tools", id: "learn-tools" },
       h("label", { class: "toggle" }, valuesToggle, "Show move values"), hintButton),
     h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move"),
       h("span", {}, "number: moves until the game ends")),
@@ -90,12 +105,13 @@ export function showGame(main, gameId) {
     h("div", { class: "game-head" }, status, rules),
     h("div", { class: "layout" },
       h("section", { "aria-label": "Game" },
-        seats, board, selectionLine,
+        firstNote, seats, lookingBar, board, selectionLine, stepper,
         controls,
-        error, last),
+        error, last, actions),
       h("div", {}, learn, share, logCard)));
 
   // -- showing states --------------------------------------------------------------------------
+  const allBots = (st) => st.players.every((p) => p.bot || p.eliminated);
   const myTurn = () => shown && !shown.over && shown.to_move !== null && tokens[shown.to_move] !== undefined;
   const canPlay = () => myTurn() && !shown.thinking && !animating && !sending && !latest;
 
@@ -108,30 +124,41 @@ export function showGame(main, gameId) {
 
   function renderBoard() {
     if (!shown) return;
-    const values = valueMap();
+    const values = looking === null ? valueMap() : null;
+    const active = document.activeElement;
+    if (active && board.contains(active) && active.dataset.pile) lastPile = active.dataset.pile;
+    const refocus = active && board.contains(active);
+    const seen = looking === null ? null : lookedBoard(looking);
     drawBoard(board, {
-      board: animating ? animating.board : shown.board,
+      board: seen ? seen.board : animating ? animating.board : shown.board,
       takes: shown.takes,
+      digits: shown.digits,
       maxTake: shown.max_take,
-      live: canPlay(),
-      selection: animating ? null : selection,
+      live: !seen && canPlay(),
+      selection: animating || seen ? null : selection,
       cursor,
       values,
-      taken: animating ? animating.taken : null,
+      taken: seen ? seen.taken : animating ? animating.taken : null,
       onSelect: (sel) => { selection = sel; error.textContent = ""; renderBoard(); },
       onCursor: (c) => { cursor = c; renderBoard(); },
       onFinish: () => finish(),
       onReset: () => reset(),
       onMessage: (text) => { error.textContent = text; },
     });
-    const playing = canPlay();
+    if (refocus && !board.contains(document.activeElement) && lastPile) {
+      const again = board.querySelector(`[data-pile="${lastPile}"][tabindex]`);
+      if (again) again.focus();
+    }
+    renderStepper();
+    const playing = canPlay() && looking === null;
     finishButton.disabled = !playing || !selection;
     resetButton.disabled = !playing || !selection;
     typed.disabled = !playing;
     typedPlay.disabled = !playing;
     controls.hidden = !Object.keys(tokens).length || shown.over; // spectators only watch
     let line = "";
-    if (animating) line = "";
+    if (looking !== null) line = "";
+    else if (animating) line = "";
     else if (selection) {
       const v = selectionValue(selection, values);
       line = `You ${describeSelection(selection, shown.rows).replace(/^take/, "are taking")}`
@@ -139,8 +166,10 @@ export function showGame(main, gameId) {
         + ". Finish (Enter) plays it.";
     } else if (playing) {
       line = shown.rows
-        ? "Click a stone, or the link between two adjacent stones, then Finish. Keys: Tab to a row, ←/→, Space, Enter."
-        : "Click the matches to take: the first click chooses the pile. Keys: Tab to a pile, ←/→ or a digit, Enter.";
+        ? (coarse() ? "Tap a stone (tap a neighbour to take more), then Finish."
+          : "Click a stone, or the link between two adjacent stones, then Finish. Keys: Tab to a row, ←/→, Space, Enter.")
+        : (coarse() ? "Tap a pile, choose how many with − and +, then Finish."
+          : "Click the matches to take: the first click chooses the pile. Keys: Tab to a pile, ←/→ or a digit, Enter.");
     } else if (shown.over) line = "";
     else if (shown.to_move !== null && !shown.players[shown.to_move].bot && !myTurn()) {
       line = Object.keys(tokens).length ? `Waiting for ${shown.players[shown.to_move].name}…` : "You are watching this game.";
@@ -148,12 +177,124 @@ export function showGame(main, gameId) {
     selectionLine.textContent = line;
   }
 
+  /** Thumb-friendly "take k": − and + and a slider over the amounts one may take. */
+  function renderStepper() {
+    const sel = selection;
+    const legal = sel && !shown.rows && shown.takes[sel.pile - 1];
+    if (!canPlay() || looking !== null || !sel || !legal) { stepper.hidden = true; stepper.replaceChildren(); return; }
+    const takes = [...legal].sort((a, b) => a - b);
+    const idx = takes.indexOf(sel.take);
+    const to = (take) => {
+      if (take === undefined) return;
+      selection = { pile: sel.pile, take, at: null };
+      error.textContent = "";
+      renderBoard();
+      const again = $(`#stepper [data-role="${document.activeElement && document.activeElement.dataset.role}"]`);
+      if (again) again.focus();
+    };
+    const slider = h("input", {
+      type: "range", min: "0", max: String(takes.length - 1), step: "1", value: String(Math.max(0, idx)),
+      "aria-label": `How many to take from pile ${sel.pile}`, dataset: { role: "slider" },
+      "aria-valuetext": `take ${sel.take}`,
+      oninput: () => to(takes[Number(slider.value)]),
+    });
+    stepper.hidden = false;
+    stepper.replaceChildren(
+      h("span", {}, `Pile ${sel.pile}: take`),
+      h("button", { type: "button", class: "icon", id: "take-less", "aria-label": "Take fewer", dataset: { role: "less" },
+        disabled: stepTake(takes, sel.take, -1) === undefined, onclick: () => to(stepTake(takes, sel.take, -1)) }, "−"),
+      h("output", { id: "take-count", "aria-live": "polite" }, fmt(sel.take)),
+      h("button", { type: "button", class: "icon", id: "take-more", "aria-label": "Take more", dataset: { role: "more" },
+        disabled: stepTake(takes, sel.take, 1) === undefined, onclick: () => to(stepTake(takes, sel.take, 1)) }, "+"),
+      takes.length > 2 ? slider : null);
+  }
+
+  /** The board after value-history step `n` (0: the start), with the move that led there. */
+  function lookedBoard(n) {
+    if (n === 0) return { board: shown.start, taken: null };
+    const turn = shown.turns[n - 1];
+    return turn ? { board: turn.before, taken: turn.move } : null;
+  }
+
+  function look(n) {
+    looking = n === null || n >= shown.move_count ? null : n;
+    lookingBar.hidden = looking === null;
+    if (looking !== null) {
+      const turn = shown.turns[looking - 1];
+      lookingBar.replaceChildren(
+        looking === 0 ? "You are looking at the start position. " : `You are looking at move ${looking}: ${turn.text}. `,
+        h("button", { type: "button", class: "small", id: "back-to-game", onclick: () => { look(null); board.focus(); } }, "Back to the game"));
+    }
+    renderBoard();
+    if (analysis) drawValueHistory(analysis.history);
+  }
+
+  function renderActions() {
+    const me = Object.keys(tokens).map(Number);
+    const playing = !shown.over;
+    const humans = shown.players.filter((p) => !p.bot).map((p) => p.seat);
+    const seat = me.find((s) => !shown.players[s].eliminated);
+    undoButton.hidden = !(playing && humans.length === 1 && me.includes(humans[0])
+      && shown.turns.some((t) => t.seat === humans[0]));
+    undoButton.disabled = !!shown.thinking || sending;
+    resignButton.hidden = !(playing && seat !== undefined && shown.players.filter((p) => !p.eliminated).length === 2);
+    abandonButton.hidden = !(playing && seat !== undefined);
+    deleteButton.hidden = !shown.over;
+    actions.hidden = [undoButton, resignButton, abandonButton, deleteButton].every((b) => b.hidden);
+  }
+
+  async function act(what) {
+    const seat = what === "undo"
+      ? shown.players.find((p) => !p.bot).seat
+      : Object.keys(tokens).map(Number).find((s) => !shown.players[s].eliminated);
+    if (seat === undefined) return;
+    if (what !== "undo") {
+      const ok = await dialog({
+        title: what === "resign" ? "Resign this game?" : "Abandon this game?",
+        text: what === "resign" ? "The other player wins." : "The game stops and nobody wins.",
+        buttons: [{ label: what === "resign" ? "Resign" : "Abandon", value: true, primary: true }, { label: "Cancel", value: false }],
+      });
+      if (!ok || closed) { (what === "resign" ? resignButton : abandonButton).focus(); return; }
+    }
+    try {
+      const state = await post(`/api/games/${gameId}/${what}`, { seat, token: tokens[seat] });
+      selection = null;
+      error.textContent = "";
+      if (what === "undo") {
+        announce("Your last move was taken back.");
+        last.textContent = "Your last move (and the replies) were taken back.";
+      }
+      receive(state);
+      if (what === "undo") undoButton.focus();
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  }
+
+  async function removeGame() {
+    const ok = await dialog({
+      title: "Delete this game?",
+      text: shown.saved_as ? `Game #${shown.saved_as} leaves the history for good.` : "It is forgotten for good.",
+      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
+    });
+    if (!ok || closed) { deleteButton.focus(); return; }
+    try {
+      await del(`/api/games/${gameId}`);
+      closed = true;
+      saveSavedAs(gameId, null);
+      navigate("/");
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  }
+
   function renderSeats() {
+    const current = moving !== null ? moving : shown.to_move;
     seats.replaceChildren(...shown.players.map((p) => {
       const cls = [];
-      if (shown.to_move === p.seat) cls.push("to-move");
+      if (current === p.seat) cls.push("to-move");
       if (p.eliminated && shown.winner !== p.seat) cls.push("out");
-      return h("li", { class: cls.join(" "), "aria-current": shown.to_move === p.seat ? "true" : null },
+      return h("li", { class: cls.join(" "), "aria-current": current === p.seat ? "true" : null, dataset: { seat: String(p.seat) } },
         h("span", { class: "seat-dot", style: `background:${seatColour(p.seat)}`, "aria-hidden": "true" }),
         p.label,
         tokens[p.seat] !== undefined ? h("span", { class: "tag" }, "you") : null,
@@ -162,9 +303,16 @@ export function showGame(main, gameId) {
     }));
   }
 
-  const logEntry = (t) => h("li", {}, t.text, t.messages.length ? ` — ${t.messages.join(" ")}` : "");
+  const logEntry = (t) => h("li", { value: String(t.number) }, t.text,
+    t.claim && shown && shown.players[t.seat] && shown.players[t.seat].bot ? h("span", { class: "claim" }, ` · ${t.claim}`) : null,
+    t.messages.length ? ` — ${t.messages.join(" ")}` : "");
+
+  function logPadding(count) {
+    log.style.paddingLeft = `${String(Math.max(1, count)).length + 2.2}ch`;
+  }
 
   function renderLog() {
+    logPadding(shown.turns.length);
     log.replaceChildren(...shown.turns.map(logEntry));
     log.scrollTop = log.scrollHeight;
   }
@@ -195,13 +343,23 @@ export function showGame(main, gameId) {
 
   function renderAll() {
     status.textContent = shown.status;
+    setTitle(`${shown.over ? shown.status : shown.status.replace(/!$/, "")} · ${shown.players.map((p) => p.name).join(" vs ")}`);
+    if (shown.saved_as) saveSavedAs(gameId, shown.saved_as);
+    if (randomFirst(gameId)) {
+      firstNote.hidden = false;
+      firstNote.textContent = `${shown.players[shown.first].name} was drawn at random to move first.`;
+    }
+    analysisOff.hidden = !!shown.analysis_allowed;
+    $("#learn-tools", learn).hidden = !shown.analysis_allowed;
+    if (!shown.analysis_allowed) { valuesToggle.checked = false; verdict.textContent = ""; explanation.replaceChildren(); valueChart.replaceChildren(); }
+    renderActions();
     status.classList.toggle("thinking", !!shown.thinking);
     rules.textContent = shown.description;
     renderSeats();
     renderBoard();
     renderLog();
     renderShare();
-    if (shown.over && shown.winner !== null) {
+    if (shown.over) {
       last.replaceChildren(`${shown.status} `, shown.saved_as
         ? h("a", { href: `/history/${shown.saved_as}`, "data-link": "" }, `Replay game #${shown.saved_as}`) : "",
       " · ", h("a", { href: "/", "data-link": "" }, "New game"));
@@ -210,7 +368,25 @@ export function showGame(main, gameId) {
 
   function receive(state) {
     if (closed) return;
+    if (shown && (state.takebacks || 0) > (shown.takebacks || 0)) {
+      // a take-back: show the new state as it is (no moves to play out)
+      if (latest && (latest.takebacks || 0) >= state.takebacks && latest.move_count >= state.move_count) return;
+      shown = null;
+      latest = null;
+      selection = null;
+      analysis = null;
+      analysisFor = -1;
+      looking = null;
+      lookingBar.hidden = true;
+      shown = state;
+      renderAll();
+      refreshAnalysis();
+      return;
+    }
+    if (shown && (state.takebacks || 0) < (shown.takebacks || 0)) return;
     if (shown && state.move_count < shown.move_count) return;
+    if (shown && state.move_count === shown.move_count && state.over === shown.over
+        && state.thinking === shown.thinking && state.status === shown.status && !latest) return;
     if (latest && state.move_count < latest.move_count) return;
     latest = state;
     pump();
@@ -228,17 +404,20 @@ export function showGame(main, gameId) {
           selection = null;
           hintOut.textContent = "";
           const fresh = target.turns.slice(shown.move_count);
-          for (const turn of fresh) {
+          for (const [k, turn] of fresh.entries()) {
             if (closed) return;
-            await playOut(turn, target);
+            // never fall behind: a backlog is shown at once, only the newest move is animated
+            await playOut(turn, target, k < fresh.length - 1);
           }
         }
         if (closed) return;
         animating = null;
+        moving = null;
         shown = target;
         renderAll();
         if (first) await opening(target);
         refreshAnalysis();
+        restoreFocus();
       }
     } finally {
       pumping = false;
@@ -246,24 +425,41 @@ export function showGame(main, gameId) {
     }
   }
 
-  async function playOut(turn, target) {
+  /** Give the keyboard focus back to the board (or the page's next step) when it was lost. */
+  function restoreFocus() {
+    if (closed) return;
+    const a = document.activeElement;
+    if (a && a !== document.body && document.contains(a)) return;
+    if ($("#dialog").open) return;
+    const target = (lastPile && board.querySelector(`[data-pile="${lastPile}"][tabindex]`))
+      || board.querySelector("[tabindex]") || (shown && shown.over ? last.querySelector("a") : null);
+    if (target) target.focus();
+  }
+
+  async function playOut(turn, target, quick = false) {
     status.textContent = turn.text;
     status.classList.remove("thinking");
-    last.textContent = turn.text;
+    last.textContent = turn.text + (turn.claim && shown.players[turn.seat].bot ? `: ${turn.claim}` : "");
     announce(turn.text + (turn.messages.length ? ". " + turn.messages.join(" ") : ""));
-    if (!mine.has(turn.number)) {
+    moving = turn.seat;
+    renderSeats();
+    if (!mine.has(turn.number) && !quick) {
       animating = { board: turn.before, taken: turn.move };
       renderBoard();
-      await sleep(animationMs());
+      // in a game of bots only, an animation never takes longer than the bots' pace
+      await sleep(allBots(target) ? Math.min(animationMs(), 500) : animationMs());
     }
+    moving = null;
     animating = { board: turn.after, taken: null }; // until the state itself is shown
     renderBoard();
+    logPadding(turn.number);
     log.append(logEntry(turn));
     log.scrollTop = log.scrollHeight;
     const eliminated = turn.messages.filter((m) => / eliminated!$/.test(m));
     const rest = turn.messages.filter((m) => !/ eliminated!$/.test(m) && !/ wins?!$/.test(m));
     if (turn.eliminated && eliminated.length) {
       await dialog({ title: eliminated[0], text: rest.join(" "), big: cross() });
+      restoreFocus();
     }
     if (turn.winner !== null) {
       animating = null;
@@ -286,13 +482,16 @@ export function showGame(main, gameId) {
     if (closed) return;
     if (choice === "new") navigate("/");
     else if (choice === "replay") navigate(`/history/${state.saved_as}`);
+    else restoreFocus();
   }
 
   async function opening(state) {
     if (state.move_count === 0 && state.opening.length) {
       await dialog({ title: state.opening[0], text: state.opening.slice(1).join(" ") });
       if (state.over) victory(state);
+      else restoreFocus();
     }
+    if (randomFirst(gameId) && state.move_count === 0) announce(firstNote.textContent);
   }
 
   // -- moving ----------------------------------------------------------------------------------
@@ -343,7 +542,8 @@ export function showGame(main, gameId) {
 
   // -- learning --------------------------------------------------------------------------------
   async function refreshAnalysis() {
-    if (!shown || (!valuesToggle.checked && !learn.open)) return;
+    clearTimeout(askAgain);
+    if (!shown || !shown.analysis_allowed || (!valuesToggle.checked && !learn.open)) return;
     const count = shown.move_count;
     if (analysisFor === count && analysis && analysis.available) { renderAnalysis(); return; }
     verdict.textContent = "Working it out…";
@@ -354,6 +554,10 @@ export function showGame(main, gameId) {
       analysisFor = result.move_count;
       renderAnalysis();
       renderBoard();
+      if (!result.available && /still working/i.test(result.note)) {
+        // the answer is pushed when it is ready; until then ask again now and then
+        askAgain = setTimeout(() => { analysisFor = -1; refreshAnalysis(); }, 4000);
+      }
     } catch (e) {
       verdict.textContent = e.message;
     }
@@ -380,6 +584,11 @@ export function showGame(main, gameId) {
     drawValueHistory(a.history);
   }
 
+  function stepColour(s) {
+    if (s.paranoid) return s.mover_wins === true ? seatColour(s.to_move) : s.mover_wins === false ? "#b9b1a2" : "#999";
+    return s.winner === null ? "#999" : seatColour(s.winner);
+  }
+
   function drawValueHistory(steps) {
     if (!steps.length) { valueChart.replaceChildren(); return; }
     const W = Math.max(240, steps.length * 22 + 20);
@@ -403,25 +612,26 @@ export function showGame(main, gameId) {
       const c = document.createElementNS(svgNS, "circle");
       c.setAttribute("cx", pts[i][0]);
       c.setAttribute("cy", pts[i][1]);
-      c.setAttribute("r", s.mistake ? 7 : 5);
-      c.setAttribute("fill", s.winner === null ? "#999" : seatColour(s.winner));
+      c.setAttribute("r", s.mistake ? 7 : i === (looking ?? steps.length - 1) ? 6.5 : 5);
+      c.setAttribute("fill", stepColour(s));
+      c.style.cursor = "pointer";
+      c.addEventListener("click", () => look(i));
       if (s.mistake) { c.setAttribute("stroke", "#b3261e"); c.setAttribute("stroke-width", "3"); }
       const title = document.createElementNS(svgNS, "title");
       title.textContent = stepText(s);
       c.append(title);
       svg.append(c);
     });
-    const list = h("ol", { class: "vh-list", start: "0" }, steps.map((s) =>
-      h("li", { class: s.mistake ? "mistake" : "" }, stepText(s), s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
+    const current = looking ?? steps.length - 1;
+    const list = h("ol", { class: "vh-list", start: "0" }, steps.map((s, i) =>
+      h("li", { class: [s.mistake ? "mistake" : "", i === current ? "current" : ""].join(" ").trim(), "aria-current": i === current ? "step" : null },
+        h("button", { type: "button", class: "step", title: "Show this position on the board", onclick: () => look(i) }, stepText(s)),
+        s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
     valueChart.replaceChildren(...(steps.length > 1 ? [svg, list] : [list]));
   }
 
   function stepText(s) {
-    const who = s.winner === null ? "" : shown.players[s.winner].name;
-    if (s.to_move === null) return s.text;
-    if (s.winner === null) return `${s.text}: no proven value`;
-    const r = s.remoteness === null ? "" : ` (${s.remoteness} moves left)`;
-    return `${s.text}: ${who} ${who === "You" ? "are" : "is"} winning${r}`;
+    return valueStepText(s, shown.players);
   }
 
   async function hint() {
@@ -429,7 +639,12 @@ export function showGame(main, gameId) {
     try {
       const result = await get(`/api/games/${gameId}/hint`);
       if (closed) return;
-      if (!result || !result.move) { hintOut.textContent = "Still working it out: ask again in a moment."; return; }
+      if (!result || !result.move) {
+        hintOut.textContent = "Still working it out: the hint comes here when it is ready.";
+        clearTimeout(askAgain);
+        askAgain = setTimeout(() => { if (!closed && /Still working/.test(hintOut.textContent)) hint(); }, 4000);
+        return;
+      }
       hintOut.textContent = `Hint: ${result.text} (${result.claim}).`;
       if (canPlay()) {
         selection = { pile: result.move.pile, take: result.move.take, at: result.move.at };
@@ -445,35 +660,62 @@ export function showGame(main, gameId) {
     if (closed) return;
     const proto = location.protocol === "https:" ? "wss" : "ws";
     socket = new WebSocket(`${proto}://${location.host}/api/games/${gameId}/live`);
+    let opened = false;
+    socket.onopen = () => { opened = true; setOnline(true); if (error.textContent.includes("cannot be reached")) error.textContent = ""; };
     socket.onmessage = (e) => {
       let msg;
       try { msg = parseJSON(e.data); } catch { return; }
       if (msg.type === "state") receive(msg.state);
       else if (msg.type === "error") missing(msg.detail);
+      else if (msg.type === "analysis" || msg.type === "hint") {
+        // a late answer is ready: ask for it again
+        if (msg.type === "hint" && /Still working/.test(hintOut.textContent)) hint();
+        else { analysisFor = -1; refreshAnalysis(); }
+      }
     };
-    socket.onclose = () => {
-      if (!closed && shown && !shown.over) retry = setTimeout(connect, 1500);
+    socket.onclose = (e) => {
+      if (closed || e.code === 4404) return;
+      if (!opened || !shown || !shown.over) setOnline(false);
+      if (!shown || !shown.over) retry = setTimeout(connect, 1500);
     };
   }
 
   function missing(detail) {
+    const stored = savedAs(gameId) || (shown && shown.saved_as);
     closed = true;
-    status.textContent = "No such game in play";
-    main.replaceChildren(
-      h("h1", {}, "No such game in play"),
-      h("p", {}, `${detail}.`),
-      h("p", {}, h("a", { href: "/", "data-link": "" }, "Set up a new game"), " or look at the ",
-        h("a", { href: "/history", "data-link": "" }, "history"), "."));
+    if (stored) { navigate(`/history/${stored}`, { replace: true }); return; }
+    notFound(main, "No such game in play", `${detail}. A finished game is in the history.`);
   }
 
   get(`/api/games/${gameId}`).then((state) => { receive(state); connect(); })
-    .catch((e) => { if (e.status === 404) missing(e.message); else { status.textContent = e.message; } });
+    .catch((e) => {
+      if (e.status === 404) missing(e.message);
+      else { status.textContent = e.message; retry = setTimeout(() => { if (!closed) navigate(location.pathname, { replace: true }); }, 3000); }
+    });
+  board.addEventListener("focusin", (e) => { if (e.target.dataset && e.target.dataset.pile) lastPile = e.target.dataset.pile; });
 
   return () => {
     closed = true;
     clearTimeout(retry);
+    clearTimeout(askAgain);
     if (socket) socket.close();
     const dlg = $("#dialog");
     if (dlg.open) dlg.close();
   };
+}
+
+/** A value-history step in words (two players: who is winning; more: the paranoid model). */
+export function valueStepText(s, players) {
+  if (s.to_move === null) return s.text;
+  const left = s.remoteness === null ? "" : ` (${plural(s.remoteness, "move")} left)`;
+  if (s.paranoid) {
+    const mover = players[s.to_move].name;
+    if (s.mover_wins === null || s.mover_wins === undefined) return `${s.text}: beyond the search's budget`;
+    return s.mover_wins
+      ? `${s.text}: ${mover} can force a win against all the others${left}`
+      : `${s.text}: ${mover} cannot force a win if the others play together${left}`;
+  }
+  if (s.winner === null) return `${s.text}: no proven value`;
+  const who = players[s.winner].name;
+  return `${s.text}: ${who} ${who === "You" ? "are" : "is"} winning${left}`;
 }

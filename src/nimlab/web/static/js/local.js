@@ -32,3 +32,11 @@ export function animationMs() {
   if (typeof forced === "number") return forced;
   return matchMedia("(prefers-reduced-motion: reduce)").matches ? 150 : 900;
 }
+
+/** The stored game's id of a finished game in play (so its link leads to the replay later). */
+export const savedAs = (gameId) => read(`saved.${gameId}`, null);
+export const saveSavedAs = (gameId, id) => write(`saved.${gameId}`, id);
+
+/** Whether the first player of a game was drawn at random (the setup said so). */
+export const randomFirst = (gameId) => read(`random.${gameId}`, false);
+export const saveRandomFirst = (gameId) => write(`random.${gameId}`, true);

@@ -1,8 +1,10 @@
 // The registry (players, rankings) and the stored games (history, replay).
 
-import { h, $, fmt, dialog } from "./dom.js";
-import { get, post } from "./api.js";
-import { drawBoard } from "./board.js";
+import { h, $, fmt, plural, dialog, setTitle, seatColour } from "./dom.js";
+import { get, post, del } from "./api.js";
+import { drawBoard, moveKey } from "./board.js";
+import { notFound } from "./router.js";
+import { valueStepText } from "./game.js";
 
 const kindText = (p) => (p.ai ? `AI (${p.bot} bot)` : "human");
 
@@ -19,9 +21,9 @@ export function showPlayers(main) {
   let closed = false;
   const list = h("div", { id: "players-table" }, h("p", { class: "muted" }, "Loading…"));
   const error = h("p", { class: "error", role: "alert", id: "players-error" });
-  const username = h("input", { id: "reg-username", placeholder: "username", autocomplete: "off", "aria-label": "Username" });
-  const given = h("input", { id: "reg-given", placeholder: "given name", autocomplete: "off", "aria-label": "Given name" });
-  const family = h("input", { id: "reg-family", placeholder: "family name", autocomplete: "off", "aria-label": "Family name" });
+  const username = h("input", { id: "reg-username", placeholder: "e.g. lee", autocomplete: "off" });
+  const given = h("input", { id: "reg-given", placeholder: "e.g. Bruce", autocomplete: "off" });
+  const family = h("input", { id: "reg-family", placeholder: "e.g. Lee", autocomplete: "off" });
   // The bot kinds come from the server (GET /api/options), like the setup screen's.
   const kind = h("select", { id: "reg-kind", "aria-label": "Kind" }, h("option", { value: "" }, "human"));
   get("/api/options").then((options) => {
@@ -73,7 +75,9 @@ export function showPlayers(main) {
           error.textContent = "";
           draw(await get("/api/players"));
         } catch (err) { error.textContent = err.message; }
-      } }, username, given, family, kind, h("button", { type: "submit", class: "primary" }, "Register")),
+      } }, h("label", { for: "reg-username" }, "Username"), username, h("label", { for: "reg-given" }, "Given name"), given,
+      h("label", { for: "reg-family" }, "Family name"), family, h("label", { for: "reg-kind" }, "Kind"), kind,
+      h("button", { type: "submit", class: "primary" }, "Register")),
       error));
   get("/api/players").then((p) => { if (!closed) draw(p); }).catch((e) => { error.textContent = e.message; });
   return () => { closed = true; };
@@ -111,8 +115,21 @@ export function showRankings(main) {
 export function showHistory(main) {
   let closed = false;
   const body = h("div", { id: "history-table" }, h("p", { class: "muted" }, "Loading…"));
-  main.append(h("h1", {}, "History"), h("section", { class: "card" }, body));
-  get("/api/history?limit=100").then(({ games }) => {
+  const error = h("p", { class: "error", role: "alert", id: "history-error" });
+  main.append(h("h1", {}, "History"), h("section", { class: "card" }, body, error));
+  async function remove(g, button) {
+    const ok = await dialog({
+      title: `Delete game #${g.id}?`, text: "It leaves the history for good (players' statistics stay).",
+      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
+    });
+    if (!ok || closed) { button.focus(); return; }
+    try {
+      await del(`/api/history/${g.id}`);
+      load();
+      $("h1", main).focus();
+    } catch (e) { error.textContent = e.message; }
+  }
+  const load = () => get("/api/history?limit=100").then(({ games }) => {
     if (closed) return;
     if (!games.length) { body.replaceChildren(h("p", { class: "muted" }, "No finished games yet.")); return; }
     body.replaceChildren(table(
@@ -122,36 +139,99 @@ export function showHistory(main) {
         h("td", {}, g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")),
         h("td", {}, g.description),
         h("td", {}, g.players.map((name, i) => [i ? ", " : "", name === g.winner ? h("strong", {}, `${name} (won)`) : name])),
-        h("td", { class: "num" }, g.move_count),
-        h("td", {}, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay")))),
+        h("td", { class: "num" }, fmt(g.move_count)),
+        h("td", {}, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
+          h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")))),
       "Stored games"));
   }).catch((e) => { body.textContent = e.message; });
+  $("h1", main).setAttribute("tabindex", "-1");
+  load();
   return () => { closed = true; };
 }
 
 export function showReplay(main, id) {
+  setTitle(`Replay of game #${id}`);
   let closed = false;
   let frames = [];
   let at = 0;
-  let rows = false;
   let timer = null;
+  let players = [];
+  let history = [];
+  let seq = 0;
+  const cache = new Map(); // move number -> analysis
   const title = h("h1", {}, `Game #${id}`);
   const about = h("p", { class: "rules" });
   const board = h("div", { class: "board", id: "replay-board", "aria-label": "Board" });
   const text = h("p", { class: "frame-text", id: "frame-text", "aria-live": "polite" });
   const slider = h("input", { type: "range", min: "0", max: "0", value: "0", "aria-label": "Move", oninput: () => go(Number(slider.value)) });
   const playButton = h("button", { type: "button", onclick: () => toggle() }, "▶ Play");
-  const list = h("ol", { class: "log", start: "0" });
+  const list = h("ol", { class: "log", start: "0", id: "replay-moves" });
+  const valuesToggle = h("input", { type: "checkbox", id: "replay-values", checked: true, onchange: () => go(at) });
+  const verdict = h("p", { class: "verdict", id: "replay-verdict" });
+  const valueList = h("ol", { class: "vh-list", start: "0", id: "replay-history" });
   const btn = (label, aria, fn) => h("button", { type: "button", class: "icon", "aria-label": aria, onclick: fn }, label);
 
-  function go(n) {
+  async function analysisAt(n) {
+    if (cache.has(n)) return cache.get(n);
+    const a = await get(`/api/history/${id}/analysis?at=${n}`);
+    cache.set(n, a);
+    if (!history.length) { history = a.history; drawHistory(); }
+    return a;
+  }
+
+  function valuesOf(a) {
+    if (!a || !valuesToggle.checked) return null;
+    const map = new Map();
+    for (const m of a.moves) map.set(moveKey(m.pile, m.take, m.at), m);
+    return map;
+  }
+
+  function drawHistory() {
+    valueList.replaceChildren(...history.map((s, i) => h("li", { class: [s.mistake ? "mistake" : "", i === at ? "current" : ""].join(" ").trim(), "aria-current": i === at ? "step" : null },
+      h("button", { type: "button", class: "step", onclick: () => go(i) }, valueStepText(s, players)),
+      s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
+    for (const li of list.children) {
+      const i = Number(li.dataset.frame);
+      const mistake = history[i] && history[i].mistake;
+      if (mistake && !li.querySelector(".mistake-tag")) li.append(h("span", { class: "mistake-tag" }, " — a mistake"));
+    }
+  }
+
+  async function go(n) {
     at = Math.max(0, Math.min(frames.length - 1, n));
     const f = frames[at];
     slider.value = String(at);
     text.textContent = `${at === 0 ? "Start" : `Move ${f.number}: ${f.text}`}${f.note ? ` — ${f.note}` : ""}`;
-    drawBoard(board, { board: at === 0 ? f.board : f.before, takes: null, maxTake: null, live: false, selection: null, cursor: null, values: null, taken: f.taken });
+    // The position before move `at` with the move marked; at the start, the start itself.
+    const show = (values) => drawBoard(board, { board: at === 0 ? f.board : f.before, takes: null, maxTake: null, live: false,
+      selection: null, cursor: null, values, taken: f.taken });
+    show(null);
     [...list.children].forEach((li, i) => li.toggleAttribute("aria-current", i === at));
-    [...list.children].forEach((li, i) => { li.style.fontWeight = i === at ? "700" : ""; });
+    const current = list.children[at];
+    if (current) {
+      const top = current.offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+      }
+    }
+    drawHistory();
+    const mine = ++seq;
+    try {
+      // the values of the moves from the position shown: the position before move `at`
+      const a = await analysisAt(Math.max(0, at - 1));
+      if (closed || mine !== seq) return;
+      if (at === 0) {
+        const start = await analysisAt(0);
+        if (closed || mine !== seq) return;
+        verdict.textContent = start.available ? start.verdict : start.note;
+        show(valuesOf(start));
+        return;
+      }
+      verdict.textContent = a.available ? `Before this move: ${a.verdict}` : a.note;
+      show(valuesOf(a));
+    } catch (e) {
+      if (!closed && mine === seq) verdict.textContent = e.message;
+    }
   }
   function toggle() {
     if (timer) { clearInterval(timer); timer = null; playButton.textContent = "▶ Play"; return; }
@@ -160,7 +240,7 @@ export function showReplay(main, id) {
     timer = setInterval(() => { if (at >= frames.length - 1) toggle(); else go(at + 1); }, 1100);
   }
   function keys(e) {
-    if (e.target.closest("input, select, textarea")) return;
+    if (e.target.closest("input, select, textarea, dialog")) return;
     if (e.key === "ArrowRight") go(at + 1);
     else if (e.key === "ArrowLeft") go(at - 1);
     else if (e.key === "Home") go(0);
@@ -168,28 +248,36 @@ export function showReplay(main, id) {
     else return;
     e.preventDefault();
   }
-  document.addEventListener("keydown", keys);
-
-  main.append(title, about,
-    h("div", { class: "layout" },
-      h("section", { "aria-label": "Replay" }, board, text,
-        h("div", { class: "replay-controls" },
-          btn("«", "First position", () => go(0)), btn("◀", "Previous move", () => go(at - 1)), playButton,
-          btn("▶", "Next move", () => go(at + 1)), btn("»", "Last position", () => go(frames.length - 1)), slider),
-        h("p", { class: "muted" }, "Keys: ← and → step through the moves, Home and End jump.")),
-      h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
 
   get(`/api/history/${id}`).then((replay) => {
     if (closed) return;
     frames = replay.frames;
-    rows = replay.rows;
     const g = replay.game;
-    about.textContent = `${g.description}. ${g.players.join(", ")}. ${g.winner ? `${g.winner} won` : "No winner"} in ${g.move_count} moves (${g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")}).`;
+    players = g.players.map((name, seat) => ({ name, seat }));
+    document.addEventListener("keydown", keys);
+    main.append(title, about,
+      h("div", { class: "layout" },
+        h("section", { "aria-label": "Replay" }, board, text,
+          h("div", { class: "replay-controls" },
+            btn("«", "First position", () => go(0)), btn("◀", "Previous move", () => go(at - 1)), playButton,
+            btn("▶", "Next move", () => go(at + 1)), btn("»", "Last position", () => go(frames.length - 1)), slider),
+          h("p", { class: "muted" }, "Keys: ← and → step through the moves, Home and End jump."),
+          h("section", { class: "card learn" }, h("h2", {}, "Analysis"),
+            h("label", { class: "toggle" }, valuesToggle, "Show move values"),
+            h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move")),
+            verdict, h("h3", {}, "Value history"), valueList)),
+        h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
+    about.textContent = `${g.description}. ${g.players.join(", ")}. ${g.winner ? `${g.winner} won` : "No winner"} in ${plural(g.move_count, "move")} (${g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")}).`;
     slider.max = String(frames.length - 1);
-    list.replaceChildren(...frames.map((f, i) => h("li", {},
+    list.style.paddingLeft = `${String(frames.length).length + 2.2}ch`;
+    list.replaceChildren(...frames.map((f, i) => h("li", { dataset: { frame: String(i) } },
       h("a", { href: "#", onclick: (e) => { e.preventDefault(); go(i); } }, i === 0 ? "Start" : f.text), f.note ? ` — ${f.note}` : "")));
     go(frames.length - 1);
-  }).catch((e) => { text.textContent = e.message; });
+  }).catch((e) => {
+    if (closed) return;
+    if (e.status === 404 || e.status === 422) notFound(main, "No such game", `There is no stored game #${id}: ${e.message}.`);
+    else main.replaceChildren(title, h("p", { class: "error" }, e.message));
+  });
   return () => {
     closed = true;
     if (timer) clearInterval(timer);

@@ -1,6 +1,6 @@
 // A tiny router over the History API: each page is a function (main, match) -> cleanup?.
 
-import { $, $$ } from "./dom.js";
+import { $, $$, h, setTitle } from "./dom.js";
 
 const routes = [];
 let cleanup = null;
@@ -29,10 +29,24 @@ export function render() {
       if (a.dataset.nav === nav) a.setAttribute("aria-current", "page");
       else a.removeAttribute("aria-current");
     }
+    setTitle(TITLES[nav] || "");
     cleanup = view(main, m) || null;
     return;
   }
-  main.textContent = "There is no such page.";
+  for (const a of $$("[data-nav]")) a.removeAttribute("aria-current");
+  notFound(main);
+}
+
+const TITLES = { setup: "New game", players: "Players", rankings: "Rankings", history: "History" };
+
+/** The app's "no such page". */
+export function notFound(main, title = "There is no such page", text = `Nothing lives at ${location.pathname}.`) {
+  setTitle("No such page");
+  main.replaceChildren(h("section", { class: "not-found card" },
+    h("h1", {}, title),
+    h("p", {}, text),
+    h("p", {}, h("a", { href: "/", "data-link": "" }, "Set up a new game"), " · ",
+      h("a", { href: "/history", "data-link": "" }, "Finished games"))));
 }
 
 export function start() {

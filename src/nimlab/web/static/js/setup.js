@@ -2,9 +2,9 @@
 // starts. Every change is checked by the server (the core's rules and messages): Play stays
 // disabled, with the reason shown, until the setup is valid.
 
-import { h, $, seatColour, fmt } from "./dom.js";
+import { h, $, seatColour, fmt, plural } from "./dom.js";
 import { get, post } from "./api.js";
-import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor } from "./local.js";
+import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor, saveRandomFirst } from "./local.js";
 import { navigate } from "./router.js";
 
 // The games, bot kinds and default end positions come from the server (/api/options, built
@@ -21,13 +21,22 @@ const DEFAULT_SETUP = {
   misere: false,
   ends: [],
   first: "first",
+  analysis: true,
 };
 
-/** "2, 2,2" -> "[2,2,2]": every run of digits is a heap; order and empty heaps do not matter. */
+/** "2, 2,2" -> "[2,2,2]": heap sizes separated by commas, spaces or dots; order and empty heaps
+ * do not matter. Returns {end} or {problem} (why it is not an end position one can add). */
 function canonicalEnd(text) {
-  const heaps = (text.match(/\d+/g) || []).map((d) => BigInt(d)).filter((n) => n > 0n);
+  const t = text.trim().replace(/^\[|\]$/g, "");
+  if (!/^[\d\s,.;]+$/.test(t) || !/\d/.test(t)) {
+    return { problem: `"${text.trim()}" is not an end position: write heap sizes like 2,2,2 or 1 2 3` };
+  }
+  const heaps = (t.match(/\d+/g) || []).map((d) => BigInt(d)).filter((n) => n > 0n);
+  if (!heaps.length) {
+    return { problem: `"${text.trim()}" has no heaps: the empty board always ends the game already` };
+  }
   heaps.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return (text.match(/\d/) ? `[${heaps.join(",")}]` : text.trim());
+  return { end: `[${heaps.join(",")}]` };
 }
 
 const toInt = (digits) => {
@@ -90,12 +99,13 @@ export function showSetup(main) {
     misere: s.misere,
     end_positions: s.ends,
     first: s.first,
+    analysis: s.analysis !== false,
   });
 
   // -- players ---------------------------------------------------------------------------------
   const playersList = h("ol", { class: "players", "aria-label": "Players in turn order" });
-  const humanName = h("input", { id: "human-name", placeholder: "Name", maxlength: "40", autocomplete: "off" });
-  const botName = h("input", { id: "bot-name", placeholder: "Bot name", maxlength: "40", autocomplete: "off" });
+  const humanName = h("input", { id: "human-name", placeholder: "e.g. Ann", maxlength: "40", autocomplete: "off" });
+  const botName = h("input", { id: "bot-name", placeholder: "e.g. Hal", maxlength: "40", autocomplete: "off" });
   const botKind = h("select", { id: "bot-kind", "aria-label": "Bot kind" });
   const depth = h("input", { id: "bot-depth", type: "number", min: "1", value: "2", "aria-label": "Look-ahead depth", style: "width:4.5rem", hidden: true });
   const errorOut = h("output", { for: "bot-error" }, "0%");
@@ -126,13 +136,14 @@ export function showSetup(main) {
       s.players.push({ name: humanName.value.trim() || "Player", kind: "human", error: 0, here: true });
       humanName.value = "";
       changed();
-    } }, humanName, h("button", { type: "submit", id: "add-human" }, "Add player")),
+    } }, h("label", { for: "human-name" }, "Name"), humanName, h("button", { type: "submit", id: "add-human" }, "Add player")),
     h("form", { class: "row-form", onsubmit: (e) => {
       e.preventDefault();
       s.players.push({ name: botName.value.trim(), kind: botKind.value, depth: botKind.value === "lookahead" ? depth.value : null, error: Number(errorRate.value) });
       botName.value = "";
       changed();
-    } }, h("h3", { class: "sub", style: "flex-basis:100%" }, "Add a bot"), botName, botKind, depth,
+    } }, h("h3", { class: "sub", style: "flex-basis:100%" }, "Add a bot"), h("label", { for: "bot-name" }, "Name"), botName,
+    h("label", { for: "bot-kind" }, "Kind"), botKind, depth,
     h("span", { class: "slider" }, h("label", { for: "bot-error" }, "error rate"), errorRate, errorOut),
     h("button", { type: "submit", id: "add-bot" }, "Add bot")),
     registeredForm,
@@ -174,11 +185,15 @@ export function showSetup(main) {
         pileError.textContent = "Type the size as digits only, e.g. 7.";
         return;
       }
+      if (BigInt(text) === 0n) {
+        pileError.textContent = rowsGame() ? "A row needs at least one stone." : "A pile needs at least one match.";
+        return;
+      }
       pileError.textContent = "";
       s.piles.push(BigInt(text).toString());
       pileSize.value = "";
       changed();
-    } }, pileSize, addPileButton,
+    } }, h("label", { for: "pile-size" }, "Size"), pileSize, addPileButton,
     h("button", { type: "button", id: "random-piles", onclick: () => {
       const rnd = (a, b) => a + Math.floor(Math.random() * (b - a + 1));
       s.piles = rowsGame()
@@ -206,7 +221,11 @@ export function showSetup(main) {
   gameKind.addEventListener("change", () => { s.game = gameKind.value; changed(); });
   parameter.addEventListener("input", () => { s.params[s.game] = parameter.value; changed(); });
   const endsList = h("ul", { class: "chips", "aria-label": "End positions" });
-  const endText = h("input", { id: "end-text", placeholder: "e.g. 2,2,2", autocomplete: "off", "aria-label": "A new end position" });
+  const endText = h("input", { id: "end-text", placeholder: "e.g. 2,2,2", autocomplete: "off" });
+  const endError = h("p", { class: "error", role: "alert", id: "end-error" });
+  const carried = h("p", { class: "note", id: "carried", hidden: true });
+  const analysisBox = h("input", { type: "checkbox", id: "allow-analysis", checked: s.analysis !== false,
+    onchange: () => { s.analysis = analysisBox.checked; changed(); } });
   const rulesCard = h("section", { class: "card", "aria-labelledby": "rules-title" },
     h("h2", { id: "rules-title" }, "Rules"),
     h("div", { class: "row-form" }, h("label", { for: "game-kind" }, "Game"), gameKind, parameter),
@@ -220,15 +239,21 @@ export function showSetup(main) {
       e.preventDefault();
       const text = endText.value.trim();
       if (!text) return;
-      const canon = canonicalEnd(text);
-      if (!s.ends.includes(canon)) s.ends.push(canon);
+      const { end, problem } = canonicalEnd(text);
+      if (problem) { endError.textContent = `${problem}.`; return; }
+      endError.textContent = "";
+      if (!s.ends.includes(end)) s.ends.push(end);
       endText.value = "";
       changed();
-    } }, endText, h("button", { type: "submit", id: "add-end" }, "Add end position"),
+    } }, h("label", { for: "end-text" }, "Heaps"), endText, h("button", { type: "submit", id: "add-end" }, "Add end position"),
     h("button", { type: "button", id: "add-defaults", onclick: () => {
       for (const e of defaultEnds) if (!s.ends.includes(e)) s.ends.push(e);
       changed();
-    } }, "Add defaults")));
+    } }, "Add defaults")),
+    endError,
+    h("h3", {}, "Learning"),
+    h("label", { class: "toggle" }, analysisBox, "Hints and move values during play in games between people"),
+    h("p", { class: "muted" }, "Always there after the game, in replays and in games against bots."));
 
   function drawRules() {
     const e = entry();
@@ -247,7 +272,7 @@ export function showSetup(main) {
   // -- go --------------------------------------------------------------------------------------
   const reason = h("p", { class: "reason", id: "setup-reason", role: "status" }, "Checking…");
   const play = h("button", { class: "primary", id: "play", type: "button", disabled: true, onclick: start }, "Play!");
-  const goCard = h("section", { class: "card wide go", "aria-label": "Start" }, play, reason);
+  const goCard = h("section", { class: "card wide go", "aria-label": "Start" }, play, reason, carried);
   const inPlay = h("section", { class: "card wide", "aria-labelledby": "inplay-title", hidden: true },
     h("h2", { id: "inplay-title" }, "Games in play"), h("ul", { class: "in-play" }));
 
@@ -255,8 +280,31 @@ export function showSetup(main) {
     h("h1", { class: "visually-hidden" }, "Set up a game"),
     h("div", { class: "setup" }, playersCard, h("div", {}, pilesCard, rulesCard), goCard, inPlay));
 
+  // What a new game keeps from the last setup beyond players and piles: said next to Play.
+  const fresh = !saved;
+  const loaded = { ends: s.ends.join(" "), misere: s.misere, first: s.first, analysis: s.analysis };
+  function drawCarried() {
+    // only what came from the last setup and is still as it came (changes here are the user's)
+    const kept = [];
+    if (s.ends.length && s.ends.join(" ") === loaded.ends) kept.push(`extra end positions ${s.ends.join(", ")}`);
+    if (s.misere && loaded.misere) kept.push("misère play");
+    if (s.first !== "first" && s.first === loaded.first) kept.push(s.first === "random" ? "a random first player" : "the winning side starts");
+    if (s.analysis === false && loaded.analysis === false) kept.push("no hints during play between people");
+    carried.hidden = fresh || !kept.length;
+    carried.replaceChildren(`Kept from your last setup: ${kept.join("; ")}. `,
+      h("button", { type: "button", class: "small", id: "clear-carried", onclick: () => {
+        s.ends = []; s.misere = false; s.first = "first"; s.analysis = true;
+        for (const r of $$radio("play")) r.checked = r.value === "normal";
+        for (const r of $$radio("first")) r.checked = r.value === "first";
+        analysisBox.checked = true;
+        changed();
+      } }, "Back to the usual rules"));
+  }
+  const $$radio = (name) => [...main.querySelectorAll(`input[name="${name}"]`)];
+
   function changed(recheck = true) {
     saveSetup(s);
+    drawCarried();
     drawPlayers();
     drawPiles();
     drawRules();
@@ -299,6 +347,7 @@ export function showSetup(main) {
         else saveToken(id, seat.seat, seat.token);
       });
       saveInvites(id, invites);
+      if (s.first === "random") saveRandomFirst(id);
       navigate(`/game/${id}`);
     } catch (e) {
       play.disabled = false;
@@ -330,7 +379,7 @@ export function showSetup(main) {
     $(".in-play", inPlay).replaceChildren(...list.games.slice(0, 20).map((g) => {
       const mine = Object.keys(tokensFor(g.id)).length > 0;
       return h("li", {}, h("a", { href: `/game/${g.id}`, "data-link": "" }, `${g.players.join(" vs ")}`),
-        ` — ${g.description}; ${g.status} (${g.move_count} moves)${mine ? " · you play" : ""}`);
+        ` — ${g.description}; ${g.status} (${plural(g.move_count, "move")})${mine ? " · you play" : ""}`);
     }));
   }).catch(() => {});
   return () => { closed = true; clearTimeout(checkTimer); };

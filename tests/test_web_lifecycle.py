@@ -1,0 +1,235 @@
+"""A game's life beyond its moves in the web API: resign, abandon, take back, delete, the
+analysis of stored games for replay, the analysis option of games between people, the app's
+"no such page", and the value history with more than two players."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from nimlab.storage import Store
+from nimlab.web import create_app
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "web.db")
+
+
+@pytest.fixture
+def client(db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        yield c
+
+
+def new_game(client: TestClient, **setup: Any) -> tuple[dict[str, Any], dict[int, str]]:
+    body = {"players": [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}], "piles": [3, 4, 5]}
+    r = client.post("/api/games", json=body | setup)
+    assert r.status_code == 201, r.text
+    data = r.json()
+    return data["state"], {s["seat"]: s["token"] for s in data["seats"]}
+
+
+def two_people(client: TestClient, **setup: Any) -> tuple[dict[str, Any], dict[int, str]]:
+    return new_game(client, players=[{"name": "Ann"}, {"name": "Bob"}], **setup)
+
+
+def live_keys(db: str) -> list[str]:
+    with Store.open(db) as store:
+        return [key for key, _, _ in store.live_games()]
+
+
+def test_resign_gives_the_game_to_the_other_player_and_stops_it(
+    client: TestClient, db: str
+) -> None:
+    state, tokens = two_people(client)
+    key = state["id"]
+    r = client.post(f"/api/games/{key}/resign", json={"seat": 0, "token": tokens[1]})
+    assert r.status_code == 403 and "wrong token" in r.json()["detail"]
+    r = client.post(f"/api/games/{key}/resign", json={"seat": 1, "token": tokens[1]})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["over"] and out["winner"] == 0 and out["to_move"] is None
+    assert out["ended"] == out["status"] == "Bob resigned. Ann wins!"
+    assert key not in live_keys(db)
+    assert key not in [g["id"] for g in client.get("/api/games").json()["games"]]
+    r = client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1"})
+    assert r.status_code == 409
+    r = client.post(f"/api/games/{key}/abandon", json={"seat": 0, "token": tokens[0]})
+    assert r.status_code == 409
+
+
+def test_resign_needs_two_players_left_and_abandon_stops_any_game(client: TestClient) -> None:
+    state, tokens = new_game(
+        client, players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], piles=[2, 2]
+    )
+    key = state["id"]
+    r = client.post(f"/api/games/{key}/resign", json={"seat": 2, "token": tokens[2]})
+    assert r.status_code == 200 and r.json()["winner"] is None
+    state, tokens = two_people(client)
+    r = client.post(f"/api/games/{state['id']}/abandon", json={"seat": 0, "token": tokens[0]})
+    out = r.json()
+    assert out["over"] and out["winner"] is None
+    assert out["status"] == "Abandoned by Ann: nobody wins."
+
+
+def test_a_bot_seat_and_a_missing_game_cannot_resign(client: TestClient) -> None:
+    state, _ = new_game(client)
+    r = client.post(f"/api/games/{state['id']}/resign", json={"seat": 1, "token": "x"})
+    assert r.status_code == 403 and "bot" in r.json()["detail"]
+    r = client.post("/api/games/nope/resign", json={"seat": 0, "token": "x"})
+    assert r.status_code == 404
+
+
+def test_undo_takes_back_the_move_and_the_bots_reply_and_the_store_follows(
+    client: TestClient, db: str
+) -> None:
+    state, tokens = new_game(client)
+    key = state["id"]
+    r = client.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
+    assert r.status_code == 409 and "no move to take back" in r.json()["detail"]
+    moved = client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "pile": 3, "take": 5}
+    ).json()
+    assert moved["move_count"] == 2
+    r = client.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["move_count"] == 0 and out["board"]["piles"] == [3, 4, 5]
+    assert out["takebacks"] == 1 and out["to_move"] == 0
+    with Store.open(db) as store:
+        entry = store.live_game(key)
+    assert entry is not None and entry[1]["moves"] == []
+    assert "tokens" in entry[2]  # the seats' tokens are kept
+    # the game goes on from there, and its analysis is the new position's
+    again = client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "pile": 1, "take": 2}
+    )
+    assert again.status_code == 200 and again.json()["move_count"] == 2
+    analysis = client.get(f"/api/games/{key}/analysis").json()
+    assert analysis["move_count"] == 2
+
+
+def test_undo_is_only_for_games_against_bots(client: TestClient) -> None:
+    state, tokens = two_people(client)
+    key = state["id"]
+    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1"})
+    r = client.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
+    assert r.status_code == 409 and "only for games against bots" in r.json()["detail"]
+
+
+def test_delete_a_finished_game_and_a_stored_one(client: TestClient) -> None:
+    state, tokens = new_game(client, piles=[1])
+    key = state["id"]
+    r = client.delete(f"/api/games/{key}")
+    assert r.status_code == 409  # still in play
+    done = client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "pile": 1, "take": 1}
+    ).json()
+    saved = done["saved_as"]
+    assert done["over"] and saved is not None
+    assert client.get(f"/api/history/{saved}").status_code == 200
+    assert client.delete(f"/api/games/{key}").json()["deleted"]
+    assert client.get(f"/api/history/{saved}").status_code == 404
+    assert client.get(f"/api/games/{key}").status_code == 404
+    state, tokens = new_game(client, piles=[1])
+    done = client.post(
+        f"/api/games/{state['id']}/moves",
+        json={"seat": 0, "token": tokens[0], "pile": 1, "take": 1},
+    ).json()
+    assert client.delete(f"/api/history/{done['saved_as']}").status_code == 200
+    assert client.delete(f"/api/history/{done['saved_as']}").status_code == 404
+    ids = [g["id"] for g in client.get("/api/history").json()["games"]]
+    assert done["saved_as"] not in ids
+
+
+def test_a_stored_game_is_analysed_move_by_move_with_its_mistakes(client: TestClient) -> None:
+    state, tokens = new_game(client)
+    key = state["id"]
+    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "3 5"})
+    while True:
+        s = client.get(f"/api/games/{key}").json()
+        if s["over"]:
+            break
+        pile = next(i for i, n in enumerate(s["board"]["piles"], 1) if n)
+        client.post(
+            f"/api/games/{key}/moves",
+            json={"seat": 0, "token": tokens[0], "pile": pile, "take": 1},
+        )
+    saved = client.get(f"/api/games/{key}").json()["saved_as"]
+    start = client.get(f"/api/history/{saved}/analysis?at=0").json()
+    assert start["move_count"] == 0
+    assert [m for m in start["moves"] if m["winning"]] == [
+        {"pile": 1, "take": 2, "at": None, "result": [1, 4, 5], "outcome": "P",
+         "remoteness": start["moves"][1]["remoteness"], "winning": True}
+    ]
+    history = start["history"]
+    assert len(history) == s["move_count"] + 1  # the whole game's history, not only move 0
+    assert history[1]["mistake"] and "Ann took 5 from pile 3" in history[1]["text"]
+    last = client.get(f"/api/history/{saved}/analysis").json()
+    assert last["history"] == history and last["move_count"] == s["move_count"]
+    assert client.get("/api/history/999/analysis").status_code == 404
+
+
+def test_analysis_during_play_between_people_follows_the_setup(client: TestClient) -> None:
+    state, tokens = two_people(client, analysis=False, piles=[1, 2])
+    key = state["id"]
+    assert state["analysis_allowed"] is False
+    assert client.get(f"/api/games/{key}/analysis").status_code == 403
+    assert client.get(f"/api/games/{key}/hint").status_code == 403
+    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "2 2"})
+    done = client.post(
+        f"/api/games/{key}/moves", json={"seat": 1, "token": tokens[1], "text": "1 1"}
+    ).json()
+    assert done["over"] and done["analysis_allowed"] is True
+    assert client.get(f"/api/games/{key}/analysis").status_code == 200
+    # against a bot the option does not apply
+    state, _ = new_game(client, analysis=False)
+    assert state["analysis_allowed"] is True
+
+
+def test_the_analysis_option_survives_a_restart(db: str) -> None:
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        state, _ = two_people(c, analysis=False)
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        again = c.get(f"/api/games/{state['id']}").json()
+        assert again["analysis_allowed"] is False
+
+
+def test_games_in_play_are_listed_newest_first(client: TestClient) -> None:
+    keys = [two_people(client)[0]["id"] for _ in range(3)]
+    listed = [g["id"] for g in client.get("/api/games").json()["games"]]
+    assert listed == keys[::-1]
+
+
+def test_unknown_pages_get_the_app_with_404_and_the_api_stays_json(client: TestClient) -> None:
+    r = client.get("/nope")
+    assert r.status_code == 404 and "<html" in r.text
+    r = client.get("/api/nope")
+    assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+
+
+def test_rows_send_the_rules_digits(client: TestClient) -> None:
+    state, _ = new_game(client, game="kayles", piles=[5])
+    # Kayles (0.77): take 1 or 2 stones, leaving 0, 1 or 2 parts
+    assert state["digits"] == [0, 7, 7, 0, 0, 0]
+    assert new_game(client)[0]["digits"] == []
+
+
+def test_three_players_get_a_paranoid_value_history(client: TestClient) -> None:
+    state, tokens = new_game(
+        client,
+        players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}],
+        piles=[1, 2, 3],
+    )
+    key = state["id"]
+    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "3 3"})
+    history = client.get(f"/api/games/{key}/analysis").json()["history"]
+    assert [s["paranoid"] for s in history] == [True, True]
+    assert all(s["mover_wins"] is not None for s in history)
+    assert all(s["remoteness"] is not None for s in history)
+    assert "no single value" not in " ".join(s["text"] for s in history)
