@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nimlab.theory import nim as nim_module
+from nimlab.theory.budget import Budget
 from nimlab.theory.engine import Evaluator
 from nimlab.theory.nim import (
     misere_nim_outcome,
@@ -104,7 +105,7 @@ def test_ten_million_heaps_by_numpy() -> None:
 def test_evaluator_agrees_with_exact_solver(rule, position, ends, misere) -> None:
     evaluator = Evaluator(rule, misere=misere, end_positions=ends)
     expected = ExactSolver(rule, misere=misere, end_positions=ends).value(position)
-    got = evaluator.evaluate(position)
+    got = evaluator.evaluate(position, budget=Budget())
     assert got.outcome == expected.outcome
     assert got.remoteness == expected.remoteness
     assert evaluator.outcome(position) == expected.outcome
