@@ -1,4 +1,4 @@
-"""The teaching module: seed 002's Nim lab functions with exactly the notebook's contracts, so its
+"""The teaching module: the Nim lab notebook's functions with exactly the notebook's contracts, so its
 asserts run unchanged after ``from nimlab.lab import *``.
 
 Boards are lists of row lengths; rows are numbered from 1.

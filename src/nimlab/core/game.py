@@ -82,7 +82,7 @@ class Game:
     ``first`` chooses who moves first: the first listed, a random player, or (``auto``, two
     players) whoever is in the winning position, so a bot opponent starts when it can win.
     In misère play with more than two players, whoever moves into an end position is eliminated
-    and a new round starts from the start position (``rules.md``).
+    and a new round starts from the start position.
     """
 
     def __init__(
@@ -226,7 +226,7 @@ class Game:
     # -- moves --------------------------------------------------------------------------------
 
     def parse_move(self, text: str) -> Move:
-        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or seed 003's
+        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or the Nim Game System's
         ``POSITION COUNT`` when there is one row)."""
         rows = isinstance(self.board, Rows)
         return Move.from_text(text, rows=rows, single_row=rows and self.board.pile_count == 1)
