@@ -1,5 +1,5 @@
-"""The teaching module: the Nim lab notebook's functions with exactly the notebook's contracts, so its
-asserts run unchanged after ``from nimlab.lab import *``.
+"""The teaching module: the Nim lab notebook's functions with exactly the notebook's contracts,
+so its asserts run unchanged after ``from nimlab.lab import *``.
 
 Boards are lists of row lengths; rows are numbered from 1.
 

@@ -226,8 +226,8 @@ class Game:
     # -- moves --------------------------------------------------------------------------------
 
     def parse_move(self, text: str) -> Move:
-        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or the Nim Game System's
-        ``POSITION COUNT`` when there is one row)."""
+        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or the Nim Game
+        System's ``POSITION COUNT`` when there is one row)."""
         rows = isinstance(self.board, Rows)
         return Move.from_text(text, rows=rows, single_row=rows and self.board.pile_count == 1)
 

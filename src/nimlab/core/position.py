@@ -64,9 +64,10 @@ class Move:
     def from_text(cls, text: str, *, rows: bool = False, single_row: bool = False) -> Move:
         """Read a move the ways people type them.
 
-        Piles: ``"2 3"``, ``"2,3"``, ``"2:3"``, ``"b3"`` (heap letters, as in the nimgame package) all mean "take
-        3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones starting at stone 4";
-        with ``single_row=True`` the Nim Game System's ``"4 2"`` (position, count) means the same in row 1.
+        Piles: ``"2 3"``, ``"2,3"``, ``"2:3"``, ``"b3"`` (heap letters, as in the nimgame
+        package) all mean "take 3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones
+        starting at stone 4"; with ``single_row=True`` the Nim Game System's ``"4 2"`` (position,
+        count) means the same in row 1.
         Raises :class:`InvalidMoveError` for text that is not a move.
         """
         raw = text.strip()

@@ -1,7 +1,7 @@
 """More than two players, in the paranoid model: can one player (the *hero*) force a win against
 all the others playing together?
 
-Rules (the classic multi-player rules): players move in turn in seat order. In normal play whoever moves
+Rules: players move in turn in seat order. In normal play whoever moves
 into a terminal position wins and the game is over. In misère play whoever moves into a terminal
 position is eliminated; a new round starts from the original position with the remaining players
 in their original order, the first of them moving first; the last player left wins. If a round's

@@ -4,7 +4,7 @@ This is the reference every fast path is checked against. It is a memoised searc
 positions (sorted tuples of non-zero heaps), so it serves every take-and-break game, normal and
 misère play, and any set of extra end positions.
 
-Conventions (nimlab's game rules): a position is *terminal* when it is empty, an extra end position, or
+Conventions: a position is *terminal* when it is empty, an extra end position, or
 has no legal move. In normal play the player who moved into a terminal position has won, so a
 terminal position is a P-position; in misère play that player has lost, so it is an N-position.
 Both have remoteness 0. Otherwise a position is N when some move leads to a P-position, with
