@@ -91,7 +91,7 @@ def _pop(heap: Any, size: int) -> int:  # pragma: no cover - compiled
             break
         heap[i], heap[c] = heap[c], heap[i]
         i = c
-    return top
+    return int(top)
 
 
 @njit(cache=True)
