@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.quotient import misere_quotient, quotient_winning_moves
 from nimlab.theory.solver import ExactSolver
@@ -49,6 +50,18 @@ def main() -> None:
     q = misere_quotient(KAYLES, 200)
     build_s = time.perf_counter() - start
     print(f"Kayles quotient build    {build_s:7.3f} s  (order {q.order}, proven {q.proven})")
+
+    dawson = TakeAndBreak.octal("0.07")
+    start = time.perf_counter()
+    d24 = misere_quotient(dawson, 24)
+    d24_s = time.perf_counter() - start
+    print(f"0.07 to heap 24          {d24_s:7.3f} s  (order {d24.order})")
+    start = time.perf_counter()
+    try:
+        d30 = misere_quotient(dawson, 30, budget=Budget(seconds=60))
+        print(f"0.07 to heap 30          {time.perf_counter() - start:7.3f} s  (order {d30.order})")
+    except BudgetExceeded:
+        print("0.07 to heap 30          not within 60 s (Siegel: order 360)")
 
     rng = random.Random(1)
     positions = [random_position(rng, rng.randint(100, 200)) for _ in range(1000)]

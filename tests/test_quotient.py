@@ -281,3 +281,84 @@ def test_cli_bad_input_exits_2_without_traceback() -> None:
     proc = run_nimlab("quotient", "nim")
     assert proc.returncode == 2
     assert "infinitely many digits" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- the compiled exploration against its twin -----------------------------------------------------
+
+
+def _kernel_case(
+    code: str, bound: int
+) -> tuple[list[list[int]], list[list[list[int]]], list[int], MisereQuotient]:
+    """The quotient's action of each heap, the option images times each element, weights."""
+    q = misere_quotient(TakeAndBreak.octal(code), bound)
+    heaps = [h for h in range(1, bound + 1) if any(True for _ in q.rule.options(h))]
+    act = [[q.product(x, q.image(h)) for x in range(q.order)] for h in heaps]
+    options = []
+    for h in heaps:
+        images = {q.element_of(parts) for _take, parts in q.rule.options(h)}
+        options.append([sorted({q.product(x, o) for o in images}) for x in range(q.order)])
+    return act, options, heaps, q
+
+
+def _kernel_run(
+    act: list[list[int]],
+    options: list[list[list[int]]],
+    weights: list[int],
+    pbits: list[int] | None,
+) -> tuple[list[int], int | None, int]:
+    import numpy as np
+
+    from nimlab.theory import _quotient_kernels as kern
+
+    m = len(act[0])
+    columns: dict[tuple[int, ...], int] = {}
+    optptr, optidx = [0], []
+    for k in range(len(act)):
+        # every option of type k as a column: x -> the j-th option image of x (padded)
+        width = max(len(o) for o in options[k])
+        for j in range(width):
+            col = tuple(options[k][x][min(j, len(options[k][x]) - 1)] for x in range(m))
+            optidx.append(columns.setdefault(col, len(columns)))
+        optptr.append(len(optidx))
+    optcol = np.array(list(columns), dtype=np.int32).reshape(-1, m)
+    ex = kern.Exploration(act, optcol, optptr, optidx, weights, pbits, stop=False)
+    kern.run(ex, 7, lambda: None, lambda n: None)  # tiny chunks: resumption is exercised
+    conflict = ex.conflict
+    return ex.pbits.tolist(), None if conflict is None else int(ex.dist[conflict]), ex.nstates
+
+
+@pytest.mark.parametrize(("code", "bound"), [("0.77", 9), ("0.07", 10), ("0.137", 7)])
+def test_kernel_agrees_with_its_twin(code: str, bound: int) -> None:
+    from nimlab.theory._quotient_kernels import explore_py
+
+    act, options, heaps, q = _kernel_case(code, bound)
+    truth = [int(q.is_p(x)) for x in range(q.order)]
+    wrong = [1 - b for b in truth]
+    for pbits in (None, truth, wrong):
+        assert _kernel_run(act, options, heaps, pbits) == explore_py(act, options, heaps, pbits)
+    assert _kernel_run(act, options, heaps, wrong)[1] == 0  # the empty position disagrees
+    # marking the true quotient finds its P-portion and no conflict
+    bits, conflict, _ = _kernel_run(act, options, heaps, None)
+    assert conflict is None and bits == truth
+    # a wrong candidate (the largest heap acting as the identity): the same conflict in both
+    act[-1] = list(range(q.order))
+    got = _kernel_run(act, options, heaps, None)
+    assert got == explore_py(act, options, heaps, None) and got[1] is not None
+
+
+def test_kernel_runs_as_plain_python() -> None:
+    code = (
+        "from nimlab.theory.octal import TakeAndBreak\n"
+        "from nimlab.theory.quotient import misere_quotient\n"
+        "q = misere_quotient(TakeAndBreak.octal('0.07'), 12)\n"
+        "print(q.order, q.p_count)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "NUMBA_DISABLE_JIT": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["12", "3"]

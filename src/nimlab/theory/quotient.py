@@ -42,7 +42,6 @@ searches game positions, so heaps of hundreds of objects are cheap when the quot
 
 from __future__ import annotations
 
-import heapq
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
@@ -322,121 +321,105 @@ class _Conflict:
 @dataclass
 class _Exploration:
     pbits: dict[int, bool]
-    states: set[State]
+    states: int  # how many states are reachable (or were explored before the conflict)
     conflict: _Conflict | None
+    explored: Any = None  # the kernel's arrays
+
+
+_CHUNK = 50_000  # states explored between two budget checks
 
 
 class _Explorer:
-    """Explores the reachable states of a candidate for a list of heap types."""
+    """Explores the reachable states of a candidate for a list of heap types (the compiled
+    kernel of :mod:`nimlab.theory._quotient_kernels`; ``action(g)`` gives ``[x * g for every
+    element x]`` of a candidate with ``size`` elements)."""
 
-    def __init__(
-        self, mul: Any, types: list[_HeapType], budget: Budget, action: Any = None
-    ) -> None:
-        self.mul = mul
+    def __init__(self, types: list[_HeapType], budget: Budget, action: Any, size: int) -> None:
+        import numpy as np
+
         self.types = types
         self.budget = budget
-        self._moves: dict[tuple[int, int], frozenset[int]] = {}
-        self._acts: dict[int, list[int]] = {}
+        self.size = size
+        columns: dict[int, int] = {}
+        cols: list[Any] = []
+
+        def column(g: int) -> int:
+            if g not in columns:
+                columns[g] = len(cols)
+                cols.append(np.asarray(action(g), dtype=np.int32))
+            return columns[g]
+
+        act_index = [column(t.image) for t in types]
+        optptr = [0]
+        optidx: list[int] = []
         for t in types:
-            if t.image not in self._acts:
-                self._acts[t.image] = action(t.image) if action is not None else []
-        self._direct = action is not None
+            optidx += [column(o) for o in sorted(t.options)]
+            optptr.append(len(optidx))
+        table = np.stack(cols) if cols else np.zeros((0, size), dtype=np.int32)
+        self._act = table[act_index] if types else np.zeros((0, size), dtype=np.int32)
+        self._optcol = table
+        self._optptr = np.asarray(optptr, dtype=np.int64)
+        self._optidx = np.asarray(optidx, dtype=np.int64)
+        self._weights = np.asarray([t.weight for t in types], dtype=np.int64)
 
-    def step(self, state: State, t: _HeapType) -> State:
-        q, ts = state
-        if self._direct:
-            act = self._acts[t.image]
-            moved = frozenset(map(act.__getitem__, ts))
-            q2 = act[q]
-        else:
-            mul, g = self.mul, t.image
-            moved = frozenset([mul(x, g) for x in ts])
-            q2 = mul(q, g)
-        key2 = (q, t.weight)
-        inside = self._moves.get(key2)
-        if inside is None:
-            mul = self.mul
-            inside = self._moves[key2] = frozenset([mul(q, o) for o in t.options])
-        return q2, moved | inside
+    def _run(self, pbits: Any, stop: bool, seed: Any = None) -> Any:
+        from nimlab.theory import _quotient_kernels as kern
 
-    def mark(self, fixed: frozenset[int] | None = None) -> _Exploration:
+        ex = kern.Exploration(
+            self._act, self._optcol, self._optptr, self._optidx, self._weights, pbits, stop=stop
+        )
+        if seed is not None:
+            ex.seed(seed, len(self.types) - 1)
+
+        def memory(nbytes: int) -> None:
+            self.budget.check_bytes(nbytes)
+
+        def check() -> None:
+            self.budget.charge(_CHUNK)
+
+        kern.run(ex, _CHUNK, check, memory)
+        self.budget.charge(ex.nstates % _CHUNK)
+        return ex
+
+    def mark(self, fixed: frozenset[int] | None = None, seed: Any = None) -> _Exploration:
         """Explore every reachable state in order of its smallest position's size.
 
         Without ``fixed``, each element takes the outcome its smallest position has according
-        to its options (all smaller, so already marked); with ``fixed``, the P-portion is given.
-        Every other state is checked against it; the first disagreement is returned as the
-        conflict (its second position's true outcome is the opposite of its element's bit, since
-        every smaller position is predicted correctly), and marking goes on.
+        to its options (all smaller, so already marked); with ``fixed``, the P-portion is given
+        (and the exploration stops at the first disagreement). Every other state is checked
+        against it; the first disagreement is returned as the conflict (its second position's
+        true outcome is the opposite of its element's bit, since every smaller position is
+        predicted correctly), and marking goes on.
         """
-        start: State = (0, frozenset())
-        dist: dict[State, int] = {start: 0}
-        parent: dict[State, tuple[State, int] | None] = {start: None}
-        pbits: dict[int, bool] = {}
-        origin: dict[int, State] = {}
-        done: set[State] = set()
-        queue: list[tuple[int, int, State]] = [(0, 0, start)]
-        counter = 1
-        conflict: _Conflict | None = None
-        while queue:
-            w, _, s = heapq.heappop(queue)
-            if s in done:
-                continue
-            done.add(s)
-            self.budget.charge()
-            q, ts = s
-            bit = bool(ts) and not any(pbits[t] for t in ts)
-            if fixed is not None and q not in pbits:
-                pbits[q] = q in fixed
-                origin[q] = s
-            known = pbits.get(q)
-            if known is None:
-                pbits[q] = bit
-                origin[q] = s
-            elif known != bit and conflict is None:
-                first = self._word(parent, origin[q]) if origin[q] != s else None
-                conflict = _Conflict(first, self._word(parent, s), bit)
-                if fixed is not None:
-                    return _Exploration(pbits, done, conflict)
-            for k, t in enumerate(self.types):
-                s2 = self.step(s, t)
-                w2 = w + t.weight
-                if s2 not in done and w2 < dist.get(s2, 1 << 62):
-                    dist[s2] = w2
-                    parent[s2] = (s, k)
-                    heapq.heappush(queue, (w2, counter, s2))
-                    counter += 1
-        return _Exploration(pbits, done, conflict)
+        import numpy as np
 
-    def _word(self, parent: dict[State, tuple[State, int] | None], s: State) -> Word:
+        pbits = None
+        if fixed is not None:
+            pbits = np.zeros(self.size, dtype=np.int8)
+            pbits[list(fixed)] = 1
+        ex = self._run(pbits, stop=fixed is not None, seed=seed)
+        bits = {int(x): bool(b) for x, b in enumerate(ex.pbits.tolist()) if b >= 0}
+        conflict = None
+        if ex.conflict is not None:
+            s = ex.conflict
+            q = int(ex.qs[s])
+            origin = ex.origin
+            first = self._word(ex, origin) if origin is not None and origin != s else None
+            conflict = _Conflict(first, self._word(ex, s), not bits[q])
+        return _Exploration(bits, ex.nstates, conflict, ex)
+
+    def _word(self, ex: Any, s: int) -> Word:
         word: Word = Counter()
-        link = parent[s]
-        while link is not None:
-            s, k = link
+        for k in ex.word(s):
             word[self.types[k].weight] += 1
-            link = parent[s]
         return word
 
-    def check(self, pset: frozenset[int], known: set[State], fresh: Iterable[State]) -> bool:
-        """With a fixed P-portion: whether every state reachable from ``fresh`` (or from the
-        ``known`` states through the types) outside ``known`` is consistent; adds them to
-        ``known`` when so."""
-        new: set[State] = set()
-        stack = [s for s in fresh if s not in known]
-        while stack:
-            s = stack.pop()
-            if s in new or s in known:
-                continue
-            new.add(s)
-            self.budget.charge()
-            q, ts = s
-            if (q in pset) != (bool(ts) and not (ts & pset)):
-                return False
-            for t in self.types:
-                s2 = self.step(s, t)
-                if s2 not in known and s2 not in new:
-                    stack.append(s2)
-        known |= new
-        return True
+    def check(self, pset: frozenset[int], seed: Any = None) -> Any | None:
+        """With a fixed P-portion: the exploration when every reachable state is consistent,
+        else ``None``. ``seed``: the exploration of the same table for every type but the
+        last one (already consistent): only what the last type adds is explored."""
+        result = self.mark(pset, seed)
+        return result.explored if result.conflict is None else None
 
 
 # -- the quotient of one round --------------------------------------------------------------------
@@ -449,7 +432,7 @@ class _Quotient:
     table: list[list[int]]
     pset: frozenset[int]
     images: list[int]  # heap 0..n
-    states: set[State]
+    states: Any  # the verification's exploration (kernel arrays), None for the trivial one
     types: list[_HeapType]
     type_of: dict[tuple[int, frozenset[int]], int]
 
@@ -493,11 +476,7 @@ def _types_for(
 def _trivial(budget: Budget) -> _Quotient:
     """The quotient of the empty position alone: ``{1}``, with 1 an N-position."""
     table = [[0]]
-    types: list[_HeapType] = []
-    explorer = _Explorer(lambda x, y: table[x][y], types, budget)
-    states: set[State] = set()
-    explorer.check(frozenset(), states, [(0, frozenset())])
-    return _Quotient(table, frozenset(), [0], states, types, {})
+    return _Quotient(table, frozenset(), [0], None, [], {})
 
 
 def _conservative(
@@ -505,10 +484,6 @@ def _conservative(
 ) -> _Quotient | None:
     """The current quotient with heap ``heap`` mapped to an existing element, if one works."""
     table = cur.table
-
-    def mul(x: int, y: int) -> int:
-        return table[x][y]
-
     if not opts:
         return _Quotient(table, cur.pset, [*cur.images, 0], cur.states, cur.types, cur.type_of)
     bit = not (opts & cur.pset)
@@ -523,10 +498,9 @@ def _conservative(
             continue
         t = _HeapType(heap, x, opts)
         types = [*cur.types, t]
-        explorer = _Explorer(mul, types, budget, _column_of(table))
-        known = set(cur.states)
-        fresh = [explorer.step(s, t) for s in cur.states]
-        if explorer.check(cur.pset, known, fresh):
+        explorer = _Explorer(types, budget, _column_of(table), len(table))
+        known = explorer.check(cur.pset, cur.states)
+        if known is not None:
             type_of = dict(cur.type_of)
             type_of[(x, opts)] = len(cur.types)
             return _Quotient(table, cur.pset, [*cur.images, x], known, types, type_of)
@@ -601,7 +575,7 @@ def _trial(
             images[h] = cand.encode(base_images[h], [0] * len(order))
     types, _ = _types_for(cand.mul, images, parts)
     budget.check_bytes(8 * cand.size * (len(types) + 1))
-    result = _Explorer(cand.mul, types, budget, cand.action).mark()
+    result = _Explorer(types, budget, cand.action, cand.size).mark()
     letters = sorted({t.image for t in types})
     table, pset, to_reduced = _minimise(cand, result.pbits, letters)
     return _Trial(table, pset, [to_reduced[x] for x in images])
@@ -636,7 +610,8 @@ def _expand(
     for _ in range(_MAX_RECALIBRATIONS):
         mul = _table_mul(trial.table)
         types, _ = _types_for(mul, trial.images, parts)
-        check = _Explorer(mul, types, budget, _column_of(trial.table)).mark(trial.pset)
+        size = len(trial.table)
+        check = _Explorer(types, budget, _column_of(trial.table), size).mark(trial.pset)
         conflict = check.conflict
         if conflict is None:
             return _verified(trial.table, trial.pset, trial.images, parts, budget)
@@ -698,9 +673,8 @@ def _verified(
         return table[x][y]
 
     types, type_of = _types_for(mul, images, parts)
-    explorer = _Explorer(mul, types, budget, _column_of(table))
-    states: set[State] = set()
-    if not explorer.check(pset, states, [(0, frozenset())]):  # pragma: no cover - a bug
+    states = _Explorer(types, budget, _column_of(table), len(table)).check(pset)
+    if states is None:  # pragma: no cover - a bug
         raise AssertionError("the reduced misère quotient failed its verification")
     return _Quotient(table, pset, images, states, types, type_of)
 
