@@ -4,6 +4,8 @@ checked independently from exact outcomes, the periodicity proof's edges, and th
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from itertools import combinations_with_replacement
 
 import pytest
