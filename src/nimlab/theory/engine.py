@@ -97,7 +97,7 @@ _ANSWERS = 200_000
 QUOTIENT_HEAP_LIMIT = 256
 """Largest heap bound up to which a misère quotient is computed on demand."""
 
-QUOTIENT_SECONDS = 5.0
+QUOTIENT_SECONDS = 2.0
 """Time one misère quotient may take to compute (once per game and bound, then cached)."""
 
 _QUOTIENT_FAILED: dict[TakeAndBreak, int] = {}
@@ -440,7 +440,7 @@ class Engine:
         """The misère quotient that covers every heap of ``position``, or ``None``.
 
         Quotients are computed on demand up to a heap bound (the next power of two above the
-        largest heap, at least 64, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
+        largest heap, at least 16, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
         :data:`QUOTIENT_SECONDS`; a game whose quotient could not be built up to a bound is not
         tried again up to that bound. A proven quotient covers every heap size."""
         if self.rule.max_take is None or not position:
@@ -448,7 +448,7 @@ class Engine:
         from nimlab.theory.quotient import QuotientError, quotient_for
 
         top = position[-1]
-        bound = max(64, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
+        bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
         failed = _QUOTIENT_FAILED.get(self.rule)
         if failed is not None and bound >= failed:
             bound = max(top, failed // 2)
