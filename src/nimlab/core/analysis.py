@@ -17,7 +17,7 @@ from typing import Any
 from nimlab.core.position import Board, Move, Rows
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded
-from nimlab.theory.engine import CanonMove, Evaluation, interactive_budget
+from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical, is_terminal
 
@@ -210,7 +210,7 @@ def move_values(
             move = board_move(board, cmove)
             after = board.play(ruleset.rule, move)
             remoteness = None
-            child = after.canonical
+            child = apply_move(c, cmove)
             if searchable or is_terminal(ruleset.rule, child, ruleset.end_positions):
                 remoteness = engine.evaluate(child, budget=budget).remoteness
             values.append(MoveValue(move, display_heaps(after), Outcome.P, remoteness))

@@ -22,7 +22,7 @@ from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
 from nimlab.core.position import Board, Move, Position
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import BudgetExceeded
-from nimlab.theory.engine import CanonMove, Evaluation, interactive_budget
+from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, children
 
@@ -235,14 +235,8 @@ def _children(
     values: list[tuple[CanonMove, Evaluation]], position: Canon
 ) -> Iterator[tuple[Canon, Evaluation]]:
     """The canonical child of each canonical move, with its value."""
-    from bisect import insort
-
-    for (heap, _take, parts), ev in values:
-        rest = list(position)
-        rest.remove(heap)
-        for part in parts:
-            insort(rest, part)
-        yield tuple(rest), ev
+    for move, ev in values:
+        yield apply_move(position, move), ev
 
 
 def _perfect_pick(

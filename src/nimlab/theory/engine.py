@@ -65,6 +65,7 @@ __all__ = [
     "Engine",
     "Evaluation",
     "Strategy",
+    "apply_move",
     "engine_for",
     "interactive_budget",
 ]
@@ -713,6 +714,19 @@ class Engine:
             else:
                 self._paranoid.move_to_end(start)
             return solver
+
+
+def apply_move(position: Canon, move: CanonMove) -> Canon:
+    """The canonical position a canonical move leaves: one heap replaced by its parts. O(n)
+    (no sorting)."""
+    from bisect import bisect_left, insort
+
+    heap, _take, parts = move
+    rest = list(position)
+    del rest[bisect_left(rest, heap)]
+    for part in parts:
+        insort(rest, part)
+    return tuple(rest)
 
 
 def canonical_moves(rule: TakeAndBreak, position: Canon) -> Iterator[tuple[CanonMove, Canon]]:
