@@ -440,8 +440,9 @@ class Engine:
     def quotient(self, position: Canon) -> MisereQuotient | None:
         """The misère quotient that covers every heap of ``position``, or ``None``.
 
-        Quotients are computed on demand up to a heap bound (the next power of two above the
-        largest heap, at least 16, at most :data:`QUOTIENT_HEAP_LIMIT`), each within
+        A game's quotient is first computed up to :data:`QUOTIENT_HEAP_LIMIT` (it stops early
+        once proven); failing that, up to a heap bound (the next power of two above the largest
+        heap, at least 16), each within
         :data:`QUOTIENT_SECONDS`; a game whose quotient could not be built up to a bound is not
         tried again up to that bound. A proven quotient covers every heap size."""
         if self.rule.max_take is None or not position:
@@ -449,6 +450,17 @@ class Engine:
         from nimlab.theory.quotient import QuotientError, quotient_for
 
         top = position[-1]
+        if self.rule not in _QUOTIENT_FAILED:
+            # first try the whole range: a quotient that is proven (periodic) stops early and
+            # then covers every heap size, at once and for good
+            try:
+                whole: MisereQuotient = quotient_for(
+                    self.rule, QUOTIENT_HEAP_LIMIT, budget=Budget(seconds=QUOTIENT_SECONDS)
+                )
+            except (QuotientError, BudgetExceeded):
+                _QUOTIENT_FAILED[self.rule] = QUOTIENT_HEAP_LIMIT
+            else:
+                return whole if whole.proven or top <= whole.heap_bound else None
         bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
         failed = _QUOTIENT_FAILED.get(self.rule)
         if failed is not None and bound >= failed:
