@@ -333,10 +333,12 @@ class LiveGames:
         try:
             return await asyncio.wrap_future(job.future)
         except asyncio.CancelledError:
-            if job.future.cancelled():
-                raise Superseded(f"{kind} for {owner} was cancelled") from None
-            job.budget.cancel()  # the caller went away: stop the work
-            raise
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                job.budget.cancel()  # the caller went away: stop the work
+                job.future.cancel()
+                raise
+            raise Superseded(f"{kind} for {owner} was cancelled") from None
 
     # -- games --------------------------------------------------------------------------------
 
@@ -406,11 +408,13 @@ class LiveGames:
             )
         registered = await self.registered(setup)
         owner = f"client:{client}"
+        wait = self.settings.compute_wait + self.settings.move_seconds
         try:
-            return await self.compute(
-                owner, "setup", lambda: build_game(setup, registered), client=client
+            return await asyncio.wait_for(
+                self.compute(owner, "setup", lambda: build_game(setup, registered), client=client),
+                wait,
             )
-        except BudgetExceeded:
+        except (BudgetExceeded, TimeoutError):
             raise PlayerError(
                 "working out who is in the winning position takes too long here: "
                 "let the first player or a random player start"
