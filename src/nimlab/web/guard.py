@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from starlette.routing import Match, Router
+from starlette.routing import compile_path
 
 __all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
 
@@ -80,29 +81,36 @@ async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes,
 
 
 class Guard:
-    """The middleware (see the module docstring). ``router`` gives the methods of each path;
+    """The middleware (see the module docstring). ``paths`` gives the methods of each path;
     ``allowed_hosts`` ``None`` accepts any host; ``max_body`` is in bytes."""
 
     def __init__(
         self,
         app: ASGIApp,
         *,
-        router: Router,
+        paths: Callable[[], dict[str, set[str]]],
         max_body: int,
         allowed_hosts: tuple[str, ...] | None = None,
     ) -> None:
         self.app = app
-        self.router = router
+        self._paths = paths
+        self._table: list[tuple[re.Pattern[str], set[str]]] | None = None
         self.max_body = max_body
         self.allowed = None if allowed_hosts is None else {host_name(h) for h in allowed_hosts}
 
     def methods(self, scope: Scope) -> list[str]:
-        """Every method some route of this path takes, in a stable order."""
+        """Every method some route of this path takes, in a stable order (from ``paths``: path
+        templates as in OpenAPI, and their methods; read once)."""
+        if self._table is None:
+            self._table = [
+                (compile_path(path)[0], {m.upper() for m in methods})
+                for path, methods in self._paths().items()
+            ]
+        path = scope.get("path", "")
         found: set[str] = set()
-        for route in self.router.routes:
-            match, _ = route.matches({**scope, "method": "GET"})
-            if match is not Match.NONE:
-                found |= set(getattr(route, "methods", None) or ())
+        for pattern, methods in self._table:
+            if pattern.match(path):
+                found |= methods
         if "GET" in found:
             found.add("HEAD")
         order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
