@@ -726,3 +726,61 @@ def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
     )
     assert r.returncode == 1
     assert "is a directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_serve_on_a_busy_port_says_so(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = subprocess.run(
+            [sys.executable, "-m", "nimlab", "serve", "--port", str(port)]
+            + ["--db", str(tmp_path / "s.db")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "it is in use" in r.stderr and "serving on" not in r.stdout
+    assert "Traceback" not in r.stderr
+
+
+def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) -> None:
+    import socket
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nimlab", "serve", "--port", str(port)]
+        + ["--db", str(tmp_path / "s.db"), "--request-timeout", "0.5"]
+        + ["--admin-token", "tok"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/")
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished
+            assert slow.recv(1024) == b""  # the server closed it
+        import urllib.error
+        import urllib.request
+
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/games", headers={"Host": "rebound.example"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 421
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/players/reset",
+            data=b'{"username": "nobody"}',
+            headers={"content-type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as denied:
+            urllib.request.urlopen(request, timeout=30)
+        assert denied.value.code == 401
+    finally:
+        proc.terminate()
+        proc.wait(20)
