@@ -68,7 +68,7 @@ def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``."""
 
-    class Timed(base):  # type: ignore[misc, valid-type]
+    class Timed(base):  # type: ignore[misc]
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
             self._nimlab_since = self.loop.time()
