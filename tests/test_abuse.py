@@ -5,6 +5,7 @@ a generous bound) for something that must happen, and checks counters, not clock
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -155,10 +156,14 @@ def test_a_late_proof_is_pushed_to_the_page(db: str, monkeypatch: pytest.MonkeyP
     """The first answer (within the move budget) is an honest guess; the deeper search's proof
     arrives over the WebSocket, without asking again."""
 
+    answered = threading.Event()
+
     def hint(game: Any, *, pending: bool = False) -> HintOut:
         scope = current_scope()
         assert scope is not None and scope.seconds is not None
         deep = scope.seconds > FAST.move_seconds
+        if deep:  # the proof comes after the first answer was read
+            answered.wait(30)
         return HintOut(
             move_count=len(game.history),
             move=MoveOut(pile=1, take=1, at=None),
@@ -177,6 +182,7 @@ def test_a_late_proof_is_pushed_to_the_page(db: str, monkeypatch: pytest.MonkeyP
             first = c.get(f"/api/games/{key}/hint").json()
             assert not first["proven"] and first["pending"]
             assert "not proven" in first["claim"]
+            answered.set()
             pushed = ws.receive_json()
             assert pushed["type"] == "hint"
             assert pushed["hint"]["proven"] and not pushed["hint"]["pending"]
@@ -199,6 +205,9 @@ def test_huge_bodies_are_refused_before_parsing(db: str) -> None:
 
         r = c.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
         assert r.status_code == 413
+        keys = ("{" + ",".join(f'"k{i}": 0' for i in range(5000)) + "}").encode()
+        r = c.post("/api/games", content=keys, headers={"content-type": "application/json"})
+        assert r.status_code == 413 and "more than 4,096 fields" in r.json()["detail"]
         assert c.get("/api/games").json()["games"] == []
 
 

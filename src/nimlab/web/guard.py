@@ -6,7 +6,8 @@ methods a path allows, and rate limits per client.
 - a ``Host`` header not in the allowed host names is refused with 421 (against DNS rebinding:
   a page on another site that resolves its name to this machine cannot talk to the server);
 - a request body over the limit is refused with 413 before any of it is parsed (by its
-  ``Content-Length``, or while it streams in);
+  ``Content-Length``, or while it streams in), and so is one naming more than
+  :data:`MAX_JSON_FIELDS` fields (each would cost the validation time on the event loop);
 - every HTTP answer carries the security headers :data:`SECURITY_HEADERS`;
 - ``OPTIONS`` answers 204 with ``Allow`` listing every method of the path, and a 405 lists them
   too (the router alone names only the first route's).
@@ -49,6 +50,10 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 ``Referer`` (share links carry seat tokens)."""
 
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+MAX_JSON_FIELDS = 4096
+"""A request body may name at most this many object fields (no request has more than a few
+hundred): counted in C before parsing, since validating each unknown field costs."""
 
 
 def host_name(value: str) -> str:
@@ -181,6 +186,15 @@ class Guard:
                 if not message.get("more_body", False):
                     break
             body = b"".join(chunks)
+            fields = body.count(b'":') - body.count(b'\\":')
+            if fields > MAX_JSON_FIELDS:
+                await _answer(
+                    send,
+                    413,
+                    f"the request body names more than {MAX_JSON_FIELDS:,} fields",
+                    list(SECURITY_HEADERS),
+                )
+                return
             replayed = False
 
             async def replay() -> Message:

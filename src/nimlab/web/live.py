@@ -262,8 +262,11 @@ class LiveGames:
         for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
+        loop = asyncio.get_running_loop()
+        if self.workers is not None:  # cancelled work ends at the engine's next budget check
+            await loop.run_in_executor(None, self.workers.join, 10.0)
         if self._writer is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._writer.close)
+            await loop.run_in_executor(None, self._writer.close)
         if self._reader is not None:
             self._reader.close()
 

@@ -18,9 +18,9 @@ class ServerSettings:
     how long a request waits for the bots' replies or a hint/analysis before it answers (what
     comes later arrives over the game's WebSocket).
 
-    Input: request bodies of at most ``max_body`` bytes (413), ``turn_page`` turns per state
-    sent. Rate limits per client (429): ``create_rate`` new games per minute with bursts of
-    ``create_burst``; ``move_rate`` moves per second with bursts of ``move_burst``.
+    Input: request bodies of at most ``max_body`` bytes (413). Rate limits per client (429):
+    ``create_rate`` new games per minute with bursts of ``create_burst``; ``move_rate`` moves
+    per second with bursts of ``move_burst``.
 
     Network: ``allowed_hosts`` (``None``: any) are the host names a request's ``Host`` header may
     name (against DNS rebinding); ``admin_token`` (``None``: none needed) must be sent as
@@ -34,8 +34,7 @@ class ServerSettings:
     move_seconds: float = 2.0
     deep_seconds: float = 20.0
     job_positions: int = 2_000_000
-    max_body: int = 128 * 1024
-    turn_page: int = 100
+    max_body: int = 1024 * 1024
     create_rate: float = 30.0
     create_burst: int = 20
     move_rate: float = 20.0

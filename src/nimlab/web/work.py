@@ -181,6 +181,14 @@ class EngineWorkers:
             self._cancel_where(lambda j: True)
             self._cond.notify_all()
 
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds in all for the threads to end (after :meth:`stop`);
+        whether they all did."""
+        end = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, end - time.monotonic()))
+        return not any(t.is_alive() for t in self._threads)
+
     # -- inside -------------------------------------------------------------------------------
 
     def _cancel_where(self, which: Callable[[Job], bool]) -> int:
