@@ -182,7 +182,6 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
         lg.saved = len(game.history)
         lg.thinking = False
         lg.takebacks += 1
-        lg.analyses = {}
     manager.broadcast(lg)
     return JSONResponse(manager.state(lg).model_dump())
 
@@ -248,7 +247,7 @@ async def stored_analysis(
         return out
 
     try:
-        out = await manager.compute(work)
+        out = await manager.compute(f"stored:{game_id}", "analysis", work)
     except NimlabError as e:
         raise NimlabError(f"game #{game_id} cannot be analysed: {e}") from None
     return JSONResponse(out.model_dump())
