@@ -9,6 +9,7 @@ statistics, rankings), :mod:`~nimlab.storage.archive` (finished games, history, 
 (the thread that owns a server's writes), behind one :class:`Store`.
 """
 
+from nimlab.storage.archive import ENDINGS, Ending
 from nimlab.storage.errors import (
     GameNotFoundError,
     LimitError,
@@ -44,8 +45,10 @@ from nimlab.storage.writer import StoreWriter
 
 __all__ = [
     "DB_ENV",
+    "ENDINGS",
     "EXPORT_FORMAT",
     "SCHEMA_VERSION",
+    "Ending",
     "GameNotFoundError",
     "GameSummary",
     "ImportResult",
