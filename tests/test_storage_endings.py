@@ -38,7 +38,7 @@ def store(db: Path) -> Iterator[Store]:
 
 def in_play(store: Store, key: str, players: list[str], moves: int = 1) -> Game:
     game = Game("nim", [3, 4, 5], players, seed=1)
-    store.add_live_game(key, game.to_record(), {})
+    store.add_live_game(key, game.to_record(), {"tokens": {"0": "h"}})
     for _ in range(moves):
         game.push("1 1")
     store.add_live_moves([(key, 1, game.to_record()["moves"])])
@@ -60,7 +60,8 @@ def test_a_resigned_game_is_stored_with_the_other_player_as_winner(store: Store)
     ann, bob = store.get_player("ann"), store.get_player("bob")
     assert (ann.games_played, ann.games_won) == (1, 1)
     assert (bob.games_played, bob.games_won) == (1, 0)
-    assert store.finished_game("k1") == gid and store.live_games() == []
+    assert store.finished_game("k1") == (gid, {"tokens": {"0": "h"}})
+    assert store.live_games() == []
     assert store.games()[0].ending == "resigned"
 
 
@@ -81,7 +82,7 @@ def test_an_abandoned_game_has_no_winner_and_changes_no_statistics(store: Store)
     assert not any(s.won for s in summary.seats)
     assert store.get_player("ann").games_played == 0
     assert store.get_player("bob").games_played == 0
-    assert store.finished_game("k2") == gid
+    assert store.finished_game("k2") == (gid, {"tokens": {"0": "h"}})
 
 
 @pytest.mark.parametrize(

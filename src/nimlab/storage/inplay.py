@@ -259,19 +259,22 @@ class GamesInPlay:
             if known is None:
                 raise RecordError(f"no game in progress has the key {key!r}")
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
+            conn.execute(
+                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) "
+                "SELECT key, ?, meta FROM live_games WHERE key = ?",
+                (game_id, key),
+            )
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
             conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
-            conn.execute(
-                "INSERT OR REPLACE INTO finished_keys (key, game_id) VALUES (?, ?)", (key, game_id)
-            )
         return game_id
 
-    def finished_game(self, key: str) -> int | None:
+    def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:
         """The id of the stored game that the game in play ``key`` became when it finished (or
-        was resigned or abandoned), or ``None`` (never finished here, or deleted since).
+        was resigned or abandoned), with the data it had in play (``meta``: the interface's
+        seat token hashes, ...); ``None`` when it never finished here or was deleted since.
         O(log n)."""
-        row = self._db.one("SELECT game_id FROM finished_keys WHERE key = ?", (key,))
-        return None if row is None else int(row[0])
+        row = self._db.one("SELECT game_id, meta FROM finished_keys WHERE key = ?", (key,))
+        return None if row is None else (int(row[0]), json.loads(row[1]))
 
     def take_back(self, key: str, keep: int) -> int:
         """Forget the stored moves of game ``key`` after its first ``keep`` (a take-back), in one

@@ -118,7 +118,8 @@ _V4 = """
 ALTER TABLE games ADD COLUMN ending TEXT;  -- NULL: played to its end; 'resigned' or 'abandoned'
 CREATE TABLE finished_keys (
     key     TEXT PRIMARY KEY,                -- the web app's game id while it was in play
-    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    meta    TEXT NOT NULL                    -- JSON: the game's data in play (seat token hashes)
 );
 CREATE INDEX finished_keys_game ON finished_keys(game_id);
 """

@@ -256,7 +256,7 @@ class Store:
         """See :meth:`GamesInPlay.finish`: one transaction, the game is never lost."""
         return self.in_play.finish(key, record, usernames, source=source)
 
-    def finished_game(self, key: str) -> int | None:
+    def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:
         """See :meth:`GamesInPlay.finished_game`."""
         return self.in_play.finished_game(key)
 
