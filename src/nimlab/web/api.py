@@ -17,9 +17,9 @@ from nimlab.core.narrate import player_label
 from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
-from nimlab.storage import GameSummary, PlayerRecord, Store, check_username
-from nimlab.web.errors import Unauthorized
-from nimlab.web.live import LiveGames
+from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
+from nimlab.web.errors import NotFound, Unauthorized, Unavailable
+from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
     MAX_NAME,
     MAX_SETUP_PILES,
@@ -142,6 +142,8 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
         "started_at": s.started_at,
         "finished_at": s.finished_at,
         "source": s.source,
+        "ending": s.ending,
+        "winners": [seat.name for seat in s.seats if seat.won],
     }
 
 
@@ -269,7 +271,7 @@ async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
     response_model=GameStateOut,
     responses=_GAME_ERRORS,
     summary="A game's state: with since=N the turns after move N (a page of them), else the "
-    "last page of turns",
+    "last page of turns; a finished game's id still answers (saved_as: its stored game)",
 )
 async def get_game(
     key: GameKey,
@@ -277,7 +279,7 @@ async def get_game(
     since: Annotated[int | None, Query(ge=0, le=MAX_TURN)] = None,
 ) -> JSONResponse:
     manager = live(request)
-    return _json(manager.state(manager.get(key), since=since).model_dump())
+    return _json(manager.state(await manager.lookup(key), since=since).model_dump())
 
 
 @router.post(
@@ -342,7 +344,10 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
     ``{"type": "analysis", "analysis": Analysis}``. Messages from the page are ignored."""
     manager: LiveGames = websocket.app.state.live
     await websocket.accept()
-    lg = manager.games.get(key)
+    try:
+        lg: LiveGame | None = await manager.lookup(key)
+    except (NotFound, Unavailable, NimlabError):
+        lg = None
     if lg is None:
         await websocket.send_text(
             json.dumps({"type": "error", "detail": f"there is no game {key!r} in play"})
@@ -490,11 +495,16 @@ async def replay(
         )
     except NimlabError as e:
         raise NimlabError(f"game #{game_id} cannot be replayed: {e}") from None
+    frames = replay_frames(game)
+    ending = ending_of(stored.record, len(game.players))
+    if ending is not None:  # the last frame says how it stopped
+        last = frames[-1]
+        last.note = " ".join(x for x in (last.note, ended_text(list(game.players), ending)) if x)
     return _json(
         {
             "game": _summary_json(stored.summary),
             "rows": game.ruleset.rule.splits,
-            "frames": [f.model_dump() for f in replay_frames(game)],
+            "frames": [f.model_dump() for f in frames],
         }
     )
 

@@ -38,10 +38,12 @@ from nimlab.core.errors import (
     PlayerError,
 )
 from nimlab.core.game import Game
+from nimlab.core.narrate import wins_text
 from nimlab.core.players import Player, player_from
 from nimlab.core.position import Move
 from nimlab.core.setup import GameSetup
 from nimlab.storage import (
+    Ending,
     LimitError,
     PlayerRecord,
     RecordError,
@@ -50,6 +52,7 @@ from nimlab.storage import (
     StoreWriter,
     TooManyGamesInPlayError,
     check_username,
+    ending_of,
 )
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import (
@@ -75,7 +78,7 @@ from nimlab.web.settings import ServerSettings
 from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out, status_text
 from nimlab.web.work import EngineBusy, EngineWorkers
 
-__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Superseded", "build_game"]
+__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Superseded", "build_game", "ended_text"]
 
 log = logging.getLogger("nimlab.web")
 
@@ -125,6 +128,19 @@ def build_game(
         max_stones=MAX_STONES,
     ).build()
     return game, [u for _, u in seats]
+
+
+def ended_text(players: list[Player], ending: Ending) -> str:
+    """How a game stopped, in words: "Bob resigned. Ann wins!", "Cy resigned: Ann and Bob win.",
+    "Abandoned by Ann: nobody wins." O(players)."""
+    name = players[ending.seat].name
+    if ending.how == "abandoned":
+        return f"Abandoned by {name}: nobody wins."
+    winners = [players[s] for s in ending.winners]
+    if len(winners) == 1:
+        return f"{name} resigned. {wins_text(winners[0])}"
+    names = ", ".join(p.name for p in winners[:-1]) + f" and {winners[-1].name}"
+    return f"{name} resigned: {names} win."
 
 
 # -- games in play ------------------------------------------------------------------------------
@@ -365,6 +381,81 @@ class LiveGames:
         if lg is None:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         return lg
+
+    async def lookup(self, key: str) -> LiveGame:
+        """The game with this id, in play or finished; a game that finished (or was resigned or
+        abandoned) before the last restart, or was dropped from memory since, is read back from
+        the store as a finished game with its seats' tokens, so its old link still leads to it.
+        Raises :class:`NotFound`. O(1) in memory; else a read and a replay on the workers."""
+        lg = self.games.get(key)
+        if lg is not None:
+            return lg
+        found = await self.read(lambda s: s.finished_game(key)) if len(key) <= 64 else None
+        if found is None:
+            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
+        game_id, meta = found
+        stored = await self.read(lambda s: s.game(game_id))
+        game = await self.compute(
+            f"stored:{game_id}", "replay", lambda: Game.from_record(stored.record)
+        )
+        players = len(game.players)
+        usernames = [seat.username for seat in stored.summary.seats][:players]
+        usernames += [None] * (players - len(usernames))
+        hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
+        lg = self.games.get(key)  # restored by another request meanwhile
+        if lg is not None:
+            return lg
+        lg = LiveGame(key, game, usernames, hashes, saved=len(game.history))
+        lg.saved_as = game_id
+        lg.finishing = True
+        ending = ending_of(stored.record, players)
+        if ending is not None:
+            self._stopped(lg, ending)
+        self.games[key] = lg
+        self._forget_old()
+        return lg
+
+    async def halt(self, lg: LiveGame) -> None:
+        """Stop every piece of engine work of a game (:meth:`cancel_work`) and wait until its
+        bots have stopped: before a resign, abandon, take-back or delete changes the game."""
+        driver = lg.driver
+        # a finishing game's driver is let finish: the game is being stored
+        self.cancel_work(lg, keep_driver=lg.finishing)
+        if driver is not None and not driver.done():
+            await asyncio.wait({driver})
+        lg.thinking = False
+
+    async def end(self, lg: LiveGame, how: str, seat: int) -> None:
+        """Stop a game in play before its end: ``how`` is ``resigned`` (the other players still
+        in the game win) or ``abandoned`` (nobody wins). The game is stored with its ending and
+        leaves the games in play in ONE transaction (on failure nothing changed and
+        :class:`Unavailable` is raised). Call with ``lg.lock`` held, after :meth:`halt`."""
+        game = lg.game
+        winners = tuple(s for s in game.active if s != seat) if how == "resigned" else ()
+        ending = Ending(how, seat, winners)
+        record = game.to_record()
+        record["ended"] = ending.to_json()
+        usernames = list(lg.usernames)
+        key = lg.key
+
+        def finish(store: Store) -> int:
+            return store.finish_live_game(key, record, usernames, source="web")
+
+        lg.finishing = True
+        try:
+            lg.saved_as = await self.write(finish)
+        except BaseException:
+            lg.finishing = False
+            raise
+        lg.saved = len(game.history)
+        self._stopped(lg, ending)
+        self.broadcast(lg)
+
+    @staticmethod
+    def _stopped(lg: LiveGame, ending: Ending) -> None:
+        lg.ended = ended_text(list(lg.game.players), ending)
+        lg.ended_winner = ending.winners[0] if len(ending.winners) == 1 else None
+        lg.thinking = False
 
     def state(self, lg: LiveGame, since: int | None = None) -> GameStateOut:
         """The game's state with at most :data:`TURN_PAGE` turns: those after move ``since``,
@@ -638,7 +729,11 @@ class LiveGames:
                 task = asyncio.ensure_future(
                     self.compute(lg.key, "bot", game.bot_choice, client=lg.client)
                 )
-                done, _ = await asyncio.wait({task}, timeout=0.25)
+                try:
+                    done, _ = await asyncio.wait({task}, timeout=0.25)
+                except asyncio.CancelledError:
+                    task.cancel()  # asyncio.wait leaves it running: stop the bot's search too
+                    raise
                 if not done:
                     lg.thinking = True
                     self.broadcast(lg)
@@ -791,7 +886,7 @@ class LiveGames:
         self.push(lg, {"type": kind, kind: deep.model_dump()})
 
     async def analysis(self, key: str) -> AnalysisOut:
-        lg = self.get(key)
+        lg = await self.lookup(key)
         if not lg.analysis_open:
             raise Forbidden("this game's setup allows no analysis during play: after the game")
         count = len(lg.game.history)
@@ -809,7 +904,7 @@ class LiveGames:
     async def hint(self, key: str) -> HintOut | None:
         """The hint for the player to move, or ``None`` when the engine could not start on it
         within ``compute_wait`` (it is then pushed to the game's pages)."""
-        lg = self.get(key)
+        lg = await self.lookup(key)
         if lg.game.is_over or lg.ended is not None:
             raise GameOverError("the game is over: there is nothing to hint")
         if not lg.analysis_open:

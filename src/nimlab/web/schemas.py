@@ -40,6 +40,7 @@ __all__ = [
     "PlayerRecordOut",
     "RegisterIn",
     "ReplayOut",
+    "SeatIn",
     "SeatLinkOut",
     "SeatOut",
     "SetupIn",
@@ -164,6 +165,15 @@ class MoveIn(_In):
     )
     text: str | None = Field(
         None, min_length=1, max_length=200, description="The move as text instead."
+    )
+
+
+class SeatIn(_In):
+    """Who acts on a game (resign, abandon, take back, delete): the seat and its token."""
+
+    seat: int = Field(..., ge=0, le=MAX_SEAT, description="The seat (0 = first player).")
+    token: str = Field(
+        ..., min_length=1, max_length=200, description="The seat's token from its share link."
     )
 
 
@@ -403,6 +413,12 @@ class GameSummaryOut(BaseModel):
     started_at: str
     finished_at: str
     source: str
+    ending: Literal["resigned", "abandoned"] | None = Field(
+        None, description="How the game stopped before its end, or null: played to its end."
+    )
+    winners: list[str] = Field(
+        [], description="Who won: the winner, or the players sharing a resigned game's win."
+    )
 
 
 class HistoryOut(BaseModel):

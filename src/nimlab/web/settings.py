@@ -24,7 +24,8 @@ class ServerSettings:
 
     Network: ``allowed_hosts`` (``None``: any) are the host names a request's ``Host`` header may
     name (against DNS rebinding); ``admin_token`` (``None``: none needed) must be sent as
-    ``Authorization: Bearer TOKEN`` to remove players or reset statistics.
+    ``Authorization: Bearer TOKEN`` to remove players, reset statistics or delete a stored game
+    by its id.
     """
 
     bot_pace: float = 0.8
