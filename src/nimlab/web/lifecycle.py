@@ -158,6 +158,7 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
         while len(game.history) > keep:
             game.pop()
         lg.saved = keep
+        manager.rewound(lg, keep)
         lg.problem = None
         lg.takebacks += 1
         manager.cancel_work(lg)  # what was asked about the later positions is not wanted

@@ -793,6 +793,12 @@ class LiveGames:
         lg.subscribers.add(sub)
         return sub
 
+    def rewound(self, lg: LiveGame, count: int) -> None:
+        """Moves after the first ``count`` were taken back: each open page is sent the turns from
+        there on, so none keeps a move that is no longer played."""
+        for sub in lg.subscribers:
+            sub.sent = min(sub.sent, count)
+
     def unsubscribe(self, lg: LiveGame, sub: _Subscriber) -> None:
         lg.subscribers.discard(sub)
 
