@@ -716,9 +716,8 @@ def test_the_phone_layout_tap_targets_and_the_take_stepper(browser: Browser, ser
 def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """An in-process server without rate limits, whose hints and analyses answer 202 at once
     when they are not ready (so the page must wait for their push)."""
-    from webtools import ServerThread
-
     from nimlab.web import ServerSettings, create_app
+    from webtools import ServerThread
 
     settings = ServerSettings(
         bot_pace=0,
