@@ -369,6 +369,7 @@ export function showGame(main, gameId) {
       firstNote.textContent = `${shown.players[shown.first].name} was drawn at random to move first.`;
     }
     analysisOff.hidden = !!shown.analysis_allowed;
+    hintButton.hidden = !!shown.over; // nothing to hint once the game is over
     $("#learn-tools", learn).hidden = !shown.analysis_allowed;
     if (!shown.analysis_allowed) { valuesToggle.checked = false; verdict.textContent = ""; explanation.replaceChildren(); valueChart.replaceChildren(); }
     renderActions();
