@@ -766,9 +766,9 @@ def test_web_bounds_on_games_and_moves(db: Path, monkeypatch: pytest.MonkeyPatch
         r = c.post("/api/games", json={"players": [{"name": "A"}, {"name": "B"}], "piles": [3]})
         assert r.status_code == 429 and "games are in play" in r.json()["detail"]
         for seat in (0, 1):
-            body = {"seat": seat, "token": tokens[seat], "pile": 1, "take": 1}
+            body = {"seat": seat, "token": tokens[seat], "pile": 1, "take": 1, "turn": seat + 1}
             assert c.post(f"/api/games/{key}/moves", json=body).status_code == 200
-        body = {"seat": 0, "token": tokens[0], "pile": 1, "take": 1}
+        body = {"seat": 0, "token": tokens[0], "pile": 1, "take": 1, "turn": 3}
         r = c.post(f"/api/games/{key}/moves", json=body)
         assert r.status_code == 422 and "at most 2 moves" in r.json()["detail"]
         assert c.get(f"/api/games/{key}").json()["move_count"] == 2  # nothing changed
@@ -789,7 +789,13 @@ def test_web_startup_deletes_expired_games_and_finishes_atomically(db: Path) -> 
         assert c.get("/api/games").json()["games"] == []
         key, tokens = _two_humans(c)
         for seat, take in ((0, 5), (1, 5)):
-            body = {"seat": seat, "token": tokens[seat], "pile": seat + 1, "take": take}
+            body = {
+                "seat": seat,
+                "token": tokens[seat],
+                "pile": seat + 1,
+                "take": take,
+                "turn": seat + 1,
+            }
             assert c.post(f"/api/games/{key}/moves", json=body).status_code == 200
         assert c.get(f"/api/games/{key}").json()["over"]
     with Store.open(db) as store:

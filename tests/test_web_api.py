@@ -48,6 +48,12 @@ def new_game(client: TestClient, **setup: Any) -> tuple[dict[str, Any], dict[int
 
 
 def move(client: TestClient, key: str, **body: Any) -> Any:
+    """Post a move; ``turn`` is the next move's number unless given (``turn=None``: left out)."""
+    if "turn" not in body:
+        r = client.get(f"/api/games/{key}")
+        body["turn"] = r.json()["move_count"] + 1 if r.status_code == 200 else 1
+    elif body["turn"] is None:
+        del body["turn"]
     return client.post(f"/api/games/{key}/moves", json=body)
 
 
@@ -129,7 +135,7 @@ ILLEGAL = [
         "negative seat",
         lambda t: {"seat": -1, "token": t[0], "pile": 1, "take": 1},
         422,
-        r"seat -1 does not exist",
+        r"seat: Input should be greater than or equal to 0",
     ),
     (
         "out of turn",
@@ -147,13 +153,13 @@ ILLEGAL = [
         "pile 0",
         lambda t: {"seat": 0, "token": t[0], "pile": 0, "take": 1},
         422,
-        r"pile 0 does not exist",
+        r"pile: Input should be greater than or equal to 1",
     ),
     (
         "huge pile number",
         lambda t: {"seat": 0, "token": t[0], "pile": 10**40, "take": 1},
         422,
-        r"does not exist",
+        r"pile: Input should be less than or equal to 100",
     ),
     (
         "bad amount",
@@ -165,13 +171,13 @@ ILLEGAL = [
         "take 0",
         lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": 0},
         422,
-        r"cannot take 0 from pile 2",
+        r"take: Input should be greater than or equal to 1",
     ),
     (
         "negative amount",
         lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": -3},
         422,
-        r"cannot take -3",
+        r"take: Input should be greater than or equal to 1",
     ),
     (
         "huge amount",
@@ -210,6 +216,36 @@ ILLEGAL = [
         r"pile",
     ),
     ("a missing token", lambda t: {"seat": 0, "pile": 1, "take": 1}, 422, r"token"),
+    (
+        "a missing turn",
+        lambda t: {"seat": 0, "token": t[0], "pile": 1, "take": 1, "turn": None},
+        422,
+        r"turn: Field required",
+    ),
+    (
+        "a string for a seat",
+        lambda t: {"seat": "0", "token": t[0], "pile": 1, "take": 1},
+        422,
+        r"seat: Input should be a valid integer",
+    ),
+    (
+        "false for a seat",
+        lambda t: {"seat": False, "token": t[0], "pile": 1, "take": 1},
+        422,
+        r"seat: Input should be a valid integer",
+    ),
+    (
+        "a float for a seat",
+        lambda t: {"seat": 0.0, "token": t[0], "pile": 1, "take": 1},
+        422,
+        r"seat: Input should be a valid integer",
+    ),
+    (
+        "a string for a pile",
+        lambda t: {"seat": 0, "token": t[0], "pile": "1", "take": 1},
+        422,
+        r"pile: Input should be a valid integer",
+    ),
     (
         "an unknown field",
         lambda t: {"seat": 0, "token": t[0], "pile": 1, "take": 1, "as": 1},
@@ -264,7 +300,8 @@ def test_unknown_game_ids_are_404(client: TestClient) -> None:
         ("GET", "/api/games/nope/hint"),
         ("POST", "/api/games/nope/moves"),
     ]:
-        r = client.request(method, path, json={"seat": 0, "token": "x", "pile": 1, "take": 1})
+        body = {"seat": 0, "token": "x", "pile": 1, "take": 1, "turn": 1}
+        r = client.request(method, path, json=body)
         assert r.status_code == 404, path
         assert "there is no game 'nope' in play" in r.json()["detail"]
     with client.websocket_connect("/api/games/nope/live") as ws:
@@ -306,22 +343,29 @@ def test_illegal_moves_on_rows_of_stones(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
-        ({"players": [{"name": "Ann"}]}, "a game needs at least two players"),
-        ({"piles": []}, "a game needs at least one pile"),
-        ({"piles": [3, -1]}, "heap size -1 is negative"),
+        ({"players": [{"name": "Ann"}]}, "players: List should have at least 2 items"),
+        ({"piles": []}, "piles: List should have at least 1 item"),
+        ({"piles": [10**100 + 1]}, "piles.0: Input should be less than or equal to"),
+        ({"players": [{"name": "A"}, {"username": "x" * 41}]}, "at most 40 characters"),
+        ({"players": [{"name": "A"}, {"username": ""}]}, "at least 1 character"),
+        ({"misere": 0}, "misere: Input should be a valid boolean"),
+        ({"piles": [3, -1]}, "piles.1: Input should be greater than or equal to 0"),
         ({"game": "chess"}, "unknown game 'chess'"),
         ({"game": "octal:0.9"}, "octal"),
         ({"end_positions": ["two"]}, "end position 'two': write heap sizes"),
         ({"players": [{"name": "A:B"}, {"name": "C"}]}, "no colon"),
         (
             {"players": [{"name": "A"}, {"name": "B", "kind": "perfect", "error": 120}]},
-            "error rate 120: choose 0 to 100",
+            "players.1.error: Input should be less than or equal to 100",
         ),
         (
             {"players": [{"name": "A"}, {"name": "B", "kind": "lookahead", "depth": 99}]},
-            "lookahead depth 99",
+            "players.1.depth: Input should be less than or equal to",
         ),
-        ({"players": [{"name": "A"}, {"name": "B"}], "first": 5}, "first player 6 does not exist"),
+        (
+            {"players": [{"name": "A"}, {"name": "B"}], "first": 5},
+            "seat 5 cannot start: seats are 0 to 1",
+        ),
         ({"game": "kayles", "piles": [800, 800]}, "at most 1,000 stones"),
         ({"players": [{"name": "A"}, {"username": "ghost"}]}, "no player 'ghost' is registered"),
         ({"players": [{"name": "A"}, {"kind": "wizard"}]}, "players.1.kind"),
@@ -683,3 +727,61 @@ def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
     )
     assert r.returncode == 1
     assert "is a directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_serve_on_a_busy_port_says_so(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = subprocess.run(
+            [sys.executable, "-m", "nimlab", "serve", "--port", str(port)]
+            + ["--db", str(tmp_path / "s.db")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "it is in use" in r.stderr and "serving on" not in r.stdout
+    assert "Traceback" not in r.stderr
+
+
+def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) -> None:
+    import socket
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nimlab", "serve", "--port", str(port)]
+        + ["--db", str(tmp_path / "s.db"), "--request-timeout", "0.5"]
+        + ["--admin-token", "tok"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/")
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished
+            assert slow.recv(1024) == b""  # the server closed it
+        import urllib.error
+        import urllib.request
+
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/games", headers={"Host": "rebound.example"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 421
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/players/reset",
+            data=b'{"username": "nobody"}',
+            headers={"content-type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as denied:
+            urllib.request.urlopen(request, timeout=30)
+        assert denied.value.code == 401
+    finally:
+        proc.terminate()
+        proc.wait(20)

@@ -574,7 +574,7 @@ def test_selection_on_rows_follows_adjacency_and_the_rules(browser: Browser, ser
     # Bob's turn in this browser? No: Ann's seat only. Bob moves through the API.
     r = page.request.post(
         server.url + f"/api/games/{key}/moves",
-        data={"seat": 1, "token": created["seats"][1]["token"], "text": "2 1 1"},
+        data={"seat": 1, "token": created["seats"][1]["token"], "text": "2 1 1", "turn": 2},
     )
     assert r.status == 200, r.text()
     expect(page.locator("#log li")).to_have_count(2)
@@ -709,3 +709,124 @@ def test_the_phone_layout_tap_targets_and_the_take_stepper(browser: Browser, ser
     expect(page.locator("#selection")).to_contain_text("taking stones 2-3 of row 2")
     shot(page, "phone-kayles")
     no_js_errors(page)
+
+
+# -- the hardened server: paged turns, pushed answers, finished links ------------------------------
+
+
+@pytest.fixture(scope="module")
+def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """An in-process server without rate limits, whose hints and analyses answer 202 at once
+    when they are not ready (so the page must wait for their push)."""
+    from nimlab.web import ServerSettings, create_app
+    from webtools import ServerThread
+
+    settings = ServerSettings(
+        bot_pace=0,
+        compute_wait=0.05,
+        move_rate=1e6,
+        move_burst=10**6,
+        create_rate=1e6,
+        create_burst=10**6,
+    )
+    db = Path(tmp_path_factory.mktemp("fast")) / "web.db"
+    with ServerThread(create_app(str(db), settings=settings)) as s:
+        yield s
+
+
+def test_a_long_game_is_paged_in_and_new_moves_are_appended(
+    browser: Browser, fast_server: Any
+) -> None:
+    from nimlab.web.schemas import TURN_PAGE
+
+    page = new_page(browser)
+    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [200, 200]}
+    created = page.request.post(fast_server.url + "/api/games", data=body).json()
+    key, tokens = created["state"]["id"], [s["token"] for s in created["seats"]]
+    moves = TURN_PAGE + 30
+    for turn in range(1, moves + 1):
+        seat = (turn - 1) % 2
+        r = page.request.post(
+            fast_server.url + f"/api/games/{key}/moves",
+            data={"seat": seat, "token": tokens[seat], "turn": turn, "pile": seat + 1, "take": 1},
+        )
+        assert r.status == 200, r.text()
+    page.goto(fast_server.url + f"/game/{key}")
+    expect(page.locator("#log li")).to_have_count(moves)  # the earlier page was fetched too
+    expect(page.locator("#log li").first).to_have_text("Ann took 1 from pile 1")
+    first = page.locator("#log li").first.element_handle()
+    r = page.request.post(
+        fast_server.url + f"/api/games/{key}/moves",
+        data={"seat": 0, "token": tokens[0], "turn": moves + 1, "pile": 1, "take": 1},
+    )
+    assert r.status == 200
+    expect(page.locator("#log li")).to_have_count(moves + 1)
+    # the move list was appended to, not drawn again
+    assert page.evaluate("(el) => el.isConnected", first)
+    # the value history looks back at a move from the first page
+    page.click("#learn summary")
+    page.locator("#value-history li").nth(2).locator("button").click()
+    expect(page.locator("#looking")).to_contain_text("move 2: Bob took 1 from pile 2")
+    no_js_errors(page)
+
+
+def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
+    browser: Browser, fast_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from nimlab.web import live as live_module
+
+    release = threading.Event()
+    real_hint, real_analysis = live_module.hint_out, live_module.analysis_out
+
+    def slow_hint(*args: Any, **kwargs: Any) -> Any:
+        release.wait(30)
+        return real_hint(*args, **kwargs)
+
+    def slow_analysis(*args: Any, **kwargs: Any) -> Any:
+        release.wait(30)
+        return real_analysis(*args, **kwargs)
+
+    monkeypatch.setattr(live_module, "hint_out", slow_hint)
+    monkeypatch.setattr(live_module, "analysis_out", slow_analysis)
+    page = new_page(browser, height=1000)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    open_game(page, fast_server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+              piles=[3, 4, 5])
+    page.click("#learn summary")
+    page.check("#show-values")
+    expect(page.locator("#verdict")).to_contain_text("appear here by itself")
+    page.click("#hint")
+    expect(page.locator("#hint-out")).to_contain_text("the hint comes here when it is ready")
+    asked = len([u for u in requests if "/hint" in u or "/analysis" in u])
+    release.set()
+    expect(page.locator("#hint-out")).to_contain_text("Hint: Take 2 from pile 1")
+    expect(page.locator("#verdict")).to_contain_text("N-position: Ann (to move) wins")
+    expect(page.locator("#board .vmark.win")).to_have_count(1)
+    # nothing was asked again: both answers came over the WebSocket
+    assert len([u for u in requests if "/hint" in u or "/analysis" in u]) == asked
+    no_js_errors(page)
+
+
+def test_a_finished_games_link_leads_to_its_replay_after_a_restart(
+    browser: Browser, tmp_path: Path
+) -> None:
+    server = ServerProcess(tmp_path / "finished.db").start()
+    try:
+        page = new_page(browser)
+        created = open_game(page, server.url, piles=[3, 4])
+        page.click("#resign")
+        page.locator("#dialog[open]").get_by_role("button", name="Resign").click()
+        expect(page.locator("#status")).to_have_text("Ann resigned. Bob wins!")
+        server.kill()
+        server.start()
+        other = new_page(browser)  # another browser: it never saw the game
+        other.goto(server.url + f"/game/{created['state']['id']}")
+        other.wait_for_url(re.compile(r"/history/\d+$"))
+        expect(other.locator("#replay-moves li").last).to_contain_text("Ann resigned. Bob wins!")
+        expect(other.locator(".rules")).to_contain_text("Bob won by resignation")
+        no_js_errors(other)
+    finally:
+        server.stop()

@@ -4,6 +4,7 @@ analysis of stored games for replay, the analysis option of games between people
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,10 +58,17 @@ def test_resign_gives_the_game_to_the_other_player_and_stops_it(
     assert out["ended"] == out["status"] == "Bob resigned. Ann wins!"
     assert key not in live_keys(db)
     assert key not in [g["id"] for g in client.get("/api/games").json()["games"]]
-    r = client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1"})
+    r = client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1", "turn": 1}
+    )
     assert r.status_code == 409
     r = client.post(f"/api/games/{key}/abandon", json={"seat": 0, "token": tokens[0]})
     assert r.status_code == 409
+    # it is in the history with its ending, and its link still answers after it left play
+    saved = out["saved_as"]
+    game = client.get(f"/api/history/{saved}").json()
+    assert game["game"]["ending"] == "resigned" and game["game"]["winners"] == ["Ann"]
+    assert game["frames"][-1]["note"] == "Bob resigned. Ann wins!"
 
 
 def test_resign_needs_two_players_left_and_abandon_stops_any_game(client: TestClient) -> None:
@@ -93,7 +101,8 @@ def test_undo_takes_back_the_move_and_the_bots_reply_and_the_store_follows(
     r = client.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
     assert r.status_code == 409 and "no move to take back" in r.json()["detail"]
     moved = client.post(
-        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "pile": 3, "take": 5}
+        f"/api/games/{key}/moves",
+        json={"seat": 0, "token": tokens[0], "pile": 3, "take": 5, "turn": 1},
     ).json()
     assert moved["move_count"] == 2
     r = client.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
@@ -107,7 +116,8 @@ def test_undo_takes_back_the_move_and_the_bots_reply_and_the_store_follows(
     assert "tokens" in entry[2]  # the seats' tokens are kept
     # the game goes on from there, and its analysis is the new position's
     again = client.post(
-        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "pile": 1, "take": 2}
+        f"/api/games/{key}/moves",
+        json={"seat": 0, "token": tokens[0], "pile": 1, "take": 2, "turn": 1},
     )
     assert again.status_code == 200 and again.json()["move_count"] == 2
     analysis = client.get(f"/api/games/{key}/analysis").json()
@@ -117,7 +127,9 @@ def test_undo_takes_back_the_move_and_the_bots_reply_and_the_store_follows(
 def test_undo_is_only_for_games_against_bots(client: TestClient) -> None:
     state, tokens = two_people(client)
     key = state["id"]
-    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1"})
+    client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1", "turn": 1}
+    )
     r = client.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
     assert r.status_code == 409 and "only for games against bots" in r.json()["detail"]
 
@@ -125,21 +137,26 @@ def test_undo_is_only_for_games_against_bots(client: TestClient) -> None:
 def test_delete_a_finished_game_and_a_stored_one(client: TestClient) -> None:
     state, tokens = new_game(client, piles=[1])
     key = state["id"]
-    r = client.delete(f"/api/games/{key}")
+    me = {"seat": 0, "token": tokens[0]}
+    r = client.request("DELETE", f"/api/games/{key}", json=me)
     assert r.status_code == 409  # still in play
     done = client.post(
-        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "pile": 1, "take": 1}
+        f"/api/games/{key}/moves", json={**me, "pile": 1, "take": 1, "turn": 1}
     ).json()
     saved = done["saved_as"]
     assert done["over"] and saved is not None
     assert client.get(f"/api/history/{saved}").status_code == 200
-    assert client.delete(f"/api/games/{key}").json()["deleted"]
+    # only a seat of the game may delete it
+    r = client.request("DELETE", f"/api/games/{key}", json={"seat": 0, "token": "forged"})
+    assert r.status_code == 403
+    assert client.request("DELETE", f"/api/games/{key}").status_code == 422
+    assert client.request("DELETE", f"/api/games/{key}", json=me).json()["deleted"]
     assert client.get(f"/api/history/{saved}").status_code == 404
     assert client.get(f"/api/games/{key}").status_code == 404
     state, tokens = new_game(client, piles=[1])
     done = client.post(
         f"/api/games/{state['id']}/moves",
-        json={"seat": 0, "token": tokens[0], "pile": 1, "take": 1},
+        json={"seat": 0, "token": tokens[0], "pile": 1, "take": 1, "turn": 1},
     ).json()
     assert client.delete(f"/api/history/{done['saved_as']}").status_code == 200
     assert client.delete(f"/api/history/{done['saved_as']}").status_code == 404
@@ -150,7 +167,9 @@ def test_delete_a_finished_game_and_a_stored_one(client: TestClient) -> None:
 def test_a_stored_game_is_analysed_move_by_move_with_its_mistakes(client: TestClient) -> None:
     state, tokens = new_game(client)
     key = state["id"]
-    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "3 5"})
+    client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "3 5", "turn": 1}
+    )
     while True:
         s = client.get(f"/api/games/{key}").json()
         if s["over"]:
@@ -158,7 +177,13 @@ def test_a_stored_game_is_analysed_move_by_move_with_its_mistakes(client: TestCl
         pile = next(i for i, n in enumerate(s["board"]["piles"], 1) if n)
         client.post(
             f"/api/games/{key}/moves",
-            json={"seat": 0, "token": tokens[0], "pile": pile, "take": 1},
+            json={
+                "seat": 0,
+                "token": tokens[0],
+                "pile": pile,
+                "take": 1,
+                "turn": s["move_count"] + 1,
+            },
         )
     saved = client.get(f"/api/games/{key}").json()["saved_as"]
     start = client.get(f"/api/history/{saved}/analysis?at=0").json()
@@ -181,9 +206,11 @@ def test_analysis_during_play_between_people_follows_the_setup(client: TestClien
     assert state["analysis_allowed"] is False
     assert client.get(f"/api/games/{key}/analysis").status_code == 403
     assert client.get(f"/api/games/{key}/hint").status_code == 403
-    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "2 2"})
+    client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "2 2", "turn": 1}
+    )
     done = client.post(
-        f"/api/games/{key}/moves", json={"seat": 1, "token": tokens[1], "text": "1 1"}
+        f"/api/games/{key}/moves", json={"seat": 1, "token": tokens[1], "text": "1 1", "turn": 2}
     ).json()
     assert done["over"] and done["analysis_allowed"] is True
     assert client.get(f"/api/games/{key}/analysis").status_code == 200
@@ -227,9 +254,166 @@ def test_three_players_get_a_paranoid_value_history(client: TestClient) -> None:
         piles=[1, 2, 3],
     )
     key = state["id"]
-    client.post(f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "3 3"})
+    client.post(
+        f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "3 3", "turn": 1}
+    )
     history = client.get(f"/api/games/{key}/analysis").json()["history"]
     assert [s["paranoid"] for s in history] == [True, True]
     assert all(s["mover_wins"] is not None for s in history)
     assert all(s["remoteness"] is not None for s in history)
     assert "no single value" not in " ".join(s["text"] for s in history)
+
+
+# -- with the server's guards and the archive -------------------------------------------------
+
+
+def play(client: TestClient, key: str, seat: int, token: str, turn: int, **move: Any) -> Any:
+    return client.post(
+        f"/api/games/{key}/moves", json={"seat": seat, "token": token, "turn": turn} | move
+    )
+
+
+def test_a_finished_or_stopped_games_link_answers_after_a_restart(db: str) -> None:
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        done, done_tokens = two_people(c, piles=[1])
+        assert play(c, done["id"], 0, done_tokens[0], 1, pile=1, take=1).json()["over"]
+        resigned, tokens = two_people(c)
+        out = c.post(
+            f"/api/games/{resigned['id']}/resign", json={"seat": 0, "token": tokens[0]}
+        ).json()
+        saved = out["saved_as"]
+        assert saved is not None
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        state = c.get(f"/api/games/{done['id']}").json()
+        assert state["over"] and state["winner"] == 0 and state["saved_as"] is not None
+        assert state["move_count"] == 1 and state["turns"][0]["number"] == 1
+        state = c.get(f"/api/games/{resigned['id']}").json()
+        assert state["over"] and state["saved_as"] == saved and state["winner"] == 1
+        assert state["status"] == state["ended"] == "Ann resigned. Bob wins!"
+        with c.websocket_connect(f"/api/games/{resigned['id']}/live") as ws:
+            assert ws.receive_json()["state"]["saved_as"] == saved
+        assert c.get(f"/api/games/{resigned['id']}/analysis").status_code == 200
+        r = c.post(f"/api/games/{resigned['id']}/abandon", json={"seat": 0, "token": tokens[0]})
+        assert r.status_code == 409  # over already
+        # the seats' tokens survive the restart: a player may still delete the game
+        r = c.request("DELETE", f"/api/games/{resigned['id']}", json={"seat": 1, "token": "x"})
+        assert r.status_code == 403
+        me = {"seat": 1, "token": tokens[1]}
+        r = c.request("DELETE", f"/api/games/{resigned['id']}", json=me)
+        assert r.status_code == 200
+        assert c.get(f"/api/games/{resigned['id']}").status_code == 404
+        assert c.get(f"/api/history/{saved}").status_code == 404
+
+
+def test_abandoned_games_change_no_statistics_and_resigned_ones_do(client: TestClient) -> None:
+    for name in ("ann", "bob"):
+        body = {"username": name, "given": name.title(), "family": "X"}
+        assert client.post("/api/players", json=body).status_code == 201
+    players = [{"username": "ann"}, {"username": "bob"}]
+    state, tokens = new_game(client, players=players)
+    r = client.post(f"/api/games/{state['id']}/abandon", json={"seat": 1, "token": tokens[1]})
+    assert r.status_code == 200
+    stats = {p["username"]: p for p in client.get("/api/players").json()}
+    assert stats["ann"]["games_played"] == stats["bob"]["games_played"] == 0
+    history = client.get("/api/history").json()["games"]
+    assert history[0]["ending"] == "abandoned" and history[0]["winners"] == []
+    state, tokens = new_game(client, players=players)
+    client.post(f"/api/games/{state['id']}/resign", json={"seat": 1, "token": tokens[1]})
+    stats = {p["username"]: p for p in client.get("/api/players").json()}
+    assert (stats["ann"]["games_played"], stats["ann"]["games_won"]) == (1, 1)
+    assert (stats["bob"]["games_played"], stats["bob"]["games_won"]) == (1, 0)
+
+
+def test_resign_with_three_players_gives_the_others_a_shared_win(client: TestClient) -> None:
+    state, tokens = new_game(
+        client, players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], piles=[2, 2]
+    )
+    out = client.post(
+        f"/api/games/{state['id']}/resign", json={"seat": 0, "token": tokens[0]}
+    ).json()
+    assert out["status"] == "Ann resigned: Bob and Cy win." and out["winner"] is None
+    game = client.get(f"/api/history/{out['saved_as']}").json()["game"]
+    assert game["winners"] == ["Bob", "Cy"] and game["winner"] is None
+
+
+def test_lifecycle_requests_are_rate_limited_and_strict(db: str) -> None:
+    from dataclasses import replace
+
+    from nimlab.web import ServerSettings
+
+    settings = replace(ServerSettings(), bot_pace=0, move_rate=0.001, move_burst=2)
+    with TestClient(create_app(db, settings=settings)) as c:
+        state, tokens = two_people(c)
+        key = state["id"]
+        r = c.post(f"/api/games/{key}/resign", json={"seat": "0", "token": tokens[0]})
+        assert r.status_code == 422  # no "0" for 0
+        r = c.post(f"/api/games/{key}/resign", json={"seat": 0, "token": tokens[0], "x": 1})
+        assert r.status_code == 422  # no unknown fields
+        assert c.post(f"/api/games/{key}/undo", json={"seat": 0, "token": "x"}).status_code == 403
+        r = c.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
+        assert r.status_code == 409
+        r = c.post(f"/api/games/{key}/resign", json={"seat": 0, "token": tokens[0]})
+        assert r.status_code == 429 and "too many moves" in r.json()["detail"]
+        assert c.get(f"/api/games/{key}").json()["over"] is False  # nothing changed
+
+
+def test_resign_and_undo_stop_the_engine_work_first(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that would think forever stops when its opponent resigns; an analysis that would
+    never end stops when its position is taken back."""
+    from dataclasses import replace
+
+    from nimlab.core.game import Game
+    from nimlab.theory.budget import current_scope
+    from nimlab.web import ServerSettings
+    from nimlab.web import live as live_module
+
+    def endless(*args: Any, **kwargs: Any) -> Any:
+        scope = current_scope()
+        assert scope is not None
+        while True:
+            scope.check()
+            time.sleep(0.001)
+
+    monkeypatch.setattr(Game, "bot_choice", endless)
+    monkeypatch.setattr(live_module, "analysis_out", endless)
+    settings = replace(
+        ServerSettings(),
+        bot_pace=0,
+        reply_wait=0.05,
+        compute_wait=0.05,
+        move_seconds=3600,
+        deep_seconds=7200,
+    )
+    with TestClient(create_app(db, settings=settings)) as c:
+        workers = c.app.state.live.workers  # type: ignore[attr-defined]
+        state, tokens = new_game(c, first=1)  # the bot starts, and thinks forever
+        until(lambda: workers.running() == 1, "the bot to think")
+        r = c.post(f"/api/games/{state['id']}/resign", json={"seat": 0, "token": tokens[0]})
+        assert r.status_code == 200 and r.json()["status"] == "Ann resigned. Hal wins!"
+        until(lambda: workers.running() == 0, "the bot to stop")
+        assert workers.stats.cancelled >= 1
+        monkeypatch.undo()
+        monkeypatch.setattr(live_module, "analysis_out", endless)
+        state, tokens = new_game(c)
+        key = state["id"]
+        assert play(c, key, 0, tokens[0], 1, pile=3, take=5).json()["move_count"] == 2
+        assert c.get(f"/api/games/{key}/analysis").json()["pending"]
+        until(lambda: workers.running() == 1, "the analysis to run")
+        cancelled = workers.stats.cancelled
+        r = c.post(f"/api/games/{key}/undo", json={"seat": 0, "token": tokens[0]})
+        assert r.status_code == 200 and r.json()["move_count"] == 0
+        until(lambda: workers.running() == 0, "the analysis to stop")
+        assert workers.stats.cancelled > cancelled
+
+
+def until(check: Any, what: str, bound: float = 60.0) -> Any:
+    """Wait until ``check()`` is truthy (polling); fail after ``bound`` seconds."""
+    end = time.monotonic() + bound
+    while True:
+        got = check()
+        if got:
+            return got
+        assert time.monotonic() < end, f"never happened: {what}"
+        time.sleep(0.02)

@@ -1,15 +1,28 @@
-"""``nimlab serve``: the web app on http://127.0.0.1:8000 (FastAPI + Uvicorn)."""
+"""``nimlab serve``: the web app on http://127.0.0.1:8000 (FastAPI + Uvicorn).
+
+Ready for ``--host 0.0.0.0``: the port is bound before "serving on" is printed (a busy port is
+reported, exit 1); requests must name one of this machine's host names (against DNS rebinding;
+``--allow-host`` adds more); a connection that does not complete a request's headers within
+``--request-timeout`` seconds is closed (half-open and slowloris connections), idle keep-alive
+connections after 5 s; ``--admin-token`` (or ``$NIMLAB_ADMIN_TOKEN``) guards registry changes.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import asyncio
+import contextlib
+import socket
+from typing import Annotated, Any
 
 import typer
 
 from nimlab.cli.app import app
 from nimlab.cli.database import DbOption, open_store
 
-__all__ = ["serve"]
+__all__ = ["allowed_hosts", "bind", "serve", "timed_protocol"]
+
+ADMIN_ENV = "NIMLAB_ADMIN_TOKEN"
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 def _url_host(host: str) -> str:
@@ -19,6 +32,82 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...] | None:
+    """The host names requests may name: this machine's loopback names, the address listened
+    on, and for every network (``0.0.0.0``, ``::``) the machine's names and addresses; plus
+    ``extra``. ``None`` (no check) when ``extra`` has ``*``."""
+    if "*" in extra:
+        return None
+    names = {*LOCAL_NAMES, host, *extra}
+    if host in ("", "0.0.0.0", "::"):
+        for name in {socket.gethostname(), socket.getfqdn()}:
+            names.add(name)
+            with contextlib.suppress(OSError):
+                names |= {str(info[4][0]) for info in socket.getaddrinfo(name, None)}
+    return tuple(sorted(n for n in names if n))
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; raises OSError when it cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind((host, port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
+    """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
+    (headers not complete, or idle) for ``seconds``."""
+
+    class Timed(base):  # type: ignore[misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            self._nimlab_since = self.loop.time()
+            self._nimlab_timer = self.loop.call_later(seconds, self._nimlab_check)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._nimlab_since = self.loop.time()
+
+        def _nimlab_check(self) -> None:
+            transport = self.transport
+            if transport.is_closing() or transport.get_protocol() is not self:
+                return  # closed, or upgraded to a WebSocket
+            cycle = self.cycle
+            busy = cycle is not None and not cycle.response_complete
+            left = self._nimlab_since + seconds - self.loop.time()
+            if not busy and left <= 0:
+                transport.close()
+                return
+            self._nimlab_timer = self.loop.call_later(max(left, seconds / 4), self._nimlab_check)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._nimlab_timer.cancel()
+            super().connection_lost(exc)
+
+    return Timed
+
+
+def _http_protocol() -> type[Any]:
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        return HttpToolsProtocol
+    except ImportError:  # pragma: no cover - httptools is part of uvicorn[standard]
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        return H11Protocol
+
+
 @app.command("serve")
 def serve(
     host: Annotated[
@@ -26,12 +115,65 @@ def serve(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port.")] = 8000,
     db: DbOption = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="Another host name requests may use (e.g. a DNS name of this machine); "
+            "'*' turns the check off.",
+        ),
+    ] = None,
+    admin_token: Annotated[
+        str | None,
+        typer.Option(
+            "--admin-token",
+            envvar=ADMIN_ENV,
+            help="Removing players and resetting statistics then needs this token "
+            "(Authorization: Bearer TOKEN).",
+            show_default=False,
+        ),
+    ] = None,
+    request_timeout: Annotated[
+        float,
+        typer.Option(
+            "--request-timeout",
+            min=0.1,
+            max=3600,
+            help="Seconds a connection may take to send a request's headers.",
+        ),
+    ] = 10.0,
 ) -> None:
     """The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it)."""
     import uvicorn
 
-    from nimlab.web import create_app
+    from nimlab.web import ServerSettings, create_app
 
     open_store(db).close()  # a database that cannot be used is reported now, not at startup
+    try:
+        sock = bind(host, port)
+    except OSError as e:
+        why = "it is in use" if e.errno in (98, 48, 10048) else (e.strerror or str(e))
+        typer.echo(
+            f"error: cannot listen on {host} port {port}: {why}. Choose another with --port.",
+            err=True,
+        )
+        raise typer.Exit(1) from None
+    token = admin_token.strip() if admin_token else None
+    settings = ServerSettings(
+        allowed_hosts=allowed_hosts(host, list(allow_host or [])),
+        admin_token=token or None,
+    )
+    config = uvicorn.Config(
+        create_app(db, settings=settings),
+        log_level="warning",
+        http=timed_protocol(_http_protocol(), request_timeout),
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=16 * 1024,
+        ws_max_size=64 * 1024,
+        limit_concurrency=4096,
+        timeout_graceful_shutdown=5,
+        server_header=False,
+    )
+    port = int(sock.getsockname()[1])
     typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
-    uvicorn.run(create_app(db), host=host, port=port, log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])

@@ -9,6 +9,7 @@ statistics, rankings), :mod:`~nimlab.storage.archive` (finished games, history, 
 (the thread that owns a server's writes), behind one :class:`Store`.
 """
 
+from nimlab.storage.archive import ENDINGS, Ending, ending_of
 from nimlab.storage.errors import (
     GameNotFoundError,
     LimitError,
@@ -44,8 +45,10 @@ from nimlab.storage.writer import StoreWriter
 
 __all__ = [
     "DB_ENV",
+    "ENDINGS",
     "EXPORT_FORMAT",
     "SCHEMA_VERSION",
+    "Ending",
     "GameNotFoundError",
     "GameSummary",
     "ImportResult",
@@ -69,6 +72,7 @@ __all__ = [
     "check_name",
     "check_username",
     "default_db_path",
+    "ending_of",
     "import_document",
     "read_document",
     "read_players",

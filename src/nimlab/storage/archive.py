@@ -4,6 +4,15 @@ A finished game is stored with its full record (``Game.to_record()``, which repl
 move), its seats (the name shown, the registered username at the time) and its content hash
 (:func:`~nimlab.storage.schema.record_hash`), which makes importing the same game twice add it
 once.
+
+A game stopped before its end is stored too when its record says how it ended (its ``"ended"``
+object, see :class:`Ending`):
+
+- **resigned**: the player who resigned loses and the other players still in the game win (with
+  two players left: the other one, who is then the game's winner; with more, they share the win
+  and the game has no single winner). The players' statistics count it like any finished game.
+- **abandoned**: nobody wins and the players' statistics do not change (the game is kept for
+  its replay only).
 """
 
 from __future__ import annotations
@@ -30,12 +39,16 @@ from nimlab.storage.registry import (
 from nimlab.storage.schema import record_hash
 
 __all__ = [
+    "ENDINGS",
     "EXPORT_FORMAT",
     "Archive",
+    "Ending",
     "GameSummary",
     "ImportResult",
     "Seat",
     "StoredGame",
+    "check_record",
+    "ending_of",
     "insert_game",
 ]
 
@@ -44,6 +57,57 @@ EXPORT_FORMAT = "nimlab-games/1"
 of the exported games (username, names, bot; no statistics)."""
 
 _MAX_ID = (1 << 63) - 1
+
+ENDINGS = ("resigned", "abandoned")
+"""How a game may stop before its end (the ``how`` of :class:`Ending`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a game stopped before its end, as its record's ``"ended"`` object
+    ``{"how": "resigned", "seat": 1, "winners": [0]}``: ``how`` is one of :data:`ENDINGS`,
+    ``seat`` the player who resigned or abandoned, ``winners`` the seats that win (resigned: the
+    other players still in the game; abandoned: none)."""
+
+    how: str
+    seat: int
+    winners: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"how": self.how, "seat": self.seat, "winners": list(self.winners)}
+
+
+def ending_of(record: Mapping[str, Any], players: int) -> Ending | None:
+    """The checked ``"ended"`` object of a record with ``players`` seats (``None`` when it has
+    none); raises :class:`RecordError` saying what is wrong. O(players)."""
+    raw = record.get("ended")
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise RecordError('a game record\'s "ended" must be an object {"how", "seat", "winners"}')
+    how = raw.get("how")
+    if how not in ENDINGS:
+        raise RecordError(f'a game record\'s "ended" says how: one of {", ".join(ENDINGS)}')
+
+    def seat(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < players:
+            raise RecordError(
+                f'a game record\'s "ended" names seats 0 to {players - 1}, not {str(value)[:20]}'
+            )
+        return value
+
+    who = seat(raw.get("seat"))
+    winners_raw = raw.get("winners") or []
+    if not isinstance(winners_raw, list) or len(winners_raw) >= players:
+        raise RecordError('a game record\'s "ended" winners must be a list of other seats')
+    winners = tuple(sorted({seat(w) for w in winners_raw}))
+    if who in winners:
+        raise RecordError("a player who resigned or abandoned a game does not win it")
+    if how == "abandoned" and winners:
+        raise RecordError("nobody wins an abandoned game")
+    if how == "resigned" and not winners:
+        raise RecordError("a resigned game has winners: the other players still in it")
+    return Ending(str(how), who, winners)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +136,8 @@ class GameSummary:
     started_at: str
     finished_at: str
     source: str
+    ending: str | None = None
+    """``None`` for a game played to its end, else how it stopped (see :data:`ENDINGS`)."""
 
     @property
     def winner(self) -> Seat | None:
@@ -107,7 +173,9 @@ class ImportResult:
     players_added: list[str] = field(default_factory=list)
 
 
-_SUMMARY_COLUMNS = "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source"
+_SUMMARY_COLUMNS = (
+    "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source, ending"
+)
 
 
 def dumps(value: Any, what: str = "the game record") -> str:
@@ -118,10 +186,23 @@ def dumps(value: Any, what: str = "the game record") -> str:
         raise RecordError(f"{what} cannot be stored as JSON: {e}") from None
 
 
-def check_record(record: Mapping[str, Any]) -> tuple[list[Any], int | None, int]:
-    """The players (spec text), winner seat and move count of a finished game record, checked
-    once by :meth:`GameRecord.from_json <nimlab.core.record.GameRecord.from_json>`; raises
-    RecordError."""
+@dataclass(frozen=True, slots=True)
+class CheckedRecord:
+    """What the archive keeps of a record besides its text."""
+
+    players: list[str]
+    winner: int | None
+    """The game's single winner (``None``: nobody, or several sharing a resigned game)."""
+    winners: frozenset[int]
+    moves: int
+    ending: Ending | None
+
+
+def check_record(record: Mapping[str, Any]) -> CheckedRecord:
+    """The players (spec text), winners and move count of a finished game record, or of one
+    that stopped before its end (its ``"ended"``, see :class:`Ending`), checked once by
+    :meth:`GameRecord.from_json <nimlab.core.record.GameRecord.from_json>`; raises
+    RecordError. O(size of the record)."""
     from nimlab.core.errors import NimlabError
     from nimlab.core.record import GameRecord
 
@@ -129,9 +210,18 @@ def check_record(record: Mapping[str, Any]) -> tuple[list[Any], int | None, int]
         checked = GameRecord.from_json(record)
     except NimlabError as e:
         raise RecordError(f"not a valid game record: {e}") from None
+    players = [str(p) for p in checked.players]
+    ending = ending_of(record, len(players))
+    if ending is not None:
+        if checked.over:
+            raise RecordError("a game played to its end cannot be resigned or abandoned")
+        winners = frozenset(ending.winners)
+        winner = ending.winners[0] if len(ending.winners) == 1 else None
+        return CheckedRecord(players, winner, winners, len(checked.moves), ending)
     if not checked.over:
-        raise RecordError("only finished games are stored")
-    return [str(p) for p in checked.players], checked.winner, len(checked.moves)
+        raise RecordError("only finished games are stored (or resigned or abandoned ones)")
+    won = frozenset(() if checked.winner is None else (checked.winner,))
+    return CheckedRecord(players, checked.winner, won, len(checked.moves), None)
 
 
 def _seat_name(spec: Any) -> str:
@@ -156,10 +246,14 @@ def insert_game(
     unknown_players: str = "raise",
 ) -> int:
     """Store a finished game inside the caller's write transaction (see
-    :meth:`Archive.save_game`). ``unknown_players``: ``"raise"`` an :class:`UnknownPlayerError`
-    for an unregistered username, or ``"drop"`` it (the seat keeps only its name). Returns the
-    new game's id. O(seats + size of the record)."""
-    players, winner, moves = check_record(record)
+    :meth:`Archive.save_game`; a resigned or abandoned one as its ``"ended"`` says, see the
+    module docstring). ``unknown_players``: ``"raise"`` an :class:`UnknownPlayerError` for an
+    unregistered username, or ``"drop"`` it (the seat keeps only its name). Returns the new
+    game's id. O(seats + size of the record)."""
+    checked = check_record(record)
+    players, winner, moves = checked.players, checked.winner, checked.moves
+    if checked.ending is not None and checked.ending.how == "abandoned":
+        update_stats = False  # nobody won or lost an abandoned game
     names = [_seat_name(p) for p in players]
     seats = list(usernames) + [None] * (len(players) - len(usernames))
     if len(seats) != len(players):
@@ -182,7 +276,7 @@ def insert_game(
         ids.append(pid)
     game_id = conn.execute(
         "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-        "finished_at, source, record, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "finished_at, source, record, content_hash, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             str(record["ruleset"]),
             start,
@@ -193,11 +287,12 @@ def insert_game(
             source,
             text,
             record_hash(record),
+            None if checked.ending is None else checked.ending.how,
         ),
     ).lastrowid
     assert game_id is not None
     for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True)):
-        won = seat == winner
+        won = seat in checked.winners
         conn.execute(
             "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -223,6 +318,7 @@ def _summary(row: Sequence[Any], seats: tuple[Seat, ...]) -> GameSummary:
         started_at=row[5],
         finished_at=row[6],
         source=row[7],
+        ending=row[8],
     )
 
 
@@ -287,7 +383,7 @@ class Archive:
         if row is None:
             raise GameNotFoundError(f"there is no game #{game_id} (nimlab history lists the games)")
         seats = self._seats([game_id]).get(game_id, ())
-        return StoredGame(_summary(row, seats), json.loads(row[8]))
+        return StoredGame(_summary(row, seats), json.loads(row[9]))
 
     def delete_game(self, game_id: int) -> None:
         """Delete a finished game from the history (its seats with it). The players' statistics
@@ -296,6 +392,7 @@ class Archive:
         with self._db.write() as conn:
             gone = 0
             if 0 <= game_id <= _MAX_ID:
+                conn.execute("DELETE FROM finished_keys WHERE game_id = ?", (game_id,))
                 conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
                 gone = conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount
             if not gone:
@@ -360,8 +457,9 @@ class Archive:
                 insert_player(conn, username, given, family, p.bot)
                 result.players_added.append(username)
             for record, seats, finished_at in entries:
-                players_in, winner, moves = check_record(record)
-                if len(seats) != len(players_in):
+                checked = check_record(record)
+                winner, moves = checked.winner, checked.moves
+                if len(seats) != len(checked.players):
                     raise RecordError("the seats do not match the record's players")
                 digest = record_hash(record)
                 row = conn.execute(
@@ -373,8 +471,8 @@ class Archive:
                 finished = finished_at or now()
                 game_id = conn.execute(
                     "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-                    "finished_at, source, record, content_hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?)",
+                    "finished_at, source, record, content_hash, ending) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?)",
                     (
                         str(record["ruleset"]),
                         dumps(record["start"], "the game's start"),
@@ -384,6 +482,7 @@ class Archive:
                         finished,
                         dumps(record),
                         digest,
+                        None if checked.ending is None else checked.ending.how,
                     ),
                 ).lastrowid
                 assert game_id is not None
@@ -398,7 +497,7 @@ class Archive:
                             seat.name,
                             seat.username,
                             pid,
-                            int(seat.seat == winner),
+                            int(seat.seat in checked.winners),
                         ),
                     )
                 result.added.append(int(game_id))

@@ -12,7 +12,11 @@ Bounds (each read from the environment when the store is opened, see :class:`InP
   result for the history or the statistics, and an abandoned game is not worth keeping.
 
 Finishing a game (:meth:`GamesInPlay.finish`) stores the finished record and removes the game in
-play in ONE transaction: the game is always whole, in play or finished, never lost.
+play in ONE transaction: the game is always whole, in play or finished, never lost. A game
+resigned or abandoned is finished the same way (its record says how it ended, see
+:class:`~nimlab.storage.archive.Ending`). The key a game had in play is remembered with the id
+it was stored under (:meth:`GamesInPlay.finished_game`), so the interface can lead the game's
+old link to the stored game, also after a restart; deleting the stored game forgets it.
 """
 
 from __future__ import annotations
@@ -255,9 +259,38 @@ class GamesInPlay:
             if known is None:
                 raise RecordError(f"no game in progress has the key {key!r}")
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
+            conn.execute(
+                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) "
+                "SELECT key, ?, meta FROM live_games WHERE key = ?",
+                (game_id, key),
+            )
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
             conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
         return game_id
+
+    def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:
+        """The id of the stored game that the game in play ``key`` became when it finished (or
+        was resigned or abandoned), with the data it had in play (``meta``: the interface's
+        seat token hashes, ...); ``None`` when it never finished here or was deleted since.
+        O(log n)."""
+        row = self._db.one("SELECT game_id, meta FROM finished_keys WHERE key = ?", (key,))
+        return None if row is None else (int(row[0]), json.loads(row[1]))
+
+    def take_back(self, key: str, keep: int) -> int:
+        """Forget the stored moves of game ``key`` after its first ``keep`` (a take-back), in one
+        transaction; returns how many were deleted. Raises :class:`RecordError` for an unknown
+        key or a negative ``keep``. O(moves deleted)."""
+        if keep < 0:
+            raise RecordError(f"a game keeps 0 or more moves, not {keep}")
+        with self._db.write() as conn:
+            known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+            if known is None:
+                raise RecordError(f"no game in progress has the key {key!r}")
+            gone = conn.execute(
+                "DELETE FROM live_moves WHERE key = ? AND number > ?", (key, keep)
+            ).rowcount
+            conn.execute("UPDATE live_games SET touched_at = ? WHERE key = ?", (now(), key))
+        return int(gone)
 
     def expire(
         self, older_than: timedelta | None = None, *, at: datetime | None = None

@@ -114,7 +114,20 @@ def _v3(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE games SET content_hash = ? WHERE id = ?", (digest, game_id))
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3)
+_V4 = """
+ALTER TABLE games ADD COLUMN ending TEXT;  -- NULL: played to its end; 'resigned' or 'abandoned'
+CREATE TABLE finished_keys (
+    key     TEXT PRIMARY KEY,                -- the web app's game id while it was in play
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    meta    TEXT NOT NULL                    -- JSON: the game's data in play (seat token hashes)
+);
+CREATE INDEX finished_keys_game ON finished_keys(game_id);
+"""
+"""Version 4: games stopped before their end (resigned, abandoned) are stored with how they
+ended, and each finished game of the web app remembers its key, so the key's link leads to the
+stored game after a restart."""
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

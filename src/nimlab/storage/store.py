@@ -256,6 +256,14 @@ class Store:
         """See :meth:`GamesInPlay.finish`: one transaction, the game is never lost."""
         return self.in_play.finish(key, record, usernames, source=source)
 
+    def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:
+        """See :meth:`GamesInPlay.finished_game`."""
+        return self.in_play.finished_game(key)
+
+    def take_back_live_moves(self, key: str, keep: int) -> int:
+        """See :meth:`GamesInPlay.take_back`."""
+        return self.in_play.take_back(key, keep)
+
     def count_games_in_play(self, client: str | None = None) -> int:
         """See :meth:`GamesInPlay.count`."""
         return self.in_play.count(client)

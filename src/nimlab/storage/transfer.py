@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nimlab.core.errors import NimlabError
+from nimlab.storage.archive import ending_of
 from nimlab.storage.errors import RecordError, RegistryError
 from nimlab.storage.store import (
     EXPORT_FORMAT,
@@ -25,7 +26,8 @@ ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
 
 def read_document(document: Any) -> list[ImportEntry]:
     """Check an export document: every game record must be well formed (``GameRecord``),
-    replay move by move (``Game.from_record``) and be finished. A bare list of game records
+    replay move by move (``Game.from_record``) and be finished, or say how it stopped before
+    its end (resigned, abandoned: its ``"ended"``). A bare list of game records
     (``Game.to_record()``) is accepted too. Returns the entries ready for
     :meth:`Store.import_games`; raises :class:`RecordError` naming the first bad game."""
     if isinstance(document, Mapping) and document.get("format") == EXPORT_FORMAT:
@@ -49,8 +51,15 @@ def read_document(document: Any) -> list[ImportEntry]:
             game = Game.from_record(record)
         except NimlabError as e:
             raise RecordError(f"game {number} of the file does not replay: {e}") from None
-        if not game.is_over:
+        try:
+            ending = ending_of(record, len(game.players))
+        except RecordError as e:
+            raise RecordError(f"game {number} of the file: {e}") from None
+        if not game.is_over and ending is None:
             raise RecordError(f"game {number} of the file is not finished")
+        if game.is_over and ending is not None:
+            raise RecordError(f"game {number} of the file was played to its end: no 'ended'")
+        won = {game.winner_seat} if ending is None else set(ending.winners)
         seats_in = entry.get("seats") or []
         usernames: dict[int, str | None] = {}
         if isinstance(seats_in, list):
@@ -59,10 +68,11 @@ def read_document(document: Any) -> list[ImportEntry]:
                     name = s.get("username")
                     usernames[s["seat"]] = name if isinstance(name, str) else None
         seats = [
-            Seat(i, p.name, usernames.get(i), i == game.winner_seat)
-            for i, p in enumerate(game.players)
+            Seat(i, p.name, usernames.get(i), i in won) for i, p in enumerate(game.players)
         ]
         replayed = game.to_record()  # checked and normalised; start and move times are kept
+        if ending is not None:
+            replayed["ended"] = ending.to_json()
         finished = entry.get("finished_at")
         entries.append((replayed, seats, finished if isinstance(finished, str) else None))
     return entries

@@ -10,6 +10,11 @@ longer wanted). What was solved before stays valid; nothing is guessed.
 A budget belongs to one question: a later question gets a fresh budget, so one question that ran
 out never makes the next one "not proven".
 
+A server bounds a whole piece of work (a bot move, a hint, an analysis: many questions) with
+:func:`budget_scope`: within it, :func:`nimlab.theory.engine.interactive_budget` gives budgets
+:meth:`derived <Budget.derive>` from the scope's (never more time or positions than are left of
+it, and cancelled with it).
+
 >>> b = Budget(positions=10)
 >>> b.charge(5); b.spent
 5
@@ -24,9 +29,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["CHECK_EVERY", "Budget", "BudgetExceeded"]
+__all__ = ["CHECK_EVERY", "Budget", "BudgetExceeded", "budget_scope", "current_scope"]
 
 CHECK_EVERY = 4096
 """Charges between two reads of the clock and the cancel flag."""
@@ -66,6 +74,7 @@ class Budget:
     deadline: float | None = field(default=None, init=False)
     _cancel: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _next_check: int = field(default=CHECK_EVERY, init=False, repr=False)
+    _parent: Budget | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.seconds is not None:
@@ -89,6 +98,36 @@ class Budget:
             return None
         return max(0.0, self.deadline - time.monotonic())
 
+    def derive(
+        self,
+        seconds: float | None = None,
+        positions: int | None = None,
+        nbytes: int | None = None,
+    ) -> Budget:
+        """A budget for one question within this one: each limit is the smaller of the one
+        given and what is left of this budget's; the positions it stores are charged to this
+        budget too, and cancelling this budget cancels it. O(1).
+
+        >>> outer = Budget(positions=10)
+        >>> inner = outer.derive(positions=100)
+        >>> inner.positions, outer.cancel(), inner.cancelled
+        (10, None, True)
+        """
+        left = self.remaining_seconds()
+        if left is not None:
+            seconds = left if seconds is None else min(seconds, left)
+        if self.positions is not None:
+            room = max(0, self.positions - self.spent)
+            positions = room if positions is None else min(positions, room)
+        if self.nbytes is not None:
+            nbytes = self.nbytes if nbytes is None else min(nbytes, self.nbytes)
+        child = Budget(seconds=seconds, positions=positions, nbytes=nbytes)
+        child._cancel = self._cancel
+        child._parent = self
+        if self.cancelled or (left is not None and left <= 0):
+            child._next_check = 1  # spent already: the first charge says so
+        return child
+
     def check(self) -> None:
         """Raise :class:`BudgetExceeded` if cancelled or past the deadline. O(1)."""
         if self._cancel.is_set():
@@ -105,6 +144,8 @@ class Budget:
         """Count ``count`` more stored positions; raise :class:`BudgetExceeded` past a limit.
         Amortised O(1)."""
         self.spent += count
+        if self._parent is not None:
+            self._parent.charge(count)
         if self.positions is not None and self.spent > self.positions:
             raise BudgetExceeded(self.positions, "positions")
         if self.spent >= self._next_check:
@@ -114,3 +155,29 @@ class Budget:
     def allows(self, positions: int) -> bool:
         """Whether ``positions`` more stored positions fit the position limit."""
         return self.positions is None or self.spent + positions <= self.positions
+
+
+_SCOPE: ContextVar[Budget | None] = ContextVar("nimlab_budget_scope", default=None)
+
+
+def current_scope() -> Budget | None:
+    """The budget of the work this thread is doing (see :func:`budget_scope`), if any."""
+    return _SCOPE.get()
+
+
+@contextmanager
+def budget_scope(budget: Budget) -> Iterator[Budget]:
+    """Bound every interactive question asked in this block (this thread or task) by
+    ``budget``: :func:`nimlab.theory.engine.interactive_budget` then derives its budgets from
+    it, so the whole block stays within its time and positions and stops when it is cancelled.
+
+    >>> from nimlab.theory.engine import interactive_budget
+    >>> with budget_scope(Budget(seconds=0.5, positions=1000)) as scope:
+    ...     interactive_budget().positions
+    1000
+    """
+    token = _SCOPE.set(budget)
+    try:
+        yield budget
+    finally:
+        _SCOPE.reset(token)

@@ -48,7 +48,7 @@ from functools import reduce
 from operator import xor
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.budget import Budget, BudgetExceeded, current_scope
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, is_terminal
@@ -109,7 +109,12 @@ _SMALL_HEAP = 4096
 
 
 def interactive_budget() -> Budget:
-    """The budget of one interactive question: about 2 s and a few million positions."""
+    """The budget of one interactive question: about 2 s and a few million positions. Within
+    a :func:`~nimlab.theory.budget.budget_scope` (a server's bounded work), the scope's budget
+    decides instead: what is left of its time and positions, cancelled with it."""
+    scope = current_scope()
+    if scope is not None:
+        return scope.derive(positions=INTERACTIVE_POSITIONS)
     return Budget(seconds=INTERACTIVE_SECONDS, positions=INTERACTIVE_POSITIONS)
 
 

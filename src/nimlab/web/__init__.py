@@ -5,5 +5,6 @@
 """
 
 from nimlab.web.app import create_app
+from nimlab.web.settings import ServerSettings
 
-__all__ = ["create_app"]
+__all__ = ["ServerSettings", "create_app"]

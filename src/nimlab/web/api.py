@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 from typing import Annotated, Any, Literal
 
@@ -16,10 +17,14 @@ from nimlab.core.narrate import player_label
 from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
-from nimlab.storage import GameSummary, PlayerRecord, Store, check_username
-from nimlab.web.live import MAX_STONES, LiveGames
+from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
+from nimlab.web.errors import NotFound, Unauthorized, Unavailable
+from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
+    MAX_NAME,
     MAX_SETUP_PILES,
+    MAX_STONES,
+    MAX_TURN,
     AnalysisOut,
     BotKindOut,
     CheckOut,
@@ -49,10 +54,27 @@ GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
+    413: {"model": ErrorOut, "description": "The request body is too large"},
     422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
+}
+_BUSY: dict[int | str, dict[str, Any]] = {
+    503: {"model": ErrorOut, "description": "The engine or the database is overloaded"},
+}
+_LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {
+        "model": ErrorOut,
+        "description": "Too many requests from this client (or games in play): wait and retry",
+    },
+}
+_ADMIN: dict[int | str, dict[str, Any]] = {
+    401: {
+        "model": ErrorOut,
+        "description": "The server has an admin token: send it as Authorization: Bearer TOKEN",
+    },
 }
 _SETUP_ERRORS: dict[int | str, dict[str, Any]] = {
     **_ERRORS,
+    **_BUSY,
     404: {"model": ErrorOut, "description": "A registered username in the setup is unknown"},
 }
 _GAME_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -61,15 +83,37 @@ _GAME_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 _MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
     **_GAME_ERRORS,
+    **_BUSY,
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
     409: {"model": ErrorOut, "description": "Not that seat's turn, stale, or the game is over"},
 }
 
 
-
 def live(request: Request) -> LiveGames:
     manager: LiveGames = request.app.state.live
     return manager
+
+
+def client_of(request: Request) -> str | None:
+    """Who sent the request (its network address), for the limits per client."""
+    return request.client.host if request.client is not None else None
+
+
+def require_admin(request: Request) -> None:
+    """With an admin token set (``--admin-token`` / ``$NIMLAB_ADMIN_TOKEN``), registry changes
+    need ``Authorization: Bearer TOKEN``; raises :class:`Unauthorized` (401) otherwise."""
+    token = live(request).settings.admin_token
+    if not token:
+        return
+    given = request.headers.get("authorization", "")
+    scheme, _, value = given.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(
+        value.strip().encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
+    ):
+        raise Unauthorized(
+            "this server keeps its registry behind an admin token: send it as "
+            "Authorization: Bearer TOKEN"
+        )
 
 
 def _json(content: Any, status: int = 200) -> JSONResponse:
@@ -98,6 +142,8 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
         "started_at": s.started_at,
         "finished_at": s.finished_at,
         "source": s.source,
+        "ending": s.ending,
+        "winners": [seat.name for seat in s.seats if seat.won],
     }
 
 
@@ -145,7 +191,9 @@ async def options(request: Request) -> JSONResponse:
     responses=_ERRORS,
     summary="One game read by the core: its canonical name, title and board (piles or rows)",
 )
-async def load_game_kind(name: Annotated[str, Query(max_length=5000)]) -> JSONResponse:
+async def load_game_kind(
+    name: Annotated[str, Query(min_length=1, max_length=200)],
+) -> JSONResponse:
     kind = parse_game(name)
     out = LoadedGameOut(
         name=kind.name, title=kind.title, board=kind.board, strategies=list(kind.strategies)
@@ -160,7 +208,7 @@ async def load_game_kind(name: Annotated[str, Query(max_length=5000)]) -> JSONRe
     summary="Check a setup: 422 with the core's message when it cannot be played",
 )
 async def check_setup(setup: SetupIn, request: Request) -> JSONResponse:
-    game = await live(request).check(setup)
+    game = await live(request).check(setup, client_of(request))
     return _json(
         {
             "ok": True,
@@ -181,7 +229,7 @@ async def list_games(request: Request) -> JSONResponse:
             "id": lg.key,
             "description": lg.game.ruleset.describe(),
             "players": [p.name for p in lg.game.players],
-            "status": manager.state(lg).status,
+            "status": manager.status(lg),
             "move_count": len(lg.game.history),
             "over": lg.game.is_over,
         }
@@ -195,12 +243,14 @@ async def list_games(request: Request) -> JSONResponse:
     "/games",
     response_model=CreatedOut,
     status_code=201,
-    responses=_SETUP_ERRORS,
+    responses={**_SETUP_ERRORS, **_LIMITED},
     summary="Start a game; the answer has each human seat's token and share link",
 )
 async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
     manager = live(request)
-    lg, tokens = await manager.create(setup)
+    client = client_of(request)
+    manager.limit("create", client)
+    lg, tokens = await manager.create(setup, client)
     seats = [
         {
             "seat": seat,
@@ -217,30 +267,42 @@ async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
 
 
 @router.get(
-    "/games/{key}", response_model=GameStateOut, responses=_GAME_ERRORS, summary="A game's state"
+    "/games/{key}",
+    response_model=GameStateOut,
+    responses=_GAME_ERRORS,
+    summary="A game's state: with since=N the turns after move N (a page of them), else the "
+    "last page of turns; a finished game's id still answers (saved_as: its stored game)",
 )
-async def get_game(key: GameKey, request: Request) -> JSONResponse:
+async def get_game(
+    key: GameKey,
+    request: Request,
+    since: Annotated[int | None, Query(ge=0, le=MAX_TURN)] = None,
+) -> JSONResponse:
     manager = live(request)
-    return _json(manager.state(manager.get(key)).model_dump())
+    return _json(manager.state(await manager.lookup(key), since=since).model_dump())
 
 
 @router.post(
     "/games/{key}/moves",
     response_model=GameStateOut,
-    responses=_MOVE_ERRORS,
-    summary="Play a move for a seat (its token proves it); bots reply before the answer",
+    responses={**_MOVE_ERRORS, **_LIMITED},
+    summary="Play a move for a seat (its token proves it); bots reply before the answer, which "
+    "holds the new turns only (a retry with the same turn gets the same answer)",
 )
 async def play_move(key: GameKey, move: MoveIn, request: Request) -> JSONResponse:
     manager = live(request)
-    lg = await manager.move(key, move)
-    return _json(manager.state(lg).model_dump())
+    manager.limit("move", client_of(request))
+    lg, before = await manager.move(key, move)
+    return _json(manager.state(lg, since=before).model_dump())
 
 
 @router.get(
     "/games/{key}/analysis",
     response_model=AnalysisOut,
-    responses=_GAME_ERRORS,
-    summary="Every legal move's value, the nim-sum in binary, the explanation, the value history",
+    responses={**_GAME_ERRORS, **_BUSY},
+    summary="Every legal move's value, the nim-sum in binary, the explanation, the value "
+    "history; within about 2 s, proven or not (a proof found later is pushed to the game's "
+    "WebSocket)",
 )
 async def get_analysis(key: GameKey, request: Request) -> JSONResponse:
     return _json((await live(request).analysis(key)).model_dump())
@@ -251,23 +313,41 @@ async def get_analysis(key: GameKey, request: Request) -> JSONResponse:
     response_model=HintOut,
     responses={
         **_MOVE_ERRORS,
-        202: {"model": ErrorOut, "description": "Still being worked out: ask again"},
+        202: {
+            "model": ErrorOut,
+            "description": "The engine is busy with other games: the hint is pushed to the "
+            'game\'s WebSocket as {"type": "hint", "hint": ...} when found',
+        },
     },
-    summary="The perfect bot's move for the player to move",
+    summary="The perfect bot's move for the player to move; within about 2 s, proven or an "
+    "honest guess (a proof found later is pushed to the game's WebSocket)",
 )
 async def get_hint(key: GameKey, request: Request) -> JSONResponse:
     hint = await live(request).hint(key)
     if hint is None:
-        return _json({"detail": "still working it out (a long exact search): ask again"}, 202)
+        return _json(
+            {
+                "detail": "the engine is busy with other games: the hint will be sent to this "
+                "game's pages as soon as it is worked out"
+            },
+            202,
+        )
     return _json(hint.model_dump())
 
 
 @router.websocket("/games/{key}/live")
 async def watch_game(websocket: WebSocket, key: str) -> None:
-    """Every change of the game's state, as ``{"type": "state", "state": GameState}``."""
+    """Every change of the game, as ``{"type": "state", "state": GameState}``: the first holds
+    the last page of turns, each later one only the turns this page has not seen
+    (``turns_from`` says where they start). Hints and analyses proven after their request was
+    answered come as ``{"type": "hint", "hint": Hint}`` and
+    ``{"type": "analysis", "analysis": Analysis}``. Messages from the page are ignored."""
     manager: LiveGames = websocket.app.state.live
     await websocket.accept()
-    lg = manager.games.get(key)
+    try:
+        lg: LiveGame | None = await manager.lookup(key)
+    except (NotFound, Unavailable, NimlabError):
+        lg = None
     if lg is None:
         await websocket.send_text(
             json.dumps({"type": "error", "detail": f"there is no game {key!r} in play"})
@@ -285,12 +365,13 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         state = manager.state(lg).model_dump()
         await websocket.send_text(json.dumps({"type": "state", "state": state}))
         while True:
-            nxt = asyncio.create_task(sub.next())
+            nxt = asyncio.create_task(manager.next_messages(lg, sub))
             done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)
             if closed in done:
                 nxt.cancel()
                 break
-            await websocket.send_text(nxt.result())
+            for text in nxt.result():
+                await websocket.send_text(text)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -326,10 +407,11 @@ async def add_player(body: RegisterIn, request: Request) -> JSONResponse:
 @router.post(
     "/players/remove",
     response_model=list[PlayerRecordOut],
-    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
+    responses={**_ERRORS, **_ADMIN, 404: {"model": ErrorOut, "description": "No such player"}},
     summary="Remove a registered player (their past games stay)",
 )
 async def remove_player(body: UsernameIn, request: Request) -> JSONResponse:
+    require_admin(request)
     username = check_username(body.username)
 
     def remove(store: Store) -> list[PlayerRecord]:
@@ -342,10 +424,11 @@ async def remove_player(body: UsernameIn, request: Request) -> JSONResponse:
 @router.post(
     "/players/reset",
     response_model=list[PlayerRecordOut],
-    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
+    responses={**_ERRORS, **_ADMIN, 404: {"model": ErrorOut, "description": "No such player"}},
     summary="Set a player's games played and won to 0",
 )
 async def reset_player(body: UsernameIn, request: Request) -> JSONResponse:
+    require_admin(request)
     username = check_username(body.username)
 
     def reset(store: Store) -> list[PlayerRecord]:
@@ -382,7 +465,7 @@ async def rankings(
 async def history(
     request: Request,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    player: Annotated[str | None, Query(max_length=200)] = None,
+    player: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME)] = None,
 ) -> JSONResponse:
     username = None if player is None else check_username(player)
 
@@ -407,14 +490,21 @@ async def replay(
     manager = live(request)
     stored = await manager.read(lambda s: s.game(game_id))
     try:
-        game = await manager.compute(lambda: Game.from_record(stored.record))
+        game = await manager.compute(
+            f"replay:{game_id}", "replay", lambda: Game.from_record(stored.record)
+        )
     except NimlabError as e:
         raise NimlabError(f"game #{game_id} cannot be replayed: {e}") from None
+    frames = replay_frames(game)
+    ending = ending_of(stored.record, len(game.players))
+    if ending is not None:  # the last frame says how it stopped
+        last = frames[-1]
+        last.note = " ".join(x for x in (last.note, ended_text(list(game.players), ending)) if x)
     return _json(
         {
             "game": _summary_json(stored.summary),
             "rows": game.ruleset.rule.splits,
-            "frames": [f.model_dump() for f in replay_frames(game)],
+            "frames": [f.model_dump() for f in frames],
         }
     )
 

@@ -6,8 +6,10 @@ network); the JSON API is under ``/api`` with its OpenAPI schema at ``/api/opena
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -25,10 +27,12 @@ from nimlab.storage import (
     UnknownPlayerError,
 )
 from nimlab.web.api import router
-from nimlab.web.errors import ApiError
+from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized
+from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
+from nimlab.web.settings import ServerSettings
 
-__all__ = ["STATIC_DIR", "create_app"]
+__all__ = ["STATIC_DIR", "ServerSettings", "create_app"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 PAGES = ("/", "/game/{key}", "/players", "/rankings", "/history", "/history/{game_id}")
@@ -37,14 +41,24 @@ PAGES = ("/", "/game/{key}", "/players", "/rankings", "/history", "/history/{gam
 def create_app(
     db: str | None = None,
     *,
-    bot_pace: float = 0.8,
-    reply_wait: float = 10.0,
-    compute_wait: float = 8.0,
+    bot_pace: float | None = None,
+    reply_wait: float | None = None,
+    compute_wait: float | None = None,
+    settings: ServerSettings | None = None,
 ) -> FastAPI:
     """The application, with its games kept in the database ``db`` (``--db``; ``None``: the
     default file, see :func:`nimlab.storage.resolve_db_path`). Games in progress there resume
-    when the app starts. ``bot_pace`` is the pause between moves when only bots are left."""
-    live = LiveGames(db, bot_pace=bot_pace, reply_wait=reply_wait, compute_wait=compute_wait)
+    when the app starts. ``settings`` holds every bound (:class:`ServerSettings`); ``bot_pace``
+    (the pause between moves when only bots are left), ``reply_wait`` and ``compute_wait``
+    override its fields of those names."""
+    settings = settings or ServerSettings()
+    settings = replace(
+        settings,
+        bot_pace=settings.bot_pace if bot_pace is None else bot_pace,
+        reply_wait=settings.reply_wait if reply_wait is None else reply_wait,
+        compute_wait=settings.compute_wait if compute_wait is None else compute_wait,
+    )
+    live = LiveGames(db, settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -77,6 +91,18 @@ def create_app(
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     _add_error_handlers(app)
+    def paths() -> dict[str, set[str]]:
+        table: dict[str, set[str]] = {p: {"GET"} for p in (*PAGES, "/static/{path:path}")}
+        for path, item in app.openapi().get("paths", {}).items():
+            table.setdefault(path, set()).update(m.upper() for m in item)
+        return table
+
+    app.add_middleware(
+        Guard,
+        paths=paths,
+        max_body=settings.max_body,
+        allowed_hosts=settings.allowed_hosts,
+    )
     return app
 
 
@@ -102,7 +128,12 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message}, status_code=exc.status)
+        headers = {}
+        if isinstance(exc, TooManyRequests) and exc.retry_after is not None:
+            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        if isinstance(exc, Unauthorized):
+            headers["WWW-Authenticate"] = "Bearer"
+        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(NimlabError)
     async def core_error(request: Request, exc: NimlabError) -> JSONResponse:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["ApiError", "Conflict", "Forbidden", "NotFound", "Unavailable"]
+__all__ = [
+    "ApiError",
+    "Conflict",
+    "Forbidden",
+    "NotFound",
+    "TooManyRequests",
+    "Unauthorized",
+    "Unavailable",
+]
 
 
 class ApiError(Exception):
@@ -35,3 +43,19 @@ class Unavailable(ApiError):
     """The database could not store the change (it was undone)."""
 
     status = 503
+
+
+class TooManyRequests(ApiError):
+    """Over a limit per client (rate, games in play); ``retry_after`` seconds, when known."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Unauthorized(ApiError):
+    """The server has an admin token and the request did not carry it."""
+
+    status = 401

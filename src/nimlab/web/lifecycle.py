@@ -1,15 +1,23 @@
 """A game's life beyond its moves: resign, abandon, take back (undo), delete, and the analysis
 of a stored game's positions for replay.
 
-- ``POST /api/games/{key}/resign``: a seat (its token proves it) gives up; with two players
-  left the other one wins. The game stops and leaves the games in play.
-- ``POST /api/games/{key}/abandon``: a seat stops the game; nobody wins.
+- ``POST /api/games/{key}/resign``: a seat (its token proves it) gives up: the other players
+  still in the game win (with two left: the other one; with more, they share the win).
+- ``POST /api/games/{key}/abandon``: a seat stops the game; nobody wins, no statistics change.
+  Both store the game with its ending (``ended``) in the history and take it out of the games
+  in play in one transaction; its link then leads to its replay.
 - ``POST /api/games/{key}/undo``: in a game against bots, a seat takes back its last move and
   the bots' replies (``Game.undo_for``); the stored moves follow.
-- ``DELETE /api/games/{key}``: forget a finished or stopped game (and its stored record).
-- ``DELETE /api/history/{game_id}``: delete a stored game.
+- ``DELETE /api/games/{key}``: a seat (its token) deletes its finished or stopped game from the
+  history.
+- ``DELETE /api/history/{game_id}``: delete a stored game (behind the admin token when the
+  server has one, like the registry's changes).
 - ``GET /api/history/{game_id}/analysis?at=N``: the analysis of the position after move ``N``
   of a stored game, with the whole game's value history (mistakes marked).
+
+Each goes through the server's guards like a move: the rate limit on moves per client, the
+seat's token, strict request bodies; and each stops the game's engine work (bots, hints,
+analyses) before it changes the game (:meth:`LiveGames.halt`).
 
 Thin, like :mod:`nimlab.web.api`: checks, then the core (:class:`~nimlab.core.game.Game`) and
 the store (:class:`~nimlab.storage.Store`) do the work.
@@ -21,18 +29,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from nimlab.core.errors import GameOverError, NimlabError, PlayerError
 from nimlab.core.game import Game
-from nimlab.core.narrate import wins_text
-from nimlab.storage import Store
+from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
-from nimlab.web.schemas import AnalysisOut, ErrorOut, GameStateOut
-from nimlab.web.views import analysis_out
+from nimlab.web.schemas import AnalysisOut, ErrorOut, GameStateOut, SeatIn
+from nimlab.web.views import analysis_out, blank_analysis
 
-__all__ = ["DeletedOut", "SeatIn", "router"]
+__all__ = ["DeletedOut", "router"]
 
 router = APIRouter()
 
@@ -40,20 +47,15 @@ GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
 GameId = Annotated[int, Path(ge=1, le=(1 << 63) - 1, description="The stored game's id")]
 
 _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
-    404: {"model": ErrorOut, "description": "No game with that id is in play"},
+    404: {"model": ErrorOut, "description": "No game with that id"},
     409: {"model": ErrorOut, "description": "Not possible now (the game is over, ...)"},
+    413: {"model": ErrorOut, "description": "The request body is too large"},
     422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
+    429: {"model": ErrorOut, "description": "Too many requests from this client: wait and retry"},
+    503: {"model": ErrorOut, "description": "The engine or the database is overloaded"},
 }
-
-
-class SeatIn(BaseModel):
-    """Who acts: the seat and its token (from the seat's share link)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    seat: int = Field(..., description="The seat (0 = first player).")
-    token: str = Field(..., max_length=200, description="The seat's token.")
 
 
 class DeletedOut(BaseModel):
@@ -63,6 +65,13 @@ class DeletedOut(BaseModel):
 
 def _live(request: Request) -> LiveGames:
     manager: LiveGames = request.app.state.live
+    return manager
+
+
+def _guarded(request: Request) -> LiveGames:
+    """The games, after taking one of the client's move tokens (429 beyond the rate limit)."""
+    manager = _live(request)
+    manager.limit("move", request.client.host if request.client is not None else None)
     return manager
 
 
@@ -83,64 +92,42 @@ def _seat(lg: LiveGame, body: SeatIn) -> str:
 
 
 def _in_play(lg: LiveGame) -> None:
-    if lg.game.is_over or lg.ended is not None:
+    if lg.game.is_over or lg.ended is not None or lg.finishing:
         raise GameOverError("the game is over already")
 
 
-async def _stop(manager: LiveGames, lg: LiveGame, why: str, winner: int | None) -> None:
-    """End the game now: stop its bots, forget it in the games in play, tell every page."""
-    driver = lg.driver
-    if driver is not None and not driver.done():
-        driver.cancel()
-    lg.ended = why
-    lg.ended_winner = winner
-    lg.thinking = False
-    key = lg.key
-    await manager.write(lambda s: s.remove_live_game(key))
-    manager.broadcast(lg)
+async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
+    manager = _guarded(request)
+    lg = await manager.lookup(key)
+    name = _seat(lg, body)
+    _in_play(lg)
+    if body.seat not in lg.game.active:
+        raise Conflict(f"{name} is out of the game already")
+    await manager.halt(lg)
+    async with lg.lock:
+        _in_play(lg)
+        await manager.end(lg, how, body.seat)
+    return JSONResponse(manager.state(lg).model_dump())
 
 
 @router.post(
     "/games/{key}/resign",
     response_model=GameStateOut,
     responses=_SEAT_ERRORS,
-    summary="A seat resigns: with two players left the other one wins; the game stops",
+    summary="A seat resigns: the other players still in the game win; the game is stored",
 )
 async def resign(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    manager = _live(request)
-    lg = manager.get(key)
-    name = _seat(lg, body)
-    async with lg.lock:
-        _in_play(lg)
-        game = lg.game
-        active = list(game.active)
-        if body.seat not in active:
-            raise Conflict(f"{name} is out of the game already")
-        others = [s for s in active if s != body.seat]
-        if len(others) == 1:
-            winner = others[0]
-            why = f"{name} resigned. {wins_text(game.players[winner])}"
-        else:
-            winner = None
-            why = f"{name} resigned: the game is stopped."
-        await _stop(manager, lg, why, winner)
-    return JSONResponse(manager.state(lg).model_dump())
+    return await _stop(request, key, body, "resigned")
 
 
 @router.post(
     "/games/{key}/abandon",
     response_model=GameStateOut,
     responses=_SEAT_ERRORS,
-    summary="A seat abandons the game: it stops, nobody wins",
+    summary="A seat abandons the game: it stops, nobody wins, no statistics change",
 )
 async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    manager = _live(request)
-    lg = manager.get(key)
-    name = _seat(lg, body)
-    async with lg.lock:
-        _in_play(lg)
-        await _stop(manager, lg, f"Abandoned by {name}: nobody wins.", None)
-    return JSONResponse(manager.state(lg).model_dump())
+    return await _stop(request, key, body, "abandoned")
 
 
 @router.post(
@@ -150,39 +137,31 @@ async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     summary="Take back the seat's last move and the bots' replies (games against bots only)",
 )
 async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    manager = _live(request)
+    manager = _guarded(request)
     lg = manager.get(key)
     name = _seat(lg, body)
     game = lg.game
     humans = [s for s, p in enumerate(game.players) if not p.is_bot]
     if humans != [body.seat]:
         raise Conflict("take-backs are only for games against bots: ask the others for a new game")
-    driver = lg.driver
-    if driver is not None and not driver.done():
-        driver.cancel()
+    _in_play(lg)
+    await manager.halt(lg)
     async with lg.lock:
         _in_play(lg)
-        if lg.problem is not None:
-            lg.problem = None
-        try:
-            game.undo_for(body.seat)
-        except GameOverError:
-            raise Conflict(f"{name} has no move to take back") from None
-        record = game.to_record()
+        mine = [i for i, turn in enumerate(game.history) if turn.seat == body.seat]
+        if not mine:
+            raise Conflict(f"{name} has no move to take back")
+        keep = mine[-1]
         key_ = lg.key
-
-        def rewrite(store: Store) -> None:
-            entry = store.live_game(key_)
-            if entry is None:
-                raise Conflict("the game is no longer in play")
-            store.remove_live_game(key_)
-            store.add_live_game(key_, record, entry[2])
-
-        await manager.write(rewrite)
-        lg.saved = len(game.history)
-        lg.thinking = False
+        # the store first: if it fails, nothing changed
+        await manager.write(lambda s: s.take_back_live_moves(key_, keep))
+        while len(game.history) > keep:
+            game.pop()
+        lg.saved = keep
+        manager.rewound(lg, keep)
+        lg.problem = None
         lg.takebacks += 1
-        lg.analyses = {}
+        manager.cancel_work(lg)  # what was asked about the later positions is not wanted
     manager.broadcast(lg)
     return JSONResponse(manager.state(lg).model_dump())
 
@@ -190,14 +169,16 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
 @router.delete(
     "/games/{key}",
     response_model=DeletedOut,
-    responses={**_SEAT_ERRORS},
-    summary="Delete a finished or stopped game (and its stored record)",
+    responses=_SEAT_ERRORS,
+    summary="A seat deletes its finished or stopped game (and its stored record)",
 )
-async def delete_game(key: GameKey, request: Request) -> JSONResponse:
-    manager = _live(request)
-    lg = manager.get(key)
+async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
+    manager = _guarded(request)
+    lg = await manager.lookup(key)
+    _seat(lg, body)
     if not lg.game.is_over and lg.ended is None:
         raise Conflict("the game is still in play: resign or abandon it first")
+    await manager.halt(lg)
     saved = lg.saved_as
     if saved is not None:
         await manager.write(lambda s: s.delete_game(saved))
@@ -209,14 +190,24 @@ async def delete_game(key: GameKey, request: Request) -> JSONResponse:
 @router.delete(
     "/history/{game_id}",
     response_model=DeletedOut,
-    responses={404: {"model": ErrorOut, "description": "No such stored game"}},
-    summary="Delete a stored game (players' statistics stay as they are)",
+    responses={
+        401: {"model": ErrorOut, "description": "The server has an admin token: send it"},
+        404: {"model": ErrorOut, "description": "No such stored game"},
+        422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
+        429: {"model": ErrorOut, "description": "Too many requests from this client"},
+    },
+    summary="Delete a stored game (players' statistics stay as they are; behind the admin "
+    "token when the server has one)",
 )
 async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
-    manager = _live(request)
+    from nimlab.web.api import require_admin
+
+    require_admin(request)
+    manager = _guarded(request)
     await manager.write(lambda s: s.delete_game(game_id))
     for key, lg in list(manager.games.items()):
         if lg.saved_as == game_id:
+            manager.cancel_work(lg)
             manager.games.pop(key, None)
     return JSONResponse({"deleted": True, "detail": f"game #{game_id} was deleted"})
 
@@ -224,13 +215,19 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
 @router.get(
     "/history/{game_id}/analysis",
     response_model=AnalysisOut,
-    responses={404: {"model": ErrorOut, "description": "No such stored game"}},
+    responses={
+        404: {"model": ErrorOut, "description": "No such stored game"},
+        422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
+        503: {"model": ErrorOut, "description": "The engine is overloaded"},
+    },
     summary="The analysis after move `at` of a stored game, with its whole value history",
 )
 async def stored_analysis(
     game_id: GameId,
     request: Request,
-    at: Annotated[int | None, Query(ge=0, description="The move (default: the last)")] = None,
+    at: Annotated[
+        int | None, Query(ge=0, le=2**31 - 1, description="The move (default: the last)")
+    ] = None,
 ) -> JSONResponse:
     manager = _live(request)
     stored = await manager.read(lambda s: s.game(game_id))
@@ -248,7 +245,13 @@ async def stored_analysis(
         return out
 
     try:
-        out = await manager.compute(work)
+        out = await manager.compute(f"stored:{game_id}", "analysis", work)
     except NimlabError as e:
         raise NimlabError(f"game #{game_id} cannot be analysed: {e}") from None
+    except BudgetExceeded:
+        out = blank_analysis(
+            len(stored.record.get("moves") or []) if at is None else at,
+            available=False,
+            note="Not worked out: this game's analysis is beyond the engine's budget.",
+        )
     return JSONResponse(out.model_dump())

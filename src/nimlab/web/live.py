@@ -2,7 +2,11 @@
 
 - :class:`LiveGames` keeps the games in memory, checks who may move (seat tokens), asks the core
   to play the move (the core's error, and nothing changed, when it is illegal), lets bots reply,
-  saves every move before answering, and pushes the new state to every open page (WebSockets).
+  saves every move before answering, and pushes what changed to every open page (WebSockets):
+  the new moves and board, and hints and analyses proven after their request was answered.
+- Engine work (bots, hints, analyses, setup checks) runs on :class:`~nimlab.web.work.EngineWorkers`
+  within budgets, fairly shared between games and clients, and is cancelled when its game moves
+  on, ends or goes away.
 - :class:`~nimlab.storage.StoreWriter` owns the database connection for writes on one thread and
   commits the moves of many games together (group commit), so 50 games cost one disk flush, not 50.
 
@@ -13,14 +17,15 @@ A restart reads the games in progress back from the database and replays them wi
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import hashlib
 import hmac
+import json
 import logging
 import secrets
 import sqlite3
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,30 +38,52 @@ from nimlab.core.errors import (
     PlayerError,
 )
 from nimlab.core.game import Game
+from nimlab.core.narrate import wins_text
 from nimlab.core.players import Player, player_from
 from nimlab.core.position import Move
 from nimlab.core.setup import GameSetup
 from nimlab.storage import (
+    Ending,
     LimitError,
     PlayerRecord,
     RecordError,
     StorageError,
     Store,
     StoreWriter,
+    TooManyGamesInPlayError,
     check_username,
+    ending_of,
 )
-from nimlab.web.errors import ApiError, Conflict, Forbidden, NotFound, Unavailable
-from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, MoveIn, PlayerIn, SetupIn
-from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out
+from nimlab.theory.budget import BudgetExceeded
+from nimlab.web.errors import (
+    ApiError,
+    Conflict,
+    Forbidden,
+    NotFound,
+    TooManyRequests,
+    Unavailable,
+)
+from nimlab.web.guard import RateLimiter
+from nimlab.web.schemas import (
+    MAX_STONES,
+    TURN_PAGE,
+    AnalysisOut,
+    GameStateOut,
+    HintOut,
+    MoveIn,
+    PlayerIn,
+    SetupIn,
+)
+from nimlab.web.settings import ServerSettings
+from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out, status_text
+from nimlab.web.work import EngineBusy, EngineWorkers
 
-__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "build_game"]
+__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Superseded", "build_game", "ended_text"]
 
 log = logging.getLogger("nimlab.web")
 
 T = TypeVar("T")
 
-MAX_STONES = 1000
-"""Rows of stones are drawn stone by stone: a game on rows has at most this many stones."""
 RESUME_GAMES = 1000
 """Games in play resumed at startup: the most recently touched ones (the others stay stored until
 they expire, see :class:`nimlab.storage.InPlayLimits`)."""
@@ -103,25 +130,55 @@ def build_game(
     return game, [u for _, u in seats]
 
 
+def ended_text(players: list[Player], ending: Ending) -> str:
+    """How a game stopped, in words: "Bob resigned. Ann wins!", "Cy resigned: Ann and Bob win.",
+    "Abandoned by Ann: nobody wins." O(players)."""
+    name = players[ending.seat].name
+    if ending.how == "abandoned":
+        return f"Abandoned by {name}: nobody wins."
+    winners = [players[s] for s in ending.winners]
+    if len(winners) == 1:
+        return f"{name} resigned. {wins_text(winners[0])}"
+    names = ", ".join(p.name for p in winners[:-1]) + f" and {winners[-1].name}"
+    return f"{name} resigned: {names} win."
+
+
 # -- games in play ------------------------------------------------------------------------------
 
 
-class _Subscriber:
-    """An open page: it only ever needs the latest state (states carry the whole history)."""
+class Superseded(RuntimeError):
+    """The answer is no longer wanted: the game moved on, ended or went away."""
 
-    def __init__(self) -> None:
-        self.latest: str | None = None
+
+class _Subscriber:
+    """An open page. It is sent what changed since its last message: the state with the new
+    turns only (``dirty``), then any pushed hint or analysis (at most a few kept)."""
+
+    def __init__(self, sent: int) -> None:
+        self.sent = sent
+        self.dirty = False
+        self.extra: deque[str] = deque(maxlen=4)
         self.event = asyncio.Event()
 
-    def push(self, text: str) -> None:
-        self.latest = text
+    def changed(self) -> None:
+        self.dirty = True
         self.event.set()
 
-    async def next(self) -> str:
-        await self.event.wait()
-        self.event.clear()
-        text, self.latest = self.latest, None
-        return text or ""
+    def push(self, text: str) -> None:
+        self.extra.append(text)
+        self.event.set()
+
+
+@dataclass(eq=False)
+class _Learning:
+    """A hint or an analysis for move ``count``: the quick answer, then maybe a deeper one."""
+
+    count: int
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    result: Any = None
+    error: BaseException | None = None
+    late: bool = False
+    task: asyncio.Task[None] | None = None
 
 
 @dataclass(eq=False)
@@ -139,9 +196,13 @@ class LiveGame:
     finishing: bool = False
     thinking: bool = False
     driver: asyncio.Task[None] | None = None
-    analyses: dict[tuple[str, int], asyncio.Future[Any]] = field(default_factory=dict)
+    learning: dict[str, _Learning] = field(default_factory=dict)
     problem: str | None = None
     """Why the game cannot go on (a bot failed to move); shown to everyone watching."""
+    client: str | None = None
+    """Who started it (a network address), for the engine's fair share."""
+    version: int = 0
+    rendered: dict[tuple[int, int], str] = field(default_factory=dict)
     ended: str | None = None
     """Why the game stopped before its end (resigned, abandoned): it is no longer in play."""
     ended_winner: int | None = None
@@ -166,43 +227,38 @@ class LiveGame:
         return any(not self.game.players[s].is_bot for s in self.game.active)
 
 
+def _same_move(done: Move, req: MoveIn) -> bool:
+    """Whether a retried request names the move that was played (text: any move of its seat)."""
+    if req.text is not None:
+        return True
+    return (done.pile, done.take, done.at) == (req.pile, req.take, req.at)
+
+
 class LiveGames:
-    """Every game in play, the database behind them, and the bots' thinking threads.
+    """Every game in play, the database behind them, and the engine's workers (see
+    :class:`~nimlab.web.settings.ServerSettings` for the bounds)."""
 
-    ``bot_pace``: seconds between moves when only bots are left (so people can watch);
-    ``reply_wait``: how long a move request waits for the bots' replies before answering
-    (the replies then arrive over WebSockets); ``compute_wait``: how long analysis and hints may
-    take before the answer says they are still being worked out.
-    """
-
-    def __init__(
-        self,
-        db: str | None,
-        *,
-        bot_pace: float = 0.8,
-        reply_wait: float = 10.0,
-        compute_wait: float = 8.0,
-        threads: int = 8,
-    ) -> None:
+    def __init__(self, db: str | None, settings: ServerSettings | None = None) -> None:
         self.db = db
-        self.bot_pace = bot_pace
-        self.reply_wait = reply_wait
-        self.compute_wait = compute_wait
+        self.settings = settings or ServerSettings()
         self.games: dict[str, LiveGame] = {}
-        self._threads = threads
-        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self.workers: EngineWorkers | None = None
         self._writer: StoreWriter | None = None
         self._reader: Store | None = None
         self._read_lock = threading.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._limiter = RateLimiter()
+
+    @property
+    def bot_pace(self) -> float:
+        return self.settings.bot_pace
 
     # -- lifetime -----------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Open the database, delete the expired games in progress and resume the others (the
         :data:`RESUME_GAMES` most recently played)."""
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            self._threads, thread_name_prefix="nimlab-engine"
-        )
+        self.workers = EngineWorkers(self.settings.workers)
         store = Store.open(self.db)
         self._writer = StoreWriter(store)
         if store.path != ":memory:":
@@ -226,19 +282,23 @@ class LiveGames:
                 self._ensure_driver(lg)
 
     async def stop(self) -> None:
-        """Stop the bots, write what is pending and close the database."""
-        drivers = [lg.driver for lg in self.games.values() if lg.driver and not lg.driver.done()]
-        for task in drivers:
+        """Stop the bots and the engine work, write what is pending and close the database."""
+        if self.workers is not None:
+            self.workers.stop()
+        tasks = [lg.driver for lg in self.games.values() if lg.driver and not lg.driver.done()]
+        tasks += [t for t in self._tasks if not t.done()]
+        for task in tasks:
             task.cancel()
-        for task in drivers:
+        for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
+        loop = asyncio.get_running_loop()
+        if self.workers is not None:  # cancelled work ends at the engine's next budget check
+            await loop.run_in_executor(None, self.workers.join, 10.0)
         if self._writer is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._writer.close)
+            await loop.run_in_executor(None, self._writer.close)
         if self._reader is not None:
             self._reader.close()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def writer(self) -> StoreWriter:
@@ -275,14 +335,43 @@ class LiveGames:
         except (StorageError, sqlite3.Error) as e:
             raise Unavailable(f"the database cannot be used: {e}") from None
 
-    async def compute(self, fn: Callable[[], T], timeout: float | None = None) -> T:
-        """Run core work on an engine thread (so other games keep moving)."""
-        if self._pool is None:
+    async def compute(
+        self,
+        owner: str,
+        kind: str,
+        fn: Callable[[], T],
+        *,
+        client: str | None = None,
+        deep: bool = False,
+    ) -> T:
+        """Run engine work for ``owner`` (a game's key, or a client) on the engine's workers,
+        within the settings' budget (``deep``: the longer one). Raises :class:`Superseded` when
+        it was cancelled, :class:`Unavailable` when the engine is stopping or overloaded."""
+        workers = self.workers
+        if workers is None:
             raise Unavailable("the server is starting or stopping")
-        future = asyncio.get_running_loop().run_in_executor(self._pool, fn)
-        if timeout is None:
-            return await future
-        return await asyncio.wait_for(asyncio.shield(future), timeout)
+        s = self.settings
+        try:
+            job = workers.submit(
+                owner,
+                kind,
+                fn,
+                seconds=s.deep_seconds if deep else s.move_seconds,
+                positions=s.job_positions,
+                client=client,
+                deep=deep,
+            )
+        except EngineBusy as e:
+            raise Unavailable(str(e)) from None
+        try:
+            return await asyncio.wrap_future(job.future)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                job.budget.cancel()  # the caller went away: stop the work
+                job.future.cancel()
+                raise
+            raise Superseded(f"{kind} for {owner} was cancelled") from None
 
     # -- games --------------------------------------------------------------------------------
 
@@ -293,7 +382,84 @@ class LiveGames:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         return lg
 
-    def state(self, lg: LiveGame) -> GameStateOut:
+    async def lookup(self, key: str) -> LiveGame:
+        """The game with this id, in play or finished; a game that finished (or was resigned or
+        abandoned) before the last restart, or was dropped from memory since, is read back from
+        the store as a finished game with its seats' tokens, so its old link still leads to it.
+        Raises :class:`NotFound`. O(1) in memory; else a read and a replay on the workers."""
+        lg = self.games.get(key)
+        if lg is not None:
+            return lg
+        found = await self.read(lambda s: s.finished_game(key)) if len(key) <= 64 else None
+        if found is None:
+            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
+        game_id, meta = found
+        stored = await self.read(lambda s: s.game(game_id))
+        game = await self.compute(
+            f"stored:{game_id}", "replay", lambda: Game.from_record(stored.record)
+        )
+        players = len(game.players)
+        usernames = [seat.username for seat in stored.summary.seats][:players]
+        usernames += [None] * (players - len(usernames))
+        hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
+        lg = self.games.get(key)  # restored by another request meanwhile
+        if lg is not None:
+            return lg
+        lg = LiveGame(key, game, usernames, hashes, saved=len(game.history))
+        lg.saved_as = game_id
+        lg.finishing = True
+        ending = ending_of(stored.record, players)
+        if ending is not None:
+            self._stopped(lg, ending)
+        self.games[key] = lg
+        self._forget_old()
+        return lg
+
+    async def halt(self, lg: LiveGame) -> None:
+        """Stop every piece of engine work of a game (:meth:`cancel_work`) and wait until its
+        bots have stopped: before a resign, abandon, take-back or delete changes the game."""
+        driver = lg.driver
+        # a finishing game's driver is let finish: the game is being stored
+        self.cancel_work(lg, keep_driver=lg.finishing)
+        if driver is not None and not driver.done():
+            await asyncio.wait({driver})
+        lg.thinking = False
+
+    async def end(self, lg: LiveGame, how: str, seat: int) -> None:
+        """Stop a game in play before its end: ``how`` is ``resigned`` (the other players still
+        in the game win) or ``abandoned`` (nobody wins). The game is stored with its ending and
+        leaves the games in play in ONE transaction (on failure nothing changed and
+        :class:`Unavailable` is raised). Call with ``lg.lock`` held, after :meth:`halt`."""
+        game = lg.game
+        winners = tuple(s for s in game.active if s != seat) if how == "resigned" else ()
+        ending = Ending(how, seat, winners)
+        record = game.to_record()
+        record["ended"] = ending.to_json()
+        usernames = list(lg.usernames)
+        key = lg.key
+
+        def finish(store: Store) -> int:
+            return store.finish_live_game(key, record, usernames, source="web")
+
+        lg.finishing = True
+        try:
+            lg.saved_as = await self.write(finish)
+        except BaseException:
+            lg.finishing = False
+            raise
+        lg.saved = len(game.history)
+        self._stopped(lg, ending)
+        self.broadcast(lg)
+
+    @staticmethod
+    def _stopped(lg: LiveGame, ending: Ending) -> None:
+        lg.ended = ended_text(list(lg.game.players), ending)
+        lg.ended_winner = ending.winners[0] if len(ending.winners) == 1 else None
+        lg.thinking = False
+
+    def state(self, lg: LiveGame, since: int | None = None) -> GameStateOut:
+        """The game's state with at most :data:`TURN_PAGE` turns: those after move ``since``,
+        else the last ones; with the game's lifecycle (stopped, take-backs, analysis allowed)."""
         out = game_state(
             lg.key,
             lg.game,
@@ -301,6 +467,8 @@ class LiveGames:
             thinking=lg.thinking,
             saved_as=lg.saved_as,
             problem=lg.problem,
+            since=since,
+            limit=TURN_PAGE,
         )
         out.takebacks = lg.takebacks
         out.analysis_allowed = lg.analysis_open
@@ -312,6 +480,23 @@ class LiveGames:
             out.thinking = False
             out.winner = lg.ended_winner
         return out
+
+    def status(self, lg: LiveGame) -> str:
+        """The game's one-line status. O(1)."""
+        return status_text(lg.game, thinking=lg.thinking, problem=lg.problem)
+
+    def state_text(self, lg: LiveGame, since: int) -> str:
+        """The live message for a page that has seen ``since`` moves (rendered once per change
+        for all pages at the same move)."""
+        key = (lg.version, since)
+        text = lg.rendered.get(key)
+        if text is None:
+            if len(lg.rendered) > 16 or any(v != lg.version for v, _ in lg.rendered):
+                lg.rendered = {}
+            state = self.state(lg, since=since).model_dump()
+            text = json.dumps({"type": "state", "state": state})
+            lg.rendered[key] = text
+        return text
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
@@ -326,27 +511,39 @@ class LiveGames:
 
         return await self.read(lookup)
 
-    async def check(self, setup: SetupIn) -> Game:
+    async def check(self, setup: SetupIn, client: str | None = None) -> Game:
         """The game a setup would start (nothing is kept); raises the core's errors."""
-        game, _ = await self._build(setup)
+        game, _ = await self._build(setup, client)
         return game
 
-    async def _build(self, setup: SetupIn) -> tuple[Game, list[str | None]]:
-        """Build a setup's game off the event loop, within ``compute_wait``."""
-        registered = await self.registered(setup)
-        try:
-            return await self.compute(
-                lambda: build_game(setup, registered), timeout=self.compute_wait
+    async def _build(
+        self, setup: SetupIn, client: str | None
+    ) -> tuple[Game, list[str | None]]:
+        """Build a setup's game on the engine's workers (who starts may need a search)."""
+        if isinstance(setup.first, int) and setup.first >= len(setup.players):
+            raise PlayerError(
+                f"seat {setup.first} cannot start: seats are 0 to {len(setup.players) - 1}"
             )
-        except TimeoutError:
+        registered = await self.registered(setup)
+        owner = f"client:{client}"
+        wait = self.settings.compute_wait + self.settings.move_seconds
+        try:
+            return await asyncio.wait_for(
+                self.compute(owner, "setup", lambda: build_game(setup, registered), client=client),
+                wait,
+            )
+        except (BudgetExceeded, TimeoutError):
             raise PlayerError(
                 "working out who is in the winning position takes too long here: "
                 "let the first player or a random player start"
             ) from None
 
-    async def create(self, setup: SetupIn) -> tuple[LiveGame, dict[int, str]]:
-        """Start a game: returns it with a fresh token for each human seat."""
-        game, usernames = await self._build(setup)
+    async def create(
+        self, setup: SetupIn, client: str | None = None
+    ) -> tuple[LiveGame, dict[int, str]]:
+        """Start a game for ``client`` (at most so many in play per client: 429 beyond);
+        returns it with a fresh token for each human seat."""
+        game, usernames = await self._build(setup, client)
         key = secrets.token_urlsafe(6)
         while key in self.games:
             key = secrets.token_urlsafe(6)
@@ -358,8 +555,11 @@ class LiveGames:
             "usernames": usernames,
             "analysis": setup.analysis,
         }
-        await self.write(lambda s: s.add_live_game(key, record, meta))
-        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
+        try:
+            await self.write(lambda s: s.add_live_game(key, record, meta, client=client))
+        except TooManyGamesInPlayError as e:
+            raise TooManyRequests(str(e)) from None
+        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         self.games[key] = lg
         self._forget_old()
@@ -367,10 +567,13 @@ class LiveGames:
         await self._await_replies(lg)
         return lg, tokens
 
-    async def move(self, key: str, req: MoveIn) -> LiveGame:
-        """Play a human's move. Checks, in order: the game exists (404), the seat exists and is
-        a human's (422, 403), the token is the seat's (403), the game is not over and it is that
-        seat's turn (409), the move is legal (422, the core's message). Nothing changes when a
+    async def move(self, key: str, req: MoveIn) -> tuple[LiveGame, int]:
+        """Play a human's move; returns the game and the number of the move before it (the
+        answer sends the turns after it). Checks, in order: the game exists (404), the seat
+        exists and is a human's (422, 403), the token is the seat's (403); a request for a move
+        already played by that seat with the same move is a retry: answered again, nothing
+        played; else the game is not over and it is that seat's turn, and ``turn`` is the next
+        move's number (409), the move is legal (422, the core's message). Nothing changes when a
         check fails. Then the bots reply (waited for up to ``reply_wait`` seconds)."""
         lg = self.get(key)
         game = lg.game
@@ -386,12 +589,20 @@ class LiveGames:
                 f"{player.name} can move for them"
             )
         async with lg.lock:
+            number = len(game.history) + 1
+            if req.turn < number:
+                done = game.history[req.turn - 1]
+                if done.seat == req.seat and _same_move(done.move, req):
+                    return lg, req.turn - 1  # a retry: the same answer, nothing played twice
+                raise Conflict(
+                    f"move {req.turn} was already played; the next move is move {number}: "
+                    "reload the game"
+                )
             if game.is_over or lg.ended is not None:
                 raise GameOverError("the game is over: start a new one")
             if req.seat != game.to_move_seat:
                 raise Conflict(f"it is {game.to_move.name}'s turn, not {player.name}'s")
-            number = len(game.history) + 1
-            if req.turn is not None and req.turn != number:
+            if req.turn != number:
                 raise Conflict(
                     f"this request is for move {req.turn}, but the next move is move {number}: "
                     "reload the game"
@@ -405,12 +616,13 @@ class LiveGames:
             else:
                 move = Move(req.pile, req.take, req.at)
             game.push(move)
+            self._moved(lg)
             replies = not game.is_over and game.to_move.is_bot and lg.human_active
             if not replies:
                 await self._save(lg)
         if not replies:
             await self._changed(lg)
-            return lg
+            return lg, number - 1
         # The bots reply at once and their moves are saved with this one (one disk flush).
         # Nothing is answered before every move played is saved.
         self._ensure_driver(lg)
@@ -422,12 +634,12 @@ class LiveGames:
             raise Unavailable("the move could not be saved, so it was not played")
         if unsaved:
             self.broadcast(lg)
-        return lg
+        return lg, number - 1
 
     async def _await_replies(self, lg: LiveGame) -> None:
         driver = lg.driver
         if driver is not None and not driver.done() and lg.human_active:
-            await asyncio.wait({driver}, timeout=self.reply_wait)
+            await asyncio.wait({driver}, timeout=self.settings.reply_wait)
 
     async def _save(self, lg: LiveGame) -> None:
         """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
@@ -458,6 +670,7 @@ class LiveGames:
         if lg.finishing:
             return
         lg.finishing = True
+        self.cancel_work(lg, keep_driver=True)
         record = lg.game.to_record()
         usernames = list(lg.usernames)
 
@@ -469,6 +682,32 @@ class LiveGames:
         except (Unavailable, NimlabError) as e:
             log.error("game %s could not be stored: %s", lg.key, e)
 
+    def _moved(self, lg: LiveGame) -> None:
+        """A move was played (or taken back): hints and analyses of other moves are no longer
+        wanted."""
+        count = len(lg.game.history)
+        stale = [k for k, entry in lg.learning.items() if entry.count != count]
+        for kind in stale:
+            entry = lg.learning.pop(kind)
+            if entry.task is not None:
+                entry.task.cancel()
+        if stale and self.workers is not None:
+            self.workers.cancel(lg.key, tuple(stale))
+
+    def cancel_work(self, lg: LiveGame, *, keep_driver: bool = False) -> None:
+        """Stop every piece of engine work of a game (it ended or goes away): its bots'
+        thinking (unless ``keep_driver``), hints and analyses. For the game's lifecycle (resign,
+        abandon, delete, undo: call it before changing or dropping the game)."""
+        for entry in lg.learning.values():
+            if entry.task is not None:
+                entry.task.cancel()
+        lg.learning.clear()
+        if self.workers is not None:
+            self.workers.cancel(lg.key, ("hint", "analysis") if keep_driver else None)
+        if not keep_driver and lg.driver is not None and not lg.driver.done():
+            lg.driver.cancel()
+        lg.thinking = False
+
     def _ensure_driver(self, lg: LiveGame) -> None:
         game = lg.game
         if game.is_over or lg.ended is not None or not game.to_move.is_bot:
@@ -478,23 +717,37 @@ class LiveGames:
         lg.driver = asyncio.create_task(self._drive(lg), name=f"bots-{lg.key}")
 
     async def _drive(self, lg: LiveGame) -> None:
-        """Let bots move until a human is to move or the game is over."""
+        """Let bots move until a human is to move or the game is over. Each bot move is one job
+        on the engine's workers within the move budget: beyond it, the bot plays its guess and
+        says so in its claim."""
         game = lg.game
         try:
             while not game.is_over and lg.ended is None and game.to_move.is_bot:
                 if not lg.human_active and self.bot_pace > 0:
                     await asyncio.sleep(self.bot_pace)
                 count = len(game.history)
-                task = asyncio.ensure_future(self.compute(game.bot_choice))
-                done, _ = await asyncio.wait({task}, timeout=0.25)
+                task = asyncio.ensure_future(
+                    self.compute(lg.key, "bot", game.bot_choice, client=lg.client)
+                )
+                try:
+                    done, _ = await asyncio.wait({task}, timeout=0.25)
+                except asyncio.CancelledError:
+                    task.cancel()  # asyncio.wait leaves it running: stop the bot's search too
+                    raise
                 if not done:
                     lg.thinking = True
                     self.broadcast(lg)
-                choice = await task
+                try:
+                    choice = await task
+                except Superseded:
+                    if lg.key not in self.games or lg.finishing:
+                        return
+                    continue
                 async with lg.lock:
                     if len(game.history) != count or game.is_over or lg.ended is not None:
                         continue
                     game.push(choice.move, claim=choice.claim)
+                    self._moved(lg)
                     await self._save(lg)
                 lg.thinking = False
                 lg.problem = None
@@ -521,68 +774,167 @@ class LiveGames:
     # -- watching -----------------------------------------------------------------------------
 
     def broadcast(self, lg: LiveGame) -> None:
-        """Send the new state to every open page of this game."""
+        """Tell every open page of this game that it changed (each is sent what it has not
+        seen; see :meth:`state_text`)."""
+        lg.version += 1
+        for sub in lg.subscribers:
+            sub.changed()
+
+    def push(self, lg: LiveGame, message: dict[str, Any]) -> None:
+        """Send a message (a late hint or analysis) to every open page of this game."""
         if not lg.subscribers:
             return
-        import json
-
-        text = json.dumps({"type": "state", "state": self.state(lg).model_dump()})
+        text = json.dumps(message)
         for sub in lg.subscribers:
             sub.push(text)
 
     def subscribe(self, lg: LiveGame) -> _Subscriber:
-        sub = _Subscriber()
+        sub = _Subscriber(len(lg.game.history))
         lg.subscribers.add(sub)
         return sub
+
+    def rewound(self, lg: LiveGame, count: int) -> None:
+        """Moves after the first ``count`` were taken back: each open page is sent the turns from
+        there on, so none keeps a move that is no longer played."""
+        for sub in lg.subscribers:
+            sub.sent = min(sub.sent, count)
 
     def unsubscribe(self, lg: LiveGame, sub: _Subscriber) -> None:
         lg.subscribers.discard(sub)
 
+    async def next_messages(self, lg: LiveGame, sub: _Subscriber) -> list[str]:
+        """Wait for what a page has not seen yet: the state with its new turns, then any
+        pushed hint or analysis."""
+        await sub.event.wait()
+        sub.event.clear()
+        out: list[str] = []
+        if sub.dirty:
+            sub.dirty = False
+            out.append(self.state_text(lg, sub.sent))
+            sub.sent = len(lg.game.history)
+        while sub.extra:
+            out.append(sub.extra.popleft())
+        return out
+
     # -- learning -----------------------------------------------------------------------------
 
-    async def _snapshot_compute(
-        self, lg: LiveGame, kind: str, fn: Callable[[Game], T]
-    ) -> T | None:
-        """Compute ``fn(game)`` on an engine thread for the current move (cached per move);
-        ``None`` if it takes longer than ``compute_wait`` (it goes on, for the next ask)."""
+    async def _learn(self, lg: LiveGame, kind: str) -> Any:
+        """The hint or analysis for the current move: the answer found within the move budget
+        (cached per move), or ``None`` when the engine could not start on it within
+        ``compute_wait`` (it is then pushed to the game's pages when found). When that answer
+        is not proven, a deeper search goes on and its answer is pushed too."""
+        count = len(lg.game.history)
+        entry = lg.learning.get(kind)
+        if entry is None or entry.count != count:
+            entry = _Learning(count)
+            lg.learning[kind] = entry
+            entry.task = asyncio.create_task(self._learn_run(lg, kind, entry))
+            self._tasks.add(entry.task)
+            entry.task.add_done_callback(self._tasks.discard)
+        if not entry.ready.is_set():
+            try:
+                await asyncio.wait_for(entry.ready.wait(), self.settings.compute_wait)
+            except TimeoutError:
+                entry.late = True
+                return None
+        if entry.error is not None:
+            raise entry.error
+        return entry.result
+
+    async def _learn_run(self, lg: LiveGame, kind: str, entry: _Learning) -> None:
         game = lg.game
-        key = (kind, len(game.history))
-        future = lg.analyses.get(key)
-        if future is None:
+        count = entry.count
 
-            def run() -> T:
-                while True:  # moves are only pushed on the event loop: retry if one was
-                    count = len(game.history)
-                    result = fn(game)
-                    if len(game.history) == count:
-                        return result
+        def run() -> AnalysisOut | HintOut:
+            if len(game.history) != count:
+                raise Superseded("the game moved on")
+            result: AnalysisOut | HintOut = (
+                analysis_out(game) if kind == "analysis" else hint_out(game)
+            )
+            if len(game.history) != count:
+                raise Superseded("the game moved on")
+            return result
 
-            future = asyncio.ensure_future(self.compute(run))
-            lg.analyses = {k: v for k, v in lg.analyses.items() if k[1] == key[1]}
-            lg.analyses[key] = future
         try:
-            return await asyncio.wait_for(asyncio.shield(future), self.compute_wait)
-        except TimeoutError:
-            return None
+            quick = await self.compute(lg.key, kind, run, client=lg.client)
+        except Superseded:
+            return
+        except (NimlabError, ApiError) as e:
+            entry.error = e
+            entry.ready.set()
+            return
+        except BudgetExceeded:
+            if kind != "analysis":
+                entry.error = Unavailable("the engine ran out of its budget before it could guess")
+                entry.ready.set()
+                return
+            quick = blank_analysis(count, available=False, note="Not proven: beyond the budget.")
+        deeper = (
+            not quick.proven
+            and self.settings.deep_seconds > self.settings.move_seconds
+            and not game.is_over
+        )
+        quick = quick.model_copy(update={"pending": deeper})
+        entry.result = quick
+        entry.ready.set()
+        if entry.late:
+            self.push(lg, {"type": kind, kind: quick.model_dump()})
+        if not deeper:
+            return
+        try:
+            deep = await self.compute(lg.key, kind, run, client=lg.client, deep=True)
+        except (Superseded, NimlabError, ApiError, BudgetExceeded):
+            deep = quick
+        if len(game.history) != count or lg.learning.get(kind) is not entry:
+            return
+        deep = deep.model_copy(update={"pending": False})
+        entry.result = deep
+        self.push(lg, {"type": kind, kind: deep.model_dump()})
 
     async def analysis(self, key: str) -> AnalysisOut:
-        lg = self.get(key)
+        lg = await self.lookup(key)
         if not lg.analysis_open:
             raise Forbidden("this game's setup allows no analysis during play: after the game")
         count = len(lg.game.history)
-        result = await self._snapshot_compute(lg, "analysis", analysis_out)
+        result: AnalysisOut | None = await self._learn(lg, "analysis")
         if result is None:
             return blank_analysis(
                 count,
                 available=False,
-                note="Still working this position out (a long exact search): ask again soon.",
+                pending=True,
+                note="The engine is busy with other games: the analysis will appear here by "
+                "itself as soon as it is worked out.",
             )
         return result
 
     async def hint(self, key: str) -> HintOut | None:
-        lg = self.get(key)
+        """The hint for the player to move, or ``None`` when the engine could not start on it
+        within ``compute_wait`` (it is then pushed to the game's pages)."""
+        lg = await self.lookup(key)
         if lg.game.is_over or lg.ended is not None:
             raise GameOverError("the game is over: there is nothing to hint")
         if not lg.analysis_open:
             raise Forbidden("this game's setup allows no hints during play")
-        return await self._snapshot_compute(lg, "hint", hint_out)
+        result: HintOut | None = await self._learn(lg, "hint")
+        return result
+
+    # -- limits -------------------------------------------------------------------------------
+
+    def limit(self, action: str, client: str | None) -> None:
+        """Take one of the client's tokens for ``action`` (``create`` or ``move``); raises
+        :class:`TooManyRequests` when it has none left."""
+        if client is None:
+            return
+        s = self.settings
+        rate, burst = (
+            (s.create_rate / 60.0, s.create_burst)
+            if action == "create"
+            else (s.move_rate, s.move_burst)
+        )
+        wait = self._limiter.take(action, client, rate, burst)
+        if wait > 0:
+            what = "new games" if action == "create" else "moves"
+            raise TooManyRequests(
+                f"too many {what} from {client}: try again in {max(1, round(wait))} s",
+                retry_after=wait,
+            )

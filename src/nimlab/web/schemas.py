@@ -1,18 +1,24 @@
 """The web API's request and response bodies (pydantic models; they make the OpenAPI schema).
 
 Seats are numbered from 0 in the order players were given (as in game records); piles and rows
-from 1, as people see them. Heap sizes are JSON integers of any size.
+from 1, as people see them. Heap sizes are exact JSON integers up to a googol (:data:`MAX_HEAP`).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nimlab.core.games import game_choices
+from nimlab.core.players import MAX_LOOKAHEAD
+from nimlab.core.record import MAX_PLAYERS
 
 __all__ = [
+    "MAX_HEAP",
+    "MAX_SETUP_PILES",
+    "MAX_STONES",
+    "TURN_PAGE",
     "AnalysisOut",
     "BoardOut",
     "BotKindOut",
@@ -34,6 +40,7 @@ __all__ = [
     "PlayerRecordOut",
     "RegisterIn",
     "ReplayOut",
+    "SeatIn",
     "SeatLinkOut",
     "SeatOut",
     "SetupIn",
@@ -45,23 +52,54 @@ __all__ = [
 MAX_SETUP_PILES = 100
 """The web app draws every pile, so a setup has at most this many."""
 
+MAX_STONES = 1000
+"""Rows of stones are drawn stone by stone: a game on rows has at most this many stones."""
+
+MAX_HEAP = 10**100
+"""The largest heap a web setup may have (a googol): heaps are sent as exact JSON integers,
+so this bounds the size of every board the server sends (the terminal takes any size)."""
+
+MAX_SEAT = MAX_PLAYERS - 1
+"""Seats are numbered from 0 to this."""
+
+MAX_NAME = 40
+"""Names and usernames: 1 to this many characters (as the registry stores them)."""
+
+TURN_PAGE = 100
+"""The most turns one game state holds (``GET /api/games/{key}?since=N`` pages the rest)."""
+
+MAX_TURN = 2**31 - 1
+"""The largest move number a request may name."""
+
 BotKind = Literal["human", "random", "classic", "lookahead", "perfect"]
+
+Heap = Annotated[int, Field(ge=0, le=MAX_HEAP)]
+EndPosition = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Requests are read strictly: no unknown fields, no "1" for 1, no false or 0.0 for 0."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class PlayerIn(_In):
     """A seat in a setup: a human by name, a bot by name and kind, or a registered player."""
 
-    name: str = Field("", max_length=200, description="The name shown; bots get one if empty.")
+    name: str = Field(
+        "", max_length=MAX_NAME, description="The name shown; bots get one if empty."
+    )
     kind: BotKind = Field("human", description="human, or the bot kind.")
-    depth: int | None = Field(None, description="Look-ahead depth (lookahead bots only).")
-    error: float = Field(0, description="Error rate in percent (bots): a random move that often.")
+    depth: int | None = Field(
+        None, ge=1, le=MAX_LOOKAHEAD, description="Look-ahead depth (lookahead bots only)."
+    )
+    error: float = Field(
+        0, ge=0, le=100, description="Error rate in percent (bots): a random move that often."
+    )
     username: str | None = Field(
         None,
-        max_length=200,
+        min_length=1,
+        max_length=MAX_NAME,
         description="A registered player's username: the game counts in their statistics "
         "(name and kind then come from the registry).",
     )
@@ -70,22 +108,28 @@ class PlayerIn(_In):
 class SetupIn(_In):
     """Everything that makes a game: players in turn order, piles, rules, who starts."""
 
-    players: list[PlayerIn] = Field(..., max_length=64)
-    piles: list[int] = Field(
-        ..., max_length=MAX_SETUP_PILES, description="Heap sizes; row lengths in Kayles-like games."
+    players: list[PlayerIn] = Field(..., min_length=2, max_length=MAX_PLAYERS)
+    piles: list[Heap] = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_SETUP_PILES,
+        description="Heap sizes (0 to a googol, 10^100); row lengths in Kayles-like games.",
     )
     game: str = Field(
-        "nim", max_length=200, description=f"The game: {game_choices()}"
+        "nim", min_length=1, max_length=200, description=f"The game: {game_choices()}"
     )
     misere: bool = False
-    end_positions: list[str] = Field(
+    end_positions: list[EndPosition] = Field(
         [],
         max_length=64,
         description="Extra end positions as free text: every run of digits is a heap size.",
     )
-    first: Literal["first", "random", "auto"] | int = Field(
-        "first",
-        description="first (listed), random, auto (two players: the winning side) or a seat",
+    first: Literal["first", "random", "auto"] | Annotated[int, Field(ge=0, le=MAX_SEAT)] = (
+        Field(
+            "first",
+            description="first (listed), random, auto (two players: the winning side) or a "
+            "seat (0 = the first listed)",
+        )
     )
     seed: int | None = Field(None, ge=0, lt=1 << 62, description="For repeatable bots and dealing.")
     analysis: bool = Field(
@@ -96,32 +140,54 @@ class SetupIn(_In):
 
 
 class MoveIn(_In):
-    """A move request: the seat and its token prove who is moving. The move is ``pile`` and
-    ``take`` (and ``at`` in rows of stones), or ``text`` as people type it (``"2 3"``, ``"b3"``,
-    ``"1 4 2"``)."""
+    """A move request: the seat and its token prove who is moving; ``turn`` is the number the
+    move will have (a retried request with the same turn gets the same answer, nothing is played
+    twice). The move is ``pile`` and ``take`` (and ``at`` in rows of stones), or ``text`` as
+    people type it (``"2 3"``, ``"b3"``, ``"1 4 2"``)."""
 
-    seat: int = Field(..., description="The moving seat (0 = first player).")
-    token: str = Field(..., max_length=200, description="The seat's token from its share link.")
-    pile: int | None = Field(None, description="The pile (or row) to take from, 1-based.")
-    take: int | None = Field(None, description="How many objects to take.")
-    at: int | None = Field(None, description="Rows of stones: the first stone taken, 1-based.")
-    text: str | None = Field(None, max_length=200, description="The move as text instead.")
-    turn: int | None = Field(
-        None, description="Optional: the number this move will have; a stale request is refused."
+    seat: int = Field(..., ge=0, le=MAX_SEAT, description="The moving seat (0 = first player).")
+    token: str = Field(
+        ..., min_length=1, max_length=200, description="The seat's token from its share link."
+    )
+    turn: int = Field(
+        ...,
+        ge=1,
+        le=MAX_TURN,
+        description="The number this move will have (1 = the first move): a stale request is "
+        "refused (409), a retried one answered as the first time.",
+    )
+    pile: int | None = Field(
+        None, ge=1, le=MAX_SETUP_PILES, description="The pile (or row) to take from, 1-based."
+    )
+    take: int | None = Field(None, ge=1, le=MAX_HEAP, description="How many objects to take.")
+    at: int | None = Field(
+        None, ge=1, le=MAX_STONES, description="Rows of stones: the first stone taken, 1-based."
+    )
+    text: str | None = Field(
+        None, min_length=1, max_length=200, description="The move as text instead."
+    )
+
+
+class SeatIn(_In):
+    """Who acts on a game (resign, abandon, take back, delete): the seat and its token."""
+
+    seat: int = Field(..., ge=0, le=MAX_SEAT, description="The seat (0 = first player).")
+    token: str = Field(
+        ..., min_length=1, max_length=200, description="The seat's token from its share link."
     )
 
 
 class RegisterIn(_In):
     """A player for the registry (seed 003's addplayer / addaiplayer)."""
 
-    username: str = Field(..., max_length=200)
-    given: str = Field(..., max_length=200)
-    family: str = Field(..., max_length=200)
+    username: str = Field(..., min_length=1, max_length=MAX_NAME)
+    given: str = Field(..., min_length=1, max_length=MAX_NAME)
+    family: str = Field(..., min_length=1, max_length=MAX_NAME)
     bot: str | None = Field(None, max_length=200, description="A bot spec for an AI player.")
 
 
 class UsernameIn(_In):
-    username: str = Field(..., max_length=200)
+    username: str = Field(..., min_length=1, max_length=MAX_NAME)
 
 
 # -- responses --------------------------------------------------------------------------------
@@ -196,6 +262,12 @@ class GameStateOut(BaseModel):
     over: bool
     winner: int | None
     move_count: int
+    turns_from: int = Field(
+        ...,
+        description="How many turns come before those in turns: turns holds moves "
+        "turns_from+1 to move_count at most (GET ?since=N pages the history; a move's answer "
+        "and the live updates hold only the new moves).",
+    )
     turns: list[TurnOut]
     takes: list[list[int] | None] = Field(
         ..., description="Per pile, the amounts one may take (for piles small enough to draw)."
@@ -286,6 +358,12 @@ class ValueStepOut(BaseModel):
 class AnalysisOut(BaseModel):
     move_count: int
     available: bool
+    proven: bool = Field(..., description="Whether the position's value is proven.")
+    pending: bool = Field(
+        ...,
+        description="Not proven yet, and a deeper search goes on: its answer is pushed over the "
+        'game\'s WebSocket as {"type": "analysis", "analysis": ...}.',
+    )
     note: str
     model: str
     to_move: int | None
@@ -302,9 +380,16 @@ class AnalysisOut(BaseModel):
 
 
 class HintOut(BaseModel):
+    move_count: int = Field(..., description="The number of moves played when it was given.")
     move: MoveOut
     text: str
-    claim: str
+    claim: str = Field(..., description="What the perfect bot claims: proven, or how it guessed.")
+    proven: bool
+    pending: bool = Field(
+        ...,
+        description="Not proven yet, and a deeper search goes on: its answer is pushed over the "
+        'game\'s WebSocket as {"type": "hint", "hint": ...}.',
+    )
 
 
 class PlayerRecordOut(BaseModel):
@@ -328,6 +413,12 @@ class GameSummaryOut(BaseModel):
     started_at: str
     finished_at: str
     source: str
+    ending: Literal["resigned", "abandoned"] | None = Field(
+        None, description="How the game stopped before its end, or null: played to its end."
+    )
+    winners: list[str] = Field(
+        [], description="Who won: the winner, or the players sharing a resigned game's win."
+    )
 
 
 class HistoryOut(BaseModel):

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nimlab.core.analysis import Analysis, MoveValue, analyze, binary_table, describe_move
+from nimlab.core.analysis import (
+    Analysis,
+    MoveValue,
+    analyze,
+    binary_table,
+    count_moves,
+    describe_move,
+    paranoid_move_values,
+)
 from nimlab.core.game import Game, Player, Turn
 from nimlab.core.narrate import (
     YOU,
@@ -25,13 +33,12 @@ from nimlab.core.review import (
     ANALYSIS_MAX_MOVES,
     hint,
     paranoid_explanation,
-    paranoid_move_values,
     value_history,
 )
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory.engine import interactive_budget
 from nimlab.theory.nim import nim_sum
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.solver import BudgetExceeded
 from nimlab.web.schemas import (
     AnalysisOut,
     BoardOut,
@@ -54,6 +61,8 @@ __all__ = [
     "hint_out",
     "move_out",
     "replay_frames",
+    "status_text",
+    "turns_out",
 ]
 
 DRAW_LIMIT = 60
@@ -101,6 +110,31 @@ def _ends(ruleset: Ruleset) -> list[list[int]]:
     return [list(e) for e in sorted(ruleset.end_positions, key=lambda e: (len(e), e))]
 
 
+def status_text(game: Game, *, thinking: bool = False, problem: str | None = None) -> str:
+    """The one-line status of a game ("Ann's turn!", "Hal is thinking…", "Ann wins!"). O(1)."""
+    if game.is_over:
+        assert game.winner is not None
+        return wins_text(game.winner)
+    if problem:
+        return f"The game cannot go on: {problem}"
+    if thinking:
+        return f"{game.to_move.name} is thinking…"
+    return turn_prompt(game.to_move)
+
+
+def turns_out(game: Game, since: int, limit: int) -> list[TurnOut]:
+    """Turns ``since + 1`` to ``since + limit`` of the game (at most ``limit``). The narration
+    of a turn depends on the turns before it only through the game's rounds, so only the turns
+    sent are rendered. O(limit × piles)."""
+    history = game.history
+    since = max(0, min(since, len(history)))
+    end = min(len(history), since + max(0, limit))
+    if since >= end:
+        return []
+    messages = turn_messages(game)  # one short list per turn: cheap beside rendering boards
+    return [_turn_out(history[i], game.players, messages[i]) for i in range(since, end)]
+
+
 def game_state(
     key: str,
     game: Game,
@@ -109,14 +143,17 @@ def game_state(
     thinking: bool = False,
     saved_as: int | None = None,
     problem: str | None = None,
+    since: int | None = None,
+    limit: int = 100,
 ) -> GameStateOut:
-    """The state everyone sees. ``problem`` says why the game cannot go on (a bot failed)."""
+    """The state everyone sees. ``problem`` says why the game cannot go on (a bot failed).
+    ``turns`` holds at most ``limit`` turns: those after move ``since``, or (``since`` None)
+    the last ones. Cost: O(piles + limit × piles), whatever the length of the game."""
     rule = game.ruleset.rule
     board = game.board
-    turns = [
-        _turn_out(turn, game.players, messages)
-        for turn, messages in zip(game.history, turn_messages(game), strict=True)
-    ]
+    count = len(game.history)
+    first = max(0, count - limit) if since is None else max(0, min(since, count))
+    turns = turns_out(game, first, limit)
     takes: list[list[int] | None] = []
     digits: list[int] = []
     if isinstance(board, Position):
@@ -125,15 +162,7 @@ def game_state(
         takes = [None] * board.pile_count
         longest = max((h for h in board.heaps), default=0)
         digits = [rule.digit(k) for k in range(longest + 1)]
-    if game.is_over:
-        assert game.winner is not None
-        status = wins_text(game.winner)
-    elif problem:
-        status = f"The game cannot go on: {problem}"
-    elif thinking:
-        status = f"{game.to_move.name} is thinking…"
-    else:
-        status = turn_prompt(game.to_move)
+    status = status_text(game, thinking=thinking, problem=problem)
     opening: list[str] = []
     if game.opening_eliminations or (game.is_over and not game.history):
         opening.append("The start position is already an end position.")
@@ -167,7 +196,8 @@ def game_state(
         round=game.round,
         over=game.is_over,
         winner=game.winner_seat,
-        move_count=len(turns),
+        move_count=count,
+        turns_from=first,
         turns=turns,
         takes=takes,
         max_take=rule.max_take,
@@ -186,11 +216,15 @@ def game_state(
 # -- analysis -----------------------------------------------------------------------------------
 
 
-def blank_analysis(move_count: int, *, available: bool = True, note: str = "") -> AnalysisOut:
+def blank_analysis(
+    move_count: int, *, available: bool = True, note: str = "", pending: bool = False
+) -> AnalysisOut:
     """An analysis panel with nothing worked out yet."""
     return AnalysisOut(
         move_count=move_count,
         available=available,
+        proven=False,
+        pending=pending,
         note=note,
         model="",
         to_move=None,
@@ -236,6 +270,7 @@ def analysis_out(game: Game) -> AnalysisOut:
     if game.is_over:
         assert game.winner is not None
         out.verdict = wins_text(game.winner)
+        out.proven = True
         return out
     mover = game.to_move
     active = game.active
@@ -251,6 +286,7 @@ def analysis_out(game: Game) -> AnalysisOut:
     out.explanation = list(a.explanation)
     out.moves = [_move_value(m.to_json()) for m in _every_move(a)]
     out.complete = a.moves_complete
+    out.proven = a.outcome is not None
     within = f" within {a.remoteness} moves" if a.remoteness is not None else ""
     if a.outcome is Outcome.N:
         out.verdict = (
@@ -300,16 +336,25 @@ def _move_value(raw: dict[str, object]) -> MoveValueOut:
 
 
 def _paranoid_moves(game: Game, out: AnalysisOut) -> None:
-    try:
-        values = paranoid_move_values(game, ANALYSIS_MAX_MOVES)
-    except BudgetExceeded:
-        out.available = out.complete = False
-        out.note = "Beyond the paranoid search's budget: no move values."
-        return
-    if values is None:
+    """Each move's paranoid value, within the interactive budget (the server's job budget)."""
+    if count_moves(game.ruleset, game.board) > ANALYSIS_MAX_MOVES:
         out.available = out.complete = False
         out.note = "Too many moves to value them all."
         return
+    found = paranoid_move_values(
+        game.ruleset,
+        game.board,
+        game.start,
+        game.active,
+        game.to_move_seat,
+        max_moves=ANALYSIS_MAX_MOVES,
+        budget=interactive_budget(),
+    )
+    if found is None:
+        out.available = out.complete = False
+        out.note = "Not proven: beyond the paranoid search's budget, no move values."
+        return
+    values, _ = found
     out.moves = [
         MoveValueOut(
             pile=v.move.pile,
@@ -318,12 +363,13 @@ def _paranoid_moves(game: Game, out: AnalysisOut) -> None:
             result=list(v.result),
             outcome=None,
             remoteness=v.remoteness,
-            winning=v.wins,
+            winning=bool(v.hero_wins),
         )
         for v in values
     ]
+    out.proven = True
     name = game.to_move.name
-    if any(v.wins for v in values):
+    if any(v.hero_wins for v in values):
         out.verdict = (
             f"{name} can force a win against all the others together (paranoid model); "
             "such moves are green."
@@ -336,13 +382,16 @@ def _paranoid_moves(game: Game, out: AnalysisOut) -> None:
     out.explanation = [paranoid_explanation(len(game.active))]
 
 
-def hint_out(game: Game) -> HintOut:
+def hint_out(game: Game, *, pending: bool = False) -> HintOut:
     """The perfect bot's advice for the player to move (:func:`nimlab.core.review.hint`)."""
     advice = hint(game)
     return HintOut(
+        move_count=len(game.history),
         move=move_out(advice.move),
         text=describe_move(advice.move, game.board).capitalize(),
         claim=advice.claim,
+        proven=advice.proven,
+        pending=pending and not advice.proven,
     )
 
 

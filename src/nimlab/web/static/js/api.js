@@ -51,4 +51,4 @@ export async function api(method, path, body) {
 
 export const get = (path) => api("GET", path);
 export const post = (path, body) => api("POST", path, body);
-export const del = (path) => api("DELETE", path);
+export const del = (path, body) => api("DELETE", path, body);

@@ -1,6 +1,9 @@
 // Playing a game (seed 001's board, seed 000's announcements and screens), learning from it, and
 // playing together: the server owns the game; this page sends move requests and shows the states
-// it receives (from its own requests and, live, over a WebSocket).
+// it receives (from its own requests and, live, over a WebSocket). A state holds a page of turns
+// only (`turns_from` says where they start: the new moves, or the last ones): this page keeps
+// every turn it has seen and fetches the pages it lacks (`?since=N`). Hints and analyses that
+// are worked out after their request was answered are pushed over the WebSocket.
 
 import { h, $, announce, sleep, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
@@ -55,7 +58,12 @@ export function showGame(main, gameId) {
   let retry = null;
   let moving = null; // the seat whose move is being played out
   let looking = null; // the value-history step looked at (null: the game as it is)
-  let askAgain = null; // a timer: ask again for an answer still being worked out
+  let hintFor = -1; // the move count the hint shown (or awaited) is for
+  let known = []; // every turn from move 1 that this page has seen, in order
+  let knownTakebacks = 0;
+  let arrivals = Promise.resolve(); // states are completed and shown in the order they arrive
+  let logged = 0; // turns in the move list
+  let loggedTakebacks = 0;
   let lastPile = null; // the pile or row that had the keyboard focus
 
   // -- the page --------------------------------------------------------------------------------
@@ -239,7 +247,7 @@ export function showGame(main, gameId) {
     undoButton.disabled = !!shown.thinking || sending;
     resignButton.hidden = !(playing && seat !== undefined && shown.players.filter((p) => !p.eliminated).length === 2);
     abandonButton.hidden = !(playing && seat !== undefined);
-    deleteButton.hidden = !shown.over;
+    deleteButton.hidden = !(shown.over && me.length);
     actions.hidden = [undoButton, resignButton, abandonButton, deleteButton].every((b) => b.hidden);
   }
 
@@ -264,7 +272,7 @@ export function showGame(main, gameId) {
         announce("Your last move was taken back.");
         last.textContent = "Your last move (and the replies) were taken back.";
       }
-      receive(state);
+      await incoming(state);
       if (what === "undo") undoButton.focus();
     } catch (e) {
       error.textContent = e.message;
@@ -278,8 +286,9 @@ export function showGame(main, gameId) {
       buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
     });
     if (!ok || closed) { deleteButton.focus(); return; }
+    const seat = Object.keys(tokens).map(Number)[0];
     try {
-      await del(`/api/games/${gameId}`);
+      await del(`/api/games/${gameId}`, { seat, token: tokens[seat] });
       closed = true;
       saveSavedAs(gameId, null);
       navigate("/");
@@ -311,9 +320,19 @@ export function showGame(main, gameId) {
     log.style.paddingLeft = `${String(Math.max(1, count)).length + 2.2}ch`;
   }
 
+  /** The move list follows the turns shown: new ones are appended (after a take-back it is
+   * drawn again). */
   function renderLog() {
-    logPadding(shown.turns.length);
-    log.replaceChildren(...shown.turns.map(logEntry));
+    const turns = shown.turns;
+    const takebacks = shown.takebacks || 0;
+    if (takebacks !== loggedTakebacks || log.children.length > turns.length || logged !== log.children.length) {
+      log.replaceChildren();
+      loggedTakebacks = takebacks;
+    }
+    logPadding(turns.length);
+    const start = log.children.length;
+    if (start < turns.length) log.append(...turns.slice(start).map(logEntry));
+    logged = log.children.length;
     log.scrollTop = log.scrollHeight;
   }
 
@@ -350,6 +369,7 @@ export function showGame(main, gameId) {
       firstNote.textContent = `${shown.players[shown.first].name} was drawn at random to move first.`;
     }
     analysisOff.hidden = !!shown.analysis_allowed;
+    hintButton.hidden = !!shown.over; // nothing to hint once the game is over
     $("#learn-tools", learn).hidden = !shown.analysis_allowed;
     if (!shown.analysis_allowed) { valuesToggle.checked = false; verdict.textContent = ""; explanation.replaceChildren(); valueChart.replaceChildren(); }
     renderActions();
@@ -366,8 +386,53 @@ export function showGame(main, gameId) {
     }
   }
 
+  /** Complete a state's page of turns with what this page has seen (fetching the pages it
+   * lacks) and show it; states are handled one at a time, in the order they arrive. */
+  function incoming(state) {
+    arrivals = arrivals.then(() => complete(state)).then((full) => { if (full) receive(full); })
+      .catch((e) => { if (!closed) error.textContent = e.message; });
+    return arrivals;
+  }
+
+  async function page(since) {
+    return get(`/api/games/${gameId}?since=${since}`);
+  }
+
+  /** The state with every turn from move 1 (`turns_from` 0), or null when it is out of date. */
+  async function complete(state) {
+    if (closed) return null;
+    const takebacks = state.takebacks || 0;
+    if (takebacks < knownTakebacks) return null; // from before a take-back
+    // after a take-back, what came after its first turn is no longer played
+    const base = takebacks > knownTakebacks ? known.slice(0, state.turns_from) : known;
+    let full = base.slice(0, state.turns_from);
+    while (full.length < state.turns_from) { // a gap before this page: fetch it
+      const p = await page(full.length);
+      if (closed || (p.takebacks || 0) !== takebacks || p.turns_from !== full.length || !p.turns.length) return null;
+      full = full.concat(p.turns.slice(0, state.turns_from - full.length));
+    }
+    full = full.concat(state.turns);
+    while (full.length < state.move_count) { // more turns than one page: fetch the rest
+      const p = await page(full.length);
+      if (closed || (p.takebacks || 0) !== takebacks || p.turns_from !== full.length || !p.turns.length) return null;
+      full = full.concat(p.turns.slice(0, state.move_count - full.length));
+    }
+    if (takebacks > knownTakebacks || full.length >= known.length) {
+      known = full;
+      knownTakebacks = takebacks;
+    }
+    return { ...state, turns: full, turns_from: 0 };
+  }
+
   function receive(state) {
     if (closed) return;
+    if (!shown && !latest && state.over && state.saved_as && (state.move_count > 0 || state.ended)) {
+      // a finished game's link leads to its replay
+      closed = true;
+      saveSavedAs(gameId, state.saved_as);
+      navigate(`/history/${state.saved_as}`, { replace: true });
+      return;
+    }
     if (shown && (state.takebacks || 0) > (shown.takebacks || 0)) {
       // a take-back: show the new state as it is (no moves to play out)
       if (latest && (latest.takebacks || 0) >= state.takebacks && latest.move_count >= state.move_count) return;
@@ -403,6 +468,7 @@ export function showGame(main, gameId) {
         if (shown && target.move_count > shown.move_count) {
           selection = null;
           hintOut.textContent = "";
+          hintFor = -1;
           const fresh = target.turns.slice(shown.move_count);
           for (const [k, turn] of fresh.entries()) {
             if (closed) return;
@@ -453,7 +519,8 @@ export function showGame(main, gameId) {
     animating = { board: turn.after, taken: null }; // until the state itself is shown
     renderBoard();
     logPadding(turn.number);
-    log.append(logEntry(turn));
+    if (log.children.length === turn.number - 1) log.append(logEntry(turn));
+    logged = log.children.length;
     log.scrollTop = log.scrollHeight;
     const eliminated = turn.messages.filter((m) => / eliminated!$/.test(m));
     const rest = turn.messages.filter((m) => !/ eliminated!$/.test(m) && !/ wins?!$/.test(m));
@@ -505,7 +572,7 @@ export function showGame(main, gameId) {
       const state = await post(`/api/games/${gameId}/moves`, { seat: shown.to_move, token: tokens[shown.to_move], turn: number, ...body });
       selection = null;
       typed.value = "";
-      receive(state);
+      await incoming(state);
     } catch (e) {
       mine.delete(number);
       error.textContent = e.message;
@@ -542,30 +609,42 @@ export function showGame(main, gameId) {
 
   // -- learning --------------------------------------------------------------------------------
   async function refreshAnalysis() {
-    clearTimeout(askAgain);
     if (!shown || !shown.analysis_allowed || (!valuesToggle.checked && !learn.open)) return;
     const count = shown.move_count;
-    if (analysisFor === count && analysis && analysis.available) { renderAnalysis(); return; }
+    // an answer for this position is shown, or on its way (it is pushed when it is ready)
+    if (analysisFor === count && analysis && (analysis.available || analysis.pending)) { renderAnalysis(); return; }
     verdict.textContent = "Working it out…";
     try {
       const result = await get(`/api/games/${gameId}/analysis`);
       if (closed || !shown || result.move_count !== shown.move_count) return;
+      if (analysisFor === result.move_count && analysis && analysis.available && !result.available) return;
       analysis = result;
       analysisFor = result.move_count;
       renderAnalysis();
       renderBoard();
-      if (!result.available && /still working/i.test(result.note)) {
-        // the answer is pushed when it is ready; until then ask again now and then
-        askAgain = setTimeout(() => { analysisFor = -1; refreshAnalysis(); }, 4000);
-      }
     } catch (e) {
       verdict.textContent = e.message;
+    }
+  }
+
+  /** A hint or an analysis worked out after its request was answered (a proof, or the answer
+   * the busy engine could not give in time). */
+  function pushed(msg) {
+    if (!shown) return;
+    if (msg.type === "analysis" && msg.analysis && msg.analysis.move_count === shown.move_count) {
+      analysis = msg.analysis;
+      analysisFor = analysis.move_count;
+      if (shown.analysis_allowed && (valuesToggle.checked || learn.open)) { renderAnalysis(); renderBoard(); }
+    } else if (msg.type === "hint" && msg.hint && msg.hint.move_count === shown.move_count && hintFor === shown.move_count) {
+      showHint(msg.hint);
     }
   }
 
   function renderAnalysis() {
     const a = analysis;
     verdict.textContent = a.available ? a.verdict : a.note;
+    if (a.pending) verdict.append(h("span", { class: "muted", id: "analysis-pending" },
+      a.available ? " (not proven yet: a deeper search goes on, its answer comes here)" : ""));
     const blocks = [];
     let table = [];
     const flush = () => { if (table.length) { blocks.push(h("pre", { class: "nimsum" }, table.join("\n"))); table = []; } };
@@ -636,22 +715,28 @@ export function showGame(main, gameId) {
 
   async function hint() {
     hintOut.textContent = "Thinking…";
+    const count = shown.move_count;
+    hintFor = count;
     try {
       const result = await get(`/api/games/${gameId}/hint`);
-      if (closed) return;
+      if (closed || !shown || shown.move_count !== count) return;
       if (!result || !result.move) {
+        // 202: the engine is busy; the hint is pushed here when it is ready
         hintOut.textContent = "Still working it out: the hint comes here when it is ready.";
-        clearTimeout(askAgain);
-        askAgain = setTimeout(() => { if (!closed && /Still working/.test(hintOut.textContent)) hint(); }, 4000);
         return;
       }
-      hintOut.textContent = `Hint: ${result.text} (${result.claim}).`;
-      if (canPlay()) {
-        selection = { pile: result.move.pile, take: result.move.take, at: result.move.at };
-        renderBoard();
-      }
+      showHint(result);
     } catch (e) {
       hintOut.textContent = e.message;
+    }
+  }
+
+  function showHint(result) {
+    hintOut.textContent = `Hint: ${result.text} (${result.claim}).`
+      + (result.pending ? " A deeper search goes on: a proof comes here if it finds one." : "");
+    if (canPlay()) {
+      selection = { pile: result.move.pile, take: result.move.take, at: result.move.at };
+      renderBoard();
     }
   }
 
@@ -665,13 +750,9 @@ export function showGame(main, gameId) {
     socket.onmessage = (e) => {
       let msg;
       try { msg = parseJSON(e.data); } catch { return; }
-      if (msg.type === "state") receive(msg.state);
+      if (msg.type === "state") incoming(msg.state);
       else if (msg.type === "error") missing(msg.detail);
-      else if (msg.type === "analysis" || msg.type === "hint") {
-        // a late answer is ready: ask for it again
-        if (msg.type === "hint" && /Still working/.test(hintOut.textContent)) hint();
-        else { analysisFor = -1; refreshAnalysis(); }
-      }
+      else if (msg.type === "analysis" || msg.type === "hint") arrivals.then(() => pushed(msg));
     };
     socket.onclose = (e) => {
       if (closed || e.code === 4404) return;
@@ -687,7 +768,7 @@ export function showGame(main, gameId) {
     notFound(main, "No such game in play", `${detail}. A finished game is in the history.`);
   }
 
-  get(`/api/games/${gameId}`).then((state) => { receive(state); connect(); })
+  get(`/api/games/${gameId}`).then((state) => { incoming(state); connect(); })
     .catch((e) => {
       if (e.status === 404) missing(e.message);
       else { status.textContent = e.message; retry = setTimeout(() => { if (!closed) navigate(location.pathname, { replace: true }); }, 3000); }
@@ -697,7 +778,6 @@ export function showGame(main, gameId) {
   return () => {
     closed = true;
     clearTimeout(retry);
-    clearTimeout(askAgain);
     if (socket) socket.close();
     const dlg = $("#dialog");
     if (dlg.open) dlg.close();

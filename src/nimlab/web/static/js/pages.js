@@ -138,7 +138,8 @@ export function showHistory(main) {
         h("td", { class: "num" }, g.id),
         h("td", {}, g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")),
         h("td", {}, g.description),
-        h("td", {}, g.players.map((name, i) => [i ? ", " : "", name === g.winner ? h("strong", {}, `${name} (won)`) : name])),
+        h("td", {}, g.players.map((name, i) => [i ? ", " : "", (g.winners || [g.winner]).includes(name) ? h("strong", {}, `${name} (won)`) : name]),
+          g.ending ? h("span", { class: "muted" }, ` · ${g.ending}`) : null),
         h("td", { class: "num" }, fmt(g.move_count)),
         h("td", {}, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
           h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")))),
@@ -267,7 +268,10 @@ export function showReplay(main, id) {
             h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move")),
             verdict, h("h3", {}, "Value history"), valueList)),
         h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
-    about.textContent = `${g.description}. ${g.players.join(", ")}. ${g.winner ? `${g.winner} won` : "No winner"} in ${plural(g.move_count, "move")} (${g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")}).`;
+    const result = g.ending === "abandoned" ? "Abandoned, no winner, after"
+      : g.ending === "resigned" ? `${(g.winners || []).join(" and ")} won by resignation after`
+      : g.winner ? `${g.winner} won in` : "No winner in";
+    about.textContent = `${g.description}. ${g.players.join(", ")}. ${result} ${plural(g.move_count, "move")} (${g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")}).`;
     slider.max = String(frames.length - 1);
     list.style.paddingLeft = `${String(frames.length).length + 2.2}ch`;
     list.replaceChildren(...frames.map((f, i) => h("li", { dataset: { frame: String(i) } },

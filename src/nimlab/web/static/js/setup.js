@@ -317,8 +317,22 @@ export function showSetup(main) {
     checkTimer = setTimeout(check, 150);
   }
 
+  /** What the page can say without asking the server (it reads requests strictly). */
+  function missing() {
+    if (s.players.length < 2) return "a game needs at least two players";
+    if (!s.piles.length) return "a game needs at least one pile";
+    return null;
+  }
+
   async function check() {
     const seq = ++checkSeq;
+    const lacking = missing();
+    if (lacking) {
+      play.disabled = true;
+      reason.className = "reason error";
+      reason.textContent = `Cannot play yet: ${lacking}`;
+      return;
+    }
     try {
       const result = await post("/api/setup/check", payload());
       if (seq !== checkSeq || closed) return;

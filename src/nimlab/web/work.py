@@ -1,0 +1,276 @@
+"""The server's engine work: a few worker threads, every job under a budget, shared fairly.
+
+Every bot move, hint, analysis and setup check the server starts is a :class:`Job`. A job runs
+inside :func:`~nimlab.theory.budget.budget_scope` with its own
+:class:`~nimlab.theory.budget.Budget` (seconds from the moment it starts, positions), so every
+engine question it asks is bounded by it, and :meth:`EngineWorkers.cancel` stops it at the
+engine's next check when its answer is no longer wanted (the game moved on, ended, or was
+removed).
+
+Scheduling, so that one game or one client cannot starve the others:
+
+- **single flight per owner** (an owner is a game, or a client for setups): at most one job of
+  an owner runs at a time; its other jobs wait;
+- **fair share**: among the owners with waiting jobs, a free worker takes the one whose owner
+  and client used the least engine time lately (usage decays with a half-life of
+  :data:`HALF_LIFE` seconds), so a new game is served before games that keep the engine busy;
+- **deep work** (a longer search for a proof after a quick answer) never takes the last free
+  worker, and interactive work of the same owner cancels it;
+- the number of waiting jobs is bounded (:class:`EngineBusy` beyond).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nimlab.theory.budget import Budget, budget_scope
+
+__all__ = ["HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
+
+HALF_LIFE = 10.0
+"""Seconds after which half of an owner's past engine time is forgotten by the fair share."""
+
+_PRIORITY = {"bot": 0, "setup": 0, "replay": 0, "hint": 1, "analysis": 2}
+
+
+class EngineBusy(RuntimeError):
+    """Too many jobs are waiting for the engine: try again shortly."""
+
+
+@dataclass(eq=False)
+class Job:
+    """One piece of engine work: ``fn`` runs on a worker within ``budget``."""
+
+    owner: str
+    kind: str
+    fn: Callable[[], Any]
+    seconds: float
+    positions: int | None
+    client: str | None = None
+    deep: bool = False
+    budget: Budget = field(default_factory=Budget)
+    future: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
+    submitted: float = field(default_factory=time.monotonic)
+    started: float | None = None
+    finished: float | None = None
+
+    @property
+    def order(self) -> tuple[int, int, float]:
+        return (int(self.deep), _PRIORITY.get(self.kind, 3), self.submitted)
+
+
+@dataclass
+class WorkStats:
+    """What the workers did (for tests, the bench and monitoring)."""
+
+    submitted: int = 0
+    finished: int = 0
+    cancelled: int = 0
+    failed: int = 0
+    max_positions: int = 0
+    """The most positions one job's budget counted."""
+    max_seconds: float = 0.0
+    """The longest time one job ran."""
+    max_waiting: int = 0
+    """The most jobs that waited at once."""
+
+
+class _Usage:
+    """Engine seconds used per key, decaying exponentially (half-life :data:`HALF_LIFE`)."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, tuple[float, float]] = {}
+
+    def get(self, key: str | None, now: float) -> float:
+        if key is None:
+            return 0.0
+        value, at = self._values.get(key, (0.0, now))
+        return value * math.pow(0.5, (now - at) / HALF_LIFE)
+
+    def add(self, key: str | None, seconds: float, now: float) -> None:
+        if key is None:
+            return
+        self._values[key] = (self.get(key, now) + seconds, now)
+        if len(self._values) > 4096:  # forget what has decayed away (bounded memory)
+            self._values = {
+                k: (v, t) for k, (v, t) in self._values.items() if self.get(k, now) > 0.01
+            }
+
+
+class EngineWorkers:
+    """``workers`` threads running :class:`Job` s fairly (see the module docstring); at most
+    ``max_waiting`` jobs wait at once."""
+
+    def __init__(self, workers: int = 3, *, max_waiting: int = 10_000) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self.workers = workers
+        self.max_waiting = max_waiting
+        self.stats = WorkStats()
+        self._cond = threading.Condition()
+        self._waiting: list[Job] = []
+        self._running: dict[str, Job] = {}
+        self._usage = _Usage()
+        self._stopped = False
+        self._threads = [
+            threading.Thread(target=self._work, name=f"nimlab-engine-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for t in self._threads:
+            t.start()
+
+    # -- the interface ------------------------------------------------------------------------
+
+    def submit(
+        self,
+        owner: str,
+        kind: str,
+        fn: Callable[[], Any],
+        *,
+        seconds: float,
+        positions: int | None,
+        client: str | None = None,
+        deep: bool = False,
+    ) -> Job:
+        """Queue ``fn`` for ``owner``; its budget allows ``seconds`` from when it starts and
+        ``positions`` stored positions. Interactive work cancels the owner's deep work. Raises
+        :class:`EngineBusy` when too many jobs wait. O(waiting jobs of this owner)."""
+        job = Job(owner, kind, fn, seconds, positions, client, deep)
+        job.budget = Budget(positions=positions)
+        with self._cond:
+            if self._stopped:
+                raise EngineBusy("the server is stopping")
+            if len(self._waiting) >= self.max_waiting:
+                raise EngineBusy(
+                    f"the engine has {len(self._waiting):,} jobs waiting: try again shortly"
+                )
+            if not deep:
+                self._cancel_where(lambda j: j.owner == owner and j.deep)
+            self._waiting.append(job)
+            self.stats.submitted += 1
+            self.stats.max_waiting = max(self.stats.max_waiting, len(self._waiting))
+            self._cond.notify()
+        return job
+
+    def cancel(self, owner: str, kinds: tuple[str, ...] | None = None) -> int:
+        """Cancel the owner's jobs (of these kinds): waiting ones are dropped, running ones are
+        stopped through their budget. Returns how many. O(waiting jobs)."""
+        with self._cond:
+            return self._cancel_where(
+                lambda j: j.owner == owner and (kinds is None or j.kind in kinds)
+            )
+
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._waiting)
+
+    def running(self) -> int:
+        with self._cond:
+            return len(self._running)
+
+    def stop(self) -> None:
+        """Cancel everything and let the threads end (they end at the engine's next check)."""
+        with self._cond:
+            self._stopped = True
+            self._cancel_where(lambda j: True)
+            self._cond.notify_all()
+
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds in all for the threads to end (after :meth:`stop`);
+        whether they all did."""
+        end = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, end - time.monotonic()))
+        return not any(t.is_alive() for t in self._threads)
+
+    # -- inside -------------------------------------------------------------------------------
+
+    def _cancel_where(self, which: Callable[[Job], bool]) -> int:
+        count = 0
+        keep = []
+        for job in self._waiting:
+            if which(job):
+                job.future.cancel()
+                count += 1
+            else:
+                keep.append(job)
+        self._waiting = keep
+        for job in self._running.values():
+            if which(job) and not job.budget.cancelled:
+                job.budget.cancel()
+                count += 1
+        self.stats.cancelled += count
+        return count
+
+    def _pick(self) -> Job | None:
+        """The next job to run, or None (called with the lock held)."""
+        deep_running = sum(1 for j in self._running.values() if j.deep)
+        free = self.workers - len(self._running)
+        now = time.monotonic()
+        best: Job | None = None
+        best_key: tuple[float, ...] | None = None
+        for job in self._waiting:
+            if job.owner in self._running:
+                continue
+            if job.deep and (free <= 1 or deep_running >= self.workers - 1):
+                continue
+            share = self._usage.get(job.owner, now) + self._usage.get(job.client, now)
+            key = (float(job.deep), share, *job.order[1:])
+            if best_key is None or key < best_key:
+                best, best_key = job, key
+        if best is not None:
+            self._waiting.remove(best)
+        return best
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                job = self._pick()
+                while job is None:
+                    if self._stopped:
+                        return
+                    self._cond.wait()
+                    job = self._pick()
+                if not job.future.set_running_or_notify_cancel():
+                    continue
+                self._running[job.owner] = job
+            self._run(job)
+            with self._cond:
+                del self._running[job.owner]
+                now = time.monotonic()
+                assert job.started is not None
+                self._usage.add(job.owner, now - job.started, now)
+                self._usage.add(job.client, now - job.started, now)
+                self._cond.notify_all()
+
+    def _run(self, job: Job) -> None:
+        budget = job.budget
+        job.started = time.monotonic()
+        budget.deadline = job.started + job.seconds
+        budget.seconds = job.seconds
+        try:
+            with budget_scope(budget):
+                result = job.fn()
+        except BaseException as e:
+            job.finished = time.monotonic()
+            self._account(job, failed=True)
+            job.future.set_exception(e)
+        else:
+            job.finished = time.monotonic()
+            self._account(job, failed=False)
+            job.future.set_result(result)
+
+    def _account(self, job: Job, *, failed: bool) -> None:
+        assert job.started is not None and job.finished is not None
+        with self._cond:
+            s = self.stats
+            s.finished += 1
+            s.failed += int(failed)
+            s.max_positions = max(s.max_positions, job.budget.spent)
+            s.max_seconds = max(s.max_seconds, job.finished - job.started)
