@@ -105,6 +105,16 @@ def test_dawsons_kayles_small_bounds() -> None:
     assert assert_agrees(q, 24, 14) > 2000
 
 
+@pytest.mark.slow
+def test_dawsons_kayles_to_heap_30_has_order_360() -> None:
+    """Siegel's partial quotient Q_30(0.07) has 360 elements; on the way the order is 144 from
+    heap 25 (the first heap after 24 that needs a new generator) and 176 from heap 27."""
+    q = misere_quotient(TakeAndBreak.octal("0.07"), 30)
+    assert (q.heap_bound, q.order) == (30, 360)
+    assert assert_agrees(q, 34, 30) > 10_000
+    assert misere_quotient(TakeAndBreak.octal("0.07"), 25).order == 144
+
+
 def word_heaps(q: MisereQuotient, word: str) -> list[int]:
     """The heaps of an element's word, e.g. ``"a^2c"`` -> heaps of a twice and of c once."""
     letters = dict(zip(q.generators, q.generator_heaps, strict=True))

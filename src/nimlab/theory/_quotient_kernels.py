@@ -34,11 +34,13 @@ DONE = 0
 PAUSED = 1
 GROW = 2
 CONFLICT = 3
+TARGET = 4
 
 # scalars: 0 nstates, 1 pool used, 2 heap size, 3 conflict state, 4 conflict origin state,
 # 5 stop at the first conflict (0/1), 6 mark (1) or check (0), 7 states popped, 8 states below
-# this index are already verified for every type but 9 (a seeded extension; see Exploration.seed)
-_NS, _POOL, _HEAP, _CS, _CO, _STOP, _MARK, _POPPED, _OLD, _ONLY = range(10)
+# this index are already verified for every type but 9 (a seeded extension; see Exploration.seed),
+# 10 elements marked so far, 11 stop marking once this many elements are marked (0: never)
+_NS, _POOL, _HEAP, _CS, _CO, _STOP, _MARK, _POPPED, _OLD, _ONLY, _MARKED, _TARGET = range(12)
 
 
 @njit(cache=True)
@@ -113,6 +115,7 @@ def _explore(
     heap: Any,
     scratch: Any,
     mark_seen: Any,
+    watch: Any,
     scalars: Any,
     max_pops: int,
 ) -> int:  # pragma: no cover - compiled (its twin runs under NUMBA_DISABLE_JIT in the tests)
@@ -157,6 +160,8 @@ def _explore(
             pass
         elif scalars[_MARK] == 1 and pbits[q] == -1:
             pbits[q] = bit
+            if watch[q] == 1:
+                scalars[_MARKED] += 1
         elif pbits[q] != bit and scalars[_CS] == -1:
             scalars[_CS] = s
             scalars[_CO] = mark_seen[q]
@@ -213,6 +218,8 @@ def _explore(
                 parent[found] = s
                 ptype[found] = k
                 scalars[_HEAP] = _push(heap, scalars[_HEAP], (w2 << shift) | found)
+        if scalars[_TARGET] > 0 and scalars[_MARKED] >= scalars[_TARGET]:
+            return TARGET
     return DONE
 
 
@@ -221,7 +228,8 @@ class Exploration:
 
     ``pbits[x]`` is ``1``/``0`` for a P/N element (``-1`` not reached); after :func:`run`,
     ``conflict`` is the first disagreeing state (or ``None``) and ``origin`` the state whose
-    element first took that bit (marking only).
+    element first took that bit (marking only). ``target > 0`` (marking only): stop as soon as
+    that many elements are marked (the caller knows how many are reachable).
     """
 
     def __init__(
@@ -234,6 +242,7 @@ class Exploration:
         pbits: Any | None,
         *,
         stop: bool,
+        target: int = 0,
     ) -> None:
         self.act = np.ascontiguousarray(act, dtype=np.int32)
         self.m = int(self.act.shape[1])
@@ -261,16 +270,32 @@ class Exploration:
         self.ptype = np.full(cap, -1, dtype=np.int64)
         self.table = np.full(4 * cap, -1, dtype=np.int32)
         self.heap = np.zeros(4 * cap, dtype=np.int64)
-        self.scalars = np.zeros(10, dtype=np.int64)
+        self.scalars = np.zeros(12, dtype=np.int64)
         self.scalars[_CS] = -1
         self.scalars[_CO] = -1
         self.scalars[_STOP] = int(stop)
         self.scalars[_MARK] = int(self.marking)
+        self.watch = np.ones(self.m, dtype=np.int8)
+        self.scalars[_TARGET] = target
         # the start state: the empty position, no options
         self.scalars[_NS] = 1
         self.dist[0] = 0
         self.table = _rehash(self.table.shape[0], self.qs, self.tptr, self.pool, 1)
         self.scalars[_HEAP] = _push(self.heap, 0, 0)
+
+    def watch_only(self, elements: Any) -> None:
+        """Stop marking (status ``TARGET``) once every element of ``elements`` is marked; the
+        exploration resumes from there with :meth:`watch_all`."""
+        self.watch[:] = 0
+        self.watch[np.asarray(list(elements), dtype=np.int64)] = 1
+        self.scalars[_MARKED] = int((self.pbits[self.watch == 1] >= 0).sum())
+        self.scalars[_TARGET] = int(self.watch.sum())
+
+    def watch_all(self, target: int) -> None:
+        """Stop marking once ``target`` elements in all are marked (0: never)."""
+        self.watch[:] = 1
+        self.scalars[_MARKED] = int((self.pbits >= 0).sum())
+        self.scalars[_TARGET] = target
 
     def seed(self, known: Exploration, new_type: int) -> None:
         """Start from the (verified, consistent) states of ``known``, an exploration of the same
@@ -355,9 +380,9 @@ class Exploration:
 
 
 def run(ex: Exploration, max_pops: int, budget_check: Any, memory_check: Any) -> int:
-    """Explore until done (``DONE``) or, when stopping at conflicts, the first one
-    (``CONFLICT``); ``budget_check()`` runs between chunks of ``max_pops`` states and
-    ``memory_check(nbytes)`` after each growth."""
+    """Explore until done (``DONE``), the watched elements are all marked (``TARGET``) or,
+    when stopping at conflicts, the first one (``CONFLICT``); ``budget_check()`` runs between
+    chunks of ``max_pops`` states and ``memory_check(nbytes)`` after each growth."""
     while True:
         status = _explore(
             ex.act,
@@ -377,6 +402,7 @@ def run(ex: Exploration, max_pops: int, budget_check: Any, memory_check: Any) ->
             ex.heap,
             ex.scratch,
             ex.mark_seen,
+            ex.watch,
             ex.scalars,
             max_pops,
         )

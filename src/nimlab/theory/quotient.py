@@ -20,11 +20,12 @@ How the quotient is computed here (heap by heap, never by searching positions):
 2. **Extension by one heap.** First try each element of the current quotient as the image of the
    new heap (a *conservative* extension, which leaves the quotient unchanged). Otherwise build a
    larger candidate: the current quotient times a cyclic monoid ``⟨x | x^(i+2) = x^i⟩`` for the
-   new heap, mark its P-portion by exploring states in order of size (each element takes the
-   outcome of the smallest position that reaches it, whose options are all smaller), and verify
-   at the same time. When a larger position disagrees with the smallest one of its element, the
-   two positions are truly different; the candidate is refined so that they map to different
-   elements (a longer cycle for a free heap, or one more heap made free) and tried again.
+   new heap, mark its P-portion element by element in order of size (each element takes the
+   outcome of its smallest position, computed from the marks of that position's options, all
+   smaller), reduce it, and verify the reduced candidate. When a larger position disagrees
+   with the smallest one of its element, the two positions are truly different; the
+   candidate is refined so that they map to different elements (a longer cycle for a free
+   heap, or one more heap made free) and tried again.
 3. **Reduction.** A verified candidate is reduced by partition refinement (two elements are
    merged when no product with the heap images tells them apart): the result is exactly the
    misère quotient of ``A_n``, and it is verified once more in its reduced form.
@@ -362,14 +363,45 @@ class _Explorer:
         self._optidx = np.asarray(optidx, dtype=np.int64)
         self._weights = np.asarray([t.weight for t in types], dtype=np.int64)
 
-    def _run(self, pbits: Any, stop: bool, seed: Any = None) -> Any:
+    def reachable(self) -> int:
+        """How many elements are images of positions (the submonoid the types generate).
+        O(size · K)."""
+        import numpy as np
+
+        seen = np.zeros(self.size, dtype=bool)
+        seen[0] = True
+        frontier = np.asarray([0], dtype=np.int64)
+        while frontier.size:
+            nxt = np.unique(self._act[:, frontier].ravel())
+            nxt = nxt[~seen[nxt]]
+            seen[nxt] = True
+            frontier = nxt.astype(np.int64)
+        return int(seen.sum())
+
+    def start(self, pbits: Any, stop: bool, seed: Any = None, target: int = 0) -> Any:
+        """A fresh exploration (not run yet); see :meth:`resume`."""
         from nimlab.theory import _quotient_kernels as kern
 
         ex = kern.Exploration(
-            self._act, self._optcol, self._optptr, self._optidx, self._weights, pbits, stop=stop
+            self._act,
+            self._optcol,
+            self._optptr,
+            self._optidx,
+            self._weights,
+            pbits,
+            stop=stop,
+            target=target,
         )
         if seed is not None:
             ex.seed(seed, len(self.types) - 1)
+        return ex
+
+    def resume(self, ex: Any) -> Any:
+        """Run ``ex`` until it is done, hits its target or (when stopping) its first conflict,
+        charging the budget as it goes."""
+        from nimlab.theory import _quotient_kernels as kern
+
+        before = int(ex.scalars[7])
 
         def memory(nbytes: int) -> None:
             self.budget.check_bytes(nbytes)
@@ -378,10 +410,15 @@ class _Explorer:
             self.budget.charge(_CHUNK)
 
         kern.run(ex, _CHUNK, check, memory)
-        self.budget.charge(ex.nstates % _CHUNK)
+        self.budget.charge((int(ex.scalars[7]) - before) % _CHUNK)
         return ex
 
-    def mark(self, fixed: frozenset[int] | None = None, seed: Any = None) -> _Exploration:
+    def _run(self, pbits: Any, stop: bool, seed: Any = None, target: int = 0) -> Any:
+        return self.resume(self.start(pbits, stop, seed, target))
+
+    def mark(
+        self, fixed: frozenset[int] | None = None, seed: Any = None, *, early: bool = False
+    ) -> _Exploration:
         """Explore every reachable state in order of its smallest position's size.
 
         Without ``fixed``, each element takes the outcome its smallest position has according
@@ -389,7 +426,8 @@ class _Explorer:
         (and the exploration stops at the first disagreement). Every other state is checked
         against it; the first disagreement is returned as the conflict (its second position's
         true outcome is the opposite of its element's bit, since every smaller position is
-        predicted correctly), and marking goes on.
+        predicted correctly), and marking goes on. ``early`` (marking only): stop once every
+        reachable element is marked (the bits are the same; states and conflict are partial).
         """
         import numpy as np
 
@@ -397,7 +435,8 @@ class _Explorer:
         if fixed is not None:
             pbits = np.zeros(self.size, dtype=np.int8)
             pbits[list(fixed)] = 1
-        ex = self._run(pbits, stop=fixed is not None, seed=seed)
+        target = self.reachable() if early and fixed is None else 0
+        ex = self._run(pbits, stop=fixed is not None, seed=seed, target=target)
         bits = {int(x): bool(b) for x, b in enumerate(ex.pbits.tolist()) if b >= 0}
         conflict = None
         if ex.conflict is not None:
@@ -554,6 +593,94 @@ class _Trial:
         return (x in self.pset) == truth
 
 
+def _word_element(mul: Any, images: list[int], word: Word) -> int:
+    x = 0
+    for h, e in word.items():
+        for _ in range(e):
+            x = mul(x, images[h])
+    return x
+
+
+def _mark_smallest(mul: Any, types: list[_HeapType]) -> dict[int, bool]:
+    """Mark each reachable element with the misère outcome of its smallest position (by total
+    size; found by a Dijkstra search over the elements), computed from the marks of that
+    position's options (all smaller, so already marked). O(|M| · K · (log |M| + L · |T|)) for
+    words of at most ``L`` heaps and option sets of at most ``|T|`` elements."""
+    import heapq
+
+    dist: dict[int, int] = {0: 0}
+    word: dict[int, tuple[int, ...]] = {0: ()}
+    queue: list[tuple[int, tuple[int, ...], int]] = [(0, (), 0)]
+    bits: dict[int, bool] = {}
+    while queue:
+        w, letters, x = heapq.heappop(queue)
+        if x in bits:
+            continue
+        options: set[int] = set()
+        for i, k in enumerate(letters):
+            if i and letters[i - 1] == k:
+                continue
+            rest = 0
+            for j, k2 in enumerate(letters):
+                if j != i:
+                    rest = mul(rest, types[k2].image)
+            options.update(mul(rest, o) for o in types[k].options)
+        bits[x] = bool(options) and not any(bits[o] for o in options)
+        for k, t in enumerate(types):
+            y = mul(x, t.image)
+            w2 = w + t.weight
+            if y not in bits and w2 < dist.get(y, 1 << 62):
+                dist[y] = w2
+                nxt = tuple(sorted((*letters, k)))
+                word[y] = nxt
+                heapq.heappush(queue, (w2, nxt, y))
+    return bits
+
+
+class _Pending:
+    """A candidate ``base × C(i_h) for the free heaps``, marked by :func:`_mark_smallest`:
+    :meth:`predicts` tests a word, :meth:`finish` reduces it to a :class:`_Trial`."""
+
+    def __init__(
+        self,
+        base: list[list[int]],
+        base_images: list[int],
+        free: dict[int, int],
+        parts: list[set[tuple[int, ...]]],
+        budget: Budget,
+    ) -> None:
+        budget.check()
+        order = sorted(free)
+        cand = _Candidate(base, [free[h] for h in order])
+        images = [0] * len(base_images)
+        for h in range(1, len(base_images)):
+            if not parts[h]:
+                continue
+            if h in free:
+                images[h] = cand.generator(order.index(h))
+            else:
+                images[h] = cand.encode(base_images[h], [0] * len(order))
+        types, _ = _types_for(cand.mul, images, parts)
+        budget.check_bytes(64 * cand.size * (len(types) + 1))
+        self.cand = cand
+        self.images = images
+        self.types = types
+        self.pbits = _mark_smallest(cand.mul, types)
+        budget.charge(len(self.pbits))
+
+    def predicts(self, word: Word | None, truth: bool) -> bool:
+        """Whether the candidate's marking gives ``word`` the outcome ``truth`` (P when True)."""
+        if word is None:
+            return True
+        x = _word_element(self.cand.mul, self.images, word)
+        return self.pbits[x] == truth
+
+    def finish(self) -> _Trial:
+        letters = sorted({t.image for t in self.types})
+        table, pset, to_reduced = _minimise(self.cand, self.pbits, letters)
+        return _Trial(table, pset, [to_reduced[x] for x in self.images])
+
+
 def _trial(
     base: list[list[int]],
     base_images: list[int],
@@ -562,23 +689,7 @@ def _trial(
     budget: Budget,
 ) -> _Trial:
     """Mark and reduce the candidate ``base × C(i_h) for the free heaps``."""
-    budget.check()
-    order = sorted(free)
-    cand = _Candidate(base, [free[h] for h in order])
-    images = [0] * len(base_images)
-    for h in range(1, len(base_images)):
-        if not parts[h]:
-            continue
-        if h in free:
-            images[h] = cand.generator(order.index(h))
-        else:
-            images[h] = cand.encode(base_images[h], [0] * len(order))
-    types, _ = _types_for(cand.mul, images, parts)
-    budget.check_bytes(8 * cand.size * (len(types) + 1))
-    result = _Explorer(types, budget, cand.action, cand.size).mark()
-    letters = sorted({t.image for t in types})
-    table, pset, to_reduced = _minimise(cand, result.pbits, letters)
-    return _Trial(table, pset, [to_reduced[x] for x in images])
+    return _Pending(base, base_images, free, parts, budget).finish()
 
 
 def _power_index(table: list[list[int]], y: int) -> int:
@@ -632,9 +743,11 @@ def _expand(
                 e = max(second[h], first[h] if first is not None else 0)
                 free[h] = min(_MAX_INDEX, max(2, e - 1, _power_index(trial.table, trial.images[h])))
             base_images = [0 if h in free else x for h, x in enumerate(trial.images)]
-            new = _trial(trial.table, base_images, free, parts, budget)
-            if new.predicts(second, conflict.truth) and new.predicts(first, not conflict.truth):
-                trial = new
+            pending = _Pending(trial.table, base_images, free, parts, budget)
+            if pending.predicts(second, conflict.truth) and pending.predicts(
+                first, not conflict.truth
+            ):
+                trial = pending.finish()
                 break
         else:
             raise QuotientError(
