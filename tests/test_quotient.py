@@ -374,3 +374,8 @@ def test_kernel_runs_as_plain_python() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["12", "3"]
+
+
+def test_games_with_a_digit_before_the_point_are_refused_not_miscomputed() -> None:
+    with pytest.raises(QuotientError, match="before the point"):
+        misere_quotient(TakeAndBreak.octal("4.07"), 10)

@@ -935,6 +935,11 @@ def misere_quotient(
     """
     if not isinstance(max_heap, int) or max_heap < 0 or max_heap > MAX_HEAP_LIMIT:
         raise QuotientError(f"the heap bound must be 0 to {MAX_HEAP_LIMIT}, got {max_heap!r}")
+    if rule.d0:
+        raise QuotientError(
+            f"{rule.code}: misère quotients of games that split a heap without taking anything "
+            "(a digit before the point) are not computed yet"
+        )
     budget = budget or Budget()
     cur = _trivial(budget)
     found: tuple[int, int] | None = None
