@@ -460,7 +460,7 @@ class Engine:
             # then covers every heap size, at once and for good
             try:
                 whole: MisereQuotient = quotient_for(
-                    self.rule, QUOTIENT_HEAP_LIMIT, budget=Budget(seconds=QUOTIENT_SECONDS / 2)
+                    self.rule, QUOTIENT_HEAP_LIMIT, budget=Budget(seconds=QUOTIENT_SECONDS)
                 )
             except (QuotientError, BudgetExceeded):
                 _QUOTIENT_FAILED[self.rule] = QUOTIENT_HEAP_LIMIT
