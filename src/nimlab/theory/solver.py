@@ -107,18 +107,11 @@ class ExactSolver:
                     continue
             del pending[position]
             stack.pop()
-            best_win: int | None = None
-            worst_loss = 0
-            for kid in kids:
-                code = table[kid]
-                if code & 1:
-                    worst_loss = max(worst_loss, code >> 1)
-                elif best_win is None or (code >> 1) < best_win:
-                    best_win = code >> 1
-            if best_win is not None:
-                table[position] = 2 * (best_win + 1) + 1
-            else:
-                table[position] = 2 * (worst_loss + 1)
+            # codes: P at remoteness r is 2r, N is 2r + 1. A P-child wins: the fastest one
+            # (2r -> 2(r + 1) + 1 = 2r + 3); else every child is N: resist longest (2r + 2).
+            codes = [table[kid] for kid in kids]
+            wins = [c for c in codes if not c & 1]
+            table[position] = min(wins) + 3 if wins else max(codes) + 1
             stored += 1
             if stored > self.budget:
                 raise BudgetExceeded(self.budget)
