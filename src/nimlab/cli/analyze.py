@@ -38,7 +38,8 @@ MAX_LINE = 50_000_000
 @app.command("analyze", context_settings={"ignore_unknown_options": True})
 def analyze_command(
     heaps: Annotated[
-        list[str] | None, typer.Argument(help="Heap sizes, e.g. 3 4 5.", show_default=False)
+        list[str] | None,
+        typer.Argument(help="The position: heap sizes, 3 4 5 or 3,4,5.", show_default=False),
     ] = None,
     game: GameOption = "nim",
     misere: MisereOption = False,
@@ -232,11 +233,12 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     limit = None if all_moves else SHOWN_MOVES
     for m in ordered[:limit]:
         result = " ".join(map(str, m.result)) if len(m.result) <= 20 else f"{len(m.result):,} heaps"
-        value = "?" if m.outcome is None else ("wins" if m.winning else "loses")
+        value = "not proven" if m.winning is None else ("wins" if m.winning else "loses")
+        style = "yellow" if m.winning is None else "green" if m.winning else "red"
         table.add_row(
             describe_move(m.move, a.board),
             result or "(empty)",
-            Text(value, style="green" if m.winning else "red"),
+            Text(value, style=style),
             "?" if m.remoteness is None else str(m.remoteness),
         )
     console.print(table)

@@ -1,4 +1,4 @@
-"""``nimlab players ...`` and ``nimlab rankings``: seed 003's player registry with statistics."""
+"""``nimlab players ...`` and ``nimlab rankings``: the player registry with statistics."""
 
 from __future__ import annotations
 
@@ -201,7 +201,7 @@ def rankings(
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """Players by win rate (seed 003's rules: ties by username; top 10 by default)."""
+    """Players by win rate (ties by username; top 10 by default)."""
     with open_store(db, read_only=True) as store:
         players = store.rankings(ascending=asc, limit=None if all_players else limit)
     if as_json:

@@ -1,4 +1,4 @@
-"""``nimlab simulate``: many bot-against-bot games (seed 004's self-play), on every core, with win
+"""``nimlab simulate``: many bot-against-bot games (self-play), on every core, with win
 rates and 95 % confidence intervals."""
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class Game:
     ``first`` chooses who moves first: the first listed, a random player, or (``auto``, two
     players) whoever is in the winning position, so a bot opponent starts when it can win.
     In misère play with more than two players, whoever moves into an end position is eliminated
-    and a new round starts from the start position (``rules.md``).
+    and a new round starts from the start position.
     """
 
     def __init__(
@@ -226,10 +226,14 @@ class Game:
     # -- moves --------------------------------------------------------------------------------
 
     def parse_move(self, text: str) -> Move:
-        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or seed 003's
-        ``POSITION COUNT`` when there is one row)."""
+        """Read move text in this game's notation (piles: ``PILE AMOUNT`` or ``b3``, or just the
+        amount when there is one pile; rows: ``ROW POSITION COUNT``, or ``POSITION COUNT`` when
+        there is one row)."""
         rows = isinstance(self.board, Rows)
-        return Move.from_text(text, rows=rows, single_row=rows and self.board.pile_count == 1)
+        single = self.board.pile_count == 1
+        return Move.from_text(
+            text, rows=rows, single_row=rows and single, single_pile=not rows and single
+        )
 
     def push(self, move: Move | str, *, claim: str | None = None) -> Turn:
         """Play a move for the player to move. Raises :class:`GameOverError` when the game is

@@ -150,7 +150,7 @@ class Ruleset:
         return replace(self, end_positions=self.end_positions | parsed)
 
     def with_defaults(self) -> Ruleset:
-        """This ruleset plus seed 000's three default end positions."""
+        """This ruleset plus the classic end positions [2,2,2], [1,2,3], [1,1,2,2]."""
         return self.with_end_positions(*DEFAULT_END_POSITIONS)
 
     @property

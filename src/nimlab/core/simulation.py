@@ -1,4 +1,4 @@
-"""Many bot-against-bot games (seed 004's self-play mode), on every core, with win rates and 95 %
+"""Many bot-against-bot games (self-play), on every core, with win rates and 95 %
 confidence intervals.
 
 Game ``i`` of a simulation depends only on the simulation's seed and ``i``, so the results are the
@@ -59,7 +59,7 @@ def parse_range(text: str, what: str) -> tuple[int, int]:
 def deal(
     rng: random.Random, count: tuple[int, int] = (3, 5), size: tuple[int, int] = (1, 9)
 ) -> tuple[int, ...]:
-    """Random heaps (seed 004): a number of heaps drawn from ``count``, each of a size drawn from
+    """Random heaps: a number of heaps drawn from ``count``, each of a size drawn from
     ``size`` (both inclusive ranges)."""
     if count[0] < 1 or count[1] > _MAX_DEAL:
         raise PositionError(f"deal 1 to {_MAX_DEAL:,} piles")

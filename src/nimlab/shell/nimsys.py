@@ -1,4 +1,4 @@
-"""Seed 003's Nim Game System, command for command and message for message, over nimlab's
+"""The Nim Game System shell, command for command and message for message, over nimlab's
 database and core games.
 
 Commands (case-insensitive; arguments after the command, separated by commas, case-sensitive;
