@@ -85,10 +85,17 @@ def turn_text(turn: Turn, *, letters: bool = False) -> str:
 
 
 def player_label(player: Player) -> str:
-    """``"Hal (perfect bot)"`` or ``"Ann"``."""
-    if player.bot is None or player.name.lower().startswith(player.bot.label.lower()):
+    """``"Hal (perfect bot)"`` or ``"Ann"``; a bot named after its kind is not named twice:
+    ``"Perfect bot (30% errors)"``, not ``"Perfect bot (perfect bot, 30% errors)"``."""
+    if player.bot is None:
         return player.name
-    return f"{player.name} ({player.bot.label})"
+    label = player.bot.label
+    kind, _, errors = label.partition(", ")
+    if player.name.lower().startswith(label.lower()):
+        return player.name
+    if player.name.lower() == kind.lower():
+        return f"{player.name} ({errors})" if errors else player.name
+    return f"{player.name} ({label})"
 
 
 def names_text(names: Sequence[str]) -> str:
