@@ -43,9 +43,9 @@ from nimlab.cli.database import DbOption, open_store
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
+    LETTERS,
     eliminated_text,
     move_text,
-    pile_name,
     player_label,
     round_text,
     rules_text,
@@ -255,7 +255,7 @@ class TerminalGame:
             try:
                 turn = self.game.push(self.game.parse_move(text))
             except NimlabError as e:
-                self._complain(str(e))
+                self._complain(_letters_in(str(e), self.game.board))
                 continue
             self.say(Text(turn_text(turn, letters=True), style="bold blue"))
             self._changed()
@@ -315,8 +315,8 @@ class TerminalGame:
             "?  or hint   the best move and why",
             "values       what every move leads to: a win or a loss for you",
             "undo         take back your last move (and the bots' replies)",
-            "quit         leave the game" + (" (go on later: nimlab play --resume)"
-                                             if self.resumable else " (it is not saved)"),
+            "quit         leave the game"
+            + (" (go on later: nimlab play --resume)" if self.resumable else " (it is not saved)"),
         ]
         for line in lines:
             self.say(line)
@@ -411,11 +411,24 @@ class TerminalGame:
 
 
 def _letters_in(line: str, board: Board) -> str:
-    """An explanation line with piles named by letter, as the board draws them."""
+    """A line from the core (an explanation, a refused move) with piles named by letter, as
+    the board draws them: ``"pile 2"`` becomes ``"pile B"``, ``"piles are 1-3"`` ``"piles are
+    A-C"``."""
     if board.pile_count > 26 or isinstance(board, Rows):
         return line
+    line = re.sub(
+        r"\bpiles are 1(?:-(\d+))?\b",
+        lambda m: (
+            "piles are A" + ("" if m.group(1) is None else "-" + LETTERS[int(m.group(1)) - 1])
+        ),
+        line,
+    )
     return re.sub(
-        r"\bpile (\d+)\b", lambda m: "pile " + pile_name(int(m.group(1)), board, letters=True), line
+        r"\bpile (\d+)\b",
+        lambda m: (
+            "pile " + (LETTERS[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= 26 else m.group(1))
+        ),
+        line,
     )
 
 
@@ -506,8 +519,18 @@ def play_command(
         else:
             key = LIVE_PREFIX + secrets.token_hex(6)
             the_game, seats = _new_game(
-                opener, position_words(ctx), random_piles, pile_count, pile_size, game, misere, end,
-                defaults, player, first, seed,
+                opener,
+                position_words(ctx),
+                random_piles,
+                pile_count,
+                pile_size,
+                game,
+                misere,
+                end,
+                defaults,
+                player,
+                first,
+                seed,
             )
             opener().add_live_game(
                 key,
@@ -659,6 +682,4 @@ def _save(game: Game, seats: Seats, opener: StoreOpener, key: str, *, registered
         if registered:
             raise typer.Exit(1) from None
         return
-    console.print(
-        Text(f"Saved as game #{game_id} (nimlab replay {game_id} shows it).", style="dim")
-    )
+    console.print(Text(f"Saved as game #{game_id} (nimlab replay {game_id}).", style="dim"))

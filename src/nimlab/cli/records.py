@@ -284,9 +284,7 @@ def replay(
         Text(f"finished {summary.finished_at.replace('T', ' ')}", style="dim"),
     )
     console.print(rules_text(game.ruleset, len(game.players)), highlight=False)
-    console.print(
-        "Players: " + ", ".join(player_label(p) for p in game.players), highlight=False
-    )
+    console.print("Players: " + ", ".join(player_label(p) for p in game.players), highlight=False)
     frames = replay_frames(game)
     mistakes = sum(1 for f in frames if f.value.plain.startswith("✗"))
     console.print(
