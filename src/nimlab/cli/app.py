@@ -181,8 +181,13 @@ def _usage_message(e: Any) -> str:
     """The framework's usage error in our words: what was wrong and where to read more."""
     message = str(e.format_message())
     message = message[0].lower() + message[1:] if message else message
-    message = message.replace("is not a valid int.", "is not a whole number.")
-    message = message.replace("is not a valid float.", "is not a number.")
+    for kind, words in (
+        ("int range", "a whole number"),
+        ("int", "a whole number"),
+        ("float range", "a number"),
+        ("float", "a number"),
+    ):
+        message = message.replace(f"is not a valid {kind}.", f"is not {words}.")
     ctx = getattr(e, "ctx", None)
     where = ctx.command_path if ctx is not None else "nimlab"
     return f"{message.rstrip('.')} (see {where} --help)"

@@ -338,7 +338,7 @@ class TerminalGame:
         """An explanation line: word-wrapped prose, or a row of the binary table (cut at the
         terminal's edge rather than wrapped into the next row)."""
         if line.startswith("  ") and ("=" in line or set(line.strip()) <= {"-"}):
-            self.out.print(Text(line, no_wrap=True, overflow="ellipsis"))
+            self.out.print(Text(line), no_wrap=True, overflow="ellipsis", crop=True)
         else:
             self.say(line)
 
