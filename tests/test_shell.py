@@ -145,7 +145,9 @@ def test_ai_against_ai_and_statistics(store: Store) -> None:
 
 
 def test_a_player_cannot_play_against_themselves(store: Store) -> None:
-    out = run(store, "addplayer a,A,Ann\nstartgame 2,2,a,a\nstartadvancedgame 3,a,a\ndisplayplayer a\n")
+    out = run(
+        store, "addplayer a,A,Ann\nstartgame 2,2,a,a\nstartadvancedgame 3,a,a\ndisplayplayer a\n"
+    )
     assert out.count("Invalid argument: a player cannot play against themselves.") == 2
     assert "Initial stone count" not in out and "a,Ann,A,0 games,0 wins" in out
     assert store.game_count() == 0

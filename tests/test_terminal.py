@@ -21,7 +21,7 @@ from nimlab.core.game import Game, Player
 from nimlab.core.narrate import player_label, rules_text
 from nimlab.core.ruleset import Ruleset
 from nimlab.storage import Store
-from processes import nimlab
+from processes import PATIENCE, nimlab
 
 FORBIDDEN = ("seed 0", "seeds", "seed's", "interfaces.md", "rules.md", "<int", "<str", "<bool")
 
@@ -100,7 +100,13 @@ def test_version_and_database(env: dict[str, str]) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--piles", "3,4,5"], ["--piles", "3", "4", "5"], ["3", "4", "5"], ["3,4,5"], ["-p", "3,4", "5"]],
+    [
+        ["--piles", "3,4,5"],
+        ["--piles", "3", "4", "5"],
+        ["3", "4", "5"],
+        ["3,4,5"],
+        ["-p", "3,4", "5"],
+    ],
 )
 def test_every_way_to_write_the_start_position(env: dict[str, str], args: list[str]) -> None:
     r = nimlab("play", *args, "--seed", "1", stdin="quit\n", env=env)
@@ -118,8 +124,16 @@ def test_a_position_given_twice_is_refused(env: dict[str, str], args: list[str])
 
 def test_one_pile_games_take_the_amount_typed(env: dict[str, str]) -> None:
     r = nimlab(
-        "play", "--game", "subtraction:1-3", "10", "--player", "human:Ann", "--player",
-        "human:Bob", stdin="3\nb1\n2\nquit\n", env=env,
+        "play",
+        "--game",
+        "subtraction:1-3",
+        "10",
+        "--player",
+        "human:Ann",
+        "--player",
+        "human:Bob",
+        stdin="3\nb1\n2\nquit\n",
+        env=env,
     )
     out = r.stdout
     assert "Type how many to take (e.g. 3)" in out
@@ -130,8 +144,16 @@ def test_one_pile_games_take_the_amount_typed(env: dict[str, str]) -> None:
 
 def test_first_auto_is_for_two_players(env: dict[str, str]) -> None:
     r = nimlab(
-        "play", "--first", "auto", "--player", "human:A", "--player", "human:B",
-        "--player", "human:C", env=env,
+        "play",
+        "--first",
+        "auto",
+        "--player",
+        "human:A",
+        "--player",
+        "human:B",
+        "--player",
+        "human:C",
+        env=env,
     )
     assert r.returncode == 2 and "--first auto is for two players" in r.stderr
 
@@ -237,8 +259,12 @@ def test_resume_asks_which_game_when_several_are_kept(env: dict[str, str]) -> No
     assert r.returncode == 2 and "'x' is not one of the games listed" in r.stderr
     r = nimlab("play", "--resume", stdin="", env=env)
     assert "Games left unfinished:" in r.stdout and "  2. Nim" in r.stdout
-    chosen = "1" if "1. Nim, normal play (whoever moves into an end position wins); You, " \
-        "Hal; 0 moves; position 5 6 7" in one_line(r.stdout).replace(" 1. ", "\n1. ") else "2"
+    chosen = (
+        "1"
+        if "1. Nim, normal play (whoever moves into an end position wins); You, "
+        "Hal; 0 moves; position 5 6 7" in one_line(r.stdout).replace(" 1. ", "\n1. ")
+        else "2"
+    )
     r = nimlab("play", "--resume", stdin=f"{chosen}\n", env=env)
     assert "A: X X X X X\nB: X X X X X X\nC: X X X X X X X" in r.stdout
     r = nimlab("play", "--resume", "3", "4", env=env)
@@ -334,3 +360,30 @@ def test_unproven_answers_mark_no_move(env: dict[str, str]) -> None:
     data = json.loads(nimlab("analyze", *args, "--seconds", "0.1", "--json").stdout)
     assert data["outcome"] is None and data["moves"]
     assert not any(m["winning"] for m in data["moves"])  # an unproven position has no winner
+
+
+def test_replay_on_a_terminal_steps_with_arrow_keys(env: dict[str, str]) -> None:
+    """The keys themselves need a terminal: → and n forward, ← back, q quits (status 0)."""
+    import sys
+
+    import pexpect
+
+    nimlab("play", "1", "2", "--player", "human:Ann", stdin="a1\n", env=env)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nimlab", "replay", "1"],
+        env=env,
+        encoding="utf-8",
+        timeout=PATIENCE,
+    )
+    child.expect("q quit")
+    child.send("\x1b[C")
+    child.expect(r"move 1 of 2")
+    child.send("n")
+    child.expect(r"move 2 of 2")
+    child.send("\x1b[D")
+    child.expect(r"1\. Ann took 1 from pile A")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

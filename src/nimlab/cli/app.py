@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["COMMANDS", "UsageError", "app", "run"]
+__all__ = ["COMMANDS", "FullHelpGroup", "UsageError", "app", "run"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": (
@@ -92,7 +92,24 @@ class _Pending(TyperCommand):
     ``--help`` and for suggestions on a mistyped command."""
 
 
-class LazyGroup(TyperGroup):
+class FullHelpGroup(TyperGroup):
+    """A command group whose help shows each command's whole one-line help, wrapped (not cut
+    off with "...")."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            line = (command.help or "").split("\n\n")[0]
+            rows.append((name, " ".join(line.split())))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class LazyGroup(FullHelpGroup):
     """The ``nimlab`` group: commands whose modules are not loaded yet stand in as
     :class:`_Pending`; resolving a command to run it loads its module first."""
 
@@ -133,16 +150,6 @@ class LazyGroup(TyperGroup):
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """Every command with its whole one-line help, wrapped (not cut off with "...")."""
-        rows = [
-            (name, (command.help or "").split("\n\n")[0].strip())
-            for name, command in self.commands.items()
-            if not command.hidden
-        ]
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, " ".join(line.split())) for name, line in rows])
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and isinstance(self.commands.get(args[0]), _Pending):

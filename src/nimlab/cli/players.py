@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from nimlab.cli.app import app
+from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.cli.database import DbOption, open_store
 from nimlab.core.players import BOT_CHOICES, parse_bot
@@ -20,6 +20,7 @@ __all__ = ["players_app"]
 
 players_app = typer.Typer(
     help="The player registry: humans and AI players with their statistics.",
+    cls=FullHelpGroup,
     no_args_is_help=True,
 )
 app.add_typer(players_app, name="players")
