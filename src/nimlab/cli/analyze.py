@@ -26,6 +26,7 @@ from nimlab.cli.common import (
 )
 from nimlab.core.analysis import DEFAULT_MAX_MOVES, MODELS, Analysis, analyze, describe_move
 from nimlab.core.errors import NimlabError
+from nimlab.core.narrate import rules_text
 from nimlab.core.position import Board, board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget
@@ -186,7 +187,9 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     heaps = a.board.heaps
     shown = " ".join(map(str, heaps)) if len(heaps) <= 30 else f"{len(heaps):,} heaps"
     console.print(
-        Text.assemble(("Position ", "bold"), shown, ("  ·  ", "dim"), a.ruleset.describe())
+        Text.assemble(
+            ("Position ", "bold"), shown, ("  ·  ", "dim"), rules_text(a.ruleset, a.players)
+        )
     )
     if a.model == "li" and a.last_mover is not None:
         console.print(

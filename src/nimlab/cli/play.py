@@ -632,8 +632,9 @@ def _pick_unfinished(store: Store) -> tuple[str, Game, list[str | None]]:
     console.print("Games left unfinished:", highlight=False)
     for i, (_, game, _u) in enumerate(kept, 1):
         names = ", ".join(p.name for p in game.players)
+        rules = rules_text(game.ruleset, len(game.players))
         console.print(
-            f"  {i}. {game.ruleset.describe()}; {names}; {len(game.history)} moves; "
+            f"  {i}. {rules}; {names}; {len(game.history)} moves; "
             f"position {' '.join(map(str, game.board.heaps[:12]))}"
             + (" ..." if len(game.board.heaps) > 12 else ""),
             highlight=False,
