@@ -141,8 +141,8 @@ def test_history_replay_export_import(env: dict[str, str], tmp_path: Path) -> No
     )
     replay = run(env, "replay", "2").stdout
     assert "Game #2" in replay and "Kayles" in replay
-    assert "1. Ann took stone 2\n<1,*> <2,x> <3,*>" in replay
-    assert "3. Ann took stone 3\n<1,x> <2,x> <3,x>\nAnn wins!" in replay
+    assert "1. Ann took stone 2   (move 1 of 3)\n<1,*> <2,x> <3,*>" in replay
+    assert "3. Ann took stone 3   (move 3 of 3)\n<1,x> <2,x> <3,x>\nAnn wins!" in replay
     r = run(env, "replay", "9")
     assert r.returncode == 2 and "there is no game #9" in r.stderr
     out_file = tmp_path / "games.json"

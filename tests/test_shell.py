@@ -73,7 +73,10 @@ def test_end_of_input_leaves_like_exit(store: Store) -> None:
 
 def test_end_of_input_in_a_game_abandons_it(store: Store) -> None:
     out = run(store, "addplayer a,A,A\naddplayer b,B,B\nstartgame 5,2,a,b\n1\n")
-    assert out.endswith("4 stones left: * * * *\nB's turn - remove how many?\n\n")
+    assert out.endswith(
+        "4 stones left: * * * *\nB's turn - remove how many?\n\n"
+        "End of input: the game is abandoned (it is not saved).\n\n"
+    )
     assert store.game_count() == 0
     assert store.get_player("a").games_played == 0
 
@@ -141,9 +144,20 @@ def test_ai_against_ai_and_statistics(store: Store) -> None:
     assert [g.source for g in store.games()] == ["shell", "shell"]
 
 
-def test_same_player_on_both_sides(store: Store) -> None:
-    out = run(store, "addplayer a,A,Ann\nstartgame 2,2,a,a\n1\n1\ndisplayplayer a\n")
-    assert "Ann A wins!" in out and "a,Ann,A,2 games,1 wins" in out
+def test_a_player_cannot_play_against_themselves(store: Store) -> None:
+    out = run(
+        store, "addplayer a,A,Ann\nstartgame 2,2,a,a\nstartadvancedgame 3,a,a\ndisplayplayer a\n"
+    )
+    assert out.count("Invalid argument: a player cannot play against themselves.") == 2
+    assert "Initial stone count" not in out and "a,Ann,A,0 games,0 wins" in out
+    assert store.game_count() == 0
+
+
+def test_usernames_may_hold_spaces_but_not_start_with_at(store: Store) -> None:
+    out = run(store, "addplayer ann lee,Lee,Ann\naddplayer @at,A,B\ndisplayplayer ann lee\n")
+    assert "ann lee,Ann,Lee,0 games,0 wins" in out
+    assert "Invalid argument: username '@at': @ marks a registered player" in out
+    assert store.find_player("@at") is None
 
 
 def test_statistics_survive_a_restart(tmp_path: Path) -> None:

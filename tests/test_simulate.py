@@ -123,7 +123,7 @@ def test_command_table_and_json() -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "300 games of Nim, misère play" in r.stdout and "95% interval" in r.stdout
-    assert "Perfect bot (perfect bot, 30% errors)" in r.stdout and "Classic bot" in r.stdout
+    assert "Perfect bot (30% errors)" in r.stdout and "Classic bot" in r.stdout
     r = nimlab("simulate", "--games", "40", "--json", "--piles", "3", "4", "5", "--jobs", "1")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)

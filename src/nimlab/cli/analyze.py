@@ -26,6 +26,7 @@ from nimlab.cli.common import (
 )
 from nimlab.core.analysis import DEFAULT_MAX_MOVES, MODELS, Analysis, analyze, describe_move
 from nimlab.core.errors import NimlabError
+from nimlab.core.narrate import rules_text
 from nimlab.core.position import Board, board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget
@@ -38,7 +39,8 @@ MAX_LINE = 50_000_000
 @app.command("analyze", context_settings={"ignore_unknown_options": True})
 def analyze_command(
     heaps: Annotated[
-        list[str] | None, typer.Argument(help="Heap sizes, e.g. 3 4 5.", show_default=False)
+        list[str] | None,
+        typer.Argument(help="The position: heap sizes, 3 4 5 or 3,4,5.", show_default=False),
     ] = None,
     game: GameOption = "nim",
     misere: MisereOption = False,
@@ -185,7 +187,9 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     heaps = a.board.heaps
     shown = " ".join(map(str, heaps)) if len(heaps) <= 30 else f"{len(heaps):,} heaps"
     console.print(
-        Text.assemble(("Position ", "bold"), shown, ("  ·  ", "dim"), a.ruleset.describe())
+        Text.assemble(
+            ("Position ", "bold"), shown, ("  ·  ", "dim"), rules_text(a.ruleset, a.players)
+        )
     )
     if a.model == "li" and a.last_mover is not None:
         console.print(
@@ -232,11 +236,12 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     limit = None if all_moves else SHOWN_MOVES
     for m in ordered[:limit]:
         result = " ".join(map(str, m.result)) if len(m.result) <= 20 else f"{len(m.result):,} heaps"
-        value = "?" if m.outcome is None else ("wins" if m.winning else "loses")
+        value = "not proven" if m.winning is None else ("wins" if m.winning else "loses")
+        style = "yellow" if m.winning is None else "green" if m.winning else "red"
         table.add_row(
             describe_move(m.move, a.board),
             result or "(empty)",
-            Text(value, style="green" if m.winning else "red"),
+            Text(value, style=style),
             "?" if m.remoteness is None else str(m.remoteness),
         )
     console.print(table)

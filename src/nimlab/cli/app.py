@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["COMMANDS", "UsageError", "app", "run"]
+__all__ = ["COMMANDS", "FullHelpGroup", "UsageError", "app", "run"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": (
@@ -34,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "rankings": (
         "nimlab.cli.players",
-        "Players by win rate (seed 003's rules: ties by username; top 10 by default).",
+        "Players by win rate (ties by username; top 10 by default).",
     ),
     "quotient": (
         "nimlab.cli.quotient",
@@ -55,7 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nimlab.cli.serve",
         "The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it).",
     ),
-    "shell": ("nimlab.cli.shell", "Seed 003's Nim Game System, command for command."),
+    "shell": (
+        "nimlab.cli.shell",
+        "The Nim Game System shell: register players and play its two games by typed commands.",
+    ),
     "simulate": (
         "nimlab.cli.simulate",
         "Play many bot-against-bot games and report each bot's win rate with a 95 % confidence "
@@ -65,9 +68,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nimlab.cli.players",
         "The player registry: humans and AI players with their statistics.",
     ),
+    "db": ("nimlab.cli.database", "Which database file is in use, and what it holds."),
 }
 """Every top-level command in the order of ``--help``: the module that defines it and its
 one-line help (the first paragraph of the command's own help)."""
+
+
+def _framework_error(name: str) -> type[Exception]:
+    """The framework's own exception class ``name`` (Typer does not export it)."""
+    return next(c for c in typer.BadParameter.__mro__ if c.__name__ == name)
+
+
+_UsageError = _framework_error("UsageError")
+_ClickException = _framework_error("ClickException")
 
 
 class UsageError(Exception):
@@ -79,7 +92,24 @@ class _Pending(TyperCommand):
     ``--help`` and for suggestions on a mistyped command."""
 
 
-class LazyGroup(TyperGroup):
+class FullHelpGroup(TyperGroup):
+    """A command group whose help shows each command's whole one-line help, wrapped (not cut
+    off with "...")."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            line = (command.help or "").split("\n\n")[0]
+            rows.append((name, " ".join(line.split())))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class LazyGroup(FullHelpGroup):
     """The ``nimlab`` group: commands whose modules are not loaded yet stand in as
     :class:`_Pending`; resolving a command to run it loads its module first."""
 
@@ -90,6 +120,36 @@ class LazyGroup(TyperGroup):
         for name, (_, line) in COMMANDS.items():
             self.commands[name] = loaded.pop(name) if name in loaded else _Pending(name, help=line)
         self.commands.update(loaded)
+        for command in self.commands.values():
+            _name_placeholders(command)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command line. Usage errors (the framework's own too: a bad number, a
+        missing argument, an unknown option) are reported in one style, ``error: ...`` on
+        stderr with exit status 2, like every other error of ours."""
+        standalone_mode = kwargs.pop("standalone_mode", True)
+        try:
+            kwargs["standalone_mode"] = False
+            result = super().main(*args, **kwargs)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+        except _ClickException as exc:
+            e: Any = exc
+            if not standalone_mode:
+                raise
+            if type(e).__name__ == "NoArgsIsHelpError":
+                e.show()  # the help itself
+            elif isinstance(e, _UsageError):
+                _error(_usage_message(e))
+            else:
+                _error(e.format_message())
+            sys.exit(2 if isinstance(e, _UsageError) else e.exit_code)
+        if not standalone_mode:
+            return result
+        sys.exit(result if isinstance(result, int) else 0)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and isinstance(self.commands.get(args[0]), _Pending):
@@ -121,19 +181,99 @@ class LazyGroup(TyperGroup):
         for other, (home, _) in COMMANDS.items():
             if home == module and other in built.commands:
                 self.commands[other] = built.commands[other]
+                _name_placeholders(built.commands[other])
 
 
-def _root() -> None:
-    """Play, solve and study Nim and its relatives."""
+def _usage_message(e: Any) -> str:
+    """The framework's usage error in our words: what was wrong and where to read more."""
+    message = str(e.format_message())
+    message = message[0].lower() + message[1:] if message else message
+    for kind, words in (
+        ("int range", "a whole number"),
+        ("int", "a whole number"),
+        ("float range", "a number"),
+        ("float", "a number"),
+    ):
+        message = message.replace(f"is not a valid {kind}.", f"is not {words}.")
+    ctx = getattr(e, "ctx", None)
+    where = ctx.command_path if ctx is not None else "nimlab"
+    return f"{message.rstrip('.')} (see {where} --help)"
+
+
+def _version(value: bool) -> None:
+    if not value:
+        return
+    from nimlab import __version__
+    from nimlab.storage.connection import resolve_db_path
+
+    print(f"nimlab {__version__}")
+    print(f"database: {resolve_db_path(None)} (change it with --db PATH or $NIMLAB_DB)")
+    raise typer.Exit()
+
+
+PLACEHOLDERS = {
+    "heaps": "HEAP...",
+    "game": "GAME",
+    "game_id": "ID",
+    "game_ids": "ID...",
+    "source": "FILE",
+    "username": "USERNAME",
+    "given": "NAME",
+    "family": "NAME",
+    "bot": "KIND",
+    "first": "first|random|auto",
+    "pile_count": "RANGE",
+    "pile_size": "RANGE",
+    "seconds": "SECONDS",
+    "host": "HOST",
+    "port": "PORT",
+}
+"""The placeholder shown in help for a parameter that names none: by the parameter's name, else
+``N`` for whole numbers, ``X`` for numbers and ``TEXT`` for the rest (never the framework's
+``<int range>``)."""
+
+
+def _name_placeholders(command: Any) -> None:
+    """Give every parameter of ``command`` (and of its subcommands) a readable placeholder."""
+    for sub in getattr(command, "commands", {}).values():
+        _name_placeholders(sub)
+    for param in getattr(command, "params", ()):
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        name = param.name or ""
+        kind = getattr(param.type, "name", "")
+        default = "N" if kind.startswith("int") else "X" if kind.startswith("float") else "TEXT"
+        placeholder = PLACEHOLDERS.get(name, default)
+        if param.param_type_name == "argument" and param.nargs != 1:
+            placeholder = placeholder if placeholder.endswith("...") else placeholder + "..."
+        param.metavar = placeholder
+
+
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Show nimlab's version and the database in use, and exit.",
+            callback=_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Play, solve and study Nim and its relatives.
+
+    Positions are heap sizes, written 3 4 5 or 3,4,5 everywhere. Every command has its own
+    help: nimlab COMMAND --help."""
 
 
 app = typer.Typer(
     name="nimlab",
-    help="Play, solve and study Nim and its relatives.",
     cls=LazyGroup,
     callback=_root,  # a group even before any command module is loaded
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no boxes, no type placeholders
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

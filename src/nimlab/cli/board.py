@@ -1,10 +1,12 @@
-"""Boards drawn for the terminal: seed 002's ``1: X X X`` for piles (a number for big piles) and
-seed 003's ``<1,*> <2,x>`` for rows of stones (runs shown as ranges in long rows)."""
+"""Boards drawn for the terminal: ``A: X X X`` for piles (lettered A, B, C... up to 26 piles,
+numbered beyond; a number for big piles) and ``<1,*> <2,x>`` for rows of stones, as the Nim Game
+System shell draws them (runs shown as ranges in long rows)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from nimlab.core.narrate import pile_name
 from nimlab.core.position import Board, Position, Rows
 
 __all__ = ["MAX_X", "render_board"]
@@ -32,7 +34,8 @@ def _render_piles(board: Position) -> Text:
     for i, heap in enumerate(heaps[:MAX_LINES], 1):
         if i > 1:
             out.append("\n")
-        out.append(f"{i:>{width}}:", style="bold cyan")
+        label = pile_name(i, board, letters=True)
+        out.append(f"{label:>{width}}:", style="bold cyan")
         if heap == 0:
             out.append(" (empty)", style="dim")
         elif heap <= MAX_X:

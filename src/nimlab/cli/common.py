@@ -3,10 +3,11 @@ that end the command with a message and exit status 2 (no traceback)."""
 
 from __future__ import annotations
 
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from nimlab.cli.app import UsageError
 from nimlab.core.games import game_choices
@@ -18,12 +19,14 @@ __all__ = [
     "DefaultsOption",
     "EndOption",
     "GameOption",
+    "KeepsArgs",
     "MisereOption",
     "UsageError",
     "board_from_args",
     "console",
     "err_console",
     "fail",
+    "position_words",
     "ruleset_from_options",
 ]
 
@@ -74,3 +77,58 @@ def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
     if not sizes:
         fail("give the position as heap sizes, e.g. 3 4 5 (or 3,4,5)")
     return board_for(ruleset.rule, sizes)
+
+
+ARGV_KEY = "nimlab.argv"
+
+
+class KeepsArgs(TyperCommand):
+    """A command that keeps the words it was given (in ``ctx.meta``), so it can tell which came
+    where: see :func:`position_words`."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[ARGV_KEY] = list(args)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+
+def position_words(ctx: typer.Context, option: str = "--piles", short: str = "-p") -> list[str]:
+    """The start position typed for a :class:`KeepsArgs` command, ``3 4 5`` or ``3,4,5``, as
+    arguments or after ``--piles`` (which takes the words after it up to the next option):
+    ``--piles 3 4 5``, ``--piles 3,4,5`` and ``3 4 5`` are the same position. A position given
+    both ways (``3 4 5 --piles 1 2``) or split by other options is refused with a message.
+    O(number of words)."""
+    argv: list[str] = ctx.meta.get(ARGV_KEY, [])
+    takes_value: set[str] = set()
+    for param in ctx.command.params:
+        if param.param_type_name == "option" and not getattr(param, "is_flag", False):
+            takes_value.update(param.opts)
+    before: list[str] = []  # arguments outside --piles
+    piles: list[str] = []
+    in_piles = False
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            before.extend(argv[i + 1 :])
+            break
+        if word in (option, short):
+            in_piles = True
+        elif word.startswith(option + "="):
+            piles.append(word[len(option) + 1 :])
+            in_piles = False
+        elif word.startswith("-") and not word[1:].replace(",", "").isdigit():
+            in_piles = False
+            if word in takes_value:
+                i += 1  # the option's value
+        elif in_piles:
+            piles.append(word)
+        else:
+            before.append(word)
+        i += 1
+    if piles and before:
+        fail(
+            f"the start position is given twice ({' '.join(before)} and --piles "
+            f"{' '.join(piles)}): give it once, e.g. 3 4 5 or --piles 3,4,5"
+        )
+    return piles or before

@@ -1,17 +1,20 @@
-"""The ``--db`` option and opening the database for commands."""
+"""The ``--db`` option, opening the database for commands, and ``nimlab db`` (which database
+is in use)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
-from nimlab.cli.common import err_console
+from nimlab.cli.app import app
+from nimlab.cli.common import console, err_console
 from nimlab.storage import DB_ENV, StorageError, Store, resolve_db_path
 
-__all__ = ["DbOption", "open_store"]
+__all__ = ["DbOption", "db_command", "open_store"]
 
 DbOption = Annotated[
     str | None,
@@ -42,3 +45,33 @@ def open_store(db: str | None, *, read_only: bool = False) -> Store:
             Text.assemble(("error: ", "bold red"), str(e)), highlight=False, soft_wrap=True
         )
         raise typer.Exit(1) from None
+
+
+@app.command("db")
+def db_command(db: DbOption = None) -> None:
+    """Which database file is in use, and what it holds.
+
+    The database is --db PATH if given, else $NIMLAB_DB, else nimlab.db in your user data
+    directory. It keeps the players, the finished games and the terminal's unfinished games."""
+    path = resolve_db_path(db)
+    console.print(f"Database: {path}", highlight=False, soft_wrap=True)
+    if db is not None:
+        source = "the --db option"
+    elif os.environ.get(DB_ENV):
+        source = f"${DB_ENV}"
+    else:
+        source = "the default (set $NIMLAB_DB or pass --db PATH to use another file)"
+    console.print(f"Chosen by {source}.", highlight=False, soft_wrap=True)
+    if isinstance(path, Path) and not path.exists():
+        console.print("It does not exist yet: it is made when a game or player is first saved.")
+        return
+    with open_store(db, read_only=True) as store:
+        players = len(store.players())
+        games = store.game_count()
+        in_play = store.count_games_in_play()
+    console.print(
+        f"{players} player{'s' if players != 1 else ''}, {games} finished "
+        f"game{'s' if games != 1 else ''}, {in_play} game{'s' if in_play != 1 else ''} in play.",
+        highlight=False,
+        soft_wrap=True,
+    )

@@ -1,15 +1,18 @@
 """``nimlab play``: a game at the terminal, for any ruleset and any mix of humans and bots.
 
-The board is drawn before every turn; humans type moves the ways the seeds' users did (``2 3``,
-``2,3``, ``b3``; ``POSITION COUNT`` in one row of stones), ``?`` for a hint, ``undo``, ``quit``.
-Every finished game is stored; games between registered players (``--player @username``) count in
-their statistics.
+The board is drawn before every turn; humans type moves as ``2 3``, ``2,3`` or ``b3`` (take 3
+from pile B), just the amount in a one-pile game, ``POSITION COUNT`` in one row of stones;
+``?`` for a hint, ``values``, ``undo``, ``quit``. An unfinished game is kept among the store's
+games in play (``nimlab play --resume``). Every finished game is stored; games between
+registered players (``--player @username``) count in their statistics.
 """
 
 from __future__ import annotations
 
 import contextlib
 import random
+import re
+import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,39 +28,51 @@ from nimlab.cli.common import (
     DefaultsOption,
     EndOption,
     GameOption,
+    KeepsArgs,
     MisereOption,
     PileCountOption,
     PileSizeOption,
+    board_from_args,
     console,
     err_console,
     fail,
+    position_words,
     ruleset_from_options,
 )
 from nimlab.cli.database import DbOption, open_store
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
+    LETTERS,
     eliminated_text,
     move_text,
     player_label,
     round_text,
+    rules_text,
     turn_text,
     wins_text,
 )
 from nimlab.core.players import BOT_CHOICES
-from nimlab.core.position import Rows, board_for, parse_heaps
+from nimlab.core.position import Board, Rows, board_for
 from nimlab.core.review import hint
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal, parse_range
 from nimlab.storage import StorageError, Store
 
-__all__ = ["TerminalGame", "play_command"]
+__all__ = ["LIVE_PREFIX", "TerminalGame", "play_command"]
 
 DEFAULT_PLAYERS = ("human:You", "bot:perfect:Hal")
 DEFAULT_PILES = ("3", "4", "5")
 QUIT_WORDS = {"quit", "q", "exit"}
 HINT_WORDS = {"?", "hint"}
 HELP_WORDS = {"help", "h"}
+VALUES_WORDS = {"values", "v"}
+LIVE_PREFIX = "terminal-"
+"""Keys of the terminal's unfinished games among the store's games in play."""
+SHOWN_VALUES = 40
+"""The ``values`` command lists at most this many moves."""
+MAX_LINE = 400
+"""Lines of an explanation longer than this are cut (a hint on 10,000 piles stays readable)."""
 
 Ending = Literal["over", "quit", "eof"]
 Reader = Callable[[str], str]
@@ -123,15 +138,26 @@ class StoreOpener:
 class TerminalGame:
     """Runs a game at the terminal: draws the board, asks humans for moves, lets bots play.
 
-    ``read(prompt)`` returns one line of input and raises ``EOFError`` at the end of input."""
+    ``read(prompt)`` returns one line of input and raises ``EOFError`` at the end of input.
+    ``on_change(game)`` (optional) is called after every move and every undo, so the game can be
+    kept as it goes (``nimlab play --resume``)."""
 
     def __init__(
-        self, game: Game, out: Console, read: Reader, *, interactive: bool = False
+        self,
+        game: Game,
+        out: Console,
+        read: Reader,
+        *,
+        interactive: bool = False,
+        on_change: Callable[[Game], None] | None = None,
+        resumable: bool = False,
     ) -> None:
         self.game = game
         self.out = out
         self.read = read
         self.interactive = interactive
+        self.on_change = on_change
+        self.resumable = resumable
         self._helped = False
 
     # -- the game loop ------------------------------------------------------------------------
@@ -154,9 +180,11 @@ class TerminalGame:
 
     def _introduce(self) -> None:
         g = self.game
-        self.say(Text(g.ruleset.describe(), style="bold"))
+        self.say(Text(rules_text(g.ruleset, len(g.players)), style="bold"))
         names = ", ".join(player_label(p) for p in g.players)
         self.say(f"Players: {names}. First to move: {g.players[g.first_seat].name}.")
+        if g.history:
+            self.say(f"Resumed after {len(g.history)} move{'s' if len(g.history) != 1 else ''}.")
         if not g.history and (g.opening_eliminations or g.is_over):
             self.say("The start position is already an end position.")
             for seat in g.opening_eliminations:
@@ -173,11 +201,16 @@ class TerminalGame:
                 turn = self.game.play_bot()
         else:
             turn = self.game.play_bot()
-        line = Text(turn_text(turn), style="bold magenta")
+        line = Text(turn_text(turn, letters=True), style="bold magenta")
         if turn.claim:
-            line.append(f"  ({turn.claim})", style="dim")
+            line.append(f" - {turn.claim}", style="dim")
         self.say(line)
+        self._changed()
         self._consequences(turn)
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.game)
 
     def _human_turn(self) -> None:
         player = self.game.to_move
@@ -185,7 +218,9 @@ class TerminalGame:
             help_text = self._move_help()
             self.say(
                 Text(
-                    help_text[0].upper() + help_text[1:] + "; ? for a hint, undo, quit, help.",
+                    help_text[0].upper()
+                    + help_text[1:]
+                    + "; ? for a hint, values, undo, quit, help.",
                     style="dim",
                 )
             )
@@ -195,14 +230,17 @@ class TerminalGame:
                 text = self.read(f"{player.name}, your move: ")
             except EOFError:
                 self.out.print()
-                self.say("End of input: the game is abandoned.")
+                self.say(f"End of input: {self._left_text()}")
                 raise _Leave("eof") from None
             word = text.strip().lower()
             if word in QUIT_WORDS:
-                self.say("You left the game.")
+                self.say(f"You left the game: {self._left_text()}")
                 raise _Leave("quit")
             if word in HINT_WORDS:
                 self._hint()
+                continue
+            if word in VALUES_WORDS:
+                self._values()
                 continue
             if word in HELP_WORDS:
                 self._help()
@@ -217,11 +255,17 @@ class TerminalGame:
             try:
                 turn = self.game.push(self.game.parse_move(text))
             except NimlabError as e:
-                self._complain(str(e))
+                self._complain(_letters_in(str(e), self.game.board))
                 continue
-            self.say(Text(turn_text(turn), style="bold blue"))
+            self.say(Text(turn_text(turn, letters=True), style="bold blue"))
+            self._changed()
             self._consequences(turn)
             return
+
+    def _left_text(self) -> str:
+        if self.resumable:
+            return "the game is kept; go on with nimlab play --resume."
+        return "the game is abandoned."
 
     def _consequences(self, turn: Turn) -> None:
         g = self.game
@@ -236,8 +280,13 @@ class TerminalGame:
         self.say(Text(message, style="red"))
 
     def say(self, text: str | Text) -> None:
-        """Print a line, left to the terminal to wrap (no hard line breaks in messages)."""
-        self.out.print(text if isinstance(text, Text) else Text(text), soft_wrap=True)
+        """Print a line, word-wrapped to the terminal's width; a line longer than
+        :data:`MAX_LINE` characters is cut."""
+        line = text if isinstance(text, Text) else Text(text)
+        if len(line) > MAX_LINE:
+            line = line[: MAX_LINE - 1]
+            line.append("…")
+        self.out.print(line)
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -252,16 +301,22 @@ class TerminalGame:
                 "type ROW POSITION COUNT to take COUNT adjacent stones of ROW from POSITION on "
                 "(e.g. 1 3 2)"
             )
-        return "type PILE AMOUNT to take AMOUNT from PILE (e.g. 2 3, 2,3 or b3)"
+        if board.pile_count == 1:
+            return "type how many to take (e.g. 3)"
+        if board.pile_count <= 26:
+            return "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3, b 3 or 2 3: 3 from pile B)"
+        return "type PILE AMOUNT to take AMOUNT from PILE (e.g. 2 3 or 2,3)"
 
     def _help(self) -> None:
         g = self.game
         lines = [
-            f"Rules: {g.ruleset.describe()}.",
+            f"Rules: {rules_text(g.ruleset, len(g.players))}.",
             f"Moves: {self._move_help()}.",
             "?  or hint   the best move and why",
+            "values       what every move leads to: a win or a loss for you",
             "undo         take back your last move (and the bots' replies)",
-            "quit         leave the game (it is not saved)",
+            "quit         leave the game"
+            + (" (go on later: nimlab play --resume)" if self.resumable else " (it is not saved)"),
         ]
         for line in lines:
             self.say(line)
@@ -272,12 +327,63 @@ class TerminalGame:
         self.say(
             Text.assemble(
                 ("Hint: ", "bold green"),
-                "take " + move_text(advice.move, g.board),
-                (f"  ({advice.claim})", "dim"),
+                "take " + move_text(advice.move, g.board, letters=True),
+                (f" - {advice.claim}", "dim"),
             )
         )
         for line in advice.explanation:
+            self._explain(_letters_in(line, g.board))
+
+    def _explain(self, line: str) -> None:
+        """An explanation line: word-wrapped prose, or a row of the binary table (cut at the
+        terminal's edge rather than wrapped into the next row)."""
+        if line.startswith("  ") and ("=" in line or set(line.strip()) <= {"-"}):
+            self.out.print(Text(line), no_wrap=True, overflow="ellipsis", crop=True)
+        else:
             self.say(line)
+
+    def _values(self) -> None:
+        """Every legal move's value for the player to move (winning moves first)."""
+        from nimlab.core.analysis import analyze
+        from nimlab.core.review import paranoid_move_values
+        from nimlab.theory.budget import BudgetExceeded
+
+        g = self.game
+        rows: list[tuple[str, str | None]] = []
+        if len(g.active) > 2:
+            try:
+                found = paranoid_move_values(g)
+            except BudgetExceeded:
+                found = None
+            if found is None:
+                self._complain("Too many moves or too long a search to value every move here.")
+                return
+            self.say(
+                f"With {len(g.active)} players: a move wins when you can then win against all "
+                "the others together."
+            )
+            rows = [
+                (move_text(v.move, g.board, letters=True), "wins" if v.wins else "loses")
+                for v in found
+            ]
+        else:
+            a = analyze(g.ruleset, g.board)
+            for m in sorted(a.moves, key=lambda m: m.winning is not True):
+                value = None if m.winning is None else ("wins" if m.winning else "loses")
+                if value is not None and m.remoteness is not None:
+                    value += f" in {m.remoteness + 1} moves"
+                rows.append((move_text(m.move, g.board, letters=True), value))
+            if not a.moves_complete:
+                self.say(f"{a.move_count:,} legal moves; only the winning ones are listed.")
+        if not rows:
+            self.say("No move is valued here.")
+            return
+        for text, value in rows[:SHOWN_VALUES]:
+            shown = "not proven" if value is None else value
+            style = "green" if shown.startswith("wins") else "red" if value else "yellow"
+            self.say(Text.assemble(f"  take {text}: ", (shown, style)))
+        if len(rows) > SHOWN_VALUES:
+            self.say(Text(f"  ... and {len(rows) - SHOWN_VALUES:,} more moves", style="dim"))
 
     def _undo(self) -> bool:
         """Take back the player's last move and the bots' replies; True when done."""
@@ -298,9 +404,32 @@ class TerminalGame:
         except NimlabError as e:
             self._complain(str(e))
             return False
-        taken = "; ".join(turn_text(t) for t in reversed(undone))
+        taken = "; ".join(turn_text(t, letters=True) for t in reversed(undone))
         self.say(Text(f"Taken back: {taken}", style="yellow"))
+        self._changed()
         return True
+
+
+def _letters_in(line: str, board: Board) -> str:
+    """A line from the core (an explanation, a refused move) with piles named by letter, as
+    the board draws them: ``"pile 2"`` becomes ``"pile B"``, ``"piles are 1-3"`` ``"piles are
+    A-C"``."""
+    if board.pile_count > 26 or isinstance(board, Rows):
+        return line
+    line = re.sub(
+        r"\bpiles are 1(?:-(\d+))?\b",
+        lambda m: (
+            "piles are A" + ("" if m.group(1) is None else "-" + LETTERS[int(m.group(1)) - 1])
+        ),
+        line,
+    )
+    return re.sub(
+        r"\bpile (\d+)\b",
+        lambda m: (
+            "pile " + (LETTERS[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= 26 else m.group(1))
+        ),
+        line,
+    )
 
 
 def _console_reader(out: Console) -> Reader:
@@ -310,20 +439,24 @@ def _console_reader(out: Console) -> Reader:
     return read
 
 
-@app.command("play")
+@app.command("play", cls=KeepsArgs)
 def play_command(
+    ctx: typer.Context,
     heaps: Annotated[
         list[str] | None,
-        typer.Argument(help="Heap sizes (the same as --piles).", show_default=False),
+        typer.Argument(
+            help="The start position: heap sizes, 3 4 5 or 3,4,5 (the same as --piles).",
+            show_default=False,
+        ),
     ] = None,
     piles: Annotated[
         list[str] | None,
         typer.Option(
             "--piles",
             "-p",
-            help="The start position: --piles 3 4 5 (or 3,4,5); rows of stones in Kayles-like "
-            "games (default: 3 4 5).",
-            metavar="N N ...",
+            help="The start position: --piles 3,4,5 (or --piles 3 4 5); rows of stones in "
+            "Kayles-like games (default: 3 4 5).",
+            metavar="N,N,...",
             show_default=False,
         ),
     ] = None,
@@ -352,60 +485,169 @@ def play_command(
         str,
         typer.Option(
             "--first",
-            help="Who moves first: first (listed), random, or auto (two players: the one who "
-            "can win).",
+            help="Who moves first: first (the first listed), random, or auto (two players "
+            "only: the one in the winning position).",
         ),
     ] = "first",
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed for random piles, bots and --first random.")
     ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Go on with a game left unfinished at the terminal (quit, end of input, "
+            "Ctrl+C); asks which when there are several.",
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
-    """Play a game at the terminal: you against a perfect bot on 3 4 5 unless told otherwise."""
-    ruleset = ruleset_from_options(game, misere, end, defaults)
-    if first not in FIRST_CHOICES:
-        fail(f"--first {first!r}: choose {', '.join(FIRST_CHOICES)}")
-    sizes = [
-        part for value in (piles or []) + (heaps or []) for part in value.replace(",", " ").split()
-    ]
-    if random_piles and sizes:
-        fail("give --piles or --random-piles, not both")
-    game_seed = seed if seed is not None else random.randrange(1 << 31)
-    if random_piles:
-        start = deal(
-            random.Random(game_seed),
-            parse_range(pile_count, "--pile-count"),
-            parse_range(pile_size, "--pile-size"),
-        )
-    else:
-        start = parse_heaps(sizes or DEFAULT_PILES)
+    """Play a game at the terminal: you against a perfect bot on 3 4 5 unless told otherwise.
+
+    At your turn type a move (b3 or 2 3: take 3 from pile B; in a one-pile game just the
+    amount), ? for a hint, values for the value of every move, undo, quit or help. A game you
+    leave unfinished is kept: nimlab play --resume goes on with it. Finished games are stored
+    (nimlab history, nimlab replay ID)."""
     opener = StoreOpener(db)
     try:
         _require_writable(opener)
-        seats = resolve_players(list(player or []), opener)
-        setup = GameSetup(
-            ruleset,
-            board_for(ruleset.rule, start),
-            tuple(seats.players),
-            first=first,
-            seed=game_seed,
-        )
-        the_game = setup.build()
+        if resume:
+            if heaps or piles or random_piles or player:
+                fail("--resume goes on with a kept game: give no position or players with it")
+            key, the_game, usernames = _pick_unfinished(opener())
+            seats = Seats(list(the_game.players), usernames)
+        else:
+            key = LIVE_PREFIX + secrets.token_hex(6)
+            the_game, seats = _new_game(
+                opener,
+                position_words(ctx),
+                random_piles,
+                pile_count,
+                pile_size,
+                game,
+                misere,
+                end,
+                defaults,
+                player,
+                first,
+                seed,
+            )
+            opener().add_live_game(
+                key,
+                the_game.to_record(),
+                {"interface": "terminal", "usernames": seats.usernames},
+                client="terminal",
+            )
+        store = opener()
+
+        def keep(g: Game) -> None:
+            store.remove_live_game(key)
+            if not g.is_over:
+                meta = {"interface": "terminal", "usernames": seats.usernames}
+                store.add_live_game(key, g.to_record(), meta, client="terminal")
+
         interactive = sys.stdin.isatty() and console.is_terminal
         if interactive:
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401  (line editing for input())
-        session = TerminalGame(the_game, console, _console_reader(console), interactive=interactive)
+        session = TerminalGame(
+            the_game,
+            console,
+            _console_reader(console),
+            interactive=interactive,
+            on_change=keep,
+            resumable=True,
+        )
         try:
             ending = session.run()
         except KeyboardInterrupt:
             console.print()
-            console.print("Interrupted: the game is abandoned.")
+            console.print("Interrupted: the game is kept; go on with nimlab play --resume.")
             raise typer.Exit(130) from None
         if ending == "over":
-            _save(the_game, seats, opener, registered=any(seats.usernames))
+            _save(the_game, seats, opener, key, registered=any(seats.usernames))
     finally:
         opener.close()
+
+
+def _new_game(
+    opener: StoreOpener,
+    typed: list[str],
+    random_piles: bool,
+    pile_count: str,
+    pile_size: str,
+    game: str,
+    misere: bool,
+    end: list[str] | None,
+    defaults: bool,
+    player: list[str] | None,
+    first: str,
+    seed: int | None,
+) -> tuple[Game, Seats]:
+    """The game the options describe (see :func:`play_command`)."""
+    ruleset = ruleset_from_options(game, misere, end, defaults)
+    if first not in FIRST_CHOICES:
+        fail(f"--first {first!r}: choose {', '.join(FIRST_CHOICES)}")
+    if random_piles and typed:
+        fail("give --piles or --random-piles, not both")
+    game_seed = seed if seed is not None else random.randrange(1 << 31)
+    if random_piles:
+        start: Board = board_for(
+            ruleset.rule,
+            deal(
+                random.Random(game_seed),
+                parse_range(pile_count, "--pile-count"),
+                parse_range(pile_size, "--pile-size"),
+            ),
+        )
+    else:
+        start = board_from_args(ruleset, list(typed or DEFAULT_PILES))
+    seats = resolve_players(list(player or []), opener)
+    if first == "auto" and len(seats.players) > 2:
+        fail(
+            f"--first auto is for two players (it lets the player in the winning position "
+            f"start); with {len(seats.players)} players use --first first or --first random"
+        )
+    setup = GameSetup(ruleset, start, tuple(seats.players), first=first, seed=game_seed)
+    return setup.build(), seats
+
+
+def _pick_unfinished(store: Store) -> tuple[str, Game, list[str | None]]:
+    """The kept game to go on with: the only one, else the one the user picks from a list."""
+    kept: list[tuple[str, Game, list[str | None]]] = []
+    for key, record, meta in store.live_games():
+        if not key.startswith(LIVE_PREFIX):
+            continue  # the web app's games in play
+        try:
+            game = Game.from_record(record)
+        except NimlabError:
+            continue
+        players = len(game.players)
+        usernames = list(meta.get("usernames") or [None] * players)[:players]
+        kept.append((key, game, usernames))
+    if not kept:
+        fail("no game was left unfinished at the terminal: start one with nimlab play")
+    if len(kept) == 1:
+        return kept[0]
+    console.print("Games left unfinished:", highlight=False)
+    for i, (_, game, _u) in enumerate(kept, 1):
+        names = ", ".join(p.name for p in game.players)
+        rules = rules_text(game.ruleset, len(game.players))
+        console.print(
+            f"  {i}. {rules}; {names}; {len(game.history)} moves; "
+            f"position {' '.join(map(str, game.board.heaps[:12]))}"
+            + (" ..." if len(game.board.heaps) > 12 else ""),
+            highlight=False,
+        )
+    try:
+        answer = console.input(f"Which one (1-{len(kept)}, Enter: 1)? ").strip()
+    except EOFError:
+        answer = ""
+    if not answer:
+        return kept[0]
+    if not answer.isdigit() or not 1 <= int(answer) <= len(kept):
+        fail(f"{answer!r} is not one of the games listed: choose 1 to {len(kept)}")
+    return kept[int(answer) - 1]
 
 
 def _require_writable(opener: StoreOpener) -> None:
@@ -423,11 +665,15 @@ def _require_writable(opener: StoreOpener) -> None:
         raise typer.Exit(1) from None
 
 
-def _save(game: Game, seats: Seats, opener: StoreOpener, *, registered: bool) -> None:
+def _save(game: Game, seats: Seats, opener: StoreOpener, key: str, *, registered: bool) -> None:
+    """Store the finished game (and drop it from the kept games in one transaction)."""
     try:
         store = opener.store or Store.open(opener.db)
         opener.store = store
-        game_id = store.save_game(game.to_record(), seats.usernames, source="play")
+        if store.live_game(key) is None:
+            game_id = store.save_game(game.to_record(), seats.usernames, source="play")
+        else:
+            game_id = store.finish_live_game(key, game.to_record(), seats.usernames, source="play")
     except StorageError as e:
         err_console.print(
             Text(f"warning: the game was not saved: {e}", style="yellow"),

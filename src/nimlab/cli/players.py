@@ -1,4 +1,4 @@
-"""``nimlab players ...`` and ``nimlab rankings``: seed 003's player registry with statistics."""
+"""``nimlab players ...`` and ``nimlab rankings``: the player registry with statistics."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from nimlab.cli.app import app
+from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.cli.database import DbOption, open_store
 from nimlab.core.players import BOT_CHOICES, parse_bot
@@ -20,6 +20,7 @@ __all__ = ["players_app"]
 
 players_app = typer.Typer(
     help="The player registry: humans and AI players with their statistics.",
+    cls=FullHelpGroup,
     no_args_is_help=True,
 )
 app.add_typer(players_app, name="players")
@@ -201,7 +202,7 @@ def rankings(
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """Players by win rate (seed 003's rules: ties by username; top 10 by default)."""
+    """Players by win rate (ties by username; top 10 by default)."""
     with open_store(db, read_only=True) as store:
         players = store.rankings(ascending=asc, limit=None if all_players else limit)
     if as_json:

@@ -1,4 +1,4 @@
-"""``nimlab shell``: seed 003's Nim Game System over nimlab's database."""
+"""``nimlab shell``: the Nim Game System shell over nimlab's database."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def shell_command(
     ] = None,
     db: DbOption = None,
 ) -> None:
-    """Seed 003's Nim Game System, command for command.
+    """The Nim Game System shell: register players and play its two games by typed commands.
 
     Commands: addplayer, addaiplayer, removeplayer, editplayer, resetstats, displayplayer,
     rankings, startgame, startadvancedgame, exit."""

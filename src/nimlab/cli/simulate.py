@@ -1,4 +1,4 @@
-"""``nimlab simulate``: many bot-against-bot games (seed 004's self-play), on every core, with win
+"""``nimlab simulate``: many bot-against-bot games (self-play), on every core, with win
 rates and 95 % confidence intervals."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from nimlab.cli.common import (
     fail,
     ruleset_from_options,
 )
-from nimlab.core.narrate import player_label
+from nimlab.core.narrate import player_label, rules_text
 from nimlab.core.position import parse_heaps
 from nimlab.core.simulation import (
     SIM_FIRST_CHOICES,
@@ -164,7 +164,10 @@ def _print_result(
         "auto": "the bot that can win moves first",
     }[first]
     console.print(
-        Text(f"{result.games:,} games of {config.ruleset.describe()}", style="bold"),
+        Text(
+            f"{result.games:,} games of {rules_text(config.ruleset, len(config.players))}",
+            style="bold",
+        ),
         soft_wrap=True,
     )
     console.print(f"{start}; {order}.", highlight=False, soft_wrap=True)

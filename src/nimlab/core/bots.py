@@ -188,6 +188,9 @@ def lookahead_choice(ruleset: Ruleset, board: Board, depth: int, rng: random.Ran
 RANK_LIMIT = 100_000
 """Up to this many legal moves the perfect bot ranks every one (fastest win, longest
 resistance); beyond, it plays a winning move from the engine's theory."""
+RANK_WORK = 20_000_000
+"""Ranking costs about (legal moves) x (heaps) steps (each child is put in canonical form): past
+this many the perfect bot plays from the engine's theory too (10,000 piles would take minutes)."""
 
 
 def _moves(n: int) -> str:
@@ -204,7 +207,8 @@ def perfect_choice(state: GameState, rng: random.Random) -> Choice:
     engine = ruleset.engine
     budget = interactive_budget()
     c = board.canonical
-    if count_moves(ruleset, board) <= RANK_LIMIT:
+    moves = count_moves(ruleset, board)
+    if moves <= RANK_LIMIT and moves * max(len(c), 1) <= RANK_WORK:
         values = engine.child_values(c, budget=budget)
         if values is not None:
             by_child: dict[Canon, Evaluation] = {child: ev for child, ev in _children(values, c)}

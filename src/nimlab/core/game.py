@@ -226,10 +226,14 @@ class Game:
     # -- moves --------------------------------------------------------------------------------
 
     def parse_move(self, text: str) -> Move:
-        """Read move text in this game's notation (rows: ``ROW POSITION COUNT``, or the Nim Game
-        System's ``POSITION COUNT`` when there is one row)."""
+        """Read move text in this game's notation (piles: ``PILE AMOUNT`` or ``b3``, or just the
+        amount when there is one pile; rows: ``ROW POSITION COUNT``, or ``POSITION COUNT`` when
+        there is one row)."""
         rows = isinstance(self.board, Rows)
-        return Move.from_text(text, rows=rows, single_row=rows and self.board.pile_count == 1)
+        single = self.board.pile_count == 1
+        return Move.from_text(
+            text, rows=rows, single_row=rows and single, single_pile=not rows and single
+        )
 
     def push(self, move: Move | str, *, claim: str | None = None) -> Turn:
         """Play a move for the player to move. Raises :class:`GameOverError` when the game is

@@ -12,28 +12,43 @@ from collections.abc import Sequence
 
 from nimlab.core.game import Game, Player, Turn
 from nimlab.core.position import Board, Move, Rows
+from nimlab.core.ruleset import Ruleset
 
 __all__ = [
     "eliminated_text",
     "move_text",
     "names_text",
     "new_round_text",
+    "pile_name",
     "player_label",
     "round_text",
+    "rules_text",
     "turn_messages",
     "turn_text",
     "wins_text",
 ]
 
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""Pile letters, for boards of at most 26 piles."""
+
 YOU = "You"
 """The default name of a human player; sentences about "You" are conjugated accordingly."""
 
 
-def move_text(move: Move, board: Board) -> str:
-    """What a move takes, after "took": ``"2 from pile 3"``, ``"stones 4-5"`` (one row of
-    stones) or ``"stone 4 from row 2"``. ``board`` is the board the move was made on."""
+def pile_name(pile: int, board: Board, *, letters: bool = False) -> str:
+    """How a pile is named: its number, or with ``letters`` its letter (``"B"``) when the board
+    has at most 26 piles (as the terminal draws it)."""
+    if letters and board.pile_count <= len(LETTERS):
+        return LETTERS[pile - 1] if 1 <= pile <= len(LETTERS) else str(pile)
+    return str(pile)
+
+
+def move_text(move: Move, board: Board, *, letters: bool = False) -> str:
+    """What a move takes, after "took": ``"2 from pile 3"`` (with ``letters``: ``"2 from pile
+    C"``, see :func:`pile_name`), ``"stones 4-5"`` (one row of stones) or ``"stone 4 from row
+    2"``. ``board`` is the board the move was made on."""
     if move.at is None:
-        return f"{move.take:,} from pile {move.pile}"
+        return f"{move.take:,} from pile {pile_name(move.pile, board, letters=letters)}"
     single = isinstance(board, Rows) and board.pile_count == 1
     if move.take == 0:  # a split that takes nothing (octal codes like 4.07)
         where = "" if single else f" of row {move.pile}"
@@ -45,16 +60,42 @@ def move_text(move: Move, board: Board) -> str:
     return f"{stones} from row {move.pile}"
 
 
-def turn_text(turn: Turn) -> str:
-    """``"Hal took 2 from pile 3"``: the seeds' announcement of a move."""
-    return f"{turn.player.name} took {move_text(turn.move, turn.before)}"
+def rules_text(ruleset: Ruleset, players: int = 2) -> str:
+    """The ruleset in a sentence for a game of ``players`` players: with more than two in
+    misère play nobody loses at once, so the sentence says what happens instead.
+
+    >>> from nimlab.core.ruleset import Ruleset
+    >>> rules_text(Ruleset.parse("nim misere"), 3)
+    'Nim, misère play (whoever moves into an end position is eliminated, and the others play on from the start position until one is left)'
+    """  # noqa: E501
+    text = ruleset.describe()
+    if players > 2 and ruleset.misere:
+        text = text.replace(
+            "whoever moves into an end position loses",
+            "whoever moves into an end position is eliminated, and the others play on from the "
+            "start position until one is left",
+        )
+    return text
+
+
+def turn_text(turn: Turn, *, letters: bool = False) -> str:
+    """``"Hal took 2 from pile 3"``: the announcement of a move (``letters``: see
+    :func:`pile_name`)."""
+    return f"{turn.player.name} took {move_text(turn.move, turn.before, letters=letters)}"
 
 
 def player_label(player: Player) -> str:
-    """``"Hal (perfect bot)"`` or ``"Ann"``."""
-    if player.bot is None or player.name.lower().startswith(player.bot.label.lower()):
+    """``"Hal (perfect bot)"`` or ``"Ann"``; a bot named after its kind is not named twice:
+    ``"Perfect bot (30% errors)"``, not ``"Perfect bot (perfect bot, 30% errors)"``."""
+    if player.bot is None:
         return player.name
-    return f"{player.name} ({player.bot.label})"
+    label = player.bot.label
+    kind, _, errors = label.partition(", ")
+    if player.name.lower().startswith(label.lower()):
+        return player.name
+    if player.name.lower() == kind.lower():
+        return f"{player.name} ({errors})" if errors else player.name
+    return f"{player.name} ({label})"
 
 
 def names_text(names: Sequence[str]) -> str:
@@ -73,7 +114,7 @@ def round_text(game: Game) -> str:
 
 
 def turn_messages(game: Game) -> list[list[str]]:
-    """For each move of the game, what it caused, in the seeds' words: ``"Ann was
+    """For each move of the game, what it caused, in the words every interface uses: ``"Ann was
     eliminated!"``, the new round with the players still in, ``"Hal wins!"``."""
     out_seats = set(game.opening_eliminations)
     out: list[list[str]] = []
@@ -92,10 +133,10 @@ def turn_messages(game: Game) -> list[list[str]]:
 
 
 def wins_text(player: Player) -> str:
-    """``"Hal wins!"`` (seed 000), or ``"You win!"``."""
+    """``"Hal wins!"`` or ``"You win!"``."""
     return "You win!" if player.name == YOU else f"{player.name} wins!"
 
 
 def eliminated_text(player: Player) -> str:
-    """``"Ann was eliminated!"`` (seed 000), or ``"You were eliminated!"``."""
+    """``"Ann was eliminated!"`` or ``"You were eliminated!"``."""
     return "You were eliminated!" if player.name == YOU else f"{player.name} was eliminated!"

@@ -37,7 +37,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def pile_letter(pile: int) -> str:
-    """Seed 004's heap letter for a 1-based pile number (A-Z), or ``""`` beyond 26."""
+    """The heap letter for a 1-based pile number (A-Z), or ``""`` beyond 26."""
     return _LETTERS[pile - 1].upper() if 1 <= pile <= 26 else ""
 
 
@@ -61,13 +61,15 @@ class Move:
         return f"{self.pile} {self.at} {self.take}"
 
     @classmethod
-    def from_text(cls, text: str, *, rows: bool = False, single_row: bool = False) -> Move:
+    def from_text(
+        cls, text: str, *, rows: bool = False, single_row: bool = False, single_pile: bool = False
+    ) -> Move:
         """Read a move the ways people type them.
 
-        Piles: ``"2 3"``, ``"2,3"``, ``"2:3"``, ``"b3"`` (heap letters, as in the nimgame
-        package) all mean "take 3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones
-        starting at stone 4"; with ``single_row=True`` the Nim Game System's ``"4 2"`` (position,
-        count) means the same in row 1.
+        Piles: ``"2 3"``, ``"2,3"``, ``"2:3"``, ``"b3"`` (heap letters) all mean "take
+        3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones starting at stone 4";
+        with ``single_row=True`` ``"4 2"`` (position, count) means the same in row 1. With
+        ``single_pile=True`` (a one-pile game) ``"3"`` means "take 3 from pile 1".
         Raises :class:`InvalidMoveError` for text that is not a move.
         """
         raw = text.strip()
@@ -76,8 +78,12 @@ class Move:
             return cls(_LETTERS.index(m.group(1).lower()) + 1, int(m.group(2)))
         parts = [p for p in re.split(r"[\s,;:]+", raw) if p]
         if not all(re.fullmatch(r"[+-]?\d+", p) for p in parts) or not parts:
-            raise InvalidMoveError(_move_help(text, rows=rows, single_row=single_row))
+            raise InvalidMoveError(
+                _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
+            )
         numbers = [int(p) for p in parts]
+        if single_pile and not rows and len(numbers) == 1:
+            return cls(1, numbers[0])
         if rows:
             if len(numbers) == 2 and single_row:
                 return cls(1, numbers[1], at=numbers[0])
@@ -85,7 +91,9 @@ class Move:
                 return cls(numbers[0], numbers[2], at=numbers[1])
         elif len(numbers) == 2:
             return cls(numbers[0], numbers[1])
-        raise InvalidMoveError(_move_help(text, rows=rows, single_row=single_row))
+        raise InvalidMoveError(
+            _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
+        )
 
     def to_json(self) -> dict[str, int]:
         out = {"pile": self.pile, "take": self.take}
@@ -94,10 +102,12 @@ class Move:
         return out
 
 
-def _move_help(text: str, *, rows: bool, single_row: bool) -> str:
+def _move_help(text: str, *, rows: bool, single_row: bool, single_pile: bool = False) -> str:
     if rows:
         form = "POSITION COUNT (e.g. 3 2)" if single_row else "ROW POSITION COUNT (e.g. 1 3 2)"
         return f"{text!r} is not a move: type {form}"
+    if single_pile:
+        return f"{text!r} is not a move: type how many to take (e.g. 3)"
     return f"{text!r} is not a move: type PILE AMOUNT (e.g. 2 3, 2,3 or b3)"
 
 

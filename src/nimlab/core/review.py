@@ -86,11 +86,10 @@ def hint(game: Game, *, explain: bool = False, rng: random.Random | None = None)
         if best is not None:
             length = None if best.remoteness is None else best.remoteness + 1
             when = "" if length is None else f" in {length} move{'s' if length != 1 else ''}"
-            claim = (
-                f"a proven winning move (wins{when})"
-                if best.winning
-                else f"every move loses; this one resists longest{when.replace(' in', ':')}"
-            )
+            if best.winning:
+                claim = f"a proven winning move (wins{when})" if when else "a proven winning move"
+            else:
+                claim = f"every move loses; this one resists longest{when.replace(' in', ':')}"
             return Hint(best.move, claim, True, tuple(a.explanation) if explain else ())
     choice = make_bot(BotSpec("perfect"), rng or random.Random()).choose(game.state)
     explanation: tuple[str, ...] = ()

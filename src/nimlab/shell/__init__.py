@@ -1,4 +1,4 @@
-"""Seed 003's Nim Game System (the ``nimlab shell`` command), over nimlab's core and storage."""
+"""The Nim Game System shell (the ``nimlab shell`` command), over nimlab's core and storage."""
 
 from nimlab.shell.nimsys import AI_BOT, MAX_STONES, NimShell, run_shell
 

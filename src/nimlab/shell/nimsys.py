@@ -1,4 +1,4 @@
-"""Seed 003's Nim Game System, command for command and message for message, over nimlab's
+"""The Nim Game System shell, command for command and message for message, over nimlab's
 database and core games.
 
 Commands (case-insensitive; arguments after the command, separated by commas, case-sensitive;
@@ -12,7 +12,8 @@ surplus arguments are ignored)::
 
 The original's bugs are fixed: a non-number where a number belongs gets "Invalid move." (in a game)
 or an argument message (in a command) instead of a crash; there is no limit on the number of
-players; every change is saved at once (not only on ``exit``); the end of input leaves cleanly.
+players; every change is saved at once (not only on ``exit``); the end of input leaves cleanly
+(in a game it says the game is abandoned); a player cannot play against themselves.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ INVALID_ARGUMENTS = "Incorrect number of arguments supplied to command."
 PLAYER_EXISTS = "The player already exists."
 NO_PLAYER = "The player does not exist."
 NO_PLAYERS = "One of the players does not exist."
+SAME_PLAYER = "Invalid argument: a player cannot play against themselves."
+GAME_LEFT = "End of input: the game is abandoned (it is not saved)."
 
 
 class _EndOfInput(Exception):
@@ -224,6 +227,9 @@ class NimShell:
         if any(p is None for p in found):
             self.say(NO_PLAYERS)
             return None
+        if len({p.username for p in found if p is not None}) < len(found):
+            self.say(SAME_PLAYER)
+            return None
         return [p for p in found if p is not None]
 
     def _startgame(self, args: list[str]) -> None:
@@ -248,9 +254,14 @@ class NimShell:
         self.say(f"Initial stone count: {stones}")
         self.say(f"Maximum stone removal: {bound}")
         self._announce_players(players)
-        while not game.is_over:
-            self._basic_turn(game, players, bound)
+        try:
+            while not game.is_over:
+                self._basic_turn(game, players, bound)
+                self.say()
+        except _EndOfInput:
             self.say()
+            self.say(GAME_LEFT)
+            raise
         self._finish(game, players)
 
     def _basic_turn(self, game: Game, players: list[PlayerRecord], bound: int) -> None:
@@ -290,9 +301,14 @@ class NimShell:
         self.say(f"Initial stone count: {stones}")
         self.say("Stones display:" + "".join(f" <{i},*>" for i in range(1, stones + 1)))
         self._announce_players(players)
-        while not game.is_over:
-            self._advanced_turn(game, players)
+        try:
+            while not game.is_over:
+                self._advanced_turn(game, players)
+                self.say()
+        except _EndOfInput:
             self.say()
+            self.say(GAME_LEFT)
+            raise
         self._finish(game, players)
 
     def _advanced_turn(self, game: Game, players: list[PlayerRecord]) -> None:

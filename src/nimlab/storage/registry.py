@@ -157,8 +157,14 @@ class Registry:
         self, username: str, *, given: str, family: str, bot: str | None = None
     ) -> PlayerRecord:
         """Register a human (``bot=None``) or an AI player (``bot`` is its bot spec, e.g.
-        ``"perfect"``). Raises :class:`PlayerExistsError` or :class:`RegistryError`."""
+        ``"perfect"``). Raises :class:`PlayerExistsError` or :class:`RegistryError` (also for a
+        username starting with ``@``, which marks registered players on the command line)."""
         username = check_username(username)
+        if username.startswith("@"):
+            raise RegistryError(
+                f"username {username!r}: @ marks a registered player (--player @USERNAME), so a "
+                "username cannot start with it"
+            )
         given, family = check_name(given, "given name"), check_name(family, "family name")
         with self._db.write() as conn:
             insert_player(conn, username, given, family, bot)
