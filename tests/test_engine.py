@@ -18,11 +18,13 @@ from nimlab.theory.engine import (
     STRATEGIES,
     DenseTable,
     Engine,
+    MisereQuotientStrategy,
     SplitSearch,
     Strategy,
     Terminal,
     canonical_moves,
 )
+from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import is_terminal
 from nimlab.theory.solver import ExactSolver
@@ -35,6 +37,8 @@ def _alone(strategy: Strategy) -> tuple[Strategy, ...]:
         strategy = DenseTable(min_cost=0)
     elif isinstance(strategy, SplitSearch):
         strategy = SplitSearch(min_cost=0)
+    elif isinstance(strategy, MisereQuotientStrategy):
+        strategy = MisereQuotientStrategy(min_cost=0)
     return (strategy,) if isinstance(strategy, Terminal) else (Terminal(), strategy)
 
 
@@ -155,3 +159,20 @@ def test_paranoid_analysis_of_four_players_is_proven() -> None:
     while not game.is_over:
         turn = game.play_bot()
         assert turn.claim is not None and "not proven" not in turn.claim
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["0.77", "0.07", "0.75", "0.137"]), positions(12, 4, 1))
+def test_misere_quotient_strategy_agrees_with_the_exact_solver(code: str, position) -> None:
+    rule = TakeAndBreak.octal(code)
+    strategy = MisereQuotientStrategy(min_cost=0)
+    engine = Engine(rule, misere=True, strategies=(Terminal(), strategy))
+    exact = ExactSolver(rule, misere=True)
+    if Terminal().applies(engine, position):
+        return
+    assert strategy.applies(engine, position)  # heaps up to 12 are always covered
+    assert strategy.value(engine, position, Budget()).outcome == exact.value(position).outcome
+    wins = set(strategy.winning_moves(engine, position, None, Budget()) or [])
+    assert wins == {
+        m for m, child in canonical_moves(rule, position) if exact.value(child).outcome is Outcome.P
+    }

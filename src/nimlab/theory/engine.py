@@ -98,6 +98,10 @@ _ANSWERS = 200_000
 QUOTIENT_HEAP_LIMIT = 256
 """Largest heap bound up to which a misère quotient is computed on demand."""
 
+QUOTIENT_FROM = 20_000
+"""Positions whose exact search stores fewer positions than this are searched instead (the
+quotient of some games takes long to build, or cannot be built)."""
+
 QUOTIENT_SECONDS = 2.0
 """Time one misère quotient may take to compute (once per game and bound, then cached)."""
 
@@ -270,11 +274,16 @@ class GrundySum(Strategy):
 class MisereQuotientStrategy(Strategy):
     name = "misere-quotient"
     formula = True
+
+    def __init__(self, min_cost: float = QUOTIENT_FROM) -> None:
+        self.min_cost = min_cost
     description = "the game's misère quotient (Plambeck–Siegel): the product of heap images"
 
     def applies(self, engine: Engine, position: Canon) -> bool:
         if not engine.misere or engine.end_positions or engine.rule.is_nim:
             return False
+        if self.min_cost > 0 and engine.search_cost(position) <= self.min_cost:
+            return False  # a search is cheap here, exact, and gives the remoteness too
         return engine.quotient(position) is not None
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
