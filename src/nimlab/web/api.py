@@ -442,7 +442,7 @@ async def reset_player(body: UsernameIn, request: Request) -> JSONResponse:
     "/rankings",
     response_model=list[PlayerRecordOut],
     responses=_ERRORS,
-    summary="Players by win rate (seed 003's rankings)",
+    summary="Players by win rate",
 )
 async def rankings(
     request: Request,

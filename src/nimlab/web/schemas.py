@@ -178,7 +178,7 @@ class SeatIn(_In):
 
 
 class RegisterIn(_In):
-    """A player for the registry (seed 003's addplayer / addaiplayer)."""
+    """A player for the registry (addplayer / addaiplayer)."""
 
     username: str = Field(..., min_length=1, max_length=MAX_NAME)
     given: str = Field(..., min_length=1, max_length=MAX_NAME)

@@ -1,4 +1,4 @@
-// The board: piles of matches (seed 001) or rows of stones (Kayles-like games).
+// The board: piles of matches or rows of stones (Kayles-like games).
 //
 // Selection only ever reaches legal moves, and says why when a click cannot extend it.
 // Piles: hovering a match one may take highlights it and every match after it (what one click

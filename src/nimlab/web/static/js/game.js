@@ -1,4 +1,4 @@
-// Playing a game (seed 001's board, seed 000's announcements and screens), learning from it, and
+// Playing a game (the match board, announcements and victory screens), learning from it, and
 // playing together: the server owns the game; this page sends move requests and shows the states
 // it receives (from its own requests and, live, over a WebSocket). A state holds a page of turns
 // only (`turns_from` says where they start: the new moves, or the last ones): this page keeps

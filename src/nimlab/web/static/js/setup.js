@@ -1,4 +1,4 @@
-// Setting up a game in one screen (seed 000's main menu and options): players, piles, rules, who
+// Setting up a game in one screen (the main menu and its options): players, piles, rules, who
 // starts. Every change is checked by the server (the core's rules and messages): Play stays
 // disabled, with the reason shown, until the setup is valid.
 
