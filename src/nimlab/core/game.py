@@ -59,20 +59,10 @@ class Turn:
     winner: Player | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _State:
-    board: Board
-    active: tuple[int, ...]
-    to_move: int
-    round: int
-    eliminated: tuple[int, ...]
-    winner: int | None
-
-
 @dataclass
 class _Step:
     turn: Turn
-    before: _State
+    before: GameState
     at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -118,13 +108,13 @@ class Game:
             if p.bot is not None
         }
         self.first_seat = self._resolve_first(first)
-        self._state = _State(
+        self._state = GameState(
+            ruleset=self.ruleset,
+            start=self.start,
             board=self.start,
+            players=self.players,
             active=tuple(range(len(self.players))),
             to_move=self.first_seat,
-            round=1,
-            eliminated=(),
-            winner=None,
         )
         self._steps: list[_Step] = []
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -199,19 +189,9 @@ class Game:
 
     @property
     def state(self) -> GameState:
-        """The current moment of the game as an immutable :class:`GameState`."""
-        st = self._state
-        return GameState(
-            ruleset=self.ruleset,
-            start=self.start,
-            board=st.board,
-            players=self.players,
-            active=st.active,
-            to_move=st.to_move,
-            round=st.round,
-            eliminated=st.eliminated,
-            winner=st.winner,
-        )
+        """The current moment of the game as an immutable :class:`GameState` (the session
+        keeps one per move, so this is O(1))."""
+        return self._state
 
     @property
     def history(self) -> list[Turn]:
@@ -272,7 +252,7 @@ class Game:
         self._state = next_state
         return turn
 
-    def _end_round(self, state: _State, seat: int) -> _State:
+    def _end_round(self, state: GameState, seat: int) -> GameState:
         """The state once ``seat`` has moved into the terminal position ``state.board`` (or was
         to move first from it): in normal play that player wins; in misère play that player is
         eliminated, and either the last player left wins or a new round starts from the start
@@ -283,9 +263,16 @@ class Game:
         eliminated = (*state.eliminated, seat)
         if len(rest) == 1:
             return replace(state, active=rest, eliminated=eliminated, winner=rest[0])
-        return _State(self.start, rest, rest[0], state.round + 1, eliminated, None)
+        return replace(
+            state,
+            board=self.start,
+            active=rest,
+            to_move=rest[0],
+            round=state.round + 1,
+            eliminated=eliminated,
+        )
 
-    def _settle(self, state: _State) -> _State:
+    def _settle(self, state: GameState) -> GameState:
         """Resolve rounds whose start position is already an end position."""
         while state.winner is None and self.ruleset.is_terminal(state.board.heaps):
             state = self._end_round(state, state.to_move)
