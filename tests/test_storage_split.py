@@ -423,6 +423,78 @@ def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(db: Path) ->
         assert all(len(r["moves"]) == 1 for _, r, _ in check.live_games())
 
 
+def _held_writer(store: Store) -> tuple[StoreWriter, threading.Event]:
+    """A writer busy with a first job until the returned event is set (so that the jobs
+    submitted meanwhile are processed together, as one group)."""
+    writer = StoreWriter(store)
+    gate, holding = threading.Event(), threading.Event()
+
+    def hold(_: Store) -> None:
+        holding.set()
+        gate.wait()
+
+    writer.submit(hold)
+    assert holding.wait(60)
+    return writer, gate
+
+
+def test_the_writer_commits_waiting_jobs_together_and_undoes_a_failing_one_alone(
+    store: Store,
+) -> None:
+    writer, gate = _held_writer(store)
+    ann = writer.submit(lambda s: s.add_player("ann", given="Ann", family="A"))
+
+    def add_then_fail(s: Store) -> None:
+        s.add_player("bob", given="Bob", family="B")
+        raise RuntimeError("injected")
+
+    failing = writer.submit(add_then_fail)
+    # answered only once the group is durable: not while a later job of the group runs
+    seen = writer.submit(lambda s: (ann.done(), [p.username for p in s.players()]))
+    gate.set()
+    assert seen.result() == (False, ["ann"])
+    assert ann.result().username == "ann"
+    with pytest.raises(RuntimeError, match="injected"):
+        failing.result()
+    writer.close()
+    with Store.open(store.path) as check:
+        assert [p.username for p in check.players()] == ["ann"]
+
+
+class _CommitFails:
+    """A connection whose COMMIT fails (everything else is passed on)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("disk I/O error (injected)")
+        return self.conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+def test_a_group_whose_commit_fails_keeps_nothing_and_tells_every_job(store: Store) -> None:
+    writer, gate = _held_writer(store)
+    real = store.db.conn
+    store.db.conn = _CommitFails(real)  # type: ignore[assignment]
+    jobs = [
+        writer.submit(lambda s, n=n: s.add_player(n, given=n.title(), family="X"))
+        for n in ("ann", "bob")
+    ]
+    gate.set()
+    for job in jobs:
+        with pytest.raises(StorageError, match="could not be written"):
+            job.result()
+    with pytest.raises(StorageError):
+        writer.flush()  # its own group fails too
+    store.db.conn = real
+    assert writer.submit(lambda s: [p.username for p in s.players()]).result() == []
+    writer.close()
+
+
 def test_the_writer_queue_is_bounded(store: Store) -> None:
     writer = StoreWriter(store, max_pending=2)
     gate, holding = threading.Event(), threading.Event()

@@ -324,14 +324,19 @@ class Game:
             first=self.first_seat,
             seed=self.seed,
             started_at=self.started_at,
-            moves=tuple(
-                RecordedMove(s.turn.seat, str(s.turn.move), s.at, s.turn.claim or None)
-                for s in self._steps
-            ),
+            moves=tuple(self.recorded_moves()),
             winner=self._state.winner,
             eliminated=self._state.eliminated,
             over=self.is_over,
         )
+
+    def recorded_moves(self, since: int = 0) -> list[RecordedMove]:
+        """The moves after the first ``since``, as :meth:`record` keeps them (for appending a
+        game's new moves to its stored record). O(number of moves after ``since``)."""
+        return [
+            RecordedMove(s.turn.seat, str(s.turn.move), s.at, s.turn.claim or None)
+            for s in self._steps[since:]
+        ]
 
     def to_record(self) -> dict[str, Any]:
         """:meth:`record` as JSON-ready values (format ``nimlab-game/1``)."""

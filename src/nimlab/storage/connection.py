@@ -75,6 +75,8 @@ class Database:
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        self._grouped = -1
+        """Savepoints taken inside the open :meth:`group` transaction (-1: no group open)."""
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -170,7 +172,43 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all or nothing, serialised with other processes. Exceptions
-        from the block roll it back and propagate; ``sqlite3`` errors become StorageError."""
+        from the block roll it back and propagate; ``sqlite3`` errors become StorageError.
+        Inside :meth:`group` it is a savepoint of the group's transaction: rolled back alone on
+        failure, durable only when the group commits."""
+        if self.read_only:
+            raise ReadOnlyError(f"the database {self.path} was opened read-only")
+        conn = self.conn
+        grouped = self._grouped >= 0
+        if grouped:
+            self._grouped += 1
+            begin = f"SAVEPOINT w{self._grouped}"
+            undo: tuple[str, ...] = (f"ROLLBACK TO w{self._grouped}", f"RELEASE w{self._grouped}")
+            end = f"RELEASE w{self._grouped}"
+        else:
+            begin, undo, end = "BEGIN IMMEDIATE", ("ROLLBACK",), "COMMIT"
+        try:
+            conn.execute(begin)
+        except sqlite3.Error as e:
+            raise storage_error(e, "the database is busy or unwritable") from None
+        try:
+            yield conn
+            conn.execute(end)
+        except BaseException as e:
+            if conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    for statement in undo:
+                        conn.execute(statement)
+            if isinstance(e, sqlite3.Error):
+                raise storage_error(e, "the database could not be written") from None
+            raise
+
+    @contextmanager
+    def group(self) -> Iterator[None]:
+        """One transaction around several :meth:`write` blocks (group commit: one disk flush for
+        all of them). Each block is a savepoint: a failing one is undone alone and its exception
+        propagates to its caller as usual; the others are kept. Nothing is durable before the
+        group's block ends without an exception; if the final commit fails, StorageError is
+        raised and every block is undone. Not re-entrant."""
         if self.read_only:
             raise ReadOnlyError(f"the database {self.path} was opened read-only")
         conn = self.conn
@@ -178,8 +216,10 @@ class Database:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
             raise storage_error(e, "the database is busy or unwritable") from None
+        self._grouped = 0
         try:
-            yield conn
+            yield
+            conn.execute("COMMIT")
         except BaseException as e:
             if conn.in_transaction:
                 with suppress(sqlite3.Error):
@@ -187,13 +227,8 @@ class Database:
             if isinstance(e, sqlite3.Error):
                 raise storage_error(e, "the database could not be written") from None
             raise
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.Error as e:
-            if conn.in_transaction:
-                with suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-            raise storage_error(e, "the database could not be written") from None
+        finally:
+            self._grouped = -1
 
     def require_writable(self) -> None:
         """Raise :class:`ReadOnlyError` (or :class:`StorageError`) unless a write would succeed

@@ -1,10 +1,11 @@
 """One thread that owns all writes to a store.
 
 :class:`StoreWriter` runs jobs (functions of the :class:`~nimlab.storage.store.Store`) on its own
-thread, in the order submitted, and commits consecutive move appends of many games in one
-transaction (group commit: 50 games cost one disk flush, not 50). Each job's result or exception
-goes to the caller's :class:`concurrent.futures.Future` (``asyncio.wrap_future`` awaits it). The
-queue is bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
+thread, in the order submitted, and commits the jobs waiting at the same time in one transaction,
+each in a savepoint of its own (group commit: 50 games cost one disk flush, not 50). Each job's
+result or exception goes to the caller's :class:`concurrent.futures.Future`
+(``asyncio.wrap_future`` awaits it), a result only once its group is committed. The queue is
+bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
 :class:`WriterBusyError` at once (or after ``block`` seconds) rather than letting work pile up.
 """
 
@@ -20,12 +21,15 @@ from typing import Any, TypeVar
 from nimlab.storage.errors import StorageError, WriterBusyError
 from nimlab.storage.store import Store
 
-__all__ = ["MAX_PENDING", "StoreWriter"]
+__all__ = ["GROUP_SIZE", "MAX_PENDING", "StoreWriter"]
 
 T = TypeVar("T")
 
 MAX_PENDING = 10_000
 """Jobs that may wait for the writer by default."""
+
+GROUP_SIZE = 256
+"""Jobs committed together at most (bounds the wait of the first one)."""
 
 MoveBatch = tuple[str, int, Sequence[Mapping[str, Any]]]
 
@@ -38,9 +42,9 @@ class _Job:
 
 
 class StoreWriter:
-    """A thread owning ``store`` for writing. Jobs run in the order submitted; consecutive
-    :meth:`add_moves` jobs are committed in one transaction (if that fails, each is retried
-    alone, so only a bad append fails). :meth:`close` finishes the submitted jobs and closes the
+    """A thread owning ``store`` for writing. Jobs run in the order submitted; the jobs waiting
+    together are committed in one transaction, each in its own savepoint (a failing job is
+    undone alone). :meth:`close` finishes the submitted jobs and closes the
     store."""
 
     def __init__(self, store: Store, *, max_pending: int = MAX_PENDING) -> None:
@@ -132,33 +136,34 @@ class StoreWriter:
                 job.future.set_exception(StorageError("the database writer is closed"))
 
     def _process(self, jobs: list[_Job]) -> None:
+        """Run ``jobs`` in one group transaction (one disk flush for all, at most
+        :data:`GROUP_SIZE` at a time). A job that fails is undone alone and gets its exception
+        at once; the others get their results only once the group is committed (nothing is
+        answered before it is durable), or the commit's error if it fails."""
         jobs = [j for j in jobs if j.future.set_running_or_notify_cancel()]
-        i = 0
-        while i < len(jobs):
-            job = jobs[i]
-            if job.moves is None:
-                assert job.fn is not None
-                try:
-                    job.future.set_result(job.fn(self.store))
-                except BaseException as e:  # reported to the caller, never kills the thread
-                    job.future.set_exception(e)
-                i += 1
-                continue
-            j = i
-            while j < len(jobs) and jobs[j].moves is not None:
-                j += 1
-            group = jobs[i:j]
-            try:
-                self.store.add_live_moves([g.moves for g in group if g.moves is not None])
-            except BaseException:
-                for g in group:  # one by one, so only a bad append fails
-                    assert g.moves is not None
+        for start in range(0, len(jobs), GROUP_SIZE):
+            self._group(jobs[start : start + GROUP_SIZE])
+
+    def _group(self, jobs: list[_Job]) -> None:
+        done: list[tuple[_Job, Any]] = []
+        try:
+            with self.store.db.group():
+                for job in jobs:
                     try:
-                        self.store.add_live_moves([g.moves])
-                        g.future.set_result(None)
-                    except BaseException as e:
-                        g.future.set_exception(e)
-            else:
-                for g in group:
-                    g.future.set_result(None)
-            i = j
+                        with self.store.db.write():  # a savepoint: the job is all or nothing
+                            if job.moves is not None:
+                                result: Any = self.store.add_live_moves([job.moves])
+                            else:
+                                assert job.fn is not None
+                                result = job.fn(self.store)
+                    except BaseException as e:  # reported to the caller, never kills the thread
+                        job.future.set_exception(e)
+                    else:
+                        done.append((job, result))
+        except Exception as e:  # the group could not begin or commit: nothing of it was kept
+            for job in jobs:
+                if not job.future.done():
+                    job.future.set_exception(e)
+            return
+        for job, result in done:
+            job.future.set_result(result)

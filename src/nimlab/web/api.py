@@ -8,7 +8,8 @@ import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
@@ -41,6 +42,7 @@ from nimlab.web.schemas import (
     PlayerRecordOut,
     RegisterIn,
     ReplayOut,
+    SeatLinkOut,
     SetupIn,
     UsernameIn,
 )
@@ -116,7 +118,11 @@ def require_admin(request: Request) -> None:
         )
 
 
-def _json(content: Any, status: int = 200) -> JSONResponse:
+def _json(content: Any, status: int = 200) -> Response:
+    """A JSON answer: a pydantic model is serialised by pydantic itself (in compiled code, with
+    no intermediate dicts), anything else by the standard JSON encoder."""
+    if isinstance(content, BaseModel):
+        return Response(content.model_dump_json(), status, media_type="application/json")
     return JSONResponse(content, status_code=status)
 
 
@@ -151,7 +157,7 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
 
 
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
-async def options(request: Request) -> JSONResponse:
+async def options(request: Request) -> Response:
     registered = await live(request).read(lambda s: s.players())
     out = OptionsOut(
         bots=list(BOT_KINDS),
@@ -182,7 +188,7 @@ async def options(request: Request) -> JSONResponse:
         max_stones=MAX_STONES,
         registered=[PlayerRecordOut.model_validate(p.to_json()) for p in registered],
     )
-    return _json(out.model_dump())
+    return _json(out)
 
 
 @router.get(
@@ -193,12 +199,12 @@ async def options(request: Request) -> JSONResponse:
 )
 async def load_game_kind(
     name: Annotated[str, Query(min_length=1, max_length=200)],
-) -> JSONResponse:
+) -> Response:
     kind = parse_game(name)
     out = LoadedGameOut(
         name=kind.name, title=kind.title, board=kind.board, strategies=list(kind.strategies)
     )
-    return _json(out.model_dump())
+    return _json(out)
 
 
 @router.post(
@@ -207,7 +213,7 @@ async def load_game_kind(
     responses=_SETUP_ERRORS,
     summary="Check a setup: 422 with the core's message when it cannot be played",
 )
-async def check_setup(setup: SetupIn, request: Request) -> JSONResponse:
+async def check_setup(setup: SetupIn, request: Request) -> Response:
     game = await live(request).check(setup, client_of(request))
     return _json(
         {
@@ -222,7 +228,7 @@ async def check_setup(setup: SetupIn, request: Request) -> JSONResponse:
 
 
 @router.get("/games", response_model=GameListOut, summary="The games in play")
-async def list_games(request: Request) -> JSONResponse:
+async def list_games(request: Request) -> Response:
     manager = live(request)
     entries = [
         {
@@ -246,24 +252,22 @@ async def list_games(request: Request) -> JSONResponse:
     responses={**_SETUP_ERRORS, **_LIMITED},
     summary="Start a game; the answer has each human seat's token and share link",
 )
-async def create_game(setup: SetupIn, request: Request) -> JSONResponse:
+async def create_game(setup: SetupIn, request: Request) -> Response:
     manager = live(request)
     client = client_of(request)
     manager.limit("create", client)
     lg, tokens = await manager.create(setup, client)
     seats = [
-        {
-            "seat": seat,
-            "name": lg.game.players[seat].name,
-            "token": token,
-            "link": f"/game/{lg.key}?seat={seat}&token={token}",
-        }
+        SeatLinkOut(
+            seat=seat,
+            name=lg.game.players[seat].name,
+            token=token,
+            link=f"/game/{lg.key}?seat={seat}&token={token}",
+        )
         for seat, token in sorted(tokens.items())
     ]
-    return _json(
-        {"state": manager.state(lg).model_dump(), "seats": seats, "watch": f"/game/{lg.key}"},
-        status=201,
-    )
+    created = CreatedOut(state=manager.state(lg), seats=seats, watch=f"/game/{lg.key}")
+    return _json(created, status=201)
 
 
 @router.get(
@@ -277,9 +281,9 @@ async def get_game(
     key: GameKey,
     request: Request,
     since: Annotated[int | None, Query(ge=0, le=MAX_TURN)] = None,
-) -> JSONResponse:
+) -> Response:
     manager = live(request)
-    return _json(manager.state(await manager.lookup(key), since=since).model_dump())
+    return _json(manager.state(await manager.lookup(key), since=since))
 
 
 @router.post(
@@ -289,11 +293,11 @@ async def get_game(
     summary="Play a move for a seat (its token proves it); bots reply before the answer, which "
     "holds the new turns only (a retry with the same turn gets the same answer)",
 )
-async def play_move(key: GameKey, move: MoveIn, request: Request) -> JSONResponse:
+async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
     manager = live(request)
     manager.limit("move", client_of(request))
     lg, before = await manager.move(key, move)
-    return _json(manager.state(lg, since=before).model_dump())
+    return _json(manager.state(lg, since=before))
 
 
 @router.get(
@@ -304,8 +308,8 @@ async def play_move(key: GameKey, move: MoveIn, request: Request) -> JSONRespons
     "history; within about 2 s, proven or not (a proof found later is pushed to the game's "
     "WebSocket)",
 )
-async def get_analysis(key: GameKey, request: Request) -> JSONResponse:
-    return _json((await live(request).analysis(key)).model_dump())
+async def get_analysis(key: GameKey, request: Request) -> Response:
+    return _json(await live(request).analysis(key))
 
 
 @router.get(
@@ -322,7 +326,7 @@ async def get_analysis(key: GameKey, request: Request) -> JSONResponse:
     summary="The perfect bot's move for the player to move; within about 2 s, proven or an "
     "honest guess (a proof found later is pushed to the game's WebSocket)",
 )
-async def get_hint(key: GameKey, request: Request) -> JSONResponse:
+async def get_hint(key: GameKey, request: Request) -> Response:
     hint = await live(request).hint(key)
     if hint is None:
         return _json(
@@ -332,7 +336,7 @@ async def get_hint(key: GameKey, request: Request) -> JSONResponse:
             },
             202,
         )
-    return _json(hint.model_dump())
+    return _json(hint)
 
 
 @router.websocket("/games/{key}/live")
@@ -383,7 +387,7 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
 
 
 @router.get("/players", response_model=list[PlayerRecordOut], summary="Registered players")
-async def list_players(request: Request) -> JSONResponse:
+async def list_players(request: Request) -> Response:
     players = await live(request).read(lambda s: s.players())
     return _json([_player_json(p) for p in players])
 
@@ -395,7 +399,7 @@ async def list_players(request: Request) -> JSONResponse:
     responses={**_ERRORS, 409: {"model": ErrorOut, "description": "The username is taken"}},
     summary="Register a human, or an AI player with a bot spec",
 )
-async def add_player(body: RegisterIn, request: Request) -> JSONResponse:
+async def add_player(body: RegisterIn, request: Request) -> Response:
     bot = None if body.bot is None or not body.bot.strip() else str(parse_bot(body.bot))
 
     def add(store: Store) -> PlayerRecord:
@@ -410,7 +414,7 @@ async def add_player(body: RegisterIn, request: Request) -> JSONResponse:
     responses={**_ERRORS, **_ADMIN, 404: {"model": ErrorOut, "description": "No such player"}},
     summary="Remove a registered player (their past games stay)",
 )
-async def remove_player(body: UsernameIn, request: Request) -> JSONResponse:
+async def remove_player(body: UsernameIn, request: Request) -> Response:
     require_admin(request)
     username = check_username(body.username)
 
@@ -427,7 +431,7 @@ async def remove_player(body: UsernameIn, request: Request) -> JSONResponse:
     responses={**_ERRORS, **_ADMIN, 404: {"model": ErrorOut, "description": "No such player"}},
     summary="Set a player's games played and won to 0",
 )
-async def reset_player(body: UsernameIn, request: Request) -> JSONResponse:
+async def reset_player(body: UsernameIn, request: Request) -> Response:
     require_admin(request)
     username = check_username(body.username)
 
@@ -448,7 +452,7 @@ async def rankings(
     request: Request,
     order: Literal["desc", "asc"] = "desc",
     limit: Annotated[int, Query(ge=1, le=1000)] = 10,
-) -> JSONResponse:
+) -> Response:
     players = await live(request).read(lambda s: s.rankings(ascending=order == "asc", limit=limit))
     return _json([_player_json(p) for p in players])
 
@@ -466,7 +470,7 @@ async def history(
     request: Request,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     player: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME)] = None,
-) -> JSONResponse:
+) -> Response:
     username = None if player is None else check_username(player)
 
     def games(store: Store) -> list[GameSummary]:
@@ -486,7 +490,7 @@ async def history(
 )
 async def replay(
     game_id: Annotated[int, Path(ge=1, le=(1 << 63) - 1)], request: Request
-) -> JSONResponse:
+) -> Response:
     manager = live(request)
     stored = await manager.read(lambda s: s.game(game_id))
     try:

@@ -644,7 +644,7 @@ class LiveGames:
     async def _save(self, lg: LiveGame) -> None:
         """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
         storage's LimitError, a 422, at the bound on moves per game)."""
-        moves = lg.game.to_record()["moves"][lg.saved :]
+        moves = [m.to_json() for m in lg.game.recorded_moves(lg.saved)]
         if not moves:
             return
         try:
