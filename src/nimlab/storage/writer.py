@@ -151,8 +151,9 @@ class StoreWriter:
                 for job in jobs:
                     try:
                         with self.store.db.write():  # a savepoint: the job is all or nothing
+                            result: Any = None
                             if job.moves is not None:
-                                result: Any = self.store.add_live_moves([job.moves])
+                                self.store.add_live_moves([job.moves])
                             else:
                                 assert job.fn is not None
                                 result = job.fn(self.store)
