@@ -79,9 +79,7 @@ def free_port() -> int:
 
 def serve(port: int, db: str) -> None:
     """``nimlab serve``'s setup with the per-client limits lifted (run in the server process)."""
-    import uvicorn
-
-    from nimlab.cli.serve import _http_protocol, bind, timed_protocol
+    from nimlab.cli.serve import bind, run_server
     from nimlab.web import ServerSettings, create_app
 
     settings = ServerSettings(
@@ -91,14 +89,7 @@ def serve(port: int, db: str) -> None:
         move_rate=1e9,
         move_burst=10**9,
     )
-    config = uvicorn.Config(
-        create_app(db, settings=settings),
-        log_level="warning",
-        http=timed_protocol(_http_protocol(), 10.0),
-        timeout_keep_alive=5,
-        limit_concurrency=4096,
-    )
-    uvicorn.Server(config).run(sockets=[bind("127.0.0.1", port)])
+    run_server(create_app(db, settings=settings), bind("127.0.0.1", port))
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:

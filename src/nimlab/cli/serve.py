@@ -144,8 +144,6 @@ def serve(
     ] = 10.0,
 ) -> None:
     """The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it)."""
-    import uvicorn
-
     from nimlab.web import ServerSettings, create_app
 
     open_store(db).close()  # a database that cannot be used is reported now, not at startup
@@ -163,8 +161,26 @@ def serve(
         allowed_hosts=allowed_hosts(host, list(allow_host or [])),
         admin_token=token or None,
     )
+    port = int(sock.getsockname()[1])
+    typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
+    run_server(create_app(db, settings=settings), sock, request_timeout=request_timeout)
+
+
+GC_THRESHOLD = 20_000
+"""Allocations between two young-generation collections in the server (Python's default, 700,
+makes the collector run every few requests; the server's objects are short-lived)."""
+
+
+def run_server(app: Any, sock: socket.socket, *, request_timeout: float = 10.0) -> None:
+    """Serve ``app`` on a bound socket until stopped, the way ``nimlab serve`` does: timed
+    connections, bounded request heads and WebSocket messages, no server header; the objects
+    made while starting are frozen out of garbage collection, which then runs less often."""
+    import gc
+
+    import uvicorn
+
     config = uvicorn.Config(
-        create_app(db, settings=settings),
+        app,
         log_level="warning",
         http=timed_protocol(_http_protocol(), request_timeout),
         timeout_keep_alive=5,
@@ -174,6 +190,7 @@ def serve(
         timeout_graceful_shutdown=5,
         server_header=False,
     )
-    port = int(sock.getsockname()[1])
-    typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
     uvicorn.Server(config).run(sockets=[sock])

@@ -27,7 +27,6 @@ positions
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,6 +59,17 @@ class BudgetExceeded(RuntimeError):
         self.reason = reason
 
 
+class _Flag:
+    """A cancel flag shared by a budget and the budgets derived from it. Setting and reading an
+    attribute is atomic in CPython, so no lock is needed (a budget is made for every question:
+    it must cost next to nothing)."""
+
+    __slots__ = ("raised",)
+
+    def __init__(self) -> None:
+        self.raised = False
+
+
 @dataclass
 class Budget:
     """Limits for one question. ``seconds`` is measured from creation; ``positions`` counts what
@@ -72,7 +82,7 @@ class Budget:
     nbytes: int | None = None
     spent: int = 0
     deadline: float | None = field(default=None, init=False)
-    _cancel: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _cancel: _Flag = field(default_factory=lambda: _Flag(), init=False, repr=False)
     _next_check: int = field(default=CHECK_EVERY, init=False, repr=False)
     _parent: Budget | None = field(default=None, init=False, repr=False)
 
@@ -86,11 +96,11 @@ class Budget:
 
     def cancel(self) -> None:
         """Ask every search working under this budget to stop (thread safe)."""
-        self._cancel.set()
+        self._cancel.raised = True
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self._cancel.raised
 
     def remaining_seconds(self) -> float | None:
         """Seconds left before the deadline (never negative), or ``None`` without one."""
@@ -130,7 +140,7 @@ class Budget:
 
     def check(self) -> None:
         """Raise :class:`BudgetExceeded` if cancelled or past the deadline. O(1)."""
-        if self._cancel.is_set():
+        if self._cancel.raised:
             raise BudgetExceeded(None, "cancelled")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise BudgetExceeded(self.seconds, "time")
