@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nimlab.storage import RecordError, Store
-from nimlab.web import create_app
+from nimlab.web import ServerSettings, create_app
 from nimlab.web.app import STATIC_DIR
 from processes import PATIENCE
 from webtools import free_port, wait_for
@@ -30,9 +30,14 @@ def db(tmp_path: Path) -> str:
     return str(tmp_path / "web.db")
 
 
+PATIENT = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE)
+"""Requests wait for their answers as long as a test may take (the first use of a compiled
+kernel compiles it, which can take seconds on a busy machine): no answer depends on timing."""
+
+
 @pytest.fixture
 def client(db: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db, bot_pace=0)) as c:
+    with TestClient(create_app(db, settings=PATIENT)) as c:
         yield c
 
 
@@ -523,7 +528,7 @@ def test_finished_games_are_stored_with_statistics_and_replay(client: TestClient
 
 
 def test_a_restart_resumes_every_unfinished_game(db: str) -> None:
-    with TestClient(create_app(db, bot_pace=0)) as c:
+    with TestClient(create_app(db, settings=PATIENT)) as c:
         s1, t1 = new_game(c)
         s2, t2 = new_game(
             c, players=[{"name": "Ann"}, {"name": "Bob"}], piles=[2, 5, 7], game="subtraction:1-3"
@@ -532,7 +537,7 @@ def test_a_restart_resumes_every_unfinished_game(db: str) -> None:
         after1 = move(c, s1["id"], seat=0, token=t1[0], pile=1, take=1).json()
         after2 = move(c, s2["id"], seat=0, token=t2[0], pile=3, take=2).json()
         after3 = move(c, k[0]["id"], seat=0, token=k[1][0], pile=1, take=2, at=3).json()
-    with TestClient(create_app(db, bot_pace=0)) as c:
+    with TestClient(create_app(db, settings=PATIENT)) as c:
         assert {g["id"] for g in c.get("/api/games").json()["games"]} == {
             s1["id"],
             s2["id"],
@@ -556,13 +561,13 @@ def test_a_game_finished_before_a_crash_is_stored_at_restart(db: str) -> None:
         store.add_live_game("gone", game.to_record(), {"tokens": {}, "usernames": [None, None]})
         game.push("1 1")
         store.add_live_moves([("gone", 1, game.to_record()["moves"])])
-    with TestClient(create_app(db, bot_pace=0)) as c:
+    with TestClient(create_app(db, settings=PATIENT)) as c:
         assert c.get("/api/games").json()["games"] == []
         assert c.get("/api/history").json()["games"][0]["winner"] == "Ann"
 
 
 def test_bots_alone_play_on_by_themselves(db: str) -> None:
-    with TestClient(create_app(db, bot_pace=0)) as c:
+    with TestClient(create_app(db, settings=PATIENT)) as c:
         state, tokens = new_game(
             c, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
         )
@@ -639,7 +644,7 @@ def test_store_keeps_games_in_progress(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def shared_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = str(tmp_path_factory.mktemp("fuzz") / "fuzz.db")
-    with TestClient(create_app(db, bot_pace=0)) as c:
+    with TestClient(create_app(db, settings=PATIENT)) as c:
         yield c
 
 

@@ -156,6 +156,48 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
 # -- setting up -----------------------------------------------------------------------------------
 
 
+# The routes most requested come first: a request is matched against the routes in order.
+
+
+@router.post(
+    "/games/{key}/moves",
+    response_model=GameStateOut,
+    responses={**_MOVE_ERRORS, **_LIMITED},
+    summary="Play a move for a seat (its token proves it); bots reply before the answer, which "
+    "holds the new turns only (a retry with the same turn gets the same answer)",
+)
+async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
+    manager = live(request)
+    manager.limit("move", client_of(request))
+    lg, before = await manager.move(key, move)
+    return _json(manager.state(lg, since=before))
+
+
+@router.post(
+    "/games",
+    response_model=CreatedOut,
+    status_code=201,
+    responses={**_SETUP_ERRORS, **_LIMITED},
+    summary="Start a game; the answer has each human seat's token and share link",
+)
+async def create_game(setup: SetupIn, request: Request) -> Response:
+    manager = live(request)
+    client = client_of(request)
+    manager.limit("create", client)
+    lg, tokens = await manager.create(setup, client)
+    seats = [
+        SeatLinkOut(
+            seat=seat,
+            name=lg.game.players[seat].name,
+            token=token,
+            link=f"/game/{lg.key}?seat={seat}&token={token}",
+        )
+        for seat, token in sorted(tokens.items())
+    ]
+    created = CreatedOut(state=manager.state(lg), seats=seats, watch=f"/game/{lg.key}")
+    return _json(created, status=201)
+
+
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
 async def options(request: Request) -> Response:
     registered = await live(request).read(lambda s: s.players())
@@ -245,31 +287,6 @@ async def list_games(request: Request) -> Response:
     return _json({"games": entries})
 
 
-@router.post(
-    "/games",
-    response_model=CreatedOut,
-    status_code=201,
-    responses={**_SETUP_ERRORS, **_LIMITED},
-    summary="Start a game; the answer has each human seat's token and share link",
-)
-async def create_game(setup: SetupIn, request: Request) -> Response:
-    manager = live(request)
-    client = client_of(request)
-    manager.limit("create", client)
-    lg, tokens = await manager.create(setup, client)
-    seats = [
-        SeatLinkOut(
-            seat=seat,
-            name=lg.game.players[seat].name,
-            token=token,
-            link=f"/game/{lg.key}?seat={seat}&token={token}",
-        )
-        for seat, token in sorted(tokens.items())
-    ]
-    created = CreatedOut(state=manager.state(lg), seats=seats, watch=f"/game/{lg.key}")
-    return _json(created, status=201)
-
-
 @router.get(
     "/games/{key}",
     response_model=GameStateOut,
@@ -284,20 +301,6 @@ async def get_game(
 ) -> Response:
     manager = live(request)
     return _json(manager.state(await manager.lookup(key), since=since))
-
-
-@router.post(
-    "/games/{key}/moves",
-    response_model=GameStateOut,
-    responses={**_MOVE_ERRORS, **_LIMITED},
-    summary="Play a move for a seat (its token proves it); bots reply before the answer, which "
-    "holds the new turns only (a retry with the same turn gets the same answer)",
-)
-async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
-    manager = live(request)
-    manager.limit("move", client_of(request))
-    lg, before = await manager.move(key, move)
-    return _json(manager.state(lg, since=before))
 
 
 @router.get(

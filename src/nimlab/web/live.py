@@ -242,6 +242,7 @@ class LiveGames:
         self.db = db
         self.settings = settings or ServerSettings()
         self.games: dict[str, LiveGame] = {}
+        self._finished: deque[str] = deque()  # keys of finished games kept, oldest first
         self.workers: EngineWorkers | None = None
         self._writer: StoreWriter | None = None
         self._reader: Store | None = None
@@ -407,6 +408,7 @@ class LiveGames:
             return lg
         lg = LiveGame(key, game, usernames, hashes, saved=len(game.history))
         lg.saved_as = game_id
+        self._finished.append(key)
         lg.finishing = True
         ending = ending_of(stored.record, players)
         if ending is not None:
@@ -444,6 +446,7 @@ class LiveGames:
         lg.finishing = True
         try:
             lg.saved_as = await self.write(finish)
+            self._finished.append(lg.key)
         except BaseException:
             lg.finishing = False
             raise
@@ -679,6 +682,7 @@ class LiveGames:
 
         try:
             lg.saved_as = await self.write(finish)
+            self._finished.append(lg.key)
         except (Unavailable, NimlabError) as e:
             log.error("game %s could not be stored: %s", lg.key, e)
 
@@ -767,9 +771,13 @@ class LiveGames:
             lg.thinking = False
 
     def _forget_old(self) -> None:
-        finished = [k for k, lg in self.games.items() if lg.saved_as is not None]
-        for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
-            del self.games[key]
+        """Keep at most :data:`KEEP_FINISHED` finished games in memory (their links answer
+        without a database read). O(1) amortised."""
+        while len(self._finished) > KEEP_FINISHED:
+            key = self._finished.popleft()
+            lg = self.games.get(key)
+            if lg is not None and lg.saved_as is not None:
+                del self.games[key]
 
     # -- watching -----------------------------------------------------------------------------
 
