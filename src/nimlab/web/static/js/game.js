@@ -377,7 +377,8 @@ export function showGame(main, gameId) {
     if (shown.saved_as) saveSavedAs(gameId, shown.saved_as);
     if (randomFirst(gameId)) {
       firstNote.hidden = false;
-      firstNote.textContent = `${shown.players[shown.first].name} was drawn at random to move first.`;
+      const starter = shown.players[shown.first].name;
+      firstNote.textContent = `${starter} ${starter === "You" ? "were" : "was"} drawn at random to move first.`;
     }
     analysisOff.hidden = !!shown.analysis_allowed;
     hintButton.hidden = !!shown.over; // nothing to hint once the game is over
