@@ -1,6 +1,9 @@
 """The web app in a real browser (Debian's Chromium through Playwright) against a real server:
 setting up and finishing games, bots, Kayles, analysis, two browsers with a spectator, a server
-restart in the middle of a game, a phone-sized screen with a huge pile, the selection rules
+restart in the middle of a game (the connection state, catching up, finished links), the seat
+highlight and the keyboard focus around a bot's reply, seat colours apart from value colours, a
+random first player, a watcher of bots who never falls behind, a phone-sized screen with a huge
+pile, the selection rules
 (only legal moves, on piles, subtraction sets and rows), the game's lifecycle (take back,
 resign, abandon, delete, replay with values) and the phone layout (tap targets, no sideways
 scrolling).
