@@ -1,20 +1,30 @@
 """The web app in a real browser (Debian's Chromium through Playwright) against a real server:
 setting up and finishing games, bots, Kayles, analysis, two browsers with a spectator, a server
-restart in the middle of a game, a phone-sized screen with a huge pile, the selection rules
+restart in the middle of a game (the connection state, catching up, finished links), the seat
+highlight and the keyboard focus around a bot's reply, seat colours apart from value colours, a
+random first player, a watcher of bots who never falls behind, a phone-sized screen with a huge
+pile, the selection rules
 (only legal moves, on piles, subtraction sets and rows), the game's lifecycle (take back,
 resign, abandon, delete, replay with values) and the phone layout (tap targets, no sideways
 scrolling).
 
-Screenshots of the main screens go to ``test-output/screenshots/``.
+Screenshots of the screens the README shows go to ``test-output/screenshots/``.
+
+Cheap by design: one browser and a few pages for the whole module (a new page costs a renderer
+process), kept open from test to test; a page already on the app moves to another of its screens
+the way its own links do (no reload), and no test sleeps: every wait is on a condition.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -29,7 +39,7 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-ANIMATION_MS = 60
+ANIMATION_MS = 20
 TIMEOUT_MS = 60_000
 """How long an expectation may take to come true: reached only when a test fails (a busy machine
 can be slow to start the browser or the server)."""
@@ -37,7 +47,15 @@ expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def spawned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The module's server, starting (it starts while the browser does)."""
+    proc = ServerProcess(Path(tmp_path_factory.mktemp("browser")) / "web.db").spawn()
+    yield proc
+    proc.kill()  # a throwaway database: no clean shutdown to wait for
+
+
+@pytest.fixture(scope="module")
+def browser(spawned: ServerProcess) -> Iterator[Browser]:
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
@@ -45,10 +63,8 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    proc = ServerProcess(Path(tmp_path_factory.mktemp("browser")) / "web.db").start()
-    yield proc
-    proc.stop()
+def server(spawned: ServerProcess) -> ServerProcess:
+    return spawned.wait()
 
 
 def new_page(browser: Browser, width: int = 1280, height: int = 900, **kw: Any) -> Page:
@@ -59,10 +75,73 @@ def new_page(browser: Browser, width: int = 1280, height: int = 900, **kw: Any) 
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.js_errors = errors  # type: ignore[attr-defined]
+    page.size = (width, height)  # type: ignore[attr-defined]
     return page
 
 
-def shot(page: Page, name: str, *, full: bool = True) -> None:
+KINDS: dict[str, dict[str, Any]] = {
+    "desk": {},  # a desktop browser
+    "other": {},  # another desktop browser (its own storage: no seat of the desk's games)
+    "phone": {"width": 390, "height": 844, "is_mobile": True, "has_touch": True},
+}
+
+
+class Tabs:
+    """The module's pages, one per kind of browser, each handed to one test at a time."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.pages: dict[str, Page] = {}
+
+    def get(self, kind: str) -> Page:
+        page = self.pages.get(kind)
+        if page is None or page.is_closed():
+            page = self.pages[kind] = new_page(self.browser, **KINDS[kind])
+        page.js_errors.clear()  # type: ignore[attr-defined]
+        width, height = page.size  # type: ignore[attr-defined]
+        if page.viewport_size != {"width": width, "height": height}:
+            page.set_viewport_size({"width": width, "height": height})
+        if page.url.startswith("http"):  # a new setup starts from the defaults
+            page.evaluate("localStorage.removeItem('nimlab.setup')")
+        return page
+
+    def close(self) -> None:
+        for page in self.pages.values():
+            page.context.close()
+
+
+@pytest.fixture(scope="module")
+def tabs(browser: Browser) -> Iterator[Tabs]:
+    t = Tabs(browser)
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def page(tabs: Tabs) -> Page:
+    return tabs.get("desk")
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def visit(page: Page, url: str) -> None:
+    """Open ``url`` on ``page``: through the app's router when the page is already on the app
+    (as its links do, no reload), else by loading it."""
+    if page.url.startswith("http") and origin(page.url) == origin(url):
+        page.evaluate(
+            "(u) => { history.pushState(null, '', u);"
+            " dispatchEvent(new PopStateEvent('popstate')); }",
+            url,
+        )
+    else:
+        page.goto(url)
+
+
+def shot(page: Page, name: str, *, full: bool = False) -> None:
+    """A screenshot for the README (only the screens it shows are taken)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full)
 
@@ -81,13 +160,14 @@ def set_up(
     players: list[tuple[str, str]],
     piles: list[int],
     misere: bool = False,
+    first: str = "first",
     game: str = "nim",
     error: int = 0,
     elsewhere: tuple[str, ...] = (),
     screenshot: str | None = None,
 ) -> None:
     """Fill in the setup screen and press Play. ``players`` are (name, kind) in turn order."""
-    page.goto(base + "/")
+    visit(page, base + "/")
     remove = page.locator(".players button[aria-label^='Remove']")
     while remove.count():
         remove.first.click()
@@ -119,6 +199,7 @@ def set_up(
         page.fill("#pile-size", str(n))
         page.click("#add-pile")
     page.check("input[value=misere]" if misere else "input[value=normal]")
+    page.check(f"input[name=first][value={first}]")
     expect(page.locator("#play")).to_be_enabled()
     if screenshot:
         shot(page, screenshot)
@@ -182,10 +263,33 @@ def is_over(page: Page) -> bool:
 
 # -- the tests ------------------------------------------------------------------------------------
 
+SEAT_AT_EACH_MOVE = """() => {
+  window.seatAtMove = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const li of change.addedNodes) {
+      const seat = document.querySelector('#seats li.to-move');
+      window.seatAtMove.push([li.textContent, seat ? Number(seat.dataset.seat) : null]);
+    }
+  }).observe(document.querySelector('#log'), { childList: true });
+}"""
+"""Records, as each move enters the move list, which seat is highlighted at that moment."""
 
-def test_three_player_misere_game_with_elimination(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
-    page.goto(server.url + "/")
+HUE = """(colour) => {
+  const [r, g, b] = colour.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map((x) => Number(x) / 255);
+  const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+  if (d === 0) return null;
+  const hue = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return (hue * 60 + 360) % 360;
+}"""
+
+
+def hue_distance(a: float, b: float) -> float:
+    d = abs(a - b) % 360
+    return min(d, 360 - d)
+
+
+def test_three_player_misere_game_with_elimination(page: Page, server: Any) -> None:
+    visit(page, server.url + "/")
     page.click("#add-defaults")
     expect(page.locator(".chips .chip", has_text="[1,1,2,2]")).to_have_count(1)
     page.locator("button[aria-label='Remove end position [1,1,2,2]']").click()
@@ -200,6 +304,8 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
     page.click("#add-pile")
     expect(page.locator("#piles-title ~ .error")).to_have_text("A pile needs at least one match.")
     page.fill("#pile-size", "")
+    page.select_option("#game-kind", "kayles")  # Kayles is played on rows of stones
+    expect(page.locator("#piles-title")).to_have_text("Rows of stones")
     for label in ("[2,2,2]", "[1,2,3]"):
         page.locator(f"button[aria-label='Remove end position {label}']").click()
     set_up(
@@ -215,7 +321,18 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
     expect(page.locator("#seats li")).to_have_text(
         [re.compile("^Ann"), re.compile("^Bob"), re.compile(r"^Cy \(random bot, 20% errors\)")]
     )
-    shot(page, "game-three-players")
+    # seat colours are never the colours of winning and losing moves
+    seat_hues = page.locator("#seats .seat-dot").evaluate_all(
+        f"(els) => els.map((e) => ({HUE})(getComputedStyle(e).backgroundColor))"
+    )
+    value_hues = page.evaluate(
+        f"""() => ['l-win', 'l-lose'].map((c) => ({HUE})(getComputedStyle(
+              document.querySelector('.legend .' + c), '::before').backgroundColor))"""
+    )
+    assert len(seat_hues) == 3 and None not in value_hues
+    for seat in seat_hues:
+        assert seat is not None  # a colour, not a grey
+        assert min(hue_distance(seat, value) for value in value_hues) >= 30, (seat, value_hues)
     take(page, 1, 1)  # Ann
     wait_ready(page)
     expect(page.locator("#status")).to_have_text("Bob's turn!")
@@ -224,7 +341,6 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
     expect(page.locator("#dialog[open]")).to_contain_text(
         "Round 2: Ann and Bob play on from the start position."
     )
-    shot(page, "elimination", full=False)
     close_dialog(page)
     expect(page.locator("#status")).to_have_text("Ann's turn!")
     expect(page.locator("#board .match")).to_have_count(3)
@@ -234,7 +350,6 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
     expect(page.locator("#dialog[open]")).to_contain_text("Ann was eliminated!")
     close_dialog(page)
     expect(page.locator("#dialog[open] h2")).to_have_text("Bob wins!")
-    shot(page, "victory", full=False)
     close_dialog(page)
     expect(page.locator("#seats li.out")).to_have_count(2)
     expect(page.locator("#log li")).to_have_count(6)
@@ -247,10 +362,30 @@ def test_three_player_misere_game_with_elimination(browser: Browser, server: Any
     no_js_errors(page)
 
 
-def test_a_game_against_the_perfect_bot(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
-    set_up(page, server.url, players=[("Ann", "human"), ("Hal", "perfect")], piles=[3, 4, 5])
-    shot(page, "game-start")
+def test_a_random_first_player_is_announced(page: Page, server: Any) -> None:
+    visit(page, server.url + "/")  # the default setup: You against Hal, a perfect bot
+    page.check("input[name=first][value=random]")
+    expect(page.locator("#play")).to_be_enabled()
+    page.click("#play")
+    expect(page.locator("#first-note")).to_have_text(
+        re.compile(r"^(You|Hal) (was|were) drawn at random to move first\.$")
+    )
+    if page.inner_text("#first-note").startswith("You"):
+        expect(page.locator("#status")).to_have_text("Your turn!")
+    else:  # Hal moved first
+        expect(page.locator("#log li").first).to_contain_text("Hal took")
+    no_js_errors(page)
+
+
+FOCUS_IN_BOARD = "() => document.querySelector('#board').contains(document.activeElement)"
+
+
+def test_a_game_against_the_perfect_bot(page: Page, server: Any) -> None:
+    open_game(
+        page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[3, 4, 5],
+    )
+    page.evaluate(SEAT_AT_EACH_MOVE)
     keyboard = True
     while not is_over(page):
         wait_ready(page)
@@ -259,6 +394,10 @@ def test_a_game_against_the_perfect_bot(browser: Browser, server: Any) -> None:
             continue
         if is_over(page):
             break
+        if page.locator("#log li").count():
+            # after the bot's reply the keyboard focus is back on the board (after a key press
+            # on a pile, and after a click on Finish)
+            page.wait_for_function(FOCUS_IN_BOARD)
         pile = first_nonempty(page)
         played = page.locator("#log li").count()
         if keyboard:  # Tab to a pile, an arrow key chooses how many, Enter finishes
@@ -270,30 +409,37 @@ def test_a_game_against_the_perfect_bot(browser: Browser, server: Any) -> None:
             take(page, pile, 1)
         keyboard = not keyboard
         wait_for_moves(page, played + 1)
-        if played == 0:
-            shot(page, "game-bot-replied")
     expect(page.locator("#status")).to_have_text("Hal wins!")
     texts = page.locator("#log li").all_inner_texts()
     assert any(re.match(r"Hal took \d+ from pile \d", t) for t in texts)
     assert texts[-1].endswith("Hal wins!")
+    # after the victory screen the focus is on the page's next step (replay or a new game)
+    if page.locator("#dialog[open]").count():  # the victory screen (unless closed above)
+        close_dialog(page)
+    assert page.evaluate(
+        "() => document.activeElement.matches('main a, main button')"
+        " && document.activeElement.getClientRects().length > 0"
+    ), page.evaluate("() => document.activeElement.outerHTML")
+    # the highlighted seat follows the moves: as soon as a move is shown, the next player's
+    # seat is highlighted (Hal's after Ann's move, Ann's as soon as Hal's reply is shown)
+    seen = page.evaluate("window.seatAtMove")
+    assert len(seen) == len(texts)
+    for k, (text, seat) in enumerate(seen):
+        mover = 0 if text.startswith("Ann") else 1
+        assert seat == (None if k == len(seen) - 1 else 1 - mover), (k, text, seat)
     no_js_errors(page)
 
 
-def test_a_kayles_game(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
-    set_up(
-        page,
-        server.url,
-        players=[("Ann", "human"), ("Kay", "perfect")],
-        piles=[4, 3],
-        game="kayles",
+def test_a_kayles_game(page: Page, server: Any) -> None:
+    open_game(
+        page, server.url, players=[{"name": "Ann"}, {"name": "Kay", "kind": "perfect"}],
+        piles=[4, 3], game="kayles",
     )
     expect(page.locator("#rules")).to_contain_text("Kayles (octal 0.77)")
     expect(page.locator("#board .stone")).to_have_count(7)
     # two adjacent stones: click the link between them
     page.locator("#board .stones[data-pile='1'] .link.can").nth(1).click()
     expect(page.locator("#selection")).to_contain_text("taking stones 2-3 of row 1")
-    shot(page, "kayles")
     page.click("#finish")
     expect(page.locator("#log li").first).to_have_text("Ann took stones 2-3 from row 1")
     while not is_over(page):
@@ -313,9 +459,12 @@ def test_a_kayles_game(browser: Browser, server: Any) -> None:
     no_js_errors(page)
 
 
-def test_the_analysis_toggle_hint_and_value_history(browser: Browser, server: Any) -> None:
-    page = new_page(browser, height=1000)
-    set_up(page, server.url, players=[("Ann", "human"), ("Hal", "perfect")], piles=[3, 4, 5])
+def test_the_analysis_toggle_hint_and_value_history(page: Page, server: Any) -> None:
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    open_game(
+        page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[3, 4, 5],
+    )
     page.click("#learn summary")
     page.check("#show-values")
     # 12 legal moves; only taking 2 from pile 1 wins (it leaves nim-sum 0)
@@ -329,7 +478,7 @@ def test_the_analysis_toggle_hint_and_value_history(browser: Browser, server: An
     page.click("#hint")
     expect(page.locator("#hint-out")).to_contain_text("Take 2 from pile 1")
     expect(page.locator("#selection")).to_contain_text("taking 2 from pile 1 — a winning move")
-    shot(page, "analysis")
+    shot(page, "analysis", full=True)
     page.click("#reset")
     take(page, 3, 5)  # a mistake: Hal can now win
     expect(page.locator("#value-history li").nth(1)).to_contain_text("a mistake")
@@ -341,8 +490,8 @@ def test_the_analysis_toggle_hint_and_value_history(browser: Browser, server: An
     no_js_errors(page)
 
 
-def test_two_browsers_and_a_spectator(browser: Browser, server: Any) -> None:
-    ann = new_page(browser)
+def test_two_browsers_and_a_spectator(tabs: Tabs, server: Any) -> None:
+    ann = tabs.get("desk")
     set_up(
         ann,
         server.url,
@@ -354,12 +503,12 @@ def test_two_browsers_and_a_spectator(browser: Browser, server: Any) -> None:
     bob_link = ann.locator("input.seat-link[data-seat='1']").input_value()
     watch_link = ann.locator("#watch-link").input_value()
     assert "token=" in bob_link and "token=" not in watch_link
-    bob = new_page(browser, width=390, height=844, is_mobile=True, has_touch=True)
+    bob = tabs.get("phone")
     bob.goto(bob_link)
     expect(bob.locator("#status")).to_have_text("Ann's turn!")
     assert "token" not in bob.url  # the token is kept, not shown
     expect(bob.locator("#selection")).to_have_text("Waiting for Ann…")
-    watcher = new_page(browser)
+    watcher = tabs.get("other")
     watcher.goto(watch_link)
     expect(watcher.locator("#selection")).to_have_text("You are watching this game.")
     expect(ann.locator("#board.live")).to_have_count(1)
@@ -373,14 +522,12 @@ def test_two_browsers_and_a_spectator(browser: Browser, server: Any) -> None:
     expect(ann.locator("#selection")).to_have_text("Waiting for Bob…")
     expect(watcher.locator("#board.live")).to_have_count(0)
     expect(watcher.locator("#finish")).to_be_hidden()
-    shot(bob, "phone-second-player")
 
     take(bob, 2, 4)
     for page in (ann, bob, watcher):
         expect(page.locator("#log li")).to_have_text(
             ["Ann took 2 from pile 1", "Bob took 4 from pile 2"]
         )
-    shot(watcher, "spectator")
     take(ann, 1, 1)
     for page in (ann, bob, watcher):
         expect(page.locator("#status")).to_have_text("Ann wins!")
@@ -389,36 +536,69 @@ def test_two_browsers_and_a_spectator(browser: Browser, server: Any) -> None:
         no_js_errors(page)
 
 
-def test_a_server_restart_in_the_middle_of_a_game(browser: Browser, tmp_path: Path) -> None:
+def test_a_server_restart_the_connection_state_and_finished_links(
+    tabs: Tabs, tmp_path: Path
+) -> None:
+    """One restart (a crash) for everything a restart tests: the page says the server cannot be
+    reached (without anyone moving) and catches up when it is back (no reload), the game
+    resumes with its bot, a reload shows the same board, and a finished game's link leads to
+    its replay in a browser that never saw it."""
     server = ServerProcess(tmp_path / "restart.db").start()
     try:
-        page = new_page(browser)
-        set_up(page, server.url, players=[("Ann", "human"), ("Hal", "perfect")], piles=[3, 4, 5])
+        page = tabs.get("desk")
+        created = open_game(
+            page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+            piles=[3, 4, 5],
+        )
+        key, ann_token = created["state"]["id"], created["seats"][0]["token"]
         take(page, 3, 1)
         expect(page.locator("#log li")).to_have_count(2)  # Ann's move and Hal's reply
-        board = page.locator("#board").inner_text()
-        game_url = page.url
+        body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3, 4]}
+        finished = page.request.post(server.url + "/api/games", data=body).json()
+        r = page.request.post(
+            server.url + f"/api/games/{finished['state']['id']}/resign",
+            data={"seat": 0, "token": finished["seats"][0]["token"]},
+        )
+        assert r.status == 200, r.text()
+        expect(page.locator("#conn")).to_be_hidden()
         server.kill()  # no clean shutdown
+        expect(page.locator("#conn")).to_contain_text("the server cannot be reached")
         server.start()
-        page.goto(game_url)
-        expect(page.locator("#log li")).to_have_count(2)
-        assert page.locator("#board").inner_text() == board
+        # Ann moves from elsewhere (with her seat's token) while this page may still be away
+        r = page.request.post(
+            server.url + f"/api/games/{key}/moves",
+            data={"seat": 0, "token": ann_token, "turn": 3, "pile": 3, "take": 1},
+        )
+        assert r.status == 200, r.text()
+        expect(page.locator("#conn")).not_to_contain_text("cannot be reached")
+        expect(page.locator("#log li")).to_have_count(4)  # her move and Hal's reply, caught up
         expect(page.locator("#status")).to_have_text("Ann's turn!")
         take(page, first_nonempty(page), 1)
-        expect(page.locator("#log li")).to_have_count(4)
+        expect(page.locator("#log li")).to_have_count(6)
         no_js_errors(page)
+        other = tabs.get("other")  # another browser: it never saw these games
+        other.goto(server.url + f"/game/{key}")
+        expect(other.locator("#log li")).to_have_count(6)
+        assert other.locator("#board").inner_text() == page.locator("#board").inner_text()
+        other.goto(server.url + f"/game/{finished['state']['id']}")
+        other.wait_for_url(re.compile(r"/history/\d+$"))
+        expect(other.locator("#replay-moves li").last).to_contain_text("Ann resigned. Bob wins!")
+        expect(other.locator(".rules")).to_contain_text("Bob won by resignation")
+        no_js_errors(other)
     finally:
-        server.stop()
+        server.kill()
 
 
-def test_a_phone_screen_and_a_huge_pile(browser: Browser, server: Any) -> None:
-    page = new_page(browser, width=390, height=844, is_mobile=True, has_touch=True)
-    set_up(page, server.url, players=[("Ann", "human"), ("Hal", "perfect")], piles=[1_000_000, 5])
+def test_a_phone_screen_and_a_huge_pile(tabs: Tabs, server: Any) -> None:
+    page = tabs.get("phone")
+    open_game(
+        page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[1_000_000, 5],
+    )
     expect(page.locator("#board .big-number")).to_have_text("1,000,000")
     assert page.locator("#board *").count() < 100  # a number and a small drawing
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, "the page must not scroll sideways on a phone"
-    shot(page, "phone-huge-pile")
     page.fill("#board .pile[data-pile='1'] input", "999,999")
     page.press("#board .pile[data-pile='1'] input", "Enter")
     expect(page.locator("#log li").first).to_have_text("Ann took 999,999 from pile 1")
@@ -426,9 +606,8 @@ def test_a_phone_screen_and_a_huge_pile(browser: Browser, server: Any) -> None:
     no_js_errors(page)
 
 
-def test_the_registry_pages(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
-    page.goto(server.url + "/players")
+def test_the_registry_pages(page: Page, server: Any) -> None:
+    visit(page, server.url + "/players")
     page.fill("#reg-username", "lee")
     page.fill("#reg-given", "Bruce")
     page.fill("#reg-family", "Lee")
@@ -443,7 +622,6 @@ def test_the_registry_pages(browser: Browser, server: Any) -> None:
     expect(page.locator("#rankings-table")).to_contain_text("Bruce Lee")
     page.click("nav >> text=History")
     expect(page.locator("#history-table")).to_be_visible()
-    shot(page, "history")
     no_js_errors(page)
 
 
@@ -457,7 +635,7 @@ def open_game(page: Page, base: str, seat: int = 0, **setup: Any) -> dict[str, A
     assert r.status == 201, r.text()
     created: dict[str, Any] = r.json()
     link = next(s["link"] for s in created["seats"] if s["seat"] == seat)
-    page.goto(base + link)
+    visit(page, base + link)
     expect(page.locator("#status")).not_to_have_text("Loading…")
     return created
 
@@ -467,9 +645,8 @@ def selection_text(page: Page) -> str:
 
 
 def test_selection_on_a_subtraction_set_reaches_only_legal_moves(
-    browser: Browser, server: Any
+    page: Page, server: Any
 ) -> None:
-    page = new_page(browser)
     open_game(page, server.url, game="subtraction:1,3,4", piles=[5, 2])
     expect(page.locator("#rules")).to_contain_text("{1,3,4}")
     pile = page.locator("#board .pile[data-pile='1']")
@@ -530,8 +707,7 @@ def test_selection_on_a_subtraction_set_reaches_only_legal_moves(
     no_js_errors(page)
 
 
-def test_selection_on_rows_follows_adjacency_and_the_rules(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
+def test_selection_on_rows_follows_adjacency_and_the_rules(page: Page, server: Any) -> None:
     created = open_game(page, server.url, game="kayles", piles=[6, 60])
     key = created["state"]["id"]
     row = page.locator("#board .stones[data-pile='1']")
@@ -590,8 +766,7 @@ def test_selection_on_rows_follows_adjacency_and_the_rules(browser: Browser, ser
     no_js_errors(page)
 
 
-def test_dawsons_kayles_takes_two_stones_only(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
+def test_dawsons_kayles_takes_two_stones_only(page: Page, server: Any) -> None:
     open_game(page, server.url, game="octal:0.07", piles=[5])
     row = page.locator("#board .stones[data-pile='1']")
     row.locator(".stone[data-at='3']").click()  # one stone alone is no move: a pair is chosen
@@ -603,8 +778,8 @@ def test_dawsons_kayles_takes_two_stones_only(browser: Browser, server: Any) -> 
     no_js_errors(page)
 
 
-def test_take_back_value_history_resign_delete_and_replay(browser: Browser, server: Any) -> None:
-    page = new_page(browser, height=1000)
+def test_take_back_value_history_resign_delete_and_replay(page: Page, server: Any) -> None:
+    page.set_viewport_size({"width": 1280, "height": 1000})
     open_game(page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
               piles=[3, 4, 5])
     take(page, 3, 5)  # a mistake; Hal replies
@@ -648,8 +823,7 @@ def test_take_back_value_history_resign_delete_and_replay(browser: Browser, serv
     no_js_errors(page)
 
 
-def test_abandon_a_game_between_people_and_no_such_pages(browser: Browser, server: Any) -> None:
-    page = new_page(browser)
+def test_abandon_a_game_between_people_and_no_such_pages(page: Page, server: Any) -> None:
     created = open_game(page, server.url, piles=[3, 4], analysis=False)
     page.click("#learn summary")
     expect(page.locator("#analysis-off")).to_be_visible()
@@ -663,14 +837,14 @@ def test_abandon_a_game_between_people_and_no_such_pages(browser: Browser, serve
     page.goto(server.url + "/nope")
     expect(page.locator("h1")).to_have_text("There is no such page")
     assert page.title() == "No such page — nimlab"
-    page.goto(server.url + "/history/999")
+    visit(page, server.url + "/history/999")
     expect(page.locator("h1")).to_have_text("No such game")
     expect(page.locator("#replay-board")).to_have_count(0)
     no_js_errors(page)
 
 
-def test_the_phone_layout_tap_targets_and_the_take_stepper(browser: Browser, server: Any) -> None:
-    page = new_page(browser, width=390, height=844, is_mobile=True, has_touch=True)
+def test_the_phone_layout_tap_targets_and_the_take_stepper(tabs: Tabs, server: Any) -> None:
+    page = tabs.get("phone")
     open_game(page, server.url, piles=[7, 60, 10**40])
     expect(page.locator("#board .pile[data-pile='3'] .big-number")).to_contain_text("10,000,000")
     pile = page.locator("#board .pile[data-pile='1']")
@@ -682,7 +856,7 @@ def test_the_phone_layout_tap_targets_and_the_take_stepper(browser: Browser, ser
     expect(page.locator("#selection")).to_contain_text("taking 3 from pile 1")
     expect(pile.locator(".match.taking")).to_have_count(3)  # the preview on the board
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    shot(page, "phone-stepper")
+    shot(page, "phone-stepper", full=True)
     small = page.evaluate(
         """() => [...document.querySelectorAll(
               'main button, main select, main input:not([type=checkbox]):not([type=radio]), '
@@ -707,22 +881,26 @@ def test_the_phone_layout_tap_targets_and_the_take_stepper(browser: Browser, ser
     page.locator("#board .stones[data-pile='2'] .stone[data-at='2']").tap()
     page.locator("#board .stones[data-pile='2'] .stone[data-at='3']").tap()
     expect(page.locator("#selection")).to_contain_text("taking stones 2-3 of row 2")
-    shot(page, "phone-kayles")
     no_js_errors(page)
 
 
 # -- the hardened server: paged turns, pushed answers, finished links ------------------------------
 
 
+BOT_PACE = 0.05
+"""Seconds between two moves of a game of bots only on the fast server (0.8 on a real one)."""
+
+
 @pytest.fixture(scope="module")
 def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """An in-process server without rate limits, whose hints and analyses answer 202 at once
-    when they are not ready (so the page must wait for their push)."""
+    when they are not ready (so the page must wait for their push), and whose bots-only games
+    move fast (BOT_PACE)."""
     from nimlab.web import ServerSettings, create_app
     from webtools import ServerThread
 
     settings = ServerSettings(
-        bot_pace=0,
+        bot_pace=BOT_PACE,
         compute_wait=0.05,
         move_rate=1e6,
         move_burst=10**6,
@@ -734,24 +912,29 @@ def fast_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield s
 
 
+def post_json(url: str, body: dict[str, Any]) -> Any:
+    """POST ``body`` as JSON from the test itself (cheaper than through the browser)."""
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=TIMEOUT_MS / 1000) as response:
+        return json.loads(response.read())
+
+
 def test_a_long_game_is_paged_in_and_new_moves_are_appended(
-    browser: Browser, fast_server: Any
+    page: Page, fast_server: Any
 ) -> None:
     from nimlab.web.schemas import TURN_PAGE
 
-    page = new_page(browser)
-    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [200, 200]}
+    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [70, 70]}
     created = page.request.post(fast_server.url + "/api/games", data=body).json()
     key, tokens = created["state"]["id"], [s["token"] for s in created["seats"]]
     moves = TURN_PAGE + 30
-    for turn in range(1, moves + 1):
+    for turn in range(1, moves + 1):  # straight to the server (the page is not open yet)
         seat = (turn - 1) % 2
-        r = page.request.post(
-            fast_server.url + f"/api/games/{key}/moves",
-            data={"seat": seat, "token": tokens[seat], "turn": turn, "pile": seat + 1, "take": 1},
-        )
-        assert r.status == 200, r.text()
-    page.goto(fast_server.url + f"/game/{key}")
+        move = {"seat": seat, "token": tokens[seat], "turn": turn, "pile": seat + 1, "take": 1}
+        post_json(fast_server.url + f"/api/games/{key}/moves", move)
+    visit(page, fast_server.url + f"/game/{key}")
     expect(page.locator("#log li")).to_have_count(moves)  # the earlier page was fetched too
     expect(page.locator("#log li").first).to_have_text("Ann took 1 from pile 1")
     first = page.locator("#log li").first.element_handle()
@@ -770,8 +953,53 @@ def test_a_long_game_is_paged_in_and_new_moves_are_appended(
     no_js_errors(page)
 
 
+ARRIVALS = """() => {
+  window.arrivals = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      // runs before the page's own handler: what the page shows when a new move arrives
+      this.addEventListener('message', (e) => {
+        const msg = JSON.parse(e.data);
+        if (msg.type === 'state') {
+          window.arrivals.push([msg.state.move_count, document.querySelectorAll('#log li').length]);
+        }
+      });
+    }
+  };
+}"""
+"""Records, as each state arrives over the game's WebSocket, its move count and how many moves
+the page shows at that moment."""
+
+
+def test_a_watcher_of_a_bots_only_game_never_falls_behind(page: Page, fast_server: Any) -> None:
+    # a move is played out for 5 s at most (as a person may ask for), while the bots move
+    # every BOT_PACE: the page cuts a move's animation short as soon as the next one arrives
+    page.evaluate("localStorage.setItem('nimlab.anim', '5000')")
+    try:
+        bots = [{"name": n, "kind": "random"} for n in ("Ada", "Bea")]
+        body = {"players": bots, "piles": [20] * 6}
+        visit(page, fast_server.url + "/")
+        page.evaluate(ARRIVALS)
+        created = page.request.post(fast_server.url + "/api/games", data=body).json()
+        visit(page, fast_server.url + f"/game/{created['state']['id']}")
+        expect(page.locator("#status")).to_have_text(re.compile(r"wins!$"))
+        final = page.request.get(fast_server.url + f"/api/games/{created['state']['id']}").json()
+        expect(page.locator("#log li")).to_have_count(final["move_count"])
+        arrivals = page.evaluate("window.arrivals")
+        later = [(count, shown) for count, shown in arrivals[1:]]  # the first: the opening state
+        assert len(later) >= 3, arrivals  # the page saw the bots play
+        # when a move arrives, the page shows the one before it (or plays it out still)
+        behind = [(count, shown) for count, shown in later if shown < count - 2]
+        assert behind == [], arrivals
+    finally:
+        page.evaluate(f"localStorage.setItem('nimlab.anim', '{ANIMATION_MS}')")
+    no_js_errors(page)
+
+
 def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
-    browser: Browser, fast_server: Any, monkeypatch: pytest.MonkeyPatch
+    page: Page, fast_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import threading
 
@@ -790,9 +1018,10 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
 
     monkeypatch.setattr(live_module, "hint_out", slow_hint)
     monkeypatch.setattr(live_module, "analysis_out", slow_analysis)
-    page = new_page(browser, height=1000)
+    page.set_viewport_size({"width": 1280, "height": 1000})
     requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
+    note = lambda r: requests.append(r.url)  # noqa: E731
+    page.on("request", note)
     open_game(page, fast_server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
               piles=[3, 4, 5])
     page.click("#learn summary")
@@ -807,26 +1036,5 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     # nothing was asked again: both answers came over the WebSocket
     assert len([u for u in requests if "/hint" in u or "/analysis" in u]) == asked
+    page.remove_listener("request", note)
     no_js_errors(page)
-
-
-def test_a_finished_games_link_leads_to_its_replay_after_a_restart(
-    browser: Browser, tmp_path: Path
-) -> None:
-    server = ServerProcess(tmp_path / "finished.db").start()
-    try:
-        page = new_page(browser)
-        created = open_game(page, server.url, piles=[3, 4])
-        page.click("#resign")
-        page.locator("#dialog[open]").get_by_role("button", name="Resign").click()
-        expect(page.locator("#status")).to_have_text("Ann resigned. Bob wins!")
-        server.kill()
-        server.start()
-        other = new_page(browser)  # another browser: it never saw the game
-        other.goto(server.url + f"/game/{created['state']['id']}")
-        other.wait_for_url(re.compile(r"/history/\d+$"))
-        expect(other.locator("#replay-moves li").last).to_contain_text("Ann resigned. Bob wins!")
-        expect(other.locator(".rules")).to_contain_text("Bob won by resignation")
-        no_js_errors(other)
-    finally:
-        server.stop()

@@ -83,6 +83,12 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> ServerProcess:
+        """Start the server and wait until it answers."""
+        return self.spawn().wait()
+
+    def spawn(self) -> ServerProcess:
+        """Start the server without waiting for it (see :meth:`wait`): a test can do something
+        else meanwhile, such as starting a browser."""
         env = dict(os.environ)
         self.proc = subprocess.Popen(
             [
@@ -99,6 +105,10 @@ class ServerProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
+        return self
+
+    def wait(self) -> ServerProcess:
+        """Until the server answers (or has failed to start)."""
         try:
             wait_for(self.url + "/api/games")
         except OSError:

@@ -5,7 +5,7 @@
 // every turn it has seen and fetches the pages it lacks (`?since=N`). Hints and analyses that
 // are worked out after their request was answered are pushed over the WebSocket.
 
-import { h, $, announce, sleep, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
+import { h, $, announce, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
 import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst } from "./local.js";
 import { drawBoard, moveKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
@@ -31,6 +31,14 @@ const trophy = () => icon([
   "M8 8h6v4h-2a2 2 0 0 0 0 4h3v4h-3a6 6 0 0 1 0-12zM40 8h-6v4h2a2 2 0 0 1 0 4h-3v4h3a6 6 0 0 0 0-12z",
   "M21 26h6v8h-6zM15 36h18v6H15z",
 ], "#e0a100");
+/** Reconnecting to a server that cannot be reached: first after this long, then twice as long
+ * each time, at most RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 400;
+const RETRY_MAX_MS = 5000;
+/** In a game of bots only, a move's animation never takes longer than this (the server's pace
+ * between bot moves is longer: 0.8 s), so watchers never fall behind. */
+const BOTS_ONLY_ANIMATION_MS = 500;
+
 const cross = () => icon(["M12 8l12 12 12-12 4 4-12 12 12 12-4 4-12-12-12 12-4-4 12-12L8 12z"], "#c0392b");
 
 export function showGame(main, gameId) {
@@ -56,7 +64,10 @@ export function showGame(main, gameId) {
   const mine = new Set(); // numbers of the moves made from this page
   let socket = null;
   let retry = null;
-  let moving = null; // the seat whose move is being played out
+  let retryMs = RETRY_FIRST_MS; // the wait before the next attempt to reconnect (it grows)
+  let playing = null; // the state whose new moves are being played out
+  let wake = null; // cuts the animation under way short (a newer move is waiting)
+  let moving = null; // the seat highlighted while moves are played out (null: the state's)
   let looking = null; // the value-history step looked at (null: the game as it is)
   let hintFor = -1; // the move count the hint shown (or awaited) is for
   let known = []; // every turn from move 1 that this page has seen, in order
@@ -366,7 +377,8 @@ export function showGame(main, gameId) {
     if (shown.saved_as) saveSavedAs(gameId, shown.saved_as);
     if (randomFirst(gameId)) {
       firstNote.hidden = false;
-      firstNote.textContent = `${shown.players[shown.first].name} was drawn at random to move first.`;
+      const starter = shown.players[shown.first].name;
+      firstNote.textContent = `${starter} ${starter === "You" ? "were" : "was"} drawn at random to move first.`;
     }
     analysisOff.hidden = !!shown.analysis_allowed;
     hintButton.hidden = !!shown.over; // nothing to hint once the game is over
@@ -454,6 +466,8 @@ export function showGame(main, gameId) {
         && state.thinking === shown.thinking && state.status === shown.status && !latest) return;
     if (latest && state.move_count < latest.move_count) return;
     latest = state;
+    // never fall behind: a move played out while a newer one waits is cut short
+    if (wake && playing && state.move_count > playing.move_count) wake();
     pump();
   }
 
@@ -470,11 +484,15 @@ export function showGame(main, gameId) {
           hintOut.textContent = "";
           hintFor = -1;
           const fresh = target.turns.slice(shown.move_count);
+          playing = target;
           for (const [k, turn] of fresh.entries()) {
             if (closed) return;
-            // never fall behind: a backlog is shown at once, only the newest move is animated
-            await playOut(turn, target, k < fresh.length - 1);
+            // never fall behind: a backlog is shown at once, only the newest move is animated;
+            // the seat highlighted next is the one to move after this turn
+            const next = k < fresh.length - 1 ? fresh[k + 1].seat : target.to_move;
+            await playOut(turn, target, next, k < fresh.length - 1 || queued());
           }
+          playing = null;
         }
         if (closed) return;
         animating = null;
@@ -487,22 +505,39 @@ export function showGame(main, gameId) {
       }
     } finally {
       pumping = false;
-      if (shown && !closed) renderBoard();
+      playing = null;
+      if (shown && !closed) { renderBoard(); restoreFocus(); }
     }
   }
 
-  /** Give the keyboard focus back to the board (or the page's next step) when it was lost. */
+  /** Whether a state with newer moves than those being played out is waiting. */
+  const queued = () => !!(latest && playing && latest.move_count > playing.move_count);
+
+  /** Wait `ms`, or less when a newer move arrives meanwhile (see `receive`). */
+  function pause(ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { wake = null; resolve(); }, ms);
+      wake = () => { clearTimeout(timer); wake = null; resolve(); };
+    });
+  }
+
+  /** Give the keyboard focus back to the board (or the page's next step) when it was lost: on
+   * nothing, or on a control that was removed, disabled or hidden meanwhile (the Finish button
+   * after a move, the board's pile while a bot was thinking). */
   function restoreFocus() {
-    if (closed) return;
+    if (closed || !shown) return;
     const a = document.activeElement;
-    if (a && a !== document.body && document.contains(a)) return;
+    const lost = !a || a === document.body || !document.contains(a) || a.disabled || !a.getClientRects().length;
+    if (!lost) return;
     if ($("#dialog").open) return;
     const target = (lastPile && board.querySelector(`[data-pile="${lastPile}"][tabindex]`))
       || board.querySelector("[tabindex]") || (shown && shown.over ? last.querySelector("a") : null);
     if (target) target.focus();
   }
 
-  async function playOut(turn, target, quick = false) {
+  /** Show one turn of `target`: the mover's seat is highlighted while its move is played out,
+   * then the seat `next` (the one to move after it). */
+  async function playOut(turn, target, next, quick = false) {
     status.textContent = turn.text;
     status.classList.remove("thinking");
     last.textContent = turn.text + (turn.claim && shown.players[turn.seat].bot ? `: ${turn.claim}` : "");
@@ -513,10 +548,11 @@ export function showGame(main, gameId) {
       animating = { board: turn.before, taken: turn.move };
       renderBoard();
       // in a game of bots only, an animation never takes longer than the bots' pace
-      await sleep(allBots(target) ? Math.min(animationMs(), 500) : animationMs());
+      await pause(allBots(target) ? Math.min(animationMs(), BOTS_ONLY_ANIMATION_MS) : animationMs());
     }
-    moving = null;
+    moving = next === null ? -1 : next; // -1: nobody (the game is over)
     animating = { board: turn.after, taken: null }; // until the state itself is shown
+    renderSeats();
     renderBoard();
     logPadding(turn.number);
     if (log.children.length === turn.number - 1) log.append(logEntry(turn));
@@ -579,6 +615,7 @@ export function showGame(main, gameId) {
     } finally {
       sending = false;
       renderBoard();
+      restoreFocus();
     }
   }
 
@@ -746,7 +783,12 @@ export function showGame(main, gameId) {
     const proto = location.protocol === "https:" ? "wss" : "ws";
     socket = new WebSocket(`${proto}://${location.host}/api/games/${gameId}/live`);
     let opened = false;
-    socket.onopen = () => { opened = true; setOnline(true); if (error.textContent.includes("cannot be reached")) error.textContent = ""; };
+    socket.onopen = () => {
+      opened = true;
+      retryMs = RETRY_FIRST_MS;
+      setOnline(true); // the server sends the game's state first: the page catches up with it
+      if (error.textContent.includes("cannot be reached")) error.textContent = "";
+    };
     socket.onmessage = (e) => {
       let msg;
       try { msg = parseJSON(e.data); } catch { return; }
@@ -757,7 +799,10 @@ export function showGame(main, gameId) {
     socket.onclose = (e) => {
       if (closed || e.code === 4404) return;
       if (!opened || !shown || !shown.over) setOnline(false);
-      if (!shown || !shown.over) retry = setTimeout(connect, 1500);
+      if (!shown || !shown.over) {
+        retry = setTimeout(connect, retryMs);
+        retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
+      }
     };
   }
 
