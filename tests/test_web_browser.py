@@ -998,6 +998,20 @@ def test_a_watcher_of_a_bots_only_game_never_falls_behind(page: Page, fast_serve
     no_js_errors(page)
 
 
+def test_a_watcher_of_bots_sees_eliminations_go_by(page: Page, fast_server: Any) -> None:
+    # three bots, misère: a player is eliminated in each round; the watcher's page tells it
+    # without waiting for anyone to close the news, and plays on to the winner
+    bots = [{"name": n, "kind": "random"} for n in ("Ada", "Bea", "Cy")]
+    body = {"players": bots, "piles": [3, 3], "misere": True}
+    created = page.request.post(fast_server.url + "/api/games", data=body).json()
+    visit(page, fast_server.url + f"/game/{created['state']['id']}")
+    expect(page.locator("#status")).to_have_text(re.compile(r"wins!$"))
+    final = page.request.get(fast_server.url + f"/api/games/{created['state']['id']}").json()
+    assert any(t["eliminated"] for t in final["turns"])
+    expect(page.locator("#log li")).to_have_count(final["move_count"])
+    no_js_errors(page)
+
+
 def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     page: Page, fast_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -561,8 +561,12 @@ export function showGame(main, gameId) {
     const eliminated = turn.messages.filter((m) => / eliminated!$/.test(m));
     const rest = turn.messages.filter((m) => !/ eliminated!$/.test(m) && !/ wins?!$/.test(m));
     if (turn.eliminated && eliminated.length) {
-      await dialog({ title: eliminated[0], text: rest.join(" "), big: cross() });
-      restoreFocus();
+      const told = dialog({ title: eliminated[0], text: rest.join(" "), big: cross() });
+      // a player waits for the news; a watcher of bots (or a player already out) sees it go by
+      if (Object.keys(tokens).length && !allBots(target)) {
+        await told;
+        restoreFocus();
+      }
     }
     if (turn.winner !== null) {
       animating = null;
