@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from nimlab.core.analysis import analyze, board_move, count_moves, display_heaps
 from nimlab.core.bots import perfect_choice
 from nimlab.core.game import Game
+from nimlab.core.games import parse_game
 from nimlab.core.position import board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget
@@ -176,3 +177,42 @@ def test_misere_quotient_strategy_agrees_with_the_exact_solver(code: str, positi
     assert wins == {
         m for m, child in canonical_moves(rule, position) if exact.value(child).outcome is Outcome.P
     }
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["nim", "subtraction:1,3,4", "kayles", "dawson", "octal:0.137"]),
+    positions(7, 4, 1),
+    end_positions(),
+    st.booleans(),
+    st.integers(0, 2**32),
+)
+def test_a_settled_position_is_answered_without_any_search(
+    name: str, position, ends, misere: bool, seed: int
+) -> None:
+    """Once the engine says a position is settled, the perfect bot's choice there (and every
+    child's value) comes from memory: with every search forbidden, the same proven choice."""
+    ruleset = Ruleset(parse_game(name), misere=misere, end_positions=frozenset(ends))
+    rule, engine = ruleset.rule, ruleset.engine
+    board = board_for(rule, list(position))
+    if is_terminal(rule, board.canonical, ends):
+        return
+    game = Game(ruleset, list(position), ["human:Ann", "bot:perfect:Hal"], first=1, seed=seed)
+    if not engine.settled(board.canonical):
+        engine.evaluate(board.canonical)  # solves it (when the search is the strategy here)
+    if not engine.settled(board.canonical):
+        return
+    assert all(engine.settled(child) for _, child in canonical_moves(rule, board.canonical))
+    assert game.bot_choice_is_instant()
+    expected = perfect_choice(game.state, random.Random(seed))
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a settled position needed a search")
+
+    real = ExactSolver._search
+    ExactSolver._search = no_search  # type: ignore[method-assign]
+    try:
+        assert perfect_choice(game.state, random.Random(seed)) == expected
+    finally:
+        ExactSolver._search = real  # type: ignore[method-assign]
+    assert expected.proven

@@ -377,6 +377,7 @@ def test_resign_and_undo_stop_the_engine_work_first(
             time.sleep(0.001)
 
     monkeypatch.setattr(Game, "bot_choice", endless)
+    monkeypatch.setattr(Game, "bot_choice_is_instant", lambda self: False)  # on a worker
     monkeypatch.setattr(live_module, "analysis_out", endless)
     settings = replace(
         ServerSettings(),

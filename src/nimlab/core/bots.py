@@ -54,6 +54,8 @@ class Bot(Protocol):
 
     def choose(self, state: GameState) -> Choice: ...
 
+    def instant(self, state: GameState) -> bool: ...
+
 
 def make_bot(spec: BotSpec | str, rng: random.Random) -> Bot:
     """A bot for a spec, drawing its random choices from ``rng`` (seedable)."""
@@ -90,6 +92,16 @@ class _Bot:
     def __init__(self, spec: BotSpec, rng: random.Random) -> None:
         self.spec = spec
         self.rng = rng
+
+    def instant(self, state: GameState) -> bool:
+        """Whether :meth:`choose` needs no search here: a perfect bot between two players on a
+        position the engine has solved already (its choice is then a few lookups per move, so
+        a server may ask it without handing it to a worker). O(1)."""
+        return (
+            self.spec.kind == "perfect"
+            and len(state.active) == 2
+            and state.ruleset.engine.settled(state.board.canonical)
+        )
 
     def choose(self, state: GameState) -> Choice:
         ruleset, board = state.ruleset, state.board

@@ -41,7 +41,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One move made in a game and what it caused."""
@@ -287,6 +286,11 @@ class Game:
         if bot is None:
             raise PlayerError(f"{self.to_move.name} is not a bot: a human moves by themselves")
         return bot.choose(self.state)
+
+    def bot_choice_is_instant(self) -> bool:
+        """Whether :meth:`bot_choice` would answer with no search (see ``Bot.instant``). O(1)."""
+        bot = None if self.is_over else self.bots.get(self.to_move_seat)
+        return bot is not None and bot.instant(self.state)
 
     def play_bot(self) -> Turn:
         """Let the bot to move choose and play its move."""

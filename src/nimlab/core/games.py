@@ -207,7 +207,8 @@ def _shown_set(rule: TakeAndBreak) -> str:
     takes = rule.subtraction_set
     assert takes is not None
     return ",".join(
-        part if "-" not in part or int(part.split("-")[1]) - int(part.split("-")[0]) >= 2
+        part
+        if "-" not in part or int(part.split("-")[1]) - int(part.split("-")[0]) >= 2
         else part.replace("-", ",")
         for part in _format_set(takes).split(",")
     )

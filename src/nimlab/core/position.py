@@ -312,9 +312,7 @@ class Rows:
         """Rows as text, ``*`` for a stone, ``x`` for a gap and ``|`` for a cut (a gap of zero
         width) -- only for reasonable lengths."""
         return [
-            "".join(
-                ("*" * n) if i % 2 == 0 else ("x" * n if n else "|") for i, n in enumerate(row)
-            )
+            "".join(("*" * n) if i % 2 == 0 else ("x" * n if n else "|") for i, n in enumerate(row))
             for row in self.rows
         ]
 

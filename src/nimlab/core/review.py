@@ -56,7 +56,6 @@ def paranoid_explanation(players: int) -> str:
     )
 
 
-
 @dataclass(frozen=True, slots=True)
 class Hint:
     """The perfect bot's advice: its move, its honest claim, and (when asked) the
@@ -271,6 +270,4 @@ def paranoid_move_values(
     )
     if found is None:
         raise BudgetExceeded(None, "time")
-    return [
-        ParanoidMoveValue(v.move, v.result, bool(v.hero_wins), v.remoteness) for v in found[0]
-    ]
+    return [ParanoidMoveValue(v.move, v.result, bool(v.hero_wins), v.remoteness) for v in found[0]]

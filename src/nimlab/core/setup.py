@@ -97,8 +97,7 @@ class GameSetup:
             isinstance(first, int) and not 0 <= first < len(self.players)
         ):
             raise PlayerError(
-                f"first player {int(first) + 1} does not exist: "
-                f"players are 1-{len(self.players)}"
+                f"first player {int(first) + 1} does not exist: players are 1-{len(self.players)}"
             )
         if not isinstance(first, int) and first not in FIRST_CHOICES:
             raise PlayerError(f"first player {first!r}: choose {', '.join(FIRST_CHOICES)}")

@@ -277,6 +277,7 @@ class MisereQuotientStrategy(Strategy):
 
     def __init__(self, min_cost: float = QUOTIENT_FROM) -> None:
         self.min_cost = min_cost
+
     description = "the game's misère quotient (Plambeck–Siegel): the product of heap images"
 
     def applies(self, engine: Engine, position: Canon) -> bool:
@@ -600,12 +601,29 @@ class Engine:
         return total * math.exp(math.pi * math.sqrt(2 * total / 3)) / (4 * total * math.sqrt(3) + 1)
 
     def search_value(self, position: Canon, budget: Budget) -> Value:
+        solver = self._sparse
+        if position in solver:  # solved: read without waiting for a search in another thread
+            return solver.value(position)
         with self.lock:
             if len(self._sparse) > SEARCH_LIMIT:
                 self._sparse = ExactSolver(
                     self.rule, misere=self.misere, end_positions=self.end_positions
                 )
             return self._sparse.value(position, budget)
+
+    def settled(self, position: Canon) -> bool:
+        """Whether every question about ``position`` and the positions below it (values,
+        remoteness, winning moves) is answered from memory, with no search and no wait for
+        another thread's search: the exact search is the strategy that answers it (no table is
+        used this large or larger) and has solved it already. O(piles)."""
+        if position not in self._sparse:
+            return False
+        for strategy in self.strategies:
+            if strategy.formula or strategy.name == "terminal":
+                continue
+            if strategy.applies(self, position):
+                return strategy.name == Search.name
+        return False
 
     # -- questions ----------------------------------------------------------------------------
 

@@ -62,6 +62,10 @@ class ExactSolver:
     def __len__(self) -> int:
         return len(self._table)
 
+    def __contains__(self, position: object) -> bool:
+        """Whether ``position`` is solved already (and so is every position below it). O(1)."""
+        return position in self._table
+
     def value(self, position: Canon, budget: Budget | None = None) -> Value:
         """The outcome and remoteness of a canonical position; raises :class:`BudgetExceeded`
         beyond the per-query limit or ``budget``."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from nimlab.core.bots import Choice
 from nimlab.core.errors import (
     GameOverError,
     InvalidMoveError,
@@ -519,9 +520,7 @@ class LiveGames:
         game, _ = await self._build(setup, client)
         return game
 
-    async def _build(
-        self, setup: SetupIn, client: str | None
-    ) -> tuple[Game, list[str | None]]:
+    async def _build(self, setup: SetupIn, client: str | None) -> tuple[Game, list[str | None]]:
         """Build a setup's game on the engine's workers (who starts may need a search)."""
         if isinstance(setup.first, int) and setup.first >= len(setup.players):
             raise PlayerError(
@@ -730,23 +729,15 @@ class LiveGames:
                 if not lg.human_active and self.bot_pace > 0:
                     await asyncio.sleep(self.bot_pace)
                 count = len(game.history)
-                task = asyncio.ensure_future(
-                    self.compute(lg.key, "bot", game.bot_choice, client=lg.client)
-                )
-                try:
-                    done, _ = await asyncio.wait({task}, timeout=0.25)
-                except asyncio.CancelledError:
-                    task.cancel()  # asyncio.wait leaves it running: stop the bot's search too
-                    raise
-                if not done:
-                    lg.thinking = True
-                    self.broadcast(lg)
-                try:
-                    choice = await task
-                except Superseded:
-                    if lg.key not in self.games or lg.finishing:
-                        return
-                    continue
+                if game.bot_choice_is_instant():  # lookups only: no worker needed
+                    choice = game.bot_choice()
+                else:
+                    try:
+                        choice = await self._think(lg)
+                    except Superseded:
+                        if lg.key not in self.games or lg.finishing:
+                            return
+                        continue
                 async with lg.lock:
                     if len(game.history) != count or game.is_over or lg.ended is not None:
                         continue
@@ -769,6 +760,22 @@ class LiveGames:
             self.broadcast(lg)
         finally:
             lg.thinking = False
+
+    async def _think(self, lg: LiveGame) -> Choice:
+        """The bot to move's choice, worked out on the engine's workers (the game's pages are
+        told it is thinking when that takes more than a moment)."""
+        task = asyncio.ensure_future(
+            self.compute(lg.key, "bot", lg.game.bot_choice, client=lg.client)
+        )
+        try:
+            done, _ = await asyncio.wait({task}, timeout=0.25)
+        except asyncio.CancelledError:
+            task.cancel()  # asyncio.wait leaves it running: stop the bot's search too
+            raise
+        if not done:
+            lg.thinking = True
+            self.broadcast(lg)
+        return await task
 
     def _forget_old(self) -> None:
         """Keep at most :data:`KEEP_FINISHED` finished games in memory (their links answer

@@ -247,7 +247,8 @@ class EngineWorkers:
                 assert job.started is not None
                 self._usage.add(job.owner, now - job.started, now)
                 self._usage.add(job.client, now - job.started, now)
-                self._cond.notify_all()
+                if self._waiting:  # a job of this owner may wait; idle workers sleep on
+                    self._cond.notify(len(self._waiting))
 
     def _run(self, job: Job) -> None:
         budget = job.budget
