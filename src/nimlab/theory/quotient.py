@@ -839,12 +839,14 @@ def _expand(
     trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget)
     for _ in range(_MAX_RECALIBRATIONS):
         mul = _table_mul(trial.table)
-        types, _ = _types_for(mul, trial.images, parts)
+        types, type_of = _types_for(mul, trial.images, parts)
         size = len(trial.table)
         check = _Explorer(types, budget, _column_of(trial.table), size).mark(trial.pset)
         conflict = check.conflict
         if conflict is None:
-            return _verified(trial.table, trial.pset, trial.images, parts, budget)
+            # every reachable state was explored and found consistent: the trial is verified
+            # (the same exploration :func:`_verified` would repeat)
+            return _Quotient(trial.table, trial.pset, trial.images, check.explored, types, type_of)
         first, second = conflict.first, conflict.second
         heaps = [h for h in sorted(second, reverse=True) if parts[h]]
         if first is not None:
@@ -890,25 +892,6 @@ def _table_mul(table: list[list[int]]) -> Any:
         return table[x][y]
 
     return mul
-
-
-def _verified(
-    table: list[list[int]],
-    pset: frozenset[int],
-    images: list[int],
-    parts: list[set[tuple[int, ...]]],
-    budget: Budget,
-) -> _Quotient:
-    """Check a reduced quotient exhaustively (every reachable state) and return it."""
-
-    def mul(x: int, y: int) -> int:
-        return table[x][y]
-
-    types, type_of = _types_for(mul, images, parts)
-    states = _Explorer(types, budget, _column_of(table), len(table)).check(pset)
-    if states is None:  # pragma: no cover - a bug
-        raise AssertionError("the reduced misère quotient failed its verification")
-    return _Quotient(table, pset, images, states, types, type_of)
 
 
 def _periodicity(rule: TakeAndBreak, images: list[int]) -> tuple[int, int] | None:
