@@ -562,6 +562,32 @@ def _conservative(
     return None
 
 
+def _group_rows(columns: list[Any]) -> Any:
+    """Number the distinct rows of the integer matrix with the given ``columns`` (equal length,
+    non-negative): ``out[i] == out[j]`` iff rows ``i`` and ``j`` are equal, numbers ``0..r-1``.
+
+    Rows are hashed to one 64-bit integer (a fixed random linear form, wrapping) and grouped by
+    a one-dimensional ``np.unique``; the grouping is then checked column by column against the
+    first row of each group, and a (never yet seen) collision falls back to ``np.unique`` on the
+    rows. O(n · c + n log n) for ``n`` rows of ``c`` columns.
+    """
+    import numpy as np
+
+    coeffs = np.random.default_rng(20261123).integers(
+        1, 1 << 62, size=len(columns), dtype=np.uint64
+    ) * np.uint64(2) + np.uint64(1)
+    h = np.zeros(len(columns[0]), dtype=np.uint64)
+    for c, col in zip(coeffs, columns, strict=True):
+        h += col.astype(np.uint64) * c
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    if all(np.array_equal(col, col[first][inverse]) for col in columns):
+        return inverse
+    rows = np.stack(columns, axis=1)  # pragma: no cover - a hash collision
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)  # pragma: no cover
+    return np.asarray(inverse, dtype=np.int64).reshape(-1)  # pragma: no cover
+
+
 def _minimise(
     cand: _Candidate, pbits: dict[int, bool], letters: list[int]
 ) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
@@ -592,9 +618,7 @@ def _minimise(
     block = np.asarray([int(pbits[int(x)]) for x in elems], dtype=np.int64)
     nblocks = len(np.unique(block))
     while True:
-        rows = np.stack([block, *(block[s] for s in succ)], axis=1)
-        _, inverse = np.unique(rows, axis=0, return_inverse=True)
-        block = np.asarray(inverse, dtype=np.int64).reshape(-1)
+        block = _group_rows([block, *(block[s] for s in succ)])
         count = int(block.max()) + 1
         if count == nblocks:
             break
