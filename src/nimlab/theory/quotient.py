@@ -261,8 +261,9 @@ class _Candidate:
         return self.encode(0, exps)
 
     def products(self, xs: Any, ys: Any) -> Any:
-        """The elementwise products ``xs[i] * ys[i]`` of two equally shaped integer arrays, as a
-        NumPy ``int64`` array of that shape (vectorised; O(len(xs) · number of cycles))."""
+        """The elementwise products ``xs[i] * ys[i]`` of two integer arrays (broadcast against
+        each other), as a NumPy ``int64`` array of the broadcast shape (vectorised; O(number of
+        products · number of cycles))."""
         import numpy as np
 
         xs = np.asarray(xs, dtype=np.int64)
@@ -285,10 +286,15 @@ class _Candidate:
 
     def action_array(self, g: int) -> Any:
         """``x * g`` for every element ``x``, as a NumPy ``int64`` array (O(size))."""
+        return self.actions([g])[0]
+
+    def actions(self, gs: list[int]) -> Any:
+        """``x * g`` for every ``g`` in ``gs`` (rows) and element ``x`` (columns), as a NumPy
+        ``int64`` array of shape ``(len(gs), size)``. O(len(gs) · size)."""
         import numpy as np
 
         xs = np.arange(self._stride, dtype=np.int64)
-        return self.products(xs, np.full(self._stride, g, dtype=np.int64))
+        return self.products(xs[None, :], np.asarray(gs, dtype=np.int64).reshape(-1, 1))
 
     def action(self, g: int) -> list[int]:
         """``[x * g for every element x]`` (vectorised; O(size))."""
@@ -705,16 +711,11 @@ def _mark_smallest(cand: _Candidate, types: list[_HeapType]) -> dict[int, bool]:
     """
     import heapq
 
-    columns: dict[int, list[int]] = {}
-
-    def column(g: int) -> list[int]:
-        col = columns.get(g)
-        if col is None:
-            col = columns[g] = cand.action(g)
-        return col
-
-    act = [column(t.image) for t in types]
-    optcols = [[column(o) for o in t.options] for t in types]
+    needed = sorted({t.image for t in types}.union(*(t.options for t in types)))
+    rows: list[list[int]] = cand.actions(needed).tolist() if needed else []
+    columns = dict(zip(needed, rows, strict=True))
+    act = [columns[t.image] for t in types]
+    optcols = [[columns[o] for o in t.options] for t in types]
     weights = [t.weight for t in types]
     kinds = range(len(types))
     dist: dict[int, int] = {0: 0}
