@@ -55,6 +55,15 @@ def _mix(x: Any) -> Any:  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _mixed(m: int) -> Any:  # pragma: no cover - compiled
+    """``_mix(x)`` for every element ``x < m`` (the summands of :func:`_hash`)."""
+    out = np.empty(m, dtype=np.uint64)
+    for x in range(m):
+        out[x] = _mix(np.uint64(x))
+    return out
+
+
+@njit(cache=True)
 def _hash(q: int, pool: Any, a: int, b: int) -> int:  # pragma: no cover - compiled
     """The hash of state ``(q, set(pool[a:b]))``: independent of the order of the set (a sum of
     mixed elements), so option sets need not be sorted."""
@@ -128,6 +137,7 @@ def _explore(
     heap: Any,
     scratch: Any,
     stamp: Any,
+    mixed: Any,
     mark_seen: Any,
     watch: Any,
     scalars: Any,
@@ -196,14 +206,14 @@ def _explore(
                     stamp[v] = token
                     scratch[u] = v
                     u += 1
-                    hsum += _mix(np.uint64(v))
+                    hsum += mixed[v]
             for j in range(optptr[k], optptr[k + 1]):
                 v = optcol[optidx[j], q]
                 if stamp[v] != token:
                     stamp[v] = token
                     scratch[u] = v
                     u += 1
-                    hsum += _mix(np.uint64(v))
+                    hsum += mixed[v]
             q2 = act[k, q]
             h = int(hsum >> np.uint64(1)) & mask
             found = -1
@@ -281,6 +291,7 @@ class Exploration:
         widest = self.m + int(max(np.diff(self.optptr), default=0)) + 1
         self.scratch = np.zeros(widest, dtype=np.int32)
         self.stamp = np.zeros(self.m, dtype=np.int64)
+        self.mixed = _mixed(self.m)
         cap = 1024
         self.qs = np.zeros(cap, dtype=np.int32)
         self.tptr = np.zeros(cap + 1, dtype=np.int64)
@@ -423,6 +434,7 @@ def run(ex: Exploration, max_pops: int, budget_check: Any, memory_check: Any) ->
             ex.heap,
             ex.scratch,
             ex.stamp,
+            ex.mixed,
             ex.mark_seen,
             ex.watch,
             ex.scalars,
