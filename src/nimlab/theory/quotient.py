@@ -49,7 +49,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.budget import CHECK_EVERY, Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon
@@ -68,6 +68,10 @@ MAX_HEAP_LIMIT = 4096
 _CACHE_SIZE = 16
 _MAX_RECALIBRATIONS = 400
 _MAX_INDEX = 16
+_MAX_ORDER = 4096
+"""The most elements a reduced (trial) quotient may have: its table has ``_MAX_ORDER²`` entries."""
+_ARRAY_ENTRIES = 1 << 20  # products computed in one vectorised call (bounds temporary memory)
+_COLUMN_ENTRIES = 1 << 23  # the most column entries marking keeps as lists (else products)
 
 Word = Counter[int]  # heap size -> how many such heaps
 
@@ -295,6 +299,13 @@ class _Candidate:
 
         xs = np.arange(self._stride, dtype=np.int64)
         return self.products(xs[None, :], np.asarray(gs, dtype=np.int64).reshape(-1, 1))
+
+    def action_rows(self, gs: list[int]) -> Iterator[Any]:
+        """The rows of :meth:`actions` one by one, computed a few at a time (at most about
+        ``_ARRAY_ENTRIES`` products per vectorised call). O(len(gs) · size)."""
+        step = max(1, _ARRAY_ENTRIES // self._stride)
+        for i in range(0, len(gs), step):
+            yield from self.actions(gs[i : i + step])
 
     def action(self, g: int) -> list[int]:
         """``[x * g for every element x]`` (vectorised; O(size))."""
@@ -595,7 +606,7 @@ def _group_rows(columns: list[Any]) -> Any:
 
 
 def _minimise(
-    cand: _Candidate, pbits: dict[int, bool], letters: list[int]
+    cand: _Candidate, pbits: dict[int, bool], letters: list[int], budget: Budget | None = None
 ) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
     """Merge elements no product with the letters tells apart (Moore's partition refinement).
     Returns the reduced table, P-portion and the map from candidate elements to reduced ones.
@@ -605,25 +616,30 @@ def _minimise(
     the identity is ``0``). Vectorised on arrays: each round groups the rows ``(block of x,
     block of x·g for each letter g)`` with ``np.unique``; O(R · |M| · L · log |M|) time for
     ``R`` rounds, ``|M|`` marked elements and ``L`` letters, plus O(m²) products for the reduced
-    table of ``m`` elements. Same result as its twin :func:`_minimise_py`.
+    table of ``m`` elements. Same result as its twin :func:`_minimise_py`. ``budget`` is
+    checked between rounds and between chunks of the reduced table; a reduced table of more than
+    ``_MAX_ORDER`` elements raises :class:`QuotientError`.
     """
     import numpy as np
 
+    budget = budget or Budget()
     elems = np.asarray(sorted(pbits), dtype=np.int64)
     n = len(elems)
     if n == 0 or elems[0] != 0:
         raise AssertionError("the marked elements must contain the identity")
     where = np.full(cand.size, -1, dtype=np.int64)
     where[elems] = np.arange(n, dtype=np.int64)
+    budget.check_bytes(8 * (n * (len(letters) + 4) + 2 * cand.size))
     succ = []
-    for g in letters:
-        s = where[cand.action_array(g)[elems]]
+    for column in cand.action_rows(letters):
+        s = where[column[elems]]
         if (s < 0).any():  # pragma: no cover - a bug: the marked elements are not closed
             raise AssertionError("a product of marked elements is not marked")
         succ.append(s)
     block = np.asarray([int(pbits[int(x)]) for x in elems], dtype=np.int64)
     nblocks = len(np.unique(block))
     while True:
+        budget.check()
         block = _group_rows([block, *(block[s] for s in succ)])
         count = int(block.max()) + 1
         if count == nblocks:
@@ -638,8 +654,18 @@ def _minimise(
     reduced = order[block]  # elems[i] -> its reduced element
     rep = elems[first[by_first]]  # the smallest candidate element of each reduced element
     m = nblocks
-    prods = cand.products(np.repeat(rep, m), np.tile(rep, m))
-    table: list[list[int]] = reduced[where[prods]].reshape(m, m).tolist()
+    if m > _MAX_ORDER:
+        raise QuotientError(
+            f"a trial quotient has {m} elements, more than the {_MAX_ORDER} a quotient may have "
+            "here: try a smaller heap bound"
+        )
+    budget.check_bytes(8 * m * m)
+    table: list[list[int]] = []
+    step = max(1, _ARRAY_ENTRIES // m)
+    for i in range(0, m, step):
+        budget.check()
+        prods = cand.products(rep[i : i + step, None], rep[None, :])
+        table += reduced[where[prods]].tolist()
     pmask = np.asarray([pbits[int(x)] for x in elems], dtype=bool)
     pset = frozenset(int(x) for x in np.unique(reduced[pmask]))
     return table, pset, dict(zip(elems.tolist(), reduced.tolist(), strict=True))
@@ -701,19 +727,25 @@ def _word_element(mul: Any, images: list[int], word: Word) -> int:
     return x
 
 
-def _mark_smallest(cand: _Candidate, types: list[_HeapType]) -> dict[int, bool]:
+def _mark_smallest(
+    cand: _Candidate, types: list[_HeapType], budget: Budget | None = None
+) -> dict[int, bool]:
     """Mark each reachable element with the misère outcome of its smallest position (by total
     size; found by a Dijkstra search over the elements), computed from the marks of that
     position's options (all smaller, so already marked). Products come from precomputed action
     columns of ``cand`` (one per heap image and option image). O(C · size) for the ``C``
     columns plus O(|M| · K · (log |M| + L · |T|)) look-ups for words of at most ``L`` heaps and
-    option sets of at most ``|T|`` elements. Same result as its twin :func:`_mark_smallest_py`.
+    option sets of at most ``|T|`` elements. Same result as its twin :func:`_mark_smallest_py`
+    (which it falls back on when the columns would hold more than ``_COLUMN_ENTRIES`` entries).
+    ``budget`` is checked every ``CHECK_EVERY`` elements.
     """
     import heapq
 
+    budget = budget or Budget()
     needed = sorted({t.image for t in types}.union(*(t.options for t in types)))
-    rows: list[list[int]] = cand.actions(needed).tolist() if needed else []
-    columns = dict(zip(needed, rows, strict=True))
+    if len(needed) * cand.size > _COLUMN_ENTRIES:
+        return _mark_smallest_py(cand.mul, types)
+    columns = {g: row.tolist() for g, row in zip(needed, cand.action_rows(needed), strict=True)}
     act = [columns[t.image] for t in types]
     optcols = [[columns[o] for o in t.options] for t in types]
     weights = [t.weight for t in types]
@@ -725,6 +757,8 @@ def _mark_smallest(cand: _Candidate, types: list[_HeapType]) -> dict[int, bool]:
         w, letters, x = heapq.heappop(queue)
         if x in bits:
             continue
+        if len(bits) % CHECK_EVERY == 0:
+            budget.check()
         has_option = p_option = False
         for i, k in enumerate(letters):
             if (i and letters[i - 1] == k) or not optcols[k]:
@@ -809,7 +843,8 @@ class _Pending:
         self.cand = cand
         self.images = images
         self.types = types
-        self.pbits = _mark_smallest(cand, types)
+        self.budget = budget
+        self.pbits = _mark_smallest(cand, types, budget)
         budget.charge(len(self.pbits))
 
     def predicts(self, word: Word | None, truth: bool) -> bool:
@@ -821,7 +856,7 @@ class _Pending:
 
     def finish(self) -> _Trial:
         letters = sorted({t.image for t in self.types})
-        table, pset, to_reduced = _minimise(self.cand, self.pbits, letters)
+        table, pset, to_reduced = _minimise(self.cand, self.pbits, letters, self.budget)
         return _Trial(table, pset, [to_reduced[x] for x in self.images])
 
 
