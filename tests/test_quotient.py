@@ -224,6 +224,15 @@ def test_beyond_the_bound_is_refused() -> None:
         misere_quotient(KAYLES, -1)
 
 
+def test_a_trial_quotient_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nimlab.theory.quotient as quotient_module
+
+    monkeypatch.setattr(quotient_module, "_MAX_ORDER", 100)
+    with pytest.raises(QuotientError, match="more than the 100"):
+        misere_quotient(TakeAndBreak.octal("0.07"), 25)  # order 144
+    assert misere_quotient(TakeAndBreak.octal("0.07"), 20).order <= 100
+
+
 def test_budget_runs_out() -> None:
     with pytest.raises(BudgetExceeded):
         misere_quotient(KAYLES, 40, budget=Budget(positions=50))

@@ -28,7 +28,10 @@ How the quotient is computed here (heap by heap, never by searching positions):
    heap, or one more heap made free) and tried again.
 3. **Reduction.** A verified candidate is reduced by partition refinement (two elements are
    merged when no product with the heap images tells them apart): the result is exactly the
-   misère quotient of ``A_n``, and it is verified once more in its reduced form.
+   misère quotient of ``A_n``, and it is verified once more in its reduced form. (The marking
+   and the refinement run on whole product columns computed with NumPy; their plain twins,
+   :func:`_mark_smallest_py` and :func:`_minimise_py`, are the reference they are tested
+   against.)
 
 **Periodicity** (the misère analogue of the Guy–Smith test, proven in :func:`_periodicity`): for a
 finite code whose moves remove at most ``t`` objects, if the images satisfy ``Φ(h + p) = Φ(h)`` for
@@ -1090,7 +1093,8 @@ def misere_quotient(
     size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
     exhaustively (see the module docstring), so it agrees with exact search on every position.
     Raises :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out, and
-    :class:`QuotientError` for a bound out of range or a quotient too large to build.
+    :class:`QuotientError` for a bound out of range or a quotient too large to build (a trial
+    quotient of more than ``_MAX_ORDER`` = 4096 elements).
 
     Complexity: for each heap, O(|Q|) trial verifications of O(S · K · |T|) each in the worst
     case (usually one), where ``S`` is the number of reachable states; see the module docstring.
