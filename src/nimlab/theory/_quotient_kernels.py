@@ -39,15 +39,37 @@ TARGET = 4
 # scalars: 0 nstates, 1 pool used, 2 heap size, 3 conflict state, 4 conflict origin state,
 # 5 stop at the first conflict (0/1), 6 mark (1) or check (0), 7 states popped, 8 states below
 # this index are already verified for every type but 9 (a seeded extension; see Exploration.seed),
-# 10 elements marked so far, 11 stop marking once this many elements are marked (0: never)
-_NS, _POOL, _HEAP, _CS, _CO, _STOP, _MARK, _POPPED, _OLD, _ONLY, _MARKED, _TARGET = range(12)
+# 10 elements marked so far, 11 stop marking once this many elements are marked (0: never),
+# 12 the last stamp used to collect an option set (see ``stamp`` in _explore)
+_NS, _POOL, _HEAP, _CS, _CO, _STOP, _MARK, _POPPED, _OLD, _ONLY, _MARKED, _TARGET, _TOKEN = range(
+    13
+)
+
+
+@njit(cache=True)
+def _mix(x: Any) -> Any:  # pragma: no cover - compiled
+    """A 64-bit mixer (splitmix64's finaliser) of an unsigned 64-bit integer."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _mixed(m: int) -> Any:  # pragma: no cover - compiled
+    """``_mix(x)`` for every element ``x < m`` (the summands of :func:`_hash`)."""
+    out = np.empty(m, dtype=np.uint64)
+    for x in range(m):
+        out[x] = _mix(np.uint64(x))
+    return out
 
 
 @njit(cache=True)
 def _hash(q: int, pool: Any, a: int, b: int) -> int:  # pragma: no cover - compiled
-    h = np.uint64(1469598103934665603) ^ np.uint64(q)
+    """The hash of state ``(q, set(pool[a:b]))``: independent of the order of the set (a sum of
+    mixed elements), so option sets need not be sorted."""
+    h = _mix(np.uint64(q) + np.uint64(0x9E3779B97F4A7C15))
     for i in range(a, b):
-        h = (h ^ np.uint64(pool[i])) * np.uint64(1099511628211)
+        h += _mix(np.uint64(pool[i]))
     return int(h >> np.uint64(1))
 
 
@@ -114,6 +136,8 @@ def _explore(
     table: Any,
     heap: Any,
     scratch: Any,
+    stamp: Any,
+    mixed: Any,
     mark_seen: Any,
     watch: Any,
     scalars: Any,
@@ -170,22 +194,28 @@ def _explore(
         for k in range(k_types):
             if old and k != scalars[_ONLY]:
                 continue
-            # the new option set, sorted and without repeats, in scratch[0:cnt]
-            cnt = 0
-            for i in range(a, b):
-                scratch[cnt] = act[k, pool[i]]
-                cnt += 1
-            for j in range(optptr[k], optptr[k + 1]):
-                scratch[cnt] = optcol[optidx[j], q]
-                cnt += 1
-            part = np.sort(scratch[:cnt])
+            # the new option set, without repeats (in no particular order), in scratch[0:u]:
+            # an element is in it iff its stamp is this set's token
+            token = scalars[_TOKEN] + 1
+            scalars[_TOKEN] = token
             u = 0
-            for i in range(cnt):
-                if u == 0 or part[i] != scratch[u - 1]:
-                    scratch[u] = part[i]
+            hsum = _mix(np.uint64(act[k, q]) + np.uint64(0x9E3779B97F4A7C15))
+            for i in range(a, b):
+                v = act[k, pool[i]]
+                if stamp[v] != token:
+                    stamp[v] = token
+                    scratch[u] = v
                     u += 1
+                    hsum += mixed[v]
+            for j in range(optptr[k], optptr[k + 1]):
+                v = optcol[optidx[j], q]
+                if stamp[v] != token:
+                    stamp[v] = token
+                    scratch[u] = v
+                    u += 1
+                    hsum += mixed[v]
             q2 = act[k, q]
-            h = _hash(q2, scratch, 0, u) & mask
+            h = int(hsum >> np.uint64(1)) & mask
             found = -1
             while table[h] != -1:
                 t = table[h]
@@ -193,7 +223,7 @@ def _explore(
                     same = True
                     base = tptr[t]
                     for i in range(u):
-                        if pool[base + i] != scratch[i]:
+                        if stamp[pool[base + i]] != token:
                             same = False
                             break
                     if same:
@@ -260,6 +290,8 @@ class Exploration:
         k = int(self.act.shape[0])
         widest = self.m + int(max(np.diff(self.optptr), default=0)) + 1
         self.scratch = np.zeros(widest, dtype=np.int32)
+        self.stamp = np.zeros(self.m, dtype=np.int64)
+        self.mixed = _mixed(self.m)
         cap = 1024
         self.qs = np.zeros(cap, dtype=np.int32)
         self.tptr = np.zeros(cap + 1, dtype=np.int64)
@@ -270,7 +302,7 @@ class Exploration:
         self.ptype = np.full(cap, -1, dtype=np.int64)
         self.table = np.full(4 * cap, -1, dtype=np.int32)
         self.heap = np.zeros(4 * cap, dtype=np.int64)
-        self.scalars = np.zeros(12, dtype=np.int64)
+        self.scalars = np.zeros(13, dtype=np.int64)
         self.scalars[_CS] = -1
         self.scalars[_CO] = -1
         self.scalars[_STOP] = int(stop)
@@ -401,6 +433,8 @@ def run(ex: Exploration, max_pops: int, budget_check: Any, memory_check: Any) ->
             ex.table,
             ex.heap,
             ex.scratch,
+            ex.stamp,
+            ex.mixed,
             ex.mark_seen,
             ex.watch,
             ex.scalars,

@@ -28,7 +28,10 @@ How the quotient is computed here (heap by heap, never by searching positions):
    heap, or one more heap made free) and tried again.
 3. **Reduction.** A verified candidate is reduced by partition refinement (two elements are
    merged when no product with the heap images tells them apart): the result is exactly the
-   misère quotient of ``A_n``, and it is verified once more in its reduced form.
+   misère quotient of ``A_n``, and it is verified once more in its reduced form. (The marking
+   and the refinement run on whole product columns computed with NumPy; their plain twins,
+   :func:`_mark_smallest_py` and :func:`_minimise_py`, are the reference they are tested
+   against.)
 
 **Periodicity** (the misère analogue of the Guy–Smith test, proven in :func:`_periodicity`): for a
 finite code whose moves remove at most ``t`` objects, if the images satisfy ``Φ(h + p) = Φ(h)`` for
@@ -49,7 +52,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.budget import CHECK_EVERY, Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon
@@ -68,6 +71,10 @@ MAX_HEAP_LIMIT = 4096
 _CACHE_SIZE = 16
 _MAX_RECALIBRATIONS = 400
 _MAX_INDEX = 16
+_MAX_ORDER = 4096
+"""The most elements a reduced (trial) quotient may have: its table has ``_MAX_ORDER²`` entries."""
+_ARRAY_ENTRIES = 1 << 20  # products computed in one vectorised call (bounds temporary memory)
+_COLUMN_ENTRIES = 1 << 23  # the most column entries marking keeps as lists (else products)
 
 Word = Counter[int]  # heap size -> how many such heaps
 
@@ -234,6 +241,7 @@ class _Candidate:
         self.indices = indices
         self.radices = [i + 2 for i in indices]
         self._memo: dict[int, int] = {}
+        self._base_array: Any = None  # the base table as a NumPy array, built on first use
         self._stride = 1
         for r in self.radices:
             self._stride *= r
@@ -259,24 +267,52 @@ class _Candidate:
         exps[component] = 1
         return self.encode(0, exps)
 
-    def action(self, g: int) -> list[int]:
-        """``[x * g for every element x]`` (vectorised; O(size))."""
+    def products(self, xs: Any, ys: Any) -> Any:
+        """The elementwise products ``xs[i] * ys[i]`` of two integer arrays (broadcast against
+        each other), as a NumPy ``int64`` array of the broadcast shape (vectorised; O(number of
+        products · number of cycles))."""
         import numpy as np
 
-        size = self._stride
-        xs = np.arange(size, dtype=np.int64)
-        base = np.asarray(self.base, dtype=np.int64)
-        bg, eg = self.decode(g)
-        out = base[xs % self.bsize, bg]
-        rest = xs // self.bsize
+        xs = np.asarray(xs, dtype=np.int64)
+        ys = np.asarray(ys, dtype=np.int64)
+        base = self._base_array
+        if base is None:
+            base = self._base_array = np.asarray(self.base, dtype=np.int64)
+        out = base[xs % self.bsize, ys % self.bsize]
+        rx = xs // self.bsize
+        ry = ys // self.bsize
         scale = self.bsize
-        for r, i, e in zip(self.radices, self.indices, eg, strict=True):
-            s = rest % r + e
-            rest //= r
+        for r, i in zip(self.radices, self.indices, strict=True):
+            s = rx % r + ry % r
+            rx = rx // r
+            ry = ry // r
             s = np.where(s >= i, i + (s - i) % 2, s)
-            out += s * scale
+            out = out + s * scale
             scale *= r
-        result: list[int] = out.tolist()
+        return out
+
+    def action_array(self, g: int) -> Any:
+        """``x * g`` for every element ``x``, as a NumPy ``int64`` array (O(size))."""
+        return self.actions([g])[0]
+
+    def actions(self, gs: list[int]) -> Any:
+        """``x * g`` for every ``g`` in ``gs`` (rows) and element ``x`` (columns), as a NumPy
+        ``int64`` array of shape ``(len(gs), size)``. O(len(gs) · size)."""
+        import numpy as np
+
+        xs = np.arange(self._stride, dtype=np.int64)
+        return self.products(xs[None, :], np.asarray(gs, dtype=np.int64).reshape(-1, 1))
+
+    def action_rows(self, gs: list[int]) -> Iterator[Any]:
+        """The rows of :meth:`actions` one by one, computed a few at a time (at most about
+        ``_ARRAY_ENTRIES`` products per vectorised call). O(len(gs) · size)."""
+        step = max(1, _ARRAY_ENTRIES // self._stride)
+        for i in range(0, len(gs), step):
+            yield from self.actions(gs[i : i + step])
+
+    def action(self, g: int) -> list[int]:
+        """``[x * g for every element x]`` (vectorised; O(size))."""
+        result: list[int] = self.action_array(g).tolist()
         return result
 
     def mul(self, x: int, y: int) -> int:
@@ -546,11 +582,104 @@ def _conservative(
     return None
 
 
+def _group_rows(columns: list[Any]) -> Any:
+    """Number the distinct rows of the integer matrix with the given ``columns`` (equal length,
+    non-negative): ``out[i] == out[j]`` iff rows ``i`` and ``j`` are equal, numbers ``0..r-1``.
+
+    Rows are hashed to one 64-bit integer (a fixed random linear form, wrapping) and grouped by
+    a one-dimensional ``np.unique``; the grouping is then checked column by column against the
+    first row of each group, and a (never yet seen) collision falls back to ``np.unique`` on the
+    rows. O(n · c + n log n) for ``n`` rows of ``c`` columns.
+    """
+    import numpy as np
+
+    coeffs = np.random.default_rng(20261123).integers(
+        1, 1 << 62, size=len(columns), dtype=np.uint64
+    ) * np.uint64(2) + np.uint64(1)
+    h = np.zeros(len(columns[0]), dtype=np.uint64)
+    for c, col in zip(coeffs, columns, strict=True):
+        h += col.astype(np.uint64) * c
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    if all(np.array_equal(col, col[first][inverse]) for col in columns):
+        return inverse
+    rows = np.stack(columns, axis=1)  # pragma: no cover - a hash collision
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)  # pragma: no cover
+    return np.asarray(inverse, dtype=np.int64).reshape(-1)  # pragma: no cover
+
+
 def _minimise(
-    cand: _Candidate, pbits: dict[int, bool], letters: list[int]
+    cand: _Candidate, pbits: dict[int, bool], letters: list[int], budget: Budget | None = None
 ) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
     """Merge elements no product with the letters tells apart (Moore's partition refinement).
-    Returns the reduced table, P-portion and the map from candidate elements to reduced ones."""
+    Returns the reduced table, P-portion and the map from candidate elements to reduced ones.
+
+    ``pbits`` marks the elements to reduce (a submonoid: closed under the letters, containing
+    the identity ``0``). Reduced elements are numbered by their smallest candidate element (so
+    the identity is ``0``). Vectorised on arrays: each round groups the rows ``(block of x,
+    block of x·g for each letter g)`` with ``np.unique``; O(R · |M| · L · log |M|) time for
+    ``R`` rounds, ``|M|`` marked elements and ``L`` letters, plus O(m²) products for the reduced
+    table of ``m`` elements. Same result as its twin :func:`_minimise_py`. ``budget`` is
+    checked between rounds and between chunks of the reduced table; a reduced table of more than
+    ``_MAX_ORDER`` elements raises :class:`QuotientError`.
+    """
+    import numpy as np
+
+    budget = budget or Budget()
+    elems = np.asarray(sorted(pbits), dtype=np.int64)
+    n = len(elems)
+    if n == 0 or elems[0] != 0:
+        raise AssertionError("the marked elements must contain the identity")
+    where = np.full(cand.size, -1, dtype=np.int64)
+    where[elems] = np.arange(n, dtype=np.int64)
+    budget.check_bytes(8 * (n * (len(letters) + 4) + 2 * cand.size))
+    succ = []
+    for column in cand.action_rows(letters):
+        s = where[column[elems]]
+        if (s < 0).any():  # pragma: no cover - a bug: the marked elements are not closed
+            raise AssertionError("a product of marked elements is not marked")
+        succ.append(s)
+    block = np.asarray([int(pbits[int(x)]) for x in elems], dtype=np.int64)
+    nblocks = len(np.unique(block))
+    while True:
+        budget.check()
+        block = _group_rows([block, *(block[s] for s in succ)])
+        count = int(block.max()) + 1
+        if count == nblocks:
+            break
+        nblocks = count
+    # renumber by first appearance in sorted order (the identity, elems[0] = 0, comes first)
+    first = np.full(nblocks, n, dtype=np.int64)
+    np.minimum.at(first, block, np.arange(n, dtype=np.int64))
+    by_first = np.argsort(first, kind="stable")
+    order = np.empty(nblocks, dtype=np.int64)
+    order[by_first] = np.arange(nblocks, dtype=np.int64)
+    reduced = order[block]  # elems[i] -> its reduced element
+    rep = elems[first[by_first]]  # the smallest candidate element of each reduced element
+    m = nblocks
+    if m > _MAX_ORDER:
+        raise QuotientError(
+            f"a trial quotient has {m} elements, more than the {_MAX_ORDER} a quotient may have "
+            "here: try a smaller heap bound"
+        )
+    budget.check_bytes(8 * m * m)
+    table: list[list[int]] = []
+    step = max(1, _ARRAY_ENTRIES // m)
+    for i in range(0, m, step):
+        budget.check()
+        prods = cand.products(rep[i : i + step, None], rep[None, :])
+        table += reduced[where[prods]].tolist()
+    pmask = np.asarray([pbits[int(x)] for x in elems], dtype=bool)
+    pset = frozenset(int(x) for x in np.unique(reduced[pmask]))
+    return table, pset, dict(zip(elems.tolist(), reduced.tolist(), strict=True))
+
+
+def _minimise_py(
+    cand: _Candidate, pbits: dict[int, bool], letters: list[int]
+) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
+    """The plain twin of :func:`_minimise` (dictionaries and :meth:`_Candidate.mul`; tested
+    against it). O(R · |M| · L) time for ``R`` refinement rounds, ``|M|`` marked elements and
+    ``L`` letters, plus O(m²) products for the reduced table of ``m`` elements."""
     elems = sorted(pbits)
     block = {x: int(pbits[x]) for x in elems}
     nblocks = len(set(block.values()))
@@ -601,11 +730,63 @@ def _word_element(mul: Any, images: list[int], word: Word) -> int:
     return x
 
 
-def _mark_smallest(mul: Any, types: list[_HeapType]) -> dict[int, bool]:
+def _mark_smallest(
+    cand: _Candidate, types: list[_HeapType], budget: Budget | None = None
+) -> dict[int, bool]:
     """Mark each reachable element with the misère outcome of its smallest position (by total
     size; found by a Dijkstra search over the elements), computed from the marks of that
-    position's options (all smaller, so already marked). O(|M| · K · (log |M| + L · |T|)) for
-    words of at most ``L`` heaps and option sets of at most ``|T|`` elements."""
+    position's options (all smaller, so already marked). Products come from precomputed action
+    columns of ``cand`` (one per heap image and option image). O(C · size) for the ``C``
+    columns plus O(|M| · K · (log |M| + L · |T|)) look-ups for words of at most ``L`` heaps and
+    option sets of at most ``|T|`` elements. Same result as its twin :func:`_mark_smallest_py`
+    (which it falls back on when the columns would hold more than ``_COLUMN_ENTRIES`` entries).
+    ``budget`` is checked every ``CHECK_EVERY`` elements.
+    """
+    import heapq
+
+    budget = budget or Budget()
+    needed = sorted({t.image for t in types}.union(*(t.options for t in types)))
+    if len(needed) * cand.size > _COLUMN_ENTRIES:
+        return _mark_smallest_py(cand.mul, types)
+    columns = {g: row.tolist() for g, row in zip(needed, cand.action_rows(needed), strict=True)}
+    act = [columns[t.image] for t in types]
+    optcols = [[columns[o] for o in t.options] for t in types]
+    weights = [t.weight for t in types]
+    kinds = range(len(types))
+    dist: dict[int, int] = {0: 0}
+    queue: list[tuple[int, tuple[int, ...], int]] = [(0, (), 0)]
+    bits: dict[int, bool] = {}
+    while queue:
+        w, letters, x = heapq.heappop(queue)
+        if x in bits:
+            continue
+        if len(bits) % CHECK_EVERY == 0:
+            budget.check()
+        has_option = p_option = False
+        for i, k in enumerate(letters):
+            if (i and letters[i - 1] == k) or not optcols[k]:
+                continue
+            has_option = True
+            rest = 0
+            for j, k2 in enumerate(letters):
+                if j != i:
+                    rest = act[k2][rest]
+            if any(bits[col[rest]] for col in optcols[k]):
+                p_option = True
+                break
+        bits[x] = has_option and not p_option
+        for k in kinds:
+            y = act[k][x]
+            w2 = w + weights[k]
+            if y not in bits and w2 < dist.get(y, 1 << 62):
+                dist[y] = w2
+                heapq.heappush(queue, (w2, tuple(sorted((*letters, k))), y))
+    return bits
+
+
+def _mark_smallest_py(mul: Any, types: list[_HeapType]) -> dict[int, bool]:
+    """The plain twin of :func:`_mark_smallest` (a product function ``mul`` instead of
+    columns; tested against it). O(|M| · K · (log |M| + L · |T|)) products."""
     import heapq
 
     dist: dict[int, int] = {0: 0}
@@ -665,7 +846,8 @@ class _Pending:
         self.cand = cand
         self.images = images
         self.types = types
-        self.pbits = _mark_smallest(cand.mul, types)
+        self.budget = budget
+        self.pbits = _mark_smallest(cand, types, budget)
         budget.charge(len(self.pbits))
 
     def predicts(self, word: Word | None, truth: bool) -> bool:
@@ -677,7 +859,7 @@ class _Pending:
 
     def finish(self) -> _Trial:
         letters = sorted({t.image for t in self.types})
-        table, pset, to_reduced = _minimise(self.cand, self.pbits, letters)
+        table, pset, to_reduced = _minimise(self.cand, self.pbits, letters, self.budget)
         return _Trial(table, pset, [to_reduced[x] for x in self.images])
 
 
@@ -720,12 +902,14 @@ def _expand(
     trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget)
     for _ in range(_MAX_RECALIBRATIONS):
         mul = _table_mul(trial.table)
-        types, _ = _types_for(mul, trial.images, parts)
+        types, type_of = _types_for(mul, trial.images, parts)
         size = len(trial.table)
         check = _Explorer(types, budget, _column_of(trial.table), size).mark(trial.pset)
         conflict = check.conflict
         if conflict is None:
-            return _verified(trial.table, trial.pset, trial.images, parts, budget)
+            # every reachable state was explored and found consistent: the trial is verified
+            # (the same exploration :func:`_verified` would repeat)
+            return _Quotient(trial.table, trial.pset, trial.images, check.explored, types, type_of)
         first, second = conflict.first, conflict.second
         heaps = [h for h in sorted(second, reverse=True) if parts[h]]
         if first is not None:
@@ -771,25 +955,6 @@ def _table_mul(table: list[list[int]]) -> Any:
         return table[x][y]
 
     return mul
-
-
-def _verified(
-    table: list[list[int]],
-    pset: frozenset[int],
-    images: list[int],
-    parts: list[set[tuple[int, ...]]],
-    budget: Budget,
-) -> _Quotient:
-    """Check a reduced quotient exhaustively (every reachable state) and return it."""
-
-    def mul(x: int, y: int) -> int:
-        return table[x][y]
-
-    types, type_of = _types_for(mul, images, parts)
-    states = _Explorer(types, budget, _column_of(table), len(table)).check(pset)
-    if states is None:  # pragma: no cover - a bug
-        raise AssertionError("the reduced misère quotient failed its verification")
-    return _Quotient(table, pset, images, states, types, type_of)
 
 
 def _periodicity(rule: TakeAndBreak, images: list[int]) -> tuple[int, int] | None:
@@ -928,7 +1093,8 @@ def misere_quotient(
     size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
     exhaustively (see the module docstring), so it agrees with exact search on every position.
     Raises :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out, and
-    :class:`QuotientError` for a bound out of range or a quotient too large to build.
+    :class:`QuotientError` for a bound out of range or a quotient too large to build (a trial
+    quotient of more than ``_MAX_ORDER`` = 4096 elements).
 
     Complexity: for each heap, O(|Q|) trial verifications of O(S · K · |T|) each in the worst
     case (usually one), where ``S`` is the number of reachable states; see the module docstring.
