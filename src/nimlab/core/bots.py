@@ -12,7 +12,6 @@ Specs are strings, as on the command line: ``"perfect"``, ``"lookahead:3"``,
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Protocol
@@ -22,7 +21,7 @@ from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
 from nimlab.core.position import Board, Move, Position
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import BudgetExceeded
-from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
+from nimlab.theory.engine import interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, children
 
@@ -221,14 +220,17 @@ def perfect_choice(state: GameState, rng: random.Random) -> Choice:
     c = board.canonical
     moves = count_moves(ruleset, board)
     if moves <= RANK_LIMIT and moves * max(len(c), 1) <= RANK_WORK:
-        values = engine.child_values(c, budget=budget)
-        if values is not None:
-            by_child: dict[Canon, Evaluation] = {child: ev for child, ev in _children(values, c)}
-            scored = []
-            for move, after in board.successors(ruleset.rule):
-                ev = by_child[after.canonical]
-                length = None if ev.remoteness is None else ev.remoteness + 1
-                scored.append((ev.outcome is Outcome.P, length, move))
+        # every child's value (each distinct child is evaluated once: the engine remembers)
+        scored: list[tuple[bool, int | None, Move]] = []
+        proven = True
+        for move, after in board.successors(ruleset.rule):
+            ev = engine.evaluate(after.canonical, budget=budget)
+            if ev.outcome is None:
+                proven = False  # not within the budget
+                break
+            length = None if ev.remoteness is None else ev.remoteness + 1
+            scored.append((ev.outcome is Outcome.P, length, move))
+        if proven:
             wins, length, move = _perfect_pick(scored, rng)
             if wins:
                 when = f" in {_moves(length)}" if length is not None else ""
@@ -245,14 +247,6 @@ def perfect_choice(state: GameState, rng: random.Random) -> Choice:
             ruleset, board, rng, "every move loses (a P-position); too many moves to rank them"
         )
     return _unproven_guess(ruleset, board, rng)
-
-
-def _children(
-    values: list[tuple[CanonMove, Evaluation]], position: Canon
-) -> Iterator[tuple[Canon, Evaluation]]:
-    """The canonical child of each canonical move, with its value."""
-    for move, ev in values:
-        yield apply_move(position, move), ev
 
 
 def _perfect_pick(
