@@ -619,6 +619,7 @@ class LiveGames:
                 move = Move(req.pile, req.take, req.at)
             game.push(move)
             self._moved(lg)
+            self._instant_replies(lg)
             replies = not game.is_over and game.to_move.is_bot and lg.human_active
             if not replies:
                 await self._save(lg)
@@ -637,6 +638,26 @@ class LiveGames:
         if unsaved:
             self.broadcast(lg)
         return lg, number - 1
+
+    def _instant_replies(self, lg: LiveGame) -> None:
+        """Let the bots that answer from memory (see ``Game.bot_choice_is_instant``) reply at
+        once, within the request that played the human's move (no task, no worker). A bot
+        that needs to think, or fails, is left to the game's driver. Only while a human
+        plays: a game of bots only is paced by the driver."""
+        game = lg.game
+        while (
+            not game.is_over
+            and lg.ended is None
+            and game.to_move.is_bot
+            and lg.human_active
+            and game.bot_choice_is_instant()
+        ):
+            try:
+                choice = game.bot_choice()
+            except Exception:  # reported by the driver, which asks again
+                return
+            game.push(choice.move, claim=choice.claim)
+            self._moved(lg)
 
     async def _await_replies(self, lg: LiveGame) -> None:
         driver = lg.driver
