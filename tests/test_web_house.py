@@ -97,6 +97,31 @@ def test_a_setup_that_takes_too_long_is_a_422(
     assert "takes too long" in r.json()["detail"]
 
 
+def test_a_bot_replies_inside_the_move_request_and_a_failing_one_is_reported(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    players = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    r = client.post("/api/games", json={"players": players, "piles": [3, 5]})
+    key, token = r.json()["state"]["id"], r.json()["seats"][0]["token"]
+    body = {"seat": 0, "token": token, "turn": 1, "pile": 2, "take": 1}
+    state = client.post(f"/api/games/{key}/moves", json=body).json()
+    assert state["move_count"] == 2 and state["to_move"] == 0  # the bot's reply is in the answer
+
+    def broken(self: Game) -> Any:
+        raise RuntimeError("out of cheese")
+
+    monkeypatch.setattr(Game, "bot_choice_is_instant", lambda self: True)
+    monkeypatch.setattr(Game, "bot_choice", broken)
+    body = {**body, "turn": 3, "pile": 1, "take": 1}
+    r = client.post(f"/api/games/{key}/moves", json=body)
+    assert r.status_code == 200 and r.json()["move_count"] == 3  # the move is kept
+    deadline = time.monotonic() + 60
+    while not client.get(f"/api/games/{key}").json()["problem"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert client.get(f"/api/games/{key}").json()["problem"] == "Hal could not move (RuntimeError)"
+
+
 def test_a_failing_bot_is_reported_to_watchers(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
