@@ -89,7 +89,11 @@ def test_a_setup_that_takes_too_long_is_a_422(
         try:
             r = c.post(
                 "/api/setup/check",
-                json={"players": [{"name": "A"}, {"name": "B", "kind": "perfect"}], "piles": [3]},
+                json={
+                    "players": [{"name": "A"}, {"name": "B", "kind": "perfect"}],
+                    "piles": [3],
+                    "first": "auto",  # who starts needs a search: on the engine's workers
+                },
             )
         finally:
             release.set()

@@ -521,12 +521,14 @@ class LiveGames:
         return game
 
     async def _build(self, setup: SetupIn, client: str | None) -> tuple[Game, list[str | None]]:
-        """Build a setup's game on the engine's workers (who starts may need a search)."""
+        """Build a setup's game (on the engine's workers when who starts needs a search)."""
         if isinstance(setup.first, int) and setup.first >= len(setup.players):
             raise PlayerError(
                 f"seat {setup.first} cannot start: seats are 0 to {len(setup.players) - 1}"
             )
         registered = await self.registered(setup)
+        if setup.first != "auto":  # who starts needs no search: building the game is O(piles)
+            return build_game(setup, registered)
         owner = f"client:{client}"
         wait = self.settings.compute_wait + self.settings.move_seconds
         try:
