@@ -175,7 +175,7 @@ def test_random_octal_games_agree_with_exact_search(
     rule = TakeAndBreak(digits)
     try:
         q = misere_quotient(rule, bound, budget=Budget(positions=300_000))
-    except BudgetExceeded:
+    except (BudgetExceeded, QuotientError):  # refused honestly (see the test below)
         assume(False)
         raise
     solver = ExactSolver(rule, misere=True)
@@ -191,6 +191,13 @@ def test_random_octal_games_agree_with_exact_search(
         rest = list(position)
         rest.remove(heap)
         assert solver.value(canonical(rest + list(parts))).outcome is Outcome.P
+
+
+def test_a_quotient_that_is_not_found_is_refused_honestly() -> None:
+    """Of the 581 octal codes 0.d1d2d3, only 0.354 stops before heap 9 (from heap 5 no
+    recalibration is found): a QuotientError, so the engine searches instead of guessing."""
+    with pytest.raises(QuotientError, match="at heap 5"):
+        misere_quotient(TakeAndBreak((3, 5, 4)), 5)
 
 
 def test_winning_moves_are_the_exact_ones() -> None:
