@@ -193,11 +193,27 @@ def test_random_octal_games_agree_with_exact_search(
         assert solver.value(canonical(rest + list(parts))).outcome is Outcome.P
 
 
-def test_a_quotient_that_is_not_found_is_refused_honestly() -> None:
-    """Of the 581 octal codes 0.d1d2d3, only 0.354 stops before heap 9 (from heap 5 no
-    recalibration is found): a QuotientError, so the engine searches instead of guessing."""
-    with pytest.raises(QuotientError, match="at heap 5"):
-        misere_quotient(TakeAndBreak((3, 5, 4)), 5)
+def test_0354_looks_infinite_from_heap_5_and_is_refused_honestly() -> None:
+    """0.354 (the one code 0.d1d2d3 refused up to heap 9) has no finite quotient in sight from
+    heap 5: by exact search, ``1 + 4^(2j) + 5^a`` is first a P-position at ``a = 4j + 2``, so
+    ``5^(4j+2)`` tells ``1·4^(2j)`` from ``1·4^(2j+2)`` for every ``j`` checked (all different
+    elements), and heap 5 never settles into a cycle. The construction says so instead of
+    guessing, and the quotient up to heap 4 (before the trouble) still agrees with search."""
+    rule = TakeAndBreak((3, 5, 4))
+    solver = ExactSolver(rule, misere=True)
+
+    def is_p(fours: int, fives: int) -> bool:
+        return solver.value(canonical([1] + [4] * fours + [5] * fives)).outcome is Outcome.P
+
+    for j in (1, 2, 3):
+        first = next(a for a in range(4 * j + 3) if is_p(2 * j, a))
+        assert first == 4 * j + 2
+        assert not is_p(2 * j + 2, first)  # so 1·4^(2j) and 1·4^(2j+2) differ
+    with pytest.raises(QuotientError, match=r"0\.354 at heap 5: .*heaps of 5 .*looks infinite"):
+        misere_quotient(rule, 5)
+    q = misere_quotient(rule, 4)
+    assert q.order == 14
+    assert assert_agrees(q, 20, 4) > 500
 
 
 def test_winning_moves_are_the_exact_ones() -> None:

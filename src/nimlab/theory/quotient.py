@@ -25,7 +25,8 @@ How the quotient is computed here (heap by heap, never by searching positions):
    smaller), reduce it, and verify the reduced candidate. When a larger position disagrees
    with the smallest one of its element, the two positions are truly different; the
    candidate is refined so that they map to different elements (a longer cycle for a free
-   heap, or one more heap made free) and tried again.
+   heap, or one more heap made free) and tried again. Only finite quotients are built: when the
+   cycles a heap needs keep growing (the quotient looks infinite), the round is refused.
 3. **Reduction.** A verified candidate is reduced by partition refinement (two elements are
    merged when no product with the heap images tells them apart): the result is exactly the
    misère quotient of ``A_n``, and it is verified once more in its reduced form. (The marking
@@ -898,6 +899,12 @@ def _expand(
     trial is recalibrated: some heaps of the failure become free generators on top of the trial
     (fewest heaps first), and the first recalibration that predicts the failure correctly is the
     next trial. Only a verified trial is ever returned.
+
+    A quotient may be infinite: for 0.354 from heap 5 on, ``1 + 4^(2j) + 5^a`` is first a
+    P-position at ``a = 4j + 2`` (checked by exact search for ``j <= 6``), so the elements
+    ``1·4^(2j)`` are all different and heap 5 has no finite cycle. The recalibrations then ask
+    for ever longer cycles; once one needs more than ``_MAX_INDEX`` and nothing else explains the
+    failure, :class:`QuotientError` says so (rather than "no recalibration explains ...").
     """
     trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget)
     for _ in range(_MAX_RECALIBRATIONS):
@@ -921,11 +928,15 @@ def _expand(
             heaps = differ + [h for h in heaps if h not in differ]
         choices: list[tuple[int, ...]] = [(h,) for h in heaps]
         choices += [c for c in _pairs(heaps)]
+        capped: set[int] = set()  # heaps that needed a longer cycle than _MAX_INDEX allows
         for choice in choices:
             free = {}
             for h in choice:
                 e = max(second[h], first[h] if first is not None else 0)
-                free[h] = min(_MAX_INDEX, max(2, e - 1, _power_index(trial.table, trial.images[h])))
+                index = max(2, e - 1, _power_index(trial.table, trial.images[h]))
+                if index > _MAX_INDEX:
+                    capped.add(h)
+                free[h] = min(_MAX_INDEX, index)
             base_images = [0 if h in free else x for h, x in enumerate(trial.images)]
             pending = _Pending(trial.table, base_images, free, parts, budget)
             if pending.predicts(second, conflict.truth) and pending.predicts(
@@ -934,6 +945,8 @@ def _expand(
                 trial = pending.finish()
                 break
         else:
+            if capped:
+                raise QuotientError(_infinite_message(rule, heap, sorted(capped)))
             raise QuotientError(
                 f"could not build the misère quotient of {rule.code} at heap {heap}: "
                 "no recalibration explains the smallest failing position"
@@ -941,6 +954,17 @@ def _expand(
     raise QuotientError(
         f"could not build the misère quotient of {rule.code} at heap {heap} within "
         f"{_MAX_RECALIBRATIONS} recalibrations"
+    )
+
+
+def _infinite_message(rule: TakeAndBreak, heap: int, capped: list[int]) -> str:
+    """Why a quotient whose powers outgrow ``_MAX_INDEX`` is refused (see :func:`_expand`)."""
+    which = " or ".join(str(h) for h in capped)
+    return (
+        f"could not build the misère quotient of {rule.code} at heap {heap}: sums of more "
+        f"than {_MAX_INDEX} equal heaps of {which} are still told apart, so the quotient looks "
+        "infinite (only finite quotients are built here; exact search still answers every "
+        "position)"
     )
 
 
@@ -1093,8 +1117,10 @@ def misere_quotient(
     size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
     exhaustively (see the module docstring), so it agrees with exact search on every position.
     Raises :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out, and
-    :class:`QuotientError` for a bound out of range or a quotient too large to build (a trial
-    quotient of more than ``_MAX_ORDER`` = 4096 elements).
+    :class:`QuotientError` for a bound out of range, a quotient too large to build (a trial
+    quotient of more than ``_MAX_ORDER`` = 4096 elements) or one that looks infinite (a heap
+    whose powers need a cycle longer than ``_MAX_INDEX`` = 16, as for 0.354 from heap 5: see
+    :func:`_expand`). Quotients of heaps up to a bound are finitely generated, not always finite.
 
     Complexity: for each heap, O(|Q|) trial verifications of O(S · K · |T|) each in the worst
     case (usually one), where ``S`` is the number of reachable states; see the module docstring.
