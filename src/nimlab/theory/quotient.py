@@ -901,7 +901,7 @@ def _expand(
     next trial. Only a verified trial is ever returned.
 
     A quotient may be infinite: for 0.354 from heap 5 on, ``1 + 4^(2j) + 5^a`` is first a
-    P-position at ``a = 4j + 2`` (checked by exact search for ``j <= 6``), so the elements
+    P-position at ``a = 4j + 2`` (checked by exact search for ``1 <= j <= 6``), so the elements
     ``1·4^(2j)`` are all different and heap 5 has no finite cycle. The recalibrations then ask
     for ever longer cycles; once one needs more than ``_MAX_INDEX`` and nothing else explains the
     failure, :class:`QuotientError` says so (rather than "no recalibration explains ...").
