@@ -17,7 +17,7 @@ from nimlab.core.game import Game
 from nimlab.core.games import GAMES
 from nimlab.core.players import BOT_KINDS, BOT_TITLES
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS
-from nimlab.web import create_app
+from nimlab.web import ServerSettings, create_app
 from nimlab.web import live as live_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import analysis_out, game_state, hint_out, replay_frames
@@ -85,7 +85,8 @@ def test_a_setup_that_takes_too_long_is_a_422(
         return real(*args)
 
     monkeypatch.setattr(live_module, "build_game", slow)
-    with TestClient(create_app(str(tmp_path / "w.db"), compute_wait=0.01)) as c:
+    settings = ServerSettings(compute_wait=0.01, move_seconds=0.01)
+    with TestClient(create_app(str(tmp_path / "w.db"), settings=settings)) as c:
         try:
             r = c.post(
                 "/api/setup/check",
