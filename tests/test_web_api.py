@@ -790,3 +790,15 @@ def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) 
     finally:
         proc.terminate()
         proc.wait(20)
+
+
+def test_a_page_that_starts_listening_late_is_sent_what_was_found(client: TestClient) -> None:
+    """An analysis found before the page listens (between its request and its WebSocket) is
+    not lost: a new listener gets it after the state."""
+    state, _ = new_game(client, players=[{"name": "Ann"}, {"name": "Bob"}])
+    found = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert found["available"]
+    with client.websocket_connect(f"/api/games/{state['id']}/live") as ws:
+        assert ws.receive_json()["type"] == "state"
+        message = ws.receive_json()
+    assert message == {"type": "analysis", "analysis": found}

@@ -827,8 +827,15 @@ class LiveGames:
             sub.push(text)
 
     def subscribe(self, lg: LiveGame) -> _Subscriber:
-        sub = _Subscriber(len(lg.game.history))
+        """A new open page of this game; it is sent the hints and analyses of the position in
+        play found so far (one may have been found between the page's request and its
+        listening)."""
+        count = len(lg.game.history)
+        sub = _Subscriber(count)
         lg.subscribers.add(sub)
+        for kind, entry in lg.learning.items():
+            if entry.count == count and entry.result is not None:
+                sub.push(json.dumps({"type": kind, kind: entry.result.model_dump()}))
         return sub
 
     def rewound(self, lg: LiveGame, count: int) -> None:
