@@ -976,11 +976,11 @@ the page shows at that moment."""
 def test_a_watcher_of_a_bots_only_game_never_falls_behind(page: Page, fast_server: Any) -> None:
     # a move is played out for 5 s at most (as a person may ask for), while the bots move
     # every BOT_PACE: the page cuts a move's animation short as soon as the next one arrives
+    visit(page, fast_server.url + "/")
     page.evaluate("localStorage.setItem('nimlab.anim', '5000')")
     try:
         bots = [{"name": n, "kind": "random"} for n in ("Ada", "Bea")]
         body = {"players": bots, "piles": [20] * 6}
-        visit(page, fast_server.url + "/")
         page.evaluate(ARRIVALS)
         created = page.request.post(fast_server.url + "/api/games", data=body).json()
         visit(page, fast_server.url + f"/game/{created['state']['id']}")
@@ -998,13 +998,28 @@ def test_a_watcher_of_a_bots_only_game_never_falls_behind(page: Page, fast_serve
     no_js_errors(page)
 
 
-def test_a_watcher_of_bots_sees_eliminations_go_by(page: Page, fast_server: Any) -> None:
+def test_a_watcher_of_bots_sees_eliminations_go_by(
+    page: Page, fast_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # three bots, misère: a player is eliminated in each round; the watcher's page tells it
     # without waiting for anyone to close the news, and plays on to the winner
+    import threading
+
+    from nimlab.core.game import Game
+
+    release, real = threading.Event(), Game.bot_choice
+
+    def held(self: Game) -> Any:  # the bots wait until the page watches
+        release.wait(60)
+        return real(self)
+
+    monkeypatch.setattr(Game, "bot_choice", held)
     bots = [{"name": n, "kind": "random"} for n in ("Ada", "Bea", "Cy")]
     body = {"players": bots, "piles": [3, 3], "misere": True}
     created = page.request.post(fast_server.url + "/api/games", data=body).json()
     visit(page, fast_server.url + f"/game/{created['state']['id']}")
+    expect(page.locator("#status")).to_have_text(re.compile(r"Ada"))
+    release.set()
     expect(page.locator("#status")).to_have_text(re.compile(r"wins!$"))
     final = page.request.get(fast_server.url + f"/api/games/{created['state']['id']}").json()
     assert any(t["eliminated"] for t in final["turns"])
