@@ -398,15 +398,7 @@ def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(db: Path) ->
         games[key] = started()
         store.add_live_game(key, games[key].to_record(), {})
         games[key].push("1 1")
-    writer = StoreWriter(store)
-    gate, holding = threading.Event(), threading.Event()
-
-    def hold(_: Store) -> None:
-        holding.set()
-        gate.wait()
-
-    writer.submit(hold)
-    assert holding.wait(60)
+    writer, gate = _held_writer(store)
     futures = {k: writer.add_moves(k, 1, g.to_record()["moves"]) for k, g in games.items()}
     bad = writer.add_moves("nope", 1, games["a"].to_record()["moves"])
     again = writer.add_moves("a", 1, games["a"].to_record()["moves"])
