@@ -10,9 +10,9 @@ import signal
 import subprocess
 import termios
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from typer.testing import CliRunner
 
@@ -87,3 +87,15 @@ def nimlab(
     return subprocess.CompletedProcess(
         ["nimlab", *args], result.exit_code, result.stdout, result.stderr
     )
+
+
+def until(check: Callable[[], Any], what: str, bound: float = PATIENCE) -> Any:
+    """Wait until ``check()`` is truthy (polling) and return it; fail after ``bound`` seconds
+    (reached only when the test fails)."""
+    end = time.monotonic() + bound
+    while True:
+        got = check()
+        if got:
+            return got
+        assert time.monotonic() < end, f"never happened: {what}"
+        time.sleep(0.02)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from nimlab.web import ServerSettings, create_app
 from nimlab.web import live as live_module
 from nimlab.web.schemas import TURN_PAGE, HintOut, MoveOut
 from nimlab.web.work import EngineWorkers
+from processes import until
 
 FAST = ServerSettings(
     bot_pace=0,
@@ -40,17 +41,6 @@ def app_client(db: str, **changes: Any) -> TestClient:
     from dataclasses import replace
 
     return TestClient(create_app(db, settings=replace(FAST, **changes)))
-
-
-def until(check: Callable[[], Any], what: str, bound: float = 60.0) -> Any:
-    """Wait until ``check()`` is truthy (polling); fail after ``bound`` seconds."""
-    end = time.monotonic() + bound
-    while True:
-        got = check()
-        if got:
-            return got
-        assert time.monotonic() < end, f"never happened: {what}"
-        time.sleep(0.02)
 
 
 def create(c: TestClient, players: list[dict[str, Any]], piles: list[int], **more: Any) -> Any:

@@ -21,6 +21,7 @@ from nimlab.web import ServerSettings, create_app
 from nimlab.web import live as live_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import analysis_out, game_state, hint_out, replay_frames
+from processes import until
 
 
 @pytest.fixture
@@ -120,11 +121,8 @@ def test_a_bot_replies_inside_the_move_request_and_a_failing_one_is_reported(
     body = {**body, "turn": 3, "pile": 1, "take": 1}
     r = client.post(f"/api/games/{key}/moves", json=body)
     assert r.status_code == 200 and r.json()["move_count"] == 3  # the move is kept
-    deadline = time.monotonic() + 60
-    while not client.get(f"/api/games/{key}").json()["problem"]:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    assert client.get(f"/api/games/{key}").json()["problem"] == "Hal could not move (RuntimeError)"
+    problem = until(lambda: client.get(f"/api/games/{key}").json()["problem"], "the report")
+    assert problem == "Hal could not move (RuntimeError)"
 
 
 def test_a_failing_bot_is_reported_to_watchers(

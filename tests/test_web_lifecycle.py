@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from nimlab.storage import Store
 from nimlab.web import create_app
+from processes import until
 
 
 @pytest.fixture
@@ -189,8 +190,15 @@ def test_a_stored_game_is_analysed_move_by_move_with_its_mistakes(client: TestCl
     start = client.get(f"/api/history/{saved}/analysis?at=0").json()
     assert start["move_count"] == 0
     assert [m for m in start["moves"] if m["winning"]] == [
-        {"pile": 1, "take": 2, "at": None, "result": [1, 4, 5], "outcome": "P",
-         "remoteness": start["moves"][1]["remoteness"], "winning": True}
+        {
+            "pile": 1,
+            "take": 2,
+            "at": None,
+            "result": [1, 4, 5],
+            "outcome": "P",
+            "remoteness": start["moves"][1]["remoteness"],
+            "winning": True,
+        }
     ]
     history = start["history"]
     assert len(history) == s["move_count"] + 1  # the whole game's history, not only move 0
@@ -407,14 +415,3 @@ def test_resign_and_undo_stop_the_engine_work_first(
         assert r.status_code == 200 and r.json()["move_count"] == 0
         until(lambda: workers.running() == 0, "the analysis to stop")
         assert workers.stats.cancelled > cancelled
-
-
-def until(check: Any, what: str, bound: float = 60.0) -> Any:
-    """Wait until ``check()`` is truthy (polling); fail after ``bound`` seconds."""
-    end = time.monotonic() + bound
-    while True:
-        got = check()
-        if got:
-            return got
-        assert time.monotonic() < end, f"never happened: {what}"
-        time.sleep(0.02)
