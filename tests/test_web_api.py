@@ -802,3 +802,11 @@ def test_a_page_that_starts_listening_late_is_sent_what_was_found(client: TestCl
         assert ws.receive_json()["type"] == "state"
         message = ws.receive_json()
     assert message == {"type": "analysis", "analysis": found}
+
+
+def test_a_stored_games_id_is_digits_only(client: TestClient) -> None:
+    """Found by schemathesis: ``/api/history/%0C2`` (a form feed before 2) was read as game 2."""
+    for bad in ("%0C2", "%202", "+2", "%D9%A2", "2%20"):
+        r = client.get(f"/api/history/{bad}")
+        assert r.status_code == 422, (bad, r.text)
+        assert "digits 0-9 only" in r.text

@@ -7,7 +7,7 @@ import hmac
 import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
@@ -31,6 +31,8 @@ from nimlab.web.schemas import (
     CheckOut,
     CreatedOut,
     ErrorOut,
+    GameId,
+    GameKey,
     GameKindOut,
     GameListOut,
     GameStateOut,
@@ -52,7 +54,6 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api")
 
-GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
@@ -491,9 +492,7 @@ async def history(
     responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such stored game"}},
     summary="A stored game, frame by frame, for replay",
 )
-async def replay(
-    game_id: Annotated[int, Path(ge=1, le=(1 << 63) - 1)], request: Request
-) -> Response:
+async def replay(game_id: GameId, request: Request) -> Response:
     manager = live(request)
     stored = await manager.read(lambda s: s.game(game_id))
     try:

@@ -91,6 +91,7 @@ def create_app(
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
     _add_error_handlers(app)
+
     def paths() -> dict[str, set[str]]:
         table: dict[str, set[str]] = {p: {"GET"} for p in (*PAGES, "/static/{path:path}")}
         for path, item in app.openapi().get("paths", {}).items():

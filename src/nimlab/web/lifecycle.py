@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
@@ -36,15 +36,13 @@ from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
-from nimlab.web.schemas import AnalysisOut, ErrorOut, GameStateOut, SeatIn
+from nimlab.web.schemas import AnalysisOut, ErrorOut, GameId, GameKey, GameStateOut, SeatIn
 from nimlab.web.views import analysis_out, blank_analysis
 
 __all__ = ["DeletedOut", "router"]
 
 router = APIRouter()
 
-GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
-GameId = Annotated[int, Path(ge=1, le=(1 << 63) - 1, description="The stored game's id")]
 
 _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Path
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from nimlab.core.games import game_choices
 from nimlab.core.players import MAX_LOOKAHEAD
@@ -25,6 +26,8 @@ __all__ = [
     "CheckOut",
     "CreatedOut",
     "ErrorOut",
+    "GameId",
+    "GameKey",
     "GameKindOut",
     "GameListOut",
     "GameStateOut",
@@ -68,6 +71,23 @@ MAX_NAME = 40
 TURN_PAGE = 100
 """The most turns one game state holds (``GET /api/games/{key}?since=N`` pages the rest)."""
 
+
+def _digits_only(value: object) -> object:
+    """A stored game's id in a path is decimal digits only (no sign, space or other digit)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError("a game id is a number: digits 0-9 only")
+    return value
+
+
+GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
+"""A game in play, in a path."""
+GameId = Annotated[
+    int,
+    BeforeValidator(_digits_only),
+    Path(ge=1, le=(1 << 63) - 1, description="The stored game's id"),
+]
+"""A stored game, in a path."""
+
 MAX_TURN = 2**31 - 1
 """The largest move number a request may name."""
 
@@ -86,9 +106,7 @@ class _In(BaseModel):
 class PlayerIn(_In):
     """A seat in a setup: a human by name, a bot by name and kind, or a registered player."""
 
-    name: str = Field(
-        "", max_length=MAX_NAME, description="The name shown; bots get one if empty."
-    )
+    name: str = Field("", max_length=MAX_NAME, description="The name shown; bots get one if empty.")
     kind: BotKind = Field("human", description="human, or the bot kind.")
     depth: int | None = Field(
         None, ge=1, le=MAX_LOOKAHEAD, description="Look-ahead depth (lookahead bots only)."
@@ -124,12 +142,10 @@ class SetupIn(_In):
         max_length=64,
         description="Extra end positions as free text: every run of digits is a heap size.",
     )
-    first: Literal["first", "random", "auto"] | Annotated[int, Field(ge=0, le=MAX_SEAT)] = (
-        Field(
-            "first",
-            description="first (listed), random, auto (two players: the winning side) or a "
-            "seat (0 = the first listed)",
-        )
+    first: Literal["first", "random", "auto"] | Annotated[int, Field(ge=0, le=MAX_SEAT)] = Field(
+        "first",
+        description="first (listed), random, auto (two players: the winning side) or a "
+        "seat (0 = the first listed)",
     )
     seed: int | None = Field(None, ge=0, lt=1 << 62, description="For repeatable bots and dealing.")
     analysis: bool = Field(

@@ -398,9 +398,7 @@ def hint_out(game: Game, *, pending: bool = False) -> HintOut:
 def replay_frames(game: Game) -> list[ReplayFrame]:
     """A finished game's frames for replay."""
     start = board_out(game.start)
-    frames = [
-        ReplayFrame(number=0, text="Start", before=start, board=start, taken=None, note="")
-    ]
+    frames = [ReplayFrame(number=0, text="Start", before=start, board=start, taken=None, note="")]
     for turn in game.history:
         notes = []
         if turn.eliminated:
