@@ -8,6 +8,8 @@ analysis, bots).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
 
 from nimlab.core.analysis import (
     Analysis,
@@ -38,6 +40,7 @@ from nimlab.core.review import (
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.engine import interactive_budget
 from nimlab.theory.nim import nim_sum
+from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.web.schemas import (
     AnalysisOut,
@@ -47,7 +50,6 @@ from nimlab.web.schemas import (
     MoveOut,
     MoveValueOut,
     ReplayFrame,
-    SeatOut,
     TurnOut,
     ValueStepOut,
 )
@@ -70,35 +72,51 @@ DRAW_LIMIT = 60
 ones are drawn compactly as a number."""
 
 
+@lru_cache(maxsize=4096)
+def _takes_of(rule: TakeAndBreak, heap: int) -> tuple[int, ...]:
+    return tuple(rule.takes(heap))
+
+
+def _takes(rule: TakeAndBreak, heap: int) -> list[int]:
+    """The amounts one may take from a pile of ``heap`` (``heap <= DRAW_LIMIT``), remembered
+    per rule (at most 4,096 (rule, heap) pairs)."""
+    return list(_takes_of(rule, heap))
+
+
+def _board_data(board: Board) -> dict[str, Any]:
+    heaps = list(board.heaps)
+    if isinstance(board, Rows):
+        return {"kind": "rows", "piles": [], "rows": [list(r) for r in board.rows], "heaps": heaps}
+    return {"kind": "piles", "piles": heaps, "rows": [], "heaps": heaps}
+
+
 def board_out(board: Board) -> BoardOut:
     """A board as the API shows it."""
-    if isinstance(board, Rows):
-        return BoardOut(
-            kind="rows", piles=[], rows=[list(r) for r in board.rows], heaps=list(board.heaps)
-        )
-    return BoardOut(kind="piles", piles=list(board.heaps), rows=[], heaps=list(board.heaps))
+    return BoardOut.model_validate(_board_data(board))
 
 
 def move_out(move: Move) -> MoveOut:
     return MoveOut(pile=move.pile, take=move.take, at=move.at)
 
 
-def _turn_out(turn: Turn, players: Sequence[Player], messages: list[str]) -> TurnOut:
-    return TurnOut(
-        number=turn.number,
-        round=turn.round,
-        seat=turn.seat,
-        name=turn.player.name,
-        text=turn_text(turn),
-        move=move_out(turn.move),
-        before=board_out(turn.before),
-        after=board_out(turn.after),
-        claim=turn.claim,
-        eliminated=turn.eliminated,
-        new_round=turn.new_round,
-        winner=None if turn.winner is None else players.index(turn.winner),
-        messages=messages,
-    )
+def _turn_data(turn: Turn, players: Sequence[Player], messages: list[str]) -> dict[str, Any]:
+    """A turn as :class:`TurnOut` holds it, in plain data (validated once with its state)."""
+    move = turn.move
+    return {
+        "number": turn.number,
+        "round": turn.round,
+        "seat": turn.seat,
+        "name": turn.player.name,
+        "text": turn_text(turn),
+        "move": {"pile": move.pile, "take": move.take, "at": move.at},
+        "before": _board_data(turn.before),
+        "after": _board_data(turn.after),
+        "claim": turn.claim,
+        "eliminated": turn.eliminated,
+        "new_round": turn.new_round,
+        "winner": None if turn.winner is None else players.index(turn.winner),
+        "messages": messages,
+    }
 
 
 def turn_prompt(player: Player) -> str:
@@ -122,17 +140,21 @@ def status_text(game: Game, *, thinking: bool = False, problem: str | None = Non
     return turn_prompt(game.to_move)
 
 
-def turns_out(game: Game, since: int, limit: int) -> list[TurnOut]:
-    """Turns ``since + 1`` to ``since + limit`` of the game (at most ``limit``). The narration
-    of a turn depends on the turns before it only through the game's rounds, so only the turns
-    sent are rendered. O(limit × piles)."""
+def _turns_data(game: Game, since: int, limit: int) -> list[dict[str, Any]]:
     history = game.history
     since = max(0, min(since, len(history)))
     end = min(len(history), since + max(0, limit))
     if since >= end:
         return []
     messages = turn_messages(game)  # one short list per turn: cheap beside rendering boards
-    return [_turn_out(history[i], game.players, messages[i]) for i in range(since, end)]
+    return [_turn_data(history[i], game.players, messages[i]) for i in range(since, end)]
+
+
+def turns_out(game: Game, since: int, limit: int) -> list[TurnOut]:
+    """Turns ``since + 1`` to ``since + limit`` of the game (at most ``limit``). The narration
+    of a turn depends on the turns before it only through the game's rounds, so only the turns
+    sent are rendered. O(limit × piles)."""
+    return [TurnOut.model_validate(t) for t in _turns_data(game, since, limit)]
 
 
 def game_state(
@@ -153,11 +175,11 @@ def game_state(
     board = game.board
     count = len(game.history)
     first = max(0, count - limit) if since is None else max(0, min(since, count))
-    turns = turns_out(game, first, limit)
+    turns = _turns_data(game, first, limit)
     takes: list[list[int] | None] = []
     digits: list[int] = []
     if isinstance(board, Position):
-        takes = [list(rule.takes(h)) if h <= DRAW_LIMIT else None for h in board.heaps]
+        takes = [_takes(rule, h) if h <= DRAW_LIMIT else None for h in board.heaps]
     else:
         takes = [None] * board.pile_count
         longest = max((h for h in board.heaps), default=0)
@@ -169,7 +191,8 @@ def game_state(
         opening += [eliminated_text(game.players[s]) for s in game.opening_eliminations]
         if game.round > 1 and not game.is_over and not game.history:
             opening.append(round_text(game))
-    return GameStateOut(
+    active = game.active
+    data = dict(
         id=key,
         ruleset=str(game.ruleset),
         description=game.ruleset.describe(),
@@ -177,18 +200,18 @@ def game_state(
         rows=isinstance(board, Rows),
         misere=game.ruleset.misere,
         end_positions=_ends(game.ruleset),
-        start=board_out(game.start),
-        board=board_out(board),
+        start=_board_data(game.start),
+        board=_board_data(board),
         players=[
-            SeatOut(
-                seat=seat,
-                name=p.name,
-                label=player_label(p),
-                bot=None if p.bot is None else str(p.bot),
-                username=usernames[seat] if seat < len(usernames) else None,
-                active=seat in game.active,
-                eliminated=seat not in game.active,
-            )
+            {
+                "seat": seat,
+                "name": p.name,
+                "label": player_label(p),
+                "bot": None if p.bot is None else str(p.bot),
+                "username": usernames[seat] if seat < len(usernames) else None,
+                "active": seat in active,
+                "eliminated": seat not in active,
+            }
             for seat, p in enumerate(game.players)
         ],
         first=game.first_seat,
@@ -211,6 +234,7 @@ def game_state(
         analysis_allowed=True,
         digits=digits,
     )
+    return GameStateOut.model_validate(data)  # one validation builds every nested part
 
 
 # -- analysis -----------------------------------------------------------------------------------
