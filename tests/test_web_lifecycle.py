@@ -415,3 +415,46 @@ def test_resign_and_undo_stop_the_engine_work_first(
         assert r.status_code == 200 and r.json()["move_count"] == 0
         until(lambda: workers.running() == 0, "the analysis to stop")
         assert workers.stats.cancelled > cancelled
+
+
+@pytest.mark.parametrize("ending", ["human", "bot"])
+def test_a_last_move_that_cannot_be_stored_is_not_played_and_a_retry_finishes(
+    db: str, monkeypatch: pytest.MonkeyPatch, ending: str
+) -> None:
+    """The last moves and the finish are one transaction: when it fails, the game is still in
+    play with the moves it had (in memory and in the database), and the same move again ends
+    it."""
+    from nimlab.storage import StorageError
+
+    players = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    # human: Ann empties the only pile and wins; bot: Ann takes one, Hal empties the pile.
+    piles = [1] if ending == "human" else [3]
+    take = 1
+    with TestClient(create_app(db, bot_pace=0)) as client:
+        state, tokens = new_game(client, players=players, piles=piles, first=0)
+        key = state["id"]
+        real = Store.finish_live_game
+
+        def failing(self: Store, *args: Any, **kwargs: Any) -> int:
+            raise StorageError("injected: the disk is full")
+
+        monkeypatch.setattr(Store, "finish_live_game", failing)
+        body = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": take}
+        r = client.post(f"/api/games/{key}/moves", json=body)
+        assert r.status_code == 503 and "not played" in r.json()["detail"]
+        after = client.get(f"/api/games/{key}").json()
+        assert after["move_count"] == 0 and not after["over"] and after["to_move"] == 0
+        assert live_keys(db) == [key]
+        with Store.open(db) as store:
+            entry = store.live_game(key)
+            assert entry is not None and entry[1]["moves"] == []
+
+        monkeypatch.setattr(Store, "finish_live_game", real)
+        r = client.post(f"/api/games/{key}/moves", json=body)
+        assert r.status_code == 200, r.text
+        done = r.json()
+        assert done["over"] and done["saved_as"] is not None
+        assert done["move_count"] == (1 if ending == "human" else 2)
+    assert live_keys(db) == []
+    with Store.open(db) as store:
+        assert store.game(done["saved_as"]).summary.move_count == done["move_count"]

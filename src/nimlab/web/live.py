@@ -623,7 +623,9 @@ class LiveGames:
             self._moved(lg)
             self._instant_replies(lg)
             replies = not game.is_over and game.to_move.is_bot and lg.human_active
-            if not replies:
+            if game.is_over:
+                await self._finish(lg)  # its unsaved moves and the finish: one transaction
+            elif not replies:
                 await self._save(lg)
         if not replies:
             await self._changed(lg)
@@ -690,23 +692,39 @@ class LiveGames:
 
     async def _finish(self, lg: LiveGame) -> None:
         """Move a finished game from the games in progress to the stored games (and the
-        players' statistics), in one transaction. At most once: the store refuses to finish a
-        game that is no longer in progress."""
+        players' statistics), with the moves not stored yet, in one transaction. At most once:
+        the store refuses to finish a game that is no longer in progress. When moves not stored
+        yet cannot be, they are taken back and Unavailable (or the storage's LimitError) is
+        raised, as :meth:`_save` does; any other failure is logged (the game stays in play)."""
         if lg.finishing:
             return
         lg.finishing = True
         self.cancel_work(lg, keep_driver=True)
-        record = lg.game.to_record()
+        game = lg.game
+        moves = [m.to_json() for m in game.recorded_moves(lg.saved)]
+        record = game.to_record()
         usernames = list(lg.usernames)
+        key, first = lg.key, lg.saved + 1
 
         def finish(store: Store) -> int:  # one transaction: in play or finished, never lost
-            return store.finish_live_game(lg.key, record, usernames, source="web")
+            if moves:
+                store.add_live_moves([(key, first, moves)])
+            return store.finish_live_game(key, record, usernames, source="web")
 
         try:
-            lg.saved_as = await self.write(finish)
-            self._finished.append(lg.key)
-        except (Unavailable, NimlabError) as e:
-            log.error("game %s could not be stored: %s", lg.key, e)
+            lg.saved_as = await asyncio.wrap_future(self.writer.submit(finish))
+        except (StorageError, NimlabError, sqlite3.Error) as e:
+            lg.finishing = False
+            if not moves:
+                log.error("game %s could not be stored: %s", lg.key, e)
+                return
+            for _ in moves:
+                game.pop()
+            if isinstance(e, LimitError):  # the game has as many moves as a game may have
+                raise
+            raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
+        lg.saved += len(moves)
+        self._finished.append(lg.key)
 
     def _moved(self, lg: LiveGame) -> None:
         """A move was played (or taken back): hints and analyses of other moves are no longer
@@ -766,11 +784,12 @@ class LiveGames:
                         continue
                     game.push(choice.move, claim=choice.claim)
                     self._moved(lg)
-                    await self._save(lg)
+                    if game.is_over:
+                        await self._finish(lg)  # the move and the finish: one transaction
+                    else:
+                        await self._save(lg)
                 lg.thinking = False
                 lg.problem = None
-                if game.is_over:
-                    await self._finish(lg)
                 self.broadcast(lg)
         except asyncio.CancelledError:
             raise
