@@ -46,9 +46,7 @@ def analyze_command(
     misere: MisereOption = False,
     end: EndOption = None,
     defaults: DefaultsOption = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object.")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     batch: Annotated[
         str | None,
         typer.Option(
@@ -193,8 +191,11 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     )
     if a.model == "li" and a.last_mover is not None:
         console.print(
-            Text.assemble(("Last mover (Li's model): ", "bold"), f"{a.last_mover} (0 = the player "
-                          f"to move, {a.players - 1} = the player who just moved)")
+            Text.assemble(
+                ("Last mover (Li's model): ", "bold"),
+                f"{a.last_mover} (0 = the player "
+                f"to move, {a.players - 1} = the player who just moved)",
+            )
         )
     elif a.outcome is None:
         console.print(

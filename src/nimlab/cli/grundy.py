@@ -37,9 +37,7 @@ SHOWN_VALUES = 240
 def grundy_command(
     game: Annotated[
         str,
-        typer.Argument(
-            help=f"An octal code (0.77) or a game: {game_choices()}."
-        ),
+        typer.Argument(help=f"An octal code (0.77) or a game: {game_choices()}."),
     ],
     max_n: Annotated[
         int | None,

@@ -88,9 +88,7 @@ def add_ai(
     family: FamilyOption,
     bot: Annotated[
         str,
-        typer.Option(
-            "--bot", help=f"How it plays: {BOT_CHOICES}, with :error=R."
-        ),
+        typer.Option("--bot", help=f"How it plays: {BOT_CHOICES}, with :error=R."),
     ] = "perfect",
     db: DbOption = None,
 ) -> None:

@@ -67,9 +67,7 @@ def read_document(document: Any) -> list[ImportEntry]:
                 if isinstance(s, Mapping) and isinstance(s.get("seat"), int):
                     name = s.get("username")
                     usernames[s["seat"]] = name if isinstance(name, str) else None
-        seats = [
-            Seat(i, p.name, usernames.get(i), i in won) for i, p in enumerate(game.players)
-        ]
+        seats = [Seat(i, p.name, usernames.get(i), i in won) for i, p in enumerate(game.players)]
         replayed = game.to_record()  # checked and normalised; start and move times are kept
         if ending is not None:
             replayed["ended"] = ending.to_json()

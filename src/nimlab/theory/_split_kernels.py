@@ -126,9 +126,7 @@ def rehash_directory(old: NDArray[np.int64], new: NDArray[np.int64], new_shift: 
 
 
 @njit(cache=True)
-def lookup(
-    pages: NDArray[np.uint16], directory: NDArray[np.int64], shift: int, key: int
-) -> int:
+def lookup(pages: NDArray[np.uint16], directory: NDArray[np.int64], shift: int, key: int) -> int:
     """The code stored for ``key``, or -1 when it is not stored. O(1) expected."""
     r = _page_row(directory, shift, key >> PAGE_BITS)
     if r < 0:
@@ -145,9 +143,7 @@ def _is_end(ends: NDArray[np.int64], key: int) -> bool:
 
 
 @njit(cache=True)
-def _init_frame(
-    frames: NDArray[np.int64], d: int, n: int, key: int, total: int, end: bool
-) -> None:
+def _init_frame(frames: NDArray[np.int64], d: int, n: int, key: int, total: int, end: bool) -> None:
     frames[d, _LEN] = n
     frames[d, _I] = n if end else 0  # an extra end position has no move to try
     frames[d, _K] = 1
