@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nimlab import (
     Game,
@@ -17,6 +19,7 @@ from nimlab import (
     Ruleset,
 )
 from nimlab.core.bots import parse_bot
+from nimlab.core.narrate import turn_messages
 
 
 def test_player_specs_round_trip() -> None:
@@ -147,3 +150,33 @@ def test_kayles_single_row_takes_seed_003_notation() -> None:
     assert game.parse_move("3 2") == Move(1, 2, at=3)
     game.push("3 2")
     assert game.board.to_json() == ["**xx*"]
+
+
+@given(
+    piles=st.lists(st.integers(0, 3), min_size=1, max_size=3),
+    players=st.integers(2, 4),
+    picks=st.lists(st.integers(0, 10**6), max_size=40),
+    undo=st.integers(0, 3),
+)
+@settings(max_examples=150, deadline=None)
+def test_turn_messages_of_a_range_are_those_of_the_whole_game(
+    piles: list[int], players: int, picks: list[int], undo: int
+) -> None:
+    """Misère rounds with eliminations: the messages of moves a+1..b, worked out from the
+    state before move a+1 alone, are those the whole game gives them; history follows push
+    and pop."""
+    names = [f"human:P{i}" for i in range(players)]
+    game = Game(Ruleset.parse("nim misere"), piles, names)
+    for pick in picks:
+        if game.is_over:
+            break
+        moves = game.legal_moves
+        game.push(moves[pick % len(moves)])
+    for _ in range(min(undo, len(game.history))):
+        game.pop()
+    whole = turn_messages(game)
+    n = len(game.history)
+    assert len(whole) == n and [t.number for t in game.history] == list(range(1, n + 1))
+    for a in range(n + 1):
+        for b in range(a, n + 1):
+            assert turn_messages(game, a, b) == whole[a:b]

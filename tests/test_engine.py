@@ -69,7 +69,8 @@ def test_every_strategy_agrees_with_the_exact_solver(
     if wins is not None:
         over = is_terminal(rule, position, ends)  # no move is made from an end position
         winning_children = {
-            move for move, child in canonical_moves(rule, position)
+            move
+            for move, child in canonical_moves(rule, position)
             if not over and exact.value(child).outcome is Outcome.P
         }
         assert set(wins) <= winning_children
@@ -99,8 +100,9 @@ def test_a_display_limit_never_hides_a_proven_win() -> None:
 
 
 def test_a_spent_budget_does_not_spoil_the_next_question() -> None:
-    engine = Engine(Ruleset.parse("kayles misere").rule, misere=True,
-                    end_positions=frozenset({(2, 2, 2)}))
+    engine = Engine(
+        Ruleset.parse("kayles misere").rule, misere=True, end_positions=frozenset({(2, 2, 2)})
+    )
     tiny = Budget(positions=10)
     assert engine.evaluate((25, 27, 29), budget=tiny).outcome is None
     assert engine.evaluate((1,), budget=Budget()).outcome is Outcome.P  # must take the last stone
@@ -142,9 +144,7 @@ def test_move_counts_and_canonical_moves_agree_with_the_board(rule, position) ->
 def test_li_model_names_the_last_mover(position) -> None:
     ruleset = Ruleset()
     a = analyze(ruleset, board_for(ruleset.rule, list(position) or [0]), players=3, model="li")
-    columns_even = all(
-        sum((h >> bit) & 1 for h in position) % 3 == 0 for bit in range(4)
-    )
+    columns_even = all(sum((h >> bit) & 1 for h in position) % 3 == 0 for bit in range(4))
     assert a.proven and a.to_json()["last_mover"] == a.last_mover
     assert (a.last_mover == 2) == columns_even
     if a.moves:

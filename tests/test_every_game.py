@@ -73,8 +73,10 @@ def test_random_playouts_keep_every_invariant(
         if g.is_over:  # over exactly when the last move reached an end or a dead position
             last = g.history[-1].after
             assert ruleset.is_terminal(last.heaps)
-            assert last.canonical in ruleset.end_positions or not last.canonical or not list(
-                last.legal_moves(rule)
+            assert (
+                last.canonical in ruleset.end_positions
+                or not last.canonical
+                or not list(last.legal_moves(rule))
             )
     replayed = Game.from_record(g.to_record())
     assert replayed.board == g.board

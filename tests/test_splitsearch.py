@@ -101,9 +101,9 @@ def test_heaps_without_a_move_are_left_out() -> None:
     range, and the value is the reference's."""
     rule = TakeAndBreak.octal("0.07")
     position = canonical([1] * 300 + [6, 7])
-    assert SplitSolver(rule, misere=True).value(position) == ExactSolver(
-        rule, misere=True
-    ).value(position)
+    assert SplitSolver(rule, misere=True).value(position) == ExactSolver(rule, misere=True).value(
+        position
+    )
 
 
 def test_beyond_the_range() -> None:
@@ -143,9 +143,9 @@ def test_deadline_and_cancel_then_a_fresh_call() -> None:
     with pytest.raises(BudgetExceeded) as info:
         solver.value((12, 13), cancelled)
     assert info.value.reason == "cancelled"
-    assert solver.value((12, 13), Budget(seconds=600)) == ExactSolver(
-        KAYLES, misere=True
-    ).value((12, 13))
+    assert solver.value((12, 13), Budget(seconds=600)) == ExactSolver(KAYLES, misere=True).value(
+        (12, 13)
+    )
 
 
 def test_memory_limit() -> None:

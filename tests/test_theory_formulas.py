@@ -117,5 +117,3 @@ def test_grundy_sum_decides_normal_play(rule, position) -> None:
     g = evaluator.grundy(position)
     assert g is not None
     assert (g == 0) == (ExactSolver(rule).value(position).outcome is Outcome.P)
-
-

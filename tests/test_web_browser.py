@@ -382,7 +382,9 @@ FOCUS_IN_BOARD = "() => document.querySelector('#board').contains(document.activ
 
 def test_a_game_against_the_perfect_bot(page: Page, server: Any) -> None:
     open_game(
-        page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
         piles=[3, 4, 5],
     )
     page.evaluate(SEAT_AT_EACH_MOVE)
@@ -432,8 +434,11 @@ def test_a_game_against_the_perfect_bot(page: Page, server: Any) -> None:
 
 def test_a_kayles_game(page: Page, server: Any) -> None:
     open_game(
-        page, server.url, players=[{"name": "Ann"}, {"name": "Kay", "kind": "perfect"}],
-        piles=[4, 3], game="kayles",
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Kay", "kind": "perfect"}],
+        piles=[4, 3],
+        game="kayles",
     )
     expect(page.locator("#rules")).to_contain_text("Kayles (octal 0.77)")
     expect(page.locator("#board .stone")).to_have_count(7)
@@ -462,7 +467,9 @@ def test_a_kayles_game(page: Page, server: Any) -> None:
 def test_the_analysis_toggle_hint_and_value_history(page: Page, server: Any) -> None:
     page.set_viewport_size({"width": 1280, "height": 1000})
     open_game(
-        page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
         piles=[3, 4, 5],
     )
     page.click("#learn summary")
@@ -547,7 +554,9 @@ def test_a_server_restart_the_connection_state_and_finished_links(
     try:
         page = tabs.get("desk")
         created = open_game(
-            page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+            page,
+            server.url,
+            players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
             piles=[3, 4, 5],
         )
         key, ann_token = created["state"]["id"], created["seats"][0]["token"]
@@ -592,7 +601,9 @@ def test_a_server_restart_the_connection_state_and_finished_links(
 def test_a_phone_screen_and_a_huge_pile(tabs: Tabs, server: Any) -> None:
     page = tabs.get("phone")
     open_game(
-        page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
         piles=[1_000_000, 5],
     )
     expect(page.locator("#board .big-number")).to_have_text("1,000,000")
@@ -644,9 +655,7 @@ def selection_text(page: Page) -> str:
     return page.inner_text("#selection")
 
 
-def test_selection_on_a_subtraction_set_reaches_only_legal_moves(
-    page: Page, server: Any
-) -> None:
+def test_selection_on_a_subtraction_set_reaches_only_legal_moves(page: Page, server: Any) -> None:
     open_game(page, server.url, game="subtraction:1,3,4", piles=[5, 2])
     expect(page.locator("#rules")).to_contain_text("{1,3,4}")
     pile = page.locator("#board .pile[data-pile='1']")
@@ -675,8 +684,13 @@ def test_selection_on_a_subtraction_set_reaches_only_legal_moves(
     page.click("#reset")
     pile.focus()
     steps = [
-        ("ArrowRight", 1), ("ArrowRight", 3), ("ArrowRight", 4), ("ArrowLeft", 3),
-        ("End", 4), ("Home", 1), ("3", 3),
+        ("ArrowRight", 1),
+        ("ArrowRight", 3),
+        ("ArrowRight", 4),
+        ("ArrowLeft", 3),
+        ("End", 4),
+        ("Home", 1),
+        ("3", 3),
     ]
     for key, want in steps:
         page.keyboard.press(key)
@@ -780,8 +794,12 @@ def test_dawsons_kayles_takes_two_stones_only(page: Page, server: Any) -> None:
 
 def test_take_back_value_history_resign_delete_and_replay(page: Page, server: Any) -> None:
     page.set_viewport_size({"width": 1280, "height": 1000})
-    open_game(page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
-              piles=[3, 4, 5])
+    open_game(
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[3, 4, 5],
+    )
     take(page, 3, 5)  # a mistake; Hal replies
     expect(page.locator("#log li")).to_have_count(2)
     expect(page.locator("#log li").nth(1).locator(".claim")).to_contain_text("winning move")
@@ -805,8 +823,12 @@ def test_take_back_value_history_resign_delete_and_replay(page: Page, server: An
     page.locator("#dialog[open]").get_by_role("button", name="Delete").click()
     page.wait_for_url(server.url + "/")
     # a finished game: its replay shows the values and the mistakes, and follows the move
-    open_game(page, server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
-              piles=[1, 2])
+    open_game(
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[1, 2],
+    )
     take(page, 2, 2)  # a mistake: Hal takes the last match
     expect(page.locator("#status")).to_have_text("Hal wins!")
     close_dialog(page)
@@ -921,9 +943,7 @@ def post_json(url: str, body: dict[str, Any]) -> Any:
         return json.loads(response.read())
 
 
-def test_a_long_game_is_paged_in_and_new_moves_are_appended(
-    page: Page, fast_server: Any
-) -> None:
+def test_a_long_game_is_paged_in_and_new_moves_are_appended(page: Page, fast_server: Any) -> None:
     from nimlab.web.schemas import TURN_PAGE
 
     body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [70, 70]}
@@ -1051,8 +1071,12 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     requests: list[str] = []
     note = lambda r: requests.append(r.url)  # noqa: E731
     page.on("request", note)
-    open_game(page, fast_server.url, players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
-              piles=[3, 4, 5])
+    open_game(
+        page,
+        fast_server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[3, 4, 5],
+    )
     page.click("#learn summary")
     page.check("#show-values")
     expect(page.locator("#verdict")).to_contain_text("appear here by itself")

@@ -71,6 +71,4 @@ def test_every_check_is_run() -> None:
 def test_the_api_never_fails_and_keeps_to_its_schema(server: ServerThread, case: Any) -> None:
     response = case.call(base_url=server.url, timeout=30)
     assert response.status_code < 500, response.text
-    case.validate_response(
-        response, checks=ALL_CHECKS, transport_kwargs={"base_url": server.url}
-    )
+    case.validate_response(response, checks=ALL_CHECKS, transport_kwargs={"base_url": server.url})

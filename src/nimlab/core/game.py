@@ -116,6 +116,7 @@ class Game:
             to_move=self.first_seat,
         )
         self._steps: list[_Step] = []
+        self._turns: list[Turn] = []  # the turns of _steps, so that history is O(1)
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._state = self._settle(self._state)
         self.opening_eliminations = self._state.eliminated
@@ -193,8 +194,16 @@ class Game:
         return self._state
 
     @property
-    def history(self) -> list[Turn]:
-        return [s.turn for s in self._steps]
+    def history(self) -> Sequence[Turn]:
+        """The moves played so far, in order (read-only; O(1): len, indexing and slices cost
+        what they return)."""
+        return self._turns
+
+    def state_before(self, number: int) -> GameState:
+        """The moment of the game just before move ``number`` (1-based) was played. O(1)."""
+        if not 1 <= number <= len(self._steps):
+            raise IndexError(f"the game has moves 1 to {len(self._steps)}, not {number}")
+        return self._steps[number - 1].before
 
     @property
     def legal_moves(self) -> list[Move]:
@@ -248,6 +257,7 @@ class Game:
             winner=None if winner is None else self.players[winner],
         )
         self._steps.append(_Step(turn, state))
+        self._turns.append(turn)
         self._state = next_state
         return turn
 
@@ -302,6 +312,7 @@ class Game:
         if not self._steps:
             raise GameOverError("there is no move to take back")
         step = self._steps.pop()
+        self._turns.pop()
         self._state = step.before
         return step.turn
 

@@ -113,12 +113,18 @@ def round_text(game: Game) -> str:
     return new_round_text(game.round, [game.players[s].name for s in game.active])
 
 
-def turn_messages(game: Game) -> list[list[str]]:
-    """For each move of the game, what it caused, in the words every interface uses: ``"Ann was
-    eliminated!"``, the new round with the players still in, ``"Hal wins!"``."""
-    out_seats = set(game.opening_eliminations)
+def turn_messages(game: Game, start: int = 0, stop: int | None = None) -> list[list[str]]:
+    """For moves ``start + 1`` to ``stop`` of the game (default: every move), what each caused,
+    in the words every interface uses: ``"Ann was eliminated!"``, the new round with the
+    players still in, ``"Hal wins!"``. O(stop - start), whatever the length of the game."""
+    history = game.history
+    stop = len(history) if stop is None else min(stop, len(history))
+    start = max(0, start)
+    if start >= stop:
+        return []
+    out_seats = set(game.state_before(start + 1).eliminated)
     out: list[list[str]] = []
-    for turn in game.history:
+    for turn in history[start:stop]:
         messages = []
         if turn.eliminated:
             out_seats.add(turn.seat)

@@ -146,8 +146,8 @@ def _turns_data(game: Game, since: int, limit: int) -> list[dict[str, Any]]:
     end = min(len(history), since + max(0, limit))
     if since >= end:
         return []
-    messages = turn_messages(game)  # one short list per turn: cheap beside rendering boards
-    return [_turn_data(history[i], game.players, messages[i]) for i in range(since, end)]
+    messages = turn_messages(game, since, end)
+    return [_turn_data(history[i], game.players, messages[i - since]) for i in range(since, end)]
 
 
 def turns_out(game: Game, since: int, limit: int) -> list[TurnOut]:
