@@ -77,7 +77,15 @@ def main() -> None:
         full_ranking(s, random.Random(0))
     repeat = 3 if quick else 7
     print(f"plain Nim, 3-5 piles of 3-15: {len(n_states)} N-positions, {len(p_states)} P-positions")
-    for name, group, target in (("N-positions", n_states, 3.0), ("P-positions", p_states, None)):
+    first = [s for s in n_states if s.board == s.start]
+    groups = (
+        ("N-positions, every bot move", n_states, 3.0),
+        ("N-positions, a game's first move", first, 3.0),
+        ("P-positions (ranked in full either way)", p_states, None),
+    )
+    for name, group, target in groups:
+        if not group:
+            continue
         base, expected = per_choice(full_ranking, group, repeat)
         fast, got = per_choice(perfect_choice, group, repeat)
         if got != expected:
@@ -86,8 +94,8 @@ def main() -> None:
         mark = "" if target is None else ("ok   " if ratio >= target else "SLOW ")
         goal = "" if target is None else f" (target >= {target:g}x)"
         print(
-            f"  {mark}{name}: full ranking {base:7.1f} us/choice, perfect_choice "
-            f"{fast:7.1f} us/choice: {ratio:5.1f}x faster{goal}; identical choices"
+            f"  {mark}{name} ({len(group)}): full ranking {base:6.1f} us/choice, "
+            f"perfect_choice {fast:6.1f} us/choice: {ratio:4.1f}x faster{goal}; same choices"
         )
 
 

@@ -286,7 +286,11 @@ def _winning_scores(engine: Engine, board: Board, c: Canon, budget: Budget) -> l
     rules (:data:`_COMPLETE_WINNING`) on a board of piles. ``None`` (rank every move instead)
     for a P-position, rows of stones, any other theory, a theory beyond the budget, or a child
     the engine does not find to be a P-position. O(piles + winning moves) for Nim, plus the
-    winning children's evaluations."""
+    winning children's evaluations.
+
+    The choice is the full ranking's whenever that ranking is proven within the budget; where
+    it would run out of the budget on some losing child (and the bot would fall back to the
+    theory's move), this asks less and may still rank the winning moves."""
     if not isinstance(board, Position):
         return None
     strategy = engine.formula_strategy(c)
