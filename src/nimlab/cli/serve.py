@@ -182,6 +182,7 @@ def run_server(app: Any, sock: socket.socket, *, request_timeout: float = 10.0) 
     config = uvicorn.Config(
         app,
         log_level="warning",
+        access_log=False,  # at "warning" nothing is logged, but each request still formats it
         http=timed_protocol(_http_protocol(), request_timeout),
         timeout_keep_alive=5,
         h11_max_incomplete_event_size=16 * 1024,
