@@ -146,17 +146,20 @@ class StoreWriter:
 
     def _group(self, jobs: list[_Job]) -> None:
         done: list[tuple[_Job, Any]] = []
+        store = self.store
+        db = store.db
+        add_moves = store.in_play.add_moves  # its own write() is the job's savepoint
         try:
-            with self.store.db.group():
+            with db.group():
                 for job in jobs:
                     try:
-                        with self.store.db.write():  # a savepoint: the job is all or nothing
+                        if job.moves is not None:
+                            add_moves((job.moves,))
                             result: Any = None
-                            if job.moves is not None:
-                                self.store.add_live_moves([job.moves])
-                            else:
-                                assert job.fn is not None
-                                result = job.fn(self.store)
+                        else:
+                            assert job.fn is not None
+                            with db.write():  # a savepoint: the job is all or nothing
+                                result = job.fn(store)
                     except BaseException as e:  # reported to the caller, never kills the thread
                         job.future.set_exception(e)
                     else:
