@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.storage.connection import Database
+from nimlab.storage.connection import Database, now_stamp
 from nimlab.storage.errors import GameNotFoundError, RecordError, RegistryError, UnknownPlayerError
 from nimlab.storage.registry import (
     PLAYER_COLUMNS,
@@ -397,7 +397,7 @@ def insert_game(
         )
     start = dumps(record["start"], "the game's start")
     text = dumps(record)
-    finished = finished_at or now()
+    finished = finished_at or now_stamp()
     ids: list[int | None] = []
     for i, username in enumerate(seats):
         if username is None:
@@ -426,19 +426,24 @@ def insert_game(
         ),
     ).lastrowid
     assert game_id is not None
-    for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True)):
-        won = seat in checked.winners
-        conn.execute(
-            "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, seat, name, username, pid, int(won)),
-        )
-        if pid is not None and update_stats:
-            conn.execute(
-                "UPDATE players SET games_played = games_played + 1, "
-                "games_won = games_won + ? WHERE id = ?",
-                (int(won), pid),
-            )
+    winners = checked.winners
+    rows = [
+        (game_id, seat, name, username, pid, int(seat in winners))
+        for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True))
+    ]
+    conn.executemany(
+        "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    if update_stats:
+        for _, _, _, _, pid, won in rows:
+            if pid is not None:
+                conn.execute(
+                    "UPDATE players SET games_played = games_played + 1, "
+                    "games_won = games_won + ? WHERE id = ?",
+                    (won, pid),
+                )
     return int(game_id)
 
 

@@ -273,14 +273,13 @@ class GamesInPlay:
         :class:`RecordError` (nothing written) when no game in play has that key, so a game is
         finished at most once. Returns the finished game's id."""
         with self._db.write() as conn:
-            known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+            known = conn.execute("SELECT meta FROM live_games WHERE key = ?", (key,)).fetchone()
             if known is None:
                 raise RecordError(f"no game in progress has the key {key!r}")
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
-                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) "
-                "SELECT key, ?, meta FROM live_games WHERE key = ?",
-                (game_id, key),
+                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?)",
+                (key, game_id, known[0]),
             )
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
             conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
