@@ -6,9 +6,19 @@ the web app:
 - ``finish``: one ``Store.finish_live_game`` job, a 10-move, 2-player Nim game record.
 
 Jobs are submitted ``--games`` at a time while the writer is held, so each group transaction holds
-that many jobs (as under load: 50 games against the perfect bot). The CPU is the writer thread's
-own (``time.thread_time`` read on the writer thread before and after the jobs), not wall time:
-disk flushes (``synchronous = FULL``) wait, they do not count.
+that many jobs (as under load: 50 games against the perfect bot). Two figures per job, both CPU
+time of the writer thread (``time.thread_time`` read on it before and after the jobs), not wall
+time (disk flushes, ``synchronous = FULL``, wait and do not count):
+
+- ``cpu``: all of it, SQLite's own work included;
+- ``py``: the part outside the calls into SQLite (``execute``/``executemany``, timed by a thin
+  wrapper around the connection on a second store of each kind, its own cost measured and taken
+  off), i.e. the time the thread surely holds the GIL (``sqlite3`` releases it while SQLite runs
+  a statement). A lower bound of the GIL time: binding parameters and making cursors, inside the
+  calls, hold it too.
+
+``add_moves`` is measured for games last touched in an earlier second (the usual case: the
+move's time stamp changes ``touched_at``) and in the same second (a fast game: no update).
 
 The baseline is the storage package as it was before this work (commit ``--base``, default
 :data:`BASE`), loaded from git under another name and run in the same process on its own
@@ -81,11 +91,73 @@ def ten_move_record() -> dict[str, Any]:
     return record
 
 
+class TimedConnection:
+    """A connection that adds up the writer-thread CPU spent inside ``execute`` and
+    ``executemany`` (everything else is passed through)."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self.inside = 0.0
+        self.calls = 0
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        start = time.thread_time()
+        try:
+            return self._conn.execute(sql, params)
+        finally:
+            self.inside += time.thread_time() - start
+            self.calls += 1
+
+    def executemany(self, sql: str, params: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return self._conn.executemany(sql, params)
+        finally:
+            self.inside += time.thread_time() - start
+            self.calls += 1
+
+    @property
+    def in_transaction(self) -> bool:
+        return bool(self._conn.in_transaction)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+def wrapper_cost(calls: int = 200_000) -> float:
+    """CPU seconds per call that :class:`TimedConnection` adds outside its timed part."""
+
+    class Nothing:
+        def execute(self, sql: str, params: Any = ()) -> None:
+            return None
+
+    plain = Nothing()
+    timed = TimedConnection(plain)
+    start = time.thread_time()
+    for _ in range(calls):
+        plain.execute("")
+    direct = time.thread_time() - start
+    start = time.thread_time()
+    for _ in range(calls):
+        timed.execute("")
+    wrapped = time.thread_time() - start
+    return max(0.0, (wrapped - timed.inside - direct) / calls)
+
+
+Cost = tuple[float, float]
+"""CPU seconds per job: all of it, and the part outside SQLite's calls."""
+
+
 class Rig:
     """A store on a fresh database with its writer, from one storage package (new or old)."""
 
-    def __init__(self, package: ModuleType, path: Path, record: dict[str, Any]) -> None:
+    def __init__(
+        self, package: ModuleType, path: Path, record: dict[str, Any], *, timed: bool
+    ) -> None:
         self.store = package.Store.open(path)
+        self.timed = TimedConnection(self.store.db.conn)
+        if timed:  # else the counts stay 0
+            self.store.db.conn = self.timed
         self.writer = package.StoreWriter(self.store)
         self.record = record
         self.serial = 0
@@ -93,21 +165,36 @@ class Rig:
     def close(self) -> None:
         self.writer.close()
 
-    def _held(self, submit: Callable[[], list[Any]]) -> float:
-        """Writer-thread CPU seconds for the jobs ``submit`` queues while the writer is held."""
+    def _now(self) -> tuple[float, float, int]:
+        return time.thread_time(), self.timed.inside, self.timed.calls
+
+    def _held(self, submit: Callable[[], list[Any]], jobs: int, wrapper: float) -> Cost:
+        """Writer-thread CPU seconds per job for the ``jobs`` jobs ``submit`` queues while the
+        writer is held: all, and outside SQLite's calls."""
         gate = threading.Event()
 
-        def hold(_store: Any) -> float:
+        def hold(_store: Any) -> tuple[float, float, int]:
             gate.wait()
-            return time.thread_time()
+            return self._now()
 
         before = self.writer.submit(hold)
         futures = submit()
-        after = self.writer.submit(lambda _store: time.thread_time())
+        after = self.writer.submit(lambda _store: self._now())
         gate.set()
         for f in futures:
             f.result()
-        return float(after.result() - before.result())
+        (cpu0, in0, calls0), (cpu1, in1, calls1) = before.result(), after.result()
+        cpu = cpu1 - cpu0
+        python = cpu - (in1 - in0) - (calls1 - calls0) * wrapper
+        return cpu / jobs, python / jobs
+
+    def age(self, keys: list[str]) -> None:
+        """Mark the games as last touched long ago (outside any measurement)."""
+        conn = self.timed._conn
+        conn.executemany(
+            "UPDATE live_games SET touched_at = '2000-01-01T00:00:00+00:00' WHERE key = ?",
+            [(k,) for k in keys],
+        )
 
     def start_games(self, games: int) -> list[str]:
         keys = []
@@ -119,22 +206,25 @@ class Rig:
             keys.append(key)
         return keys
 
-    def add_moves(self, keys: list[str], per_job: int) -> float:
-        """CPU per job for 10 moves to each game, ``per_job`` moves a job."""
+    def add_moves(self, keys: list[str], per_job: int, wrapper: float, *, aged: bool) -> Cost:
+        """CPU per job for 10 moves to each game, ``per_job`` moves a job; ``aged``: each
+        game last touched long ago."""
         moves = self.record["moves"]
-        cpu = 0.0
-        jobs = 0
+        cpu = python = 0.0
+        rounds = 0
         for first in range(1, 11, per_job):
             chunk = moves[first - 1 : first - 1 + per_job]
 
             def submit(first: int = first, chunk: list[Any] = chunk) -> list[Any]:
                 return [self.writer.add_moves(key, first, chunk) for key in keys]
 
-            cpu += self._held(submit)
-            jobs += len(keys)
-        return cpu / jobs
+            if aged:
+                self.writer.submit(lambda _store: self.age(keys)).result()
+            c, p = self._held(submit, len(keys), wrapper)
+            cpu, python, rounds = cpu + c, python + p, rounds + 1
+        return cpu / rounds, python / rounds
 
-    def finish(self, keys: list[str]) -> float:
+    def finish(self, keys: list[str], wrapper: float) -> Cost:
         """CPU per ``finish_live_game`` job of each game."""
         record = self.record
 
@@ -146,7 +236,7 @@ class Rig:
                 for key in keys
             ]
 
-        return self._held(submit) / len(keys)
+        return self._held(submit, len(keys), wrapper)
 
 
 def main() -> None:
@@ -156,35 +246,53 @@ def main() -> None:
     parser.add_argument("--base", default=BASE, help="the git commit of the baseline")
     args = parser.parse_args()
     record = ten_move_record()
+    wrapper = min(wrapper_cost() for _ in range(3))
     new_package = importlib.import_module("nimlab.storage")
+    shapes = {
+        "add_moves 1 move": (1, True),
+        "add_moves 2 moves": (2, True),
+        "add_moves 1, same second": (1, False),
+    }
+    best: dict[tuple[str, str, bool], float] = {}
+
+    def keep(shape: str, name: str, seconds: float, timed: bool) -> None:
+        best[shape, name, timed] = min(best.get((shape, name, timed), 1e9), seconds)
+
     with tempfile.TemporaryDirectory() as tmp:
         old_package = load_old(args.base, Path(tmp))
         rigs = {
-            "old": Rig(old_package, Path(tmp) / "old.db", record),
-            "new": Rig(new_package, Path(tmp) / "new.db", record),
+            (name, timed): Rig(package, Path(tmp) / f"{name}{timed}.db", record, timed=timed)
+            for name, package in (("old", old_package), ("new", new_package))
+            for timed in (False, True)
         }
-        best: dict[tuple[str, str], float] = {}
         try:
-            for _ in range(args.rounds):
-                for name, rig in rigs.items():
-                    for per_job in (1, 2):
+            for round_ in range(args.rounds + 1):  # the first round warms up
+                for (name, timed), rig in rigs.items():
+                    for shape, (per_job, aged) in shapes.items():
                         keys = rig.start_games(args.games)
-                        shape = f"add_moves ({per_job} move{'s' if per_job > 1 else ''})"
-                        cpu = rig.add_moves(keys, per_job)
-                        best[shape, name] = min(best.get((shape, name), 1e9), cpu)
-                        cpu = rig.finish(keys)
-                        best["finish (10 moves)", name] = min(
-                            best.get(("finish (10 moves)", name), 1e9), cpu
-                        )
+                        moves = rig.add_moves(keys, per_job, wrapper, aged=aged)
+                        finish = rig.finish(keys, wrapper)
+                        if round_:
+                            keep(shape, name, moves[1] if timed else moves[0], timed)
+                            keep("finish 10 moves", name, finish[1] if timed else finish[0], timed)
         finally:
             for rig in rigs.values():
                 rig.close()
-    print(f"writer-thread CPU per job, {args.games} jobs per group, best of {args.rounds}")
-    print(f"{'job':<22}{'old µs':>10}{'new µs':>10}{'old/new':>10}")
-    for shape in sorted({s for s, _ in best}):
-        old, new = best[shape, "old"], best[shape, "new"]
-        print(f"{shape:<22}{old * 1e6:>10.1f}{new * 1e6:>10.1f}{old / new:>10.2f}")
-
+    print(
+        f"writer-thread CPU per job in µs, {args.games} jobs per group, best of {args.rounds} "
+        f"(wrapper cost {wrapper * 1e6:.2f} µs per SQLite call taken off)"
+    )
+    print(
+        f"{'job':<26}{'cpu old':>9}{'cpu new':>9}{'old/new':>9}"
+        f"{'py old':>9}{'py new':>9}{'old/new':>9}"
+    )
+    for shape in [*shapes, "finish 10 moves"]:
+        c_old, c_new = best[shape, "old", False], best[shape, "new", False]
+        p_old, p_new = best[shape, "old", True], best[shape, "new", True]
+        print(
+            f"{shape:<26}{c_old * 1e6:>9.1f}{c_new * 1e6:>9.1f}{c_old / c_new:>9.2f}"
+            f"{p_old * 1e6:>9.1f}{p_new * 1e6:>9.1f}{p_old / p_new:>9.2f}"
+        )
 
 if __name__ == "__main__":
     main()

@@ -197,6 +197,8 @@ class CheckedRecord:
     winners: frozenset[int]
     moves: int
     ending: Ending | None
+    start_text: str | None = None
+    """The start's JSON text when the check made it already (else ``None``)."""
 
 
 def check_record(record: Mapping[str, Any]) -> CheckedRecord:
@@ -211,8 +213,9 @@ def check_record(record: Mapping[str, Any]) -> CheckedRecord:
     combinations, the other fields by plain type and range checks; anything the fast path is
     not sure of is checked by ``GameRecord.from_json`` as a whole."""
     fast = _fast_check(record)
+    start_text: str | None = None
     if fast is not None:
-        players, winner, over, moves = fast
+        players, winner, over, moves, start_text = fast
     else:
         from nimlab.core.errors import NimlabError
         from nimlab.core.record import GameRecord
@@ -229,11 +232,11 @@ def check_record(record: Mapping[str, Any]) -> CheckedRecord:
             raise RecordError("a game played to its end cannot be resigned or abandoned")
         winners = frozenset(ending.winners)
         single = ending.winners[0] if len(ending.winners) == 1 else None
-        return CheckedRecord(players, single, winners, moves, ending)
+        return CheckedRecord(players, single, winners, moves, ending, start_text)
     if not over:
         raise RecordError("only finished games are stored (or resigned or abandoned ones)")
     won = frozenset(() if winner is None else (winner,))
-    return CheckedRecord(players, winner, won, moves, None)
+    return CheckedRecord(players, winner, won, moves, None, start_text)
 
 
 HEADER_CACHE_SIZE = 256
@@ -275,9 +278,12 @@ def _header_key(record: dict[str, Any]) -> _Header | None:
 
 
 @functools.lru_cache(maxsize=HEADER_CACHE_SIZE)
-def _checked_header(ruleset: str, shape: tuple[Any, ...], players: tuple[str, ...]) -> list[str]:
-    """The players' spec text when a record of this ruleset, start and players (and nothing
-    else) passes ``GameRecord.from_json``, else an empty list. O(heaps + players), cached."""
+def _checked_header(
+    ruleset: str, shape: tuple[Any, ...], players: tuple[str, ...]
+) -> tuple[list[str], str]:
+    """The players' spec text and the start's JSON text when a record of this ruleset, start
+    and players (and nothing else) passes ``GameRecord.from_json``, else an empty list and
+    text. O(heaps + players), cached."""
     from nimlab.core.errors import NimlabError
     from nimlab.core.record import RECORD_FORMAT, GameRecord
 
@@ -293,22 +299,33 @@ def _checked_header(ruleset: str, shape: tuple[Any, ...], players: tuple[str, ..
     try:
         checked = GameRecord.from_json(header)
     except NimlabError:
-        return []
-    return [str(p) for p in checked.players]
+        return [], ""
+    return [str(p) for p in checked.players], json.dumps(start)
 
 
-def _fast_check(record: Mapping[str, Any]) -> tuple[list[str], int | None, bool, int] | None:
-    """``(players, winner, over, moves)`` exactly as ``GameRecord.from_json`` would give them,
-    for a plain record it surely accepts; ``None`` when unsure (the caller then asks
-    ``GameRecord.from_json``, which says what is wrong). O(size of the record)."""
+@functools.cache
+def _record_constants() -> tuple[str, int]:
+    """The record format and the longest text of a record field (imported once, when first
+    needed: the store does not load the game code until it checks a record)."""
     from nimlab.core.record import MAX_TEXT, RECORD_FORMAT
 
-    if type(record) is not dict or record.get("format") != RECORD_FORMAT:
+    return RECORD_FORMAT, MAX_TEXT
+
+
+def _fast_check(
+    record: Mapping[str, Any],
+) -> tuple[list[str], int | None, bool, int, str] | None:
+    """``(players, winner, over, moves)`` exactly as ``GameRecord.from_json`` would give them,
+    and the JSON text of the start, for a plain record it surely accepts; ``None`` when unsure
+    (the caller then asks ``GameRecord.from_json``, which says what is wrong). O(size of the
+    record)."""
+    record_format, max_text = _record_constants()
+    if type(record) is not dict or record.get("format") != record_format:
         return None
     key = _header_key(record)
     if key is None:
         return None
-    players = _checked_header(*key)
+    players, start_text = _checked_header(*key)
     n = len(players)
     if not n:
         return None
@@ -318,22 +335,24 @@ def _fast_check(record: Mapping[str, Any]) -> tuple[list[str], int | None, bool,
     if seed is not None and (type(seed) is not int or seed.bit_length() > 64):
         return None
     started_at = record.get("started_at") or ""
-    if type(started_at) is not str or len(started_at) > MAX_TEXT:
+    if type(started_at) is not str or len(started_at) > max_text:
         return None
+    seats = range(n)
+    get = dict.get
     for move in moves:
         if type(move) is not dict:
             return None
-        seat, text = move.get("seat"), move.get("move")
-        at, claim = move.get("at") or "", move.get("claim")
-        if (
-            type(seat) is not int
-            or not 0 <= seat < n
-            or type(text) is not str
-            or len(text) > MAX_TEXT
-            or type(at) is not str
-            or len(at) > MAX_TEXT
-            or (claim is not None and (type(claim) is not str or len(claim) > MAX_TEXT))
-        ):
+        seat, text, at, claim = (
+            get(move, "seat"),
+            get(move, "move"),
+            get(move, "at"),
+            get(move, "claim"),
+        )
+        if type(seat) is not int or seat not in seats or type(text) is not str:
+            return None
+        if len(text) > max_text or (at and (type(at) is not str or len(at) > max_text)):
+            return None  # a missing or empty time is the empty text
+        if claim is not None and (type(claim) is not str or len(claim) > max_text):
             return None
     winner = record.get("winner")
     if winner is not None and (type(winner) is not int or not 0 <= winner < n):
@@ -346,7 +365,7 @@ def _fast_check(record: Mapping[str, Any]) -> tuple[list[str], int | None, bool,
     over = record.get("over", False)
     if type(over) is not bool:
         return None
-    return list(players), winner, over, len(moves)
+    return list(players), winner, over, len(moves), start_text
 
 
 @functools.lru_cache(maxsize=1024)
@@ -395,7 +414,7 @@ def insert_game(
         raise RecordError(
             f"the game has {len(players)} players but {len(usernames)} usernames were given"
         )
-    start = dumps(record["start"], "the game's start")
+    start = checked.start_text or dumps(record["start"], "the game's start")
     text = dumps(record)
     finished = finished_at or now_stamp()
     ids: list[int | None] = []

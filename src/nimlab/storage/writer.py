@@ -12,8 +12,8 @@ bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
 from __future__ import annotations
 
 import concurrent.futures
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -41,6 +41,45 @@ class _Job:
     future: concurrent.futures.Future[Any]
 
 
+class _JobQueue:
+    """A bounded first-in first-out queue of jobs for one consumer, which takes every waiting
+    job at once (one lock round per group, not one per job)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: deque[_Job | None] = deque()
+        lock = threading.Lock()
+        self._not_empty = threading.Condition(lock)
+        self._not_full = threading.Condition(lock)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, item: _Job | None, timeout: float | None) -> bool:
+        """Append ``item``, waiting up to ``timeout`` seconds for room (0: not at all, ``None``:
+        as long as it takes); ``False`` when there was no room."""
+        with self._not_full:
+            if len(self._items) >= self.maxsize and (
+                timeout == 0
+                or not self._not_full.wait_for(lambda: len(self._items) < self.maxsize, timeout)
+            ):
+                return False
+            self._items.append(item)
+            self._not_empty.notify()
+            return True
+
+    def take_all(self, *, wait: bool = True) -> list[_Job | None]:
+        """Every waiting item, oldest first; waits for one unless ``wait`` is false."""
+        with self._not_empty:
+            if wait:
+                while not self._items:
+                    self._not_empty.wait()
+            items = list(self._items)
+            self._items.clear()
+            self._not_full.notify_all()
+        return items
+
+
 class StoreWriter:
     """A thread owning ``store`` for writing. Jobs run in the order submitted; the jobs waiting
     together are committed in one transaction, each in its own savepoint (a failing job is
@@ -49,7 +88,7 @@ class StoreWriter:
 
     def __init__(self, store: Store, *, max_pending: int = MAX_PENDING) -> None:
         self.store = store
-        self._jobs: queue.Queue[_Job | None] = queue.Queue(max_pending)
+        self._jobs = _JobQueue(max_pending)
         self._closed = False
         self._close_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="nimlab-db-writer", daemon=True)
@@ -58,7 +97,7 @@ class StoreWriter:
     @property
     def pending(self) -> int:
         """Jobs waiting (approximately: other threads may be adding some)."""
-        return self._jobs.qsize()
+        return len(self._jobs)
 
     def submit(
         self, fn: Callable[[Store], T], *, block: float = 0.0
@@ -92,33 +131,24 @@ class StoreWriter:
             if self._closed:
                 return
             self._closed = True
-        self._jobs.put(None)
+        self._jobs.put(None, None)
         self._thread.join(timeout)
         if not self._thread.is_alive():
             self.store.close()
 
     def _put(self, job: _Job, block: float) -> None:
-        try:
-            with self._close_lock:  # nothing enters after close's end-of-jobs mark
-                if self._closed:
-                    raise StorageError("the database writer is closed")
-                if block > 0:
-                    self._jobs.put(job, timeout=block)
-                else:
-                    self._jobs.put_nowait(job)
-        except queue.Full:
-            raise WriterBusyError(
-                f"the database has {self._jobs.maxsize:,} writes waiting: try again in a moment"
-            ) from None
+        with self._close_lock:  # nothing enters after close's end-of-jobs mark
+            if self._closed:
+                raise StorageError("the database writer is closed")
+            if not self._jobs.put(job, max(block, 0.0)):
+                raise WriterBusyError(
+                    f"the database has {self._jobs.maxsize:,} writes waiting: "
+                    "try again in a moment"
+                )
 
     def _run(self) -> None:
         while True:
-            batch = [self._jobs.get()]
-            while True:
-                try:
-                    batch.append(self._jobs.get_nowait())
-                except queue.Empty:
-                    break
+            batch = self._jobs.take_all()
             stop = None in batch
             self._process([j for j in batch if j is not None])
             if stop:
@@ -127,11 +157,7 @@ class StoreWriter:
 
     def _drain(self) -> None:
         """Refuse jobs that raced with close (their futures get StorageError)."""
-        while True:
-            try:
-                job = self._jobs.get_nowait()
-            except queue.Empty:
-                return
+        for job in self._jobs.take_all(wait=False):
             if job is not None and job.future.set_running_or_notify_cancel():
                 job.future.set_exception(StorageError("the database writer is closed"))
 
