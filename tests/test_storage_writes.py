@@ -410,3 +410,108 @@ def test_savepoints_inside_a_group_are_undone_alone(store: Store) -> None:
     store.add_player("fay", given="Fay", family="F")  # a transaction of its own again
     assert store.db.conn.in_transaction is False
     assert len(store.players()) == 4
+
+
+class _Counting(_Recording):
+    """A recording connection that also counts each statement."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self.counts: dict[str, int] = {}
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        self.counts[sql] = self.counts.get(sql, 0) + 1
+        return super().execute(sql, *args)
+
+
+def _held(store: Store) -> tuple[StoreWriter, threading.Event]:
+    writer = StoreWriter(store)
+    gate, holding = threading.Event(), threading.Event()
+
+    def hold(_store: Store) -> None:
+        holding.set()
+        gate.wait()
+
+    writer.submit(hold)
+    assert holding.wait(60)
+    return writer, gate
+
+
+def test_the_writers_own_jobs_share_one_savepoint(store: Store) -> None:
+    record = records()[0]
+    keys = [f"g{i}" for i in range(40)]
+    for key in keys:
+        store.add_live_game(key, {**record, "moves": []}, {"n": key})
+    counting = _Counting(store.db.conn)
+    store.db.conn = counting  # type: ignore[assignment]
+    writer, gate = _held(store)
+    moves = [writer.add_moves(key, 1, record["moves"][:2]) for key in keys]
+    again = writer.add_moves(keys[0], 2, record["moves"][1:2])  # fails, changing nothing
+    finished = [writer.finish_game(key, record, ["nobody"]) for key in keys[:20]]
+    gate.set()
+    assert [f.result() for f in moves] == [None] * 40
+    with pytest.raises(RecordError, match="already has move 2"):
+        again.result()
+    ids = [f.result() for f in finished]
+    writer.close()
+    savepoints = {sql: n for sql, n in counting.counts.items() if sql.startswith("SAVEPOINT")}
+    assert savepoints == {"SAVEPOINT w1": 2}  # the holding job's and the run's
+    with Store.open(store.path) as check:
+        assert [check.finished_game(k) for k in keys[:20]] == [
+            (i, {"n": k}) for i, k in zip(ids, keys[:20], strict=True)
+        ]
+        assert len(check.live_games()) == 20
+        assert all(len(r["moves"]) == 2 for _, r, _ in check.live_games())
+
+
+def test_a_shared_job_that_fails_after_writing_is_undone_alone(store: Store) -> None:
+    """A job fails after changing rows: the shared savepoint is undone and the jobs run again,
+    each in its own; every job ends as it would alone."""
+    record = records()[0]
+    keys = ["a", "b", "c", "d", "e", "f"]
+    for key in keys:
+        store.add_live_game(key, {**record, "moves": []}, {})
+    store.add_live_moves([("f", 1, record["moves"][:1])])
+    store.db.conn.execute(
+        "CREATE TRIGGER boom BEFORE INSERT ON live_moves WHEN NEW.move = 'boom' "
+        "BEGIN SELECT RAISE(ABORT, 'no boom'); END"
+    )
+    store.db.conn.execute(
+        "CREATE TRIGGER keep BEFORE DELETE ON live_games WHEN OLD.key = 'e' "
+        "BEGIN SELECT RAISE(ABORT, 'kept'); END"
+    )
+    boom = [record["moves"][0], {**record["moves"][1], "move": "boom"}]
+    writer, gate = _held(store)
+    jobs = {
+        "a": writer.add_moves("a", 1, record["moves"][:2]),
+        "b": writer.add_moves("b", 2, record["moves"][:1]),  # fails before writing
+        "c": writer.finish_game("c", record),
+        "d": writer.add_moves("d", 1, boom),  # fails after writing its first move
+        "e": writer.finish_game("e", record),  # fails after storing the finished game
+        "x": writer.submit(lambda s: s.add_live_moves([("f", 2, record["moves"][1:2])])),
+        "f": writer.add_moves("f", 3, record["moves"][2:3]),  # after the function's move
+    }
+    gate.set()
+    assert jobs["a"].result() is None and jobs["x"].result() is None
+    assert jobs["f"].result() is None
+    with pytest.raises(RecordError, match="the next is move 1, not 2"):
+        jobs["b"].result()
+    with pytest.raises(StorageError, match="no boom"):
+        jobs["d"].result()
+    with pytest.raises(StorageError, match="kept"):
+        jobs["e"].result()
+    game_id = jobs["c"].result()
+    writer.close()
+    with Store.open(store.path) as check:
+        live = {k: r for k, r, _ in check.live_games()}
+        assert sorted(live) == ["a", "b", "d", "e", "f"]
+        assert [len(live[k]["moves"]) for k in sorted(live)] == [2, 0, 0, 0, 3]
+        assert check.game_count() == 1 and check.game(game_id).record == record
+        assert check.finished_game("e") is None
+
+
+def test_unguarded_writes_need_a_savepoint_of_a_group(store: Store) -> None:
+    with pytest.raises(StorageError, match="inside a write block of a group"), store.db.unguarded():
+        pass
+    with store.db.group(), pytest.raises(StorageError), store.db.unguarded():
+        pass

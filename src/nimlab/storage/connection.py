@@ -96,6 +96,8 @@ class Database:
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        self._bare = False
+        """Inside :meth:`unguarded`: :meth:`write` blocks take no savepoint."""
         self._grouped = -1
         """Savepoints open inside the open :meth:`group` transaction, the innermost one named
         ``w<depth>`` (-1: no group open). Names repeat from one savepoint to the next, so the
@@ -201,6 +203,22 @@ class Database:
         return _Write(self)
 
     @contextmanager
+    def unguarded(self) -> Iterator[None]:
+        """Inside a :meth:`write` block of a :meth:`group`: the :meth:`write` blocks of this
+        block take no savepoint of their own (no statements, no copies of the pages they change),
+        so one that fails is NOT undone alone. The caller undoes its enclosing savepoint when one
+        fails after changing rows (``conn.total_changes`` tells; a failed statement changes
+        nothing). Only for code that never goes on after an exception of a write block. Raises
+        StorageError outside a write block of a group. Not re-entrant."""
+        if self._grouped < 1:
+            raise StorageError("unguarded writes run inside a write block of a group")
+        self._bare = True
+        try:
+            yield
+        finally:
+            self._bare = False
+
+    @contextmanager
     def group(self) -> Iterator[None]:
         """One transaction around several :meth:`write` blocks (group commit: one disk flush for
         all of them). Each block is a savepoint: a failing one is undone alone and its exception
@@ -265,6 +283,9 @@ class _Write:
         db = self._db
         if db.read_only:
             raise ReadOnlyError(f"the database {db.path} was opened read-only")
+        if db._bare:  # unguarded (_end stays ""): no savepoint, the caller undoes
+            self._end = ""
+            return db.conn
         if db._grouped >= 0:
             depth = db._grouped + 1
             begin = f"SAVEPOINT w{depth}"
@@ -288,6 +309,10 @@ class _Write:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if not self._end:  # unguarded: the caller undoes
+            if isinstance(exc, sqlite3.Error):
+                raise storage_error(exc, "the database could not be written") from None
+            return
         db = self._db
         if db._grouped > 0:
             db._grouped -= 1
