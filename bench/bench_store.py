@@ -302,5 +302,6 @@ def main() -> None:
             f"{p_old * 1e6:>9.1f}{p_new * 1e6:>9.1f}{p_old / p_new:>9.2f}"
         )
 
+
 if __name__ == "__main__":
     main()

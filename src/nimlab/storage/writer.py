@@ -11,7 +11,7 @@ bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
 A function (:meth:`StoreWriter.submit`) runs in a savepoint of its own. The writer's own jobs
 (:meth:`StoreWriter.add_moves`, :meth:`StoreWriter.finish_game`) only change the database, so
 they may run twice: consecutive ones share one savepoint (SQLite copies each page a savepoint
-changes, once per savepoint: most of a finished game's cost) and, when one fails after changing
+changes, once per savepoint: a quarter of a finished game's cost) and, when one fails after changing
 rows, that savepoint is undone and its jobs run again, each in a savepoint of its own. A job that
 fails before changing anything (the usual errors: no such game, a move already stored) is simply
 reported. Either way, each job's outcome is the one it has alone.
@@ -127,7 +127,7 @@ class StoreWriter:
         self, key: str, first: int, moves: Sequence[Mapping[str, Any]], *, block: float = 0.0
     ) -> concurrent.futures.Future[None]:
         """Append moves to a game in play (``Store.add_live_moves``), group-committed with the
-        other games' moves waiting at the same time."""
+        other games' moves waiting at the same time. O(moves)."""
         batch: tuple[MoveBatch] = ((key, first, list(moves)),)
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._put(_Job(lambda store: store.add_live_moves(batch), future, True), block)
@@ -146,7 +146,7 @@ class StoreWriter:
         game in play removed, in one transaction); the future gets the stored game's id. The
         same as ``submit(lambda store: store.finish_live_game(...))``, cheaper: it shares a
         savepoint with the moves and games finished next to it (see the module docstring).
-        ``record`` must not change until the future is done."""
+        ``record`` must not change until the future is done. O(size of the record)."""
         names = list(usernames)
 
         def finish(store: Store) -> int:
@@ -160,9 +160,7 @@ class StoreWriter:
         """Wait until every job submitted before this call is done (waits for room in the
         queue). Raises ``TimeoutError`` after ``timeout`` seconds."""
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._put(
-            _Job(lambda _store: None, future, True), timeout if timeout is not None else 1e9
-        )
+        self._put(_Job(lambda _store: None, future, True), timeout if timeout is not None else 1e9)
         future.result(timeout)
 
     def close(self, timeout: float | None = 10.0) -> None:
@@ -182,8 +180,7 @@ class StoreWriter:
                 raise StorageError("the database writer is closed")
             if not self._jobs.put(job, max(block, 0.0)):
                 raise WriterBusyError(
-                    f"the database has {self._jobs.maxsize:,} writes waiting: "
-                    "try again in a moment"
+                    f"the database has {self._jobs.maxsize:,} writes waiting: try again in a moment"
                 )
 
     def _run(self) -> None:
