@@ -17,13 +17,14 @@ object, see :class:`Ending`):
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.storage.connection import Database
+from nimlab.storage.connection import Database, now_stamp
 from nimlab.storage.errors import GameNotFoundError, RecordError, RegistryError, UnknownPlayerError
 from nimlab.storage.registry import (
     PLAYER_COLUMNS,
@@ -196,32 +197,185 @@ class CheckedRecord:
     winners: frozenset[int]
     moves: int
     ending: Ending | None
+    start_text: str | None = None
+    """The start's JSON text when the check made it already (else ``None``)."""
 
 
 def check_record(record: Mapping[str, Any]) -> CheckedRecord:
     """The players (spec text), winners and move count of a finished game record, or of one
     that stopped before its end (its ``"ended"``, see :class:`Ending`), checked once by
     :meth:`GameRecord.from_json <nimlab.core.record.GameRecord.from_json>`; raises
-    RecordError. O(size of the record)."""
-    from nimlab.core.errors import NimlabError
-    from nimlab.core.record import GameRecord
+    RecordError. O(size of the record).
 
-    try:
-        checked = GameRecord.from_json(record)
-    except NimlabError as e:
-        raise RecordError(f"not a valid game record: {e}") from None
-    players = [str(p) for p in checked.players]
+    The common case (a record as ``Game.to_record()`` writes it, of a ruleset, start and
+    players seen lately) takes a fast path that gives the same result: the ruleset, start and
+    players are checked by ``GameRecord.from_json`` once per :data:`HEADER_CACHE_SIZE` recent
+    combinations, the other fields by plain type and range checks; anything the fast path is
+    not sure of is checked by ``GameRecord.from_json`` as a whole."""
+    fast = _fast_check(record)
+    start_text: str | None = None
+    if fast is not None:
+        players, winner, over, moves, start_text = fast
+    else:
+        from nimlab.core.errors import NimlabError
+        from nimlab.core.record import GameRecord
+
+        try:
+            checked = GameRecord.from_json(record)
+        except NimlabError as e:
+            raise RecordError(f"not a valid game record: {e}") from None
+        players = [str(p) for p in checked.players]
+        winner, over, moves = checked.winner, checked.over, len(checked.moves)
     ending = ending_of(record, len(players))
     if ending is not None:
-        if checked.over:
+        if over:
             raise RecordError("a game played to its end cannot be resigned or abandoned")
         winners = frozenset(ending.winners)
-        winner = ending.winners[0] if len(ending.winners) == 1 else None
-        return CheckedRecord(players, winner, winners, len(checked.moves), ending)
-    if not checked.over:
+        single = ending.winners[0] if len(ending.winners) == 1 else None
+        return CheckedRecord(players, single, winners, moves, ending, start_text)
+    if not over:
         raise RecordError("only finished games are stored (or resigned or abandoned ones)")
-    won = frozenset(() if checked.winner is None else (checked.winner,))
-    return CheckedRecord(players, checked.winner, won, len(checked.moves), None)
+    won = frozenset(() if winner is None else (winner,))
+    return CheckedRecord(players, winner, won, moves, None, start_text)
+
+
+HEADER_CACHE_SIZE = 256
+"""Ruleset, start and players combinations whose check :func:`check_record` remembers (each at
+most :data:`_HEADER_MAX_CHARS` characters and :data:`_HEADER_MAX_ITEMS` heaps or rows and
+players: at most about 1 MB in all)."""
+
+_HEADER_MAX_CHARS = 1024
+_HEADER_MAX_ITEMS = 64
+
+_Header = tuple[str, tuple[Any, ...], tuple[str, ...]]
+
+
+def _header_key(record: dict[str, Any]) -> _Header | None:
+    """The cache key of a record's ruleset, start and players; ``None`` when they are not of the
+    plain kind the cache holds (exact ``str`` values and ``int`` heaps of at most 32 bits, few
+    and short). O(heaps + players)."""
+    ruleset, start, players = record.get("ruleset"), record.get("start"), record.get("players")
+    if type(ruleset) is not str or type(players) is not list:
+        return None
+    chars = len(ruleset)
+    if type(start) is list:
+        if not all(type(h) is int and h.bit_length() <= 32 for h in start):
+            return None
+        shape: tuple[Any, ...] = ("heaps", *start)
+    elif type(start) is dict and len(start) == 1 and type(rows := start.get("rows")) is list:
+        if not all(type(r) is str for r in rows):
+            return None
+        chars += sum(len(r) for r in rows)
+        shape = ("rows", *rows)
+    else:
+        return None
+    if not all(type(p) is str for p in players):
+        return None
+    chars += sum(len(p) for p in players)
+    if chars > _HEADER_MAX_CHARS or max(len(shape) - 1, len(players)) > _HEADER_MAX_ITEMS:
+        return None
+    return ruleset, shape, tuple(players)
+
+
+@functools.lru_cache(maxsize=HEADER_CACHE_SIZE)
+def _checked_header(
+    ruleset: str, shape: tuple[Any, ...], players: tuple[str, ...]
+) -> tuple[list[str], str]:
+    """The players' spec text and the start's JSON text when a record of this ruleset, start
+    and players (and nothing else) passes ``GameRecord.from_json``, else an empty list and
+    text. O(heaps + players), cached."""
+    from nimlab.core.errors import NimlabError
+    from nimlab.core.record import RECORD_FORMAT, GameRecord
+
+    start: Any = list(shape[1:]) if shape[0] == "heaps" else {"rows": list(shape[1:])}
+    header = {
+        "format": RECORD_FORMAT,
+        "ruleset": ruleset,
+        "start": start,
+        "players": list(players),
+        "first": 0,
+        "moves": [],
+    }
+    try:
+        checked = GameRecord.from_json(header)
+    except NimlabError:
+        return [], ""
+    return [str(p) for p in checked.players], json.dumps(start)
+
+
+@functools.cache
+def _record_constants() -> tuple[str, int]:
+    """The record format and the longest text of a record field (imported once, when first
+    needed: the store does not load the game code until it checks a record)."""
+    from nimlab.core.record import MAX_TEXT, RECORD_FORMAT
+
+    return RECORD_FORMAT, MAX_TEXT
+
+
+def _fast_check(
+    record: Mapping[str, Any],
+) -> tuple[list[str], int | None, bool, int, str] | None:
+    """``(players, winner, over, moves)`` exactly as ``GameRecord.from_json`` would give them,
+    and the JSON text of the start, for a plain record it surely accepts; ``None`` when unsure
+    (the caller then asks ``GameRecord.from_json``, which says what is wrong). O(size of the
+    record)."""
+    record_format, max_text = _record_constants()
+    if type(record) is not dict or record.get("format") != record_format:
+        return None
+    key = _header_key(record)
+    if key is None:
+        return None
+    players, start_text = _checked_header(*key)
+    n = len(players)
+    if not n:
+        return None
+    first, seed, moves = record.get("first"), record.get("seed"), record.get("moves")
+    if type(first) is not int or not 0 <= first < n or type(moves) is not list:
+        return None
+    if seed is not None and (type(seed) is not int or seed.bit_length() > 64):
+        return None
+    started_at = record.get("started_at") or ""
+    if type(started_at) is not str or len(started_at) > max_text:
+        return None
+    seats = range(n)
+    get = dict.get
+    for move in moves:
+        if type(move) is not dict:
+            return None
+        seat, text, at, claim = (
+            get(move, "seat"),
+            get(move, "move"),
+            get(move, "at"),
+            get(move, "claim"),
+        )
+        if type(seat) is not int or seat not in seats or type(text) is not str:
+            return None
+        if len(text) > max_text or (at and (type(at) is not str or len(at) > max_text)):
+            return None  # a missing or empty time is the empty text
+        if claim is not None and (type(claim) is not str or len(claim) > max_text):
+            return None
+    winner = record.get("winner")
+    if winner is not None and (type(winner) is not int or not 0 <= winner < n):
+        return None
+    eliminated = record.get("eliminated") or []
+    if type(eliminated) is not list or len(eliminated) > n:
+        return None
+    if not all(type(s) is int and 0 <= s < n for s in eliminated):
+        return None
+    over = record.get("over", False)
+    if type(over) is not bool:
+        return None
+    return list(players), winner, over, len(moves), start_text
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_seat_name(spec: str) -> str:
+    return _seat_name(spec)
+
+
+def _seat_names(players: Sequence[str]) -> list[str]:
+    """:func:`_seat_name` of each player, remembered for the last 1,024 short specs."""
+    return [_cached_seat_name(p) if len(p) <= 256 else _seat_name(p) for p in players]
 
 
 def _seat_name(spec: Any) -> str:
@@ -254,15 +408,15 @@ def insert_game(
     players, winner, moves = checked.players, checked.winner, checked.moves
     if checked.ending is not None and checked.ending.how == "abandoned":
         update_stats = False  # nobody won or lost an abandoned game
-    names = [_seat_name(p) for p in players]
+    names = _seat_names(players)
     seats = list(usernames) + [None] * (len(players) - len(usernames))
     if len(seats) != len(players):
         raise RecordError(
             f"the game has {len(players)} players but {len(usernames)} usernames were given"
         )
-    start = dumps(record["start"], "the game's start")
+    start = checked.start_text or dumps(record["start"], "the game's start")
     text = dumps(record)
-    finished = finished_at or now()
+    finished = finished_at or now_stamp()
     ids: list[int | None] = []
     for i, username in enumerate(seats):
         if username is None:
@@ -291,19 +445,24 @@ def insert_game(
         ),
     ).lastrowid
     assert game_id is not None
-    for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True)):
-        won = seat in checked.winners
-        conn.execute(
-            "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, seat, name, username, pid, int(won)),
-        )
-        if pid is not None and update_stats:
-            conn.execute(
-                "UPDATE players SET games_played = games_played + 1, "
-                "games_won = games_won + ? WHERE id = ?",
-                (int(won), pid),
-            )
+    winners = checked.winners
+    rows = [
+        (game_id, seat, name, username, pid, int(seat in winners))
+        for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True))
+    ]
+    conn.executemany(
+        "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    if update_stats:
+        for _, _, _, _, pid, won in rows:
+            if pid is not None:
+                conn.execute(
+                    "UPDATE players SET games_played = games_played + 1, "
+                    "games_won = games_won + ? WHERE id = ?",
+                    (won, pid),
+                )
     return int(game_id)
 
 

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import platformdirs
@@ -30,6 +33,7 @@ __all__ = [
     "DB_ENV",
     "Database",
     "default_db_path",
+    "now_stamp",
     "resolve_db_path",
     "storage_error",
 ]
@@ -40,6 +44,23 @@ DB_ENV = "NIMLAB_DB"
 BUSY_TIMEOUT_S = 30.0
 
 Row = tuple[Any, ...]
+
+
+_last_stamp: tuple[int, str] = (-1, "")
+
+
+def now_stamp() -> str:
+    """The current UTC time as stored, ISO 8601 to the second (``2024-01-01T00:00:00+00:00``,
+    the text of :func:`nimlab.storage.registry.now`), made once per second and then reused:
+    O(1), thread-safe (a stale second is only recomputed)."""
+    global _last_stamp
+    second = int(time.time())
+    last = _last_stamp
+    if last[0] == second:
+        return last[1]
+    text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
+    _last_stamp = (second, text)
+    return text
 
 
 def default_db_path() -> Path:
@@ -75,8 +96,12 @@ class Database:
         self.conn = conn
         self.path = path
         self.read_only = read_only
+        self._bare = False
+        """Inside :meth:`unguarded`: :meth:`write` blocks take no savepoint."""
         self._grouped = -1
-        """Savepoints taken inside the open :meth:`group` transaction (-1: no group open)."""
+        """Savepoints open inside the open :meth:`group` transaction, the innermost one named
+        ``w<depth>`` (-1: no group open). Names repeat from one savepoint to the next, so the
+        few statements stay in sqlite3's statement cache."""
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -169,38 +194,29 @@ class Database:
         rows = self.rows(sql, params)
         return rows[0] if rows else None
 
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> _Write:
         """One write transaction: all or nothing, serialised with other processes. Exceptions
         from the block roll it back and propagate; ``sqlite3`` errors become StorageError.
         Inside :meth:`group` it is a savepoint of the group's transaction: rolled back alone on
-        failure, durable only when the group commits."""
-        if self.read_only:
-            raise ReadOnlyError(f"the database {self.path} was opened read-only")
-        conn = self.conn
-        grouped = self._grouped >= 0
-        if grouped:
-            self._grouped += 1
-            begin = f"SAVEPOINT w{self._grouped}"
-            undo: tuple[str, ...] = (f"ROLLBACK TO w{self._grouped}", f"RELEASE w{self._grouped}")
-            end = f"RELEASE w{self._grouped}"
-        else:
-            begin, undo, end = "BEGIN IMMEDIATE", ("ROLLBACK",), "COMMIT"
+        failure, durable only when the group commits. Use as ``with db.write() as conn:``.
+        O(1) besides the block (two statements, both kept prepared)."""
+        return _Write(self)
+
+    @contextmanager
+    def unguarded(self) -> Iterator[None]:
+        """Inside a :meth:`write` block of a :meth:`group`: the :meth:`write` blocks of this
+        block take no savepoint of their own (no statements, no copies of the pages they change),
+        so one that fails is NOT undone alone. The caller undoes its enclosing savepoint when one
+        fails after changing rows (``conn.total_changes`` tells; a failed statement changes
+        nothing). Only for code that never goes on after an exception of a write block. Raises
+        StorageError outside a write block of a group. Not re-entrant."""
+        if self._grouped < 1:
+            raise StorageError("unguarded writes run inside a write block of a group")
+        self._bare = True
         try:
-            conn.execute(begin)
-        except sqlite3.Error as e:
-            raise storage_error(e, "the database is busy or unwritable") from None
-        try:
-            yield conn
-            conn.execute(end)
-        except BaseException as e:
-            if conn.in_transaction:
-                with suppress(sqlite3.Error):
-                    for statement in undo:
-                        conn.execute(statement)
-            if isinstance(e, sqlite3.Error):
-                raise storage_error(e, "the database could not be written") from None
-            raise
+            yield
+        finally:
+            self._bare = False
 
     @contextmanager
     def group(self) -> Iterator[None]:
@@ -250,6 +266,70 @@ class Database:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         row = self.one("PRAGMA integrity_check")
         return "" if row is None else str(row[0])
+
+
+class _Write:
+    """The context manager of :meth:`Database.write` (a class, not a generator: it runs once per
+    job of the database writer, so its own cost counts)."""
+
+    __slots__ = ("_db", "_end", "_undo")
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._undo: tuple[str, ...] = ()
+        self._end = ""
+
+    def __enter__(self) -> sqlite3.Connection:
+        db = self._db
+        if db.read_only:
+            raise ReadOnlyError(f"the database {db.path} was opened read-only")
+        if db._bare:  # unguarded (_end stays ""): no savepoint, the caller undoes
+            self._end = ""
+            return db.conn
+        if db._grouped >= 0:
+            depth = db._grouped + 1
+            begin = f"SAVEPOINT w{depth}"
+            self._undo = (f"ROLLBACK TO w{depth}", f"RELEASE w{depth}")
+            self._end = f"RELEASE w{depth}"
+        else:
+            depth = -1
+            begin, self._undo, self._end = "BEGIN IMMEDIATE", ("ROLLBACK",), "COMMIT"
+        conn = db.conn
+        try:
+            conn.execute(begin)
+        except sqlite3.Error as e:
+            raise storage_error(e, "the database is busy or unwritable") from None
+        if depth > 0:
+            db._grouped = depth
+        return conn
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not self._end:  # unguarded: the caller undoes
+            if isinstance(exc, sqlite3.Error):
+                raise storage_error(exc, "the database could not be written") from None
+            return
+        db = self._db
+        if db._grouped > 0:
+            db._grouped -= 1
+        conn = db.conn
+        if exc is None:
+            try:
+                conn.execute(self._end)
+                return
+            except sqlite3.Error as e:
+                exc = e
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                for statement in self._undo:
+                    conn.execute(statement)
+        if isinstance(exc, sqlite3.Error):
+            raise storage_error(exc, "the database could not be written") from None
+        # else the block's exception propagates
 
 
 def _unwritable(where: Path) -> bool:

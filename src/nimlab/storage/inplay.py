@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nimlab.storage.archive import dumps, insert_game
-from nimlab.storage.connection import Database, storage_error
+from nimlab.storage.connection import Database, now_stamp, storage_error
 from nimlab.storage.errors import (
     RecordError,
     StorageError,
@@ -82,26 +82,42 @@ class InPlayLimits:
         )
 
 
-def _stored_moves(conn: sqlite3.Connection, key: str) -> int:
-    row = conn.execute(
-        "SELECT COALESCE(MAX(number), 0) FROM live_moves WHERE key = ?", (key,)
-    ).fetchone()
-    return int(row[0])
+_INSERT_MOVE = (
+    "INSERT INTO live_moves (key, number, seat, move, claim, at) VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+_STORED_MOVES = (
+    "SELECT (SELECT COALESCE(MAX(number), 0) FROM live_moves WHERE key = ?1), touched_at "
+    "FROM live_games WHERE key = ?1"
+)
+"""One row (how many moves game ?1 has stored, when it was last touched) when the game is in
+play, none otherwise."""
 
 
-def _insert_moves(
-    conn: sqlite3.Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
-) -> None:
+def _move_rows(
+    key: str, first: int, moves: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, int, int, str, str | None, str]]:
+    """The rows of ``live_moves`` for ``moves`` numbered from ``first``; raises
+    :class:`RecordError` for the first one that is not a recorded move. O(moves)."""
+    rows = []
     for number, move in enumerate(moves, first):
         try:
             seat, text, at = int(move["seat"]), str(move["move"]), str(move["at"])
         except (KeyError, TypeError, ValueError):
             raise RecordError(f"move {number} of game {key!r} is not a recorded move") from None
         claim = move.get("claim")
-        conn.execute(
-            "INSERT INTO live_moves (key, number, seat, move, claim, at) VALUES (?, ?, ?, ?, ?, ?)",
-            (key, number, seat, text, None if claim is None else str(claim), at),
-        )
+        rows.append((key, number, seat, text, None if claim is None else str(claim), at))
+    return rows
+
+
+def _insert_moves(
+    conn: sqlite3.Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+) -> None:
+    rows = _move_rows(key, first, moves)
+    if len(rows) == 1:
+        conn.execute(_INSERT_MOVE, rows[0])
+    elif rows:
+        conn.executemany(_INSERT_MOVE, rows)
 
 
 class GamesInPlay:
@@ -179,14 +195,15 @@ class GamesInPlay:
         retried append cannot land twice. Raises :class:`RecordError` for an unknown key or a
         wrong number, :class:`TooManyMovesError` beyond ``max_moves``; nothing is written then.
         O(moves) plus O(log n) per game."""
-        stamp = now()
+        stamp = now_stamp()
         limit = self.limits.max_moves
         with self._db.write() as conn:
+            execute = conn.execute
             for key, first, moves in batch:
-                known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
-                if known is None:
+                row = execute(_STORED_MOVES, (key,)).fetchone()
+                if row is None:
                     raise RecordError(f"no game in progress has the key {key!r}")
-                stored = _stored_moves(conn, key)
+                stored = int(row[0])
                 if first != stored + 1:
                     if first <= stored:
                         raise RecordError(f"game {key!r} already has move {first}")
@@ -199,7 +216,8 @@ class GamesInPlay:
                         f"a game has at most {limit:,} moves: game {key!r} has reached the limit"
                     )
                 _insert_moves(conn, key, first, moves)
-                conn.execute("UPDATE live_games SET touched_at = ? WHERE key = ?", (stamp, key))
+                if row[1] != stamp:  # touched already this second: nothing to change
+                    execute("UPDATE live_games SET touched_at = ? WHERE key = ?", (stamp, key))
 
     def _entry(self, key: str, record_text: str, meta_text: str) -> LiveEntry:
         record = json.loads(record_text)
@@ -255,14 +273,13 @@ class GamesInPlay:
         :class:`RecordError` (nothing written) when no game in play has that key, so a game is
         finished at most once. Returns the finished game's id."""
         with self._db.write() as conn:
-            known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
+            known = conn.execute("SELECT meta FROM live_games WHERE key = ?", (key,)).fetchone()
             if known is None:
                 raise RecordError(f"no game in progress has the key {key!r}")
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
-                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) "
-                "SELECT key, ?, meta FROM live_games WHERE key = ?",
-                (game_id, key),
+                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?)",
+                (key, game_id, known[0]),
             )
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
             conn.execute("DELETE FROM live_games WHERE key = ?", (key,))

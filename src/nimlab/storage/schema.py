@@ -84,8 +84,13 @@ def record_hash(record: Mapping[str, Any]) -> str:
     spaces). Two records hash alike exactly when they are the same game, move for move and time
     for time; importing a game whose hash is stored already adds nothing. O(size of the record).
     """
-    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = _CANONICAL.encode(record)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""The encoder of :func:`record_hash`: ``json.dumps(record, sort_keys=True, separators=(",",
+":"), ensure_ascii=False)`` without making a new encoder each time (the same text)."""
 
 
 _V3_SQL = """

@@ -1,19 +1,27 @@
 """One thread that owns all writes to a store.
 
 :class:`StoreWriter` runs jobs (functions of the :class:`~nimlab.storage.store.Store`) on its own
-thread, in the order submitted, and commits the jobs waiting at the same time in one transaction,
-each in a savepoint of its own (group commit: 50 games cost one disk flush, not 50). Each job's
+thread, in the order submitted, and commits the jobs waiting at the same time in one transaction
+(group commit: 50 games cost one disk flush, not 50), a job that fails undone alone. Each job's
 result or exception goes to the caller's :class:`concurrent.futures.Future`
 (``asyncio.wrap_future`` awaits it), a result only once its group is committed. The queue is
 bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
 :class:`WriterBusyError` at once (or after ``block`` seconds) rather than letting work pile up.
+
+A function (:meth:`StoreWriter.submit`) runs in a savepoint of its own. The writer's own jobs
+(:meth:`StoreWriter.add_moves`, :meth:`StoreWriter.finish_game`) only change the database, so
+they may run twice: consecutive ones share one savepoint (SQLite copies each page a savepoint
+changes, once per savepoint: a quarter of a finished game's cost) and, when one fails after changing
+rows, that savepoint is undone and its jobs run again, each in a savepoint of its own. A job that
+fails before changing anything (the usual errors: no such game, a move already stored) is simply
+reported. Either way, each job's outcome is the one it has alone.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -36,9 +44,54 @@ MoveBatch = tuple[str, int, Sequence[Mapping[str, Any]]]
 
 @dataclass(slots=True)
 class _Job:
-    fn: Callable[[Store], Any] | None
-    moves: MoveBatch | None
+    fn: Callable[[Store], Any]
     future: concurrent.futures.Future[Any]
+    replayable: bool = False
+    """Only changes the database (nothing else), so it may run twice (see the module
+    docstring)."""
+
+
+class _Undo(Exception):
+    """A job that shares a savepoint failed after changing rows: undo the savepoint."""
+
+
+class _JobQueue:
+    """A bounded first-in first-out queue of jobs for one consumer, which takes every waiting
+    job at once (one lock round per group, not one per job)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: deque[_Job | None] = deque()
+        lock = threading.Lock()
+        self._not_empty = threading.Condition(lock)
+        self._not_full = threading.Condition(lock)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, item: _Job | None, timeout: float | None) -> bool:
+        """Append ``item``, waiting up to ``timeout`` seconds for room (0: not at all, ``None``:
+        as long as it takes); ``False`` when there was no room."""
+        with self._not_full:
+            if len(self._items) >= self.maxsize and (
+                timeout == 0
+                or not self._not_full.wait_for(lambda: len(self._items) < self.maxsize, timeout)
+            ):
+                return False
+            self._items.append(item)
+            self._not_empty.notify()
+            return True
+
+    def take_all(self, *, wait: bool = True) -> list[_Job | None]:
+        """Every waiting item, oldest first; waits for one unless ``wait`` is false."""
+        with self._not_empty:
+            if wait:
+                while not self._items:
+                    self._not_empty.wait()
+            items = list(self._items)
+            self._items.clear()
+            self._not_full.notify_all()
+        return items
 
 
 class StoreWriter:
@@ -49,7 +102,7 @@ class StoreWriter:
 
     def __init__(self, store: Store, *, max_pending: int = MAX_PENDING) -> None:
         self.store = store
-        self._jobs: queue.Queue[_Job | None] = queue.Queue(max_pending)
+        self._jobs = _JobQueue(max_pending)
         self._closed = False
         self._close_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="nimlab-db-writer", daemon=True)
@@ -58,7 +111,7 @@ class StoreWriter:
     @property
     def pending(self) -> int:
         """Jobs waiting (approximately: other threads may be adding some)."""
-        return self._jobs.qsize()
+        return len(self._jobs)
 
     def submit(
         self, fn: Callable[[Store], T], *, block: float = 0.0
@@ -67,23 +120,47 @@ class StoreWriter:
         Raises :class:`WriterBusyError` when the queue stays full for ``block`` seconds (0: do
         not wait), :class:`StorageError` after :meth:`close`."""
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._put(_Job(fn, None, future), block)
+        self._put(_Job(fn, future), block)
         return future
 
     def add_moves(
         self, key: str, first: int, moves: Sequence[Mapping[str, Any]], *, block: float = 0.0
     ) -> concurrent.futures.Future[None]:
         """Append moves to a game in play (``Store.add_live_moves``), group-committed with the
-        other games' moves waiting at the same time."""
+        other games' moves waiting at the same time. O(moves)."""
+        batch: tuple[MoveBatch] = ((key, first, list(moves)),)
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._put(_Job(None, (key, first, list(moves)), future), block)
+        self._put(_Job(lambda store: store.add_live_moves(batch), future, True), block)
+        return future
+
+    def finish_game(
+        self,
+        key: str,
+        record: Mapping[str, Any],
+        usernames: Sequence[str | None] = (),
+        *,
+        source: str = "web",
+        block: float = 0.0,
+    ) -> concurrent.futures.Future[int]:
+        """Finish a game in play (``Store.finish_live_game``: the finished record stored and the
+        game in play removed, in one transaction); the future gets the stored game's id. The
+        same as ``submit(lambda store: store.finish_live_game(...))``, cheaper: it shares a
+        savepoint with the moves and games finished next to it (see the module docstring).
+        ``record`` must not change until the future is done. O(size of the record)."""
+        names = list(usernames)
+
+        def finish(store: Store) -> int:
+            return store.finish_live_game(key, record, names, source=source)
+
+        future: concurrent.futures.Future[int] = concurrent.futures.Future()
+        self._put(_Job(finish, future, True), block)
         return future
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every job submitted before this call is done (waits for room in the
         queue). Raises ``TimeoutError`` after ``timeout`` seconds."""
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._put(_Job(lambda _store: None, None, future), timeout if timeout is not None else 1e9)
+        self._put(_Job(lambda _store: None, future, True), timeout if timeout is not None else 1e9)
         future.result(timeout)
 
     def close(self, timeout: float | None = 10.0) -> None:
@@ -92,33 +169,23 @@ class StoreWriter:
             if self._closed:
                 return
             self._closed = True
-        self._jobs.put(None)
+        self._jobs.put(None, None)
         self._thread.join(timeout)
         if not self._thread.is_alive():
             self.store.close()
 
     def _put(self, job: _Job, block: float) -> None:
-        try:
-            with self._close_lock:  # nothing enters after close's end-of-jobs mark
-                if self._closed:
-                    raise StorageError("the database writer is closed")
-                if block > 0:
-                    self._jobs.put(job, timeout=block)
-                else:
-                    self._jobs.put_nowait(job)
-        except queue.Full:
-            raise WriterBusyError(
-                f"the database has {self._jobs.maxsize:,} writes waiting: try again in a moment"
-            ) from None
+        with self._close_lock:  # nothing enters after close's end-of-jobs mark
+            if self._closed:
+                raise StorageError("the database writer is closed")
+            if not self._jobs.put(job, max(block, 0.0)):
+                raise WriterBusyError(
+                    f"the database has {self._jobs.maxsize:,} writes waiting: try again in a moment"
+                )
 
     def _run(self) -> None:
         while True:
-            batch = [self._jobs.get()]
-            while True:
-                try:
-                    batch.append(self._jobs.get_nowait())
-                except queue.Empty:
-                    break
+            batch = self._jobs.take_all()
             stop = None in batch
             self._process([j for j in batch if j is not None])
             if stop:
@@ -127,11 +194,7 @@ class StoreWriter:
 
     def _drain(self) -> None:
         """Refuse jobs that raced with close (their futures get StorageError)."""
-        while True:
-            try:
-                job = self._jobs.get_nowait()
-            except queue.Empty:
-                return
+        for job in self._jobs.take_all(wait=False):
             if job is not None and job.future.set_running_or_notify_cancel():
                 job.future.set_exception(StorageError("the database writer is closed"))
 
@@ -148,19 +211,17 @@ class StoreWriter:
         done: list[tuple[_Job, Any]] = []
         try:
             with self.store.db.group():
-                for job in jobs:
-                    try:
-                        with self.store.db.write():  # a savepoint: the job is all or nothing
-                            result: Any = None
-                            if job.moves is not None:
-                                self.store.add_live_moves([job.moves])
-                            else:
-                                assert job.fn is not None
-                                result = job.fn(self.store)
-                    except BaseException as e:  # reported to the caller, never kills the thread
-                        job.future.set_exception(e)
-                    else:
-                        done.append((job, result))
+                start, end = 0, len(jobs)
+                while start < end:
+                    if not jobs[start].replayable:
+                        self._guarded(jobs[start], done)
+                        start += 1
+                        continue
+                    stop = start + 1
+                    while stop < end and jobs[stop].replayable:
+                        stop += 1
+                    self._shared(jobs[start:stop], done)
+                    start = stop
         except Exception as e:  # the group could not begin or commit: nothing of it was kept
             for job in jobs:
                 if not job.future.done():
@@ -168,3 +229,44 @@ class StoreWriter:
             return
         for job, result in done:
             job.future.set_result(result)
+
+    def _guarded(self, job: _Job, done: list[tuple[_Job, Any]]) -> None:
+        """Run ``job`` in a savepoint of its own: all or nothing."""
+        try:
+            with self.store.db.write():
+                result = job.fn(self.store)
+        except BaseException as e:  # reported to the caller, never kills the thread
+            job.future.set_exception(e)
+        else:
+            done.append((job, result))
+
+    def _shared(self, run: list[_Job], done: list[tuple[_Job, Any]]) -> None:
+        """Run replayable jobs in one savepoint; when one fails after changing rows (or the
+        savepoint itself fails), undo it and run its jobs again, each in its own savepoint, then
+        go on with the rest of ``run`` the same way."""
+        store = self.store
+        db = store.db
+        while run:
+            kept: list[tuple[_Job, Any]] = []
+            failed = len(run) - 1  # all of them again if the savepoint itself fails
+            try:
+                with db.write() as conn, db.unguarded():
+                    for number, job in enumerate(run):
+                        changes = conn.total_changes
+                        try:
+                            result = job.fn(store)
+                        except BaseException as e:
+                            if conn.total_changes != changes:
+                                failed = number
+                                raise _Undo from None
+                            job.future.set_exception(e)  # it changed nothing: nothing to undo
+                        else:
+                            kept.append((job, result))
+            except Exception:  # undone (an _Undo, or the savepoint could not be released)
+                for job in run[: failed + 1]:
+                    if not job.future.done():
+                        self._guarded(job, done)
+                run = run[failed + 1 :]
+                continue
+            done.extend(kept)
+            return
