@@ -515,3 +515,27 @@ def test_unguarded_writes_need_a_savepoint_of_a_group(store: Store) -> None:
         pass
     with store.db.group(), pytest.raises(StorageError), store.db.unguarded():
         pass
+
+
+def test_a_finish_with_its_last_moves_is_one_transaction(store: Store) -> None:
+    """finish_game with the moves not stored yet: both or neither. Moves that do not follow
+    the stored ones leave the game in play as it was, and nothing finished."""
+    record = records()[0]
+    moves = record["moves"]
+    for key in ("ok", "gap", "late"):
+        store.add_live_game(key, {**record, "moves": []}, {})
+        store.add_live_moves([(key, 1, moves[:1])])
+    writer = StoreWriter(store)
+    ok = writer.finish_game("ok", record, first=2, moves=moves[1:])
+    gap = writer.finish_game("gap", record, first=3, moves=moves[2:])  # move 2 is missing
+    store_late = writer.finish_game("late", record, first=1, moves=moves)  # move 1 is stored
+    game_id = ok.result()
+    with pytest.raises(RecordError, match="the next is move 2, not 3"):
+        gap.result()
+    with pytest.raises(RecordError, match="already has move 1"):
+        store_late.result()
+    writer.close()
+    with Store.open(store.path) as check:
+        live = {k: r for k, r, _ in check.live_games()}
+        assert sorted(live) == ["gap", "late"] and all(len(r["moves"]) == 1 for r in live.values())
+        assert check.game(game_id).record == record and check.finished_game("gap") is None

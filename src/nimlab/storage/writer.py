@@ -140,16 +140,23 @@ class StoreWriter:
         usernames: Sequence[str | None] = (),
         *,
         source: str = "web",
+        first: int = 1,
+        moves: Sequence[Mapping[str, Any]] = (),
         block: float = 0.0,
     ) -> concurrent.futures.Future[int]:
         """Finish a game in play (``Store.finish_live_game``: the finished record stored and the
-        game in play removed, in one transaction); the future gets the stored game's id. The
-        same as ``submit(lambda store: store.finish_live_game(...))``, cheaper: it shares a
+        game in play removed, in one transaction); the future gets the stored game's id. With
+        ``moves``: its last moves not stored yet (the first of them numbered ``first``) are
+        appended first (``Store.add_live_moves``, with its checks and bounds), in the same
+        transaction. The same as ``submit`` of a function doing both, cheaper: it shares a
         savepoint with the moves and games finished next to it (see the module docstring).
         ``record`` must not change until the future is done. O(size of the record)."""
         names = list(usernames)
+        batch: tuple[MoveBatch, ...] = ((key, first, list(moves)),) if moves else ()
 
         def finish(store: Store) -> int:
+            if batch:
+                store.add_live_moves(batch)
             return store.finish_live_game(key, record, names, source=source)
 
         future: concurrent.futures.Future[int] = concurrent.futures.Future()

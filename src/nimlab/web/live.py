@@ -704,15 +704,12 @@ class LiveGames:
         moves = [m.to_json() for m in game.recorded_moves(lg.saved)]
         record = game.to_record()
         usernames = list(lg.usernames)
-        key, first = lg.key, lg.saved + 1
-
-        def finish(store: Store) -> int:  # one transaction: in play or finished, never lost
-            if moves:
-                store.add_live_moves([(key, first, moves)])
-            return store.finish_live_game(key, record, usernames, source="web")
-
         try:
-            lg.saved_as = await asyncio.wrap_future(self.writer.submit(finish))
+            # one transaction: in play or finished, never lost
+            finished = self.writer.finish_game(
+                lg.key, record, usernames, source="web", first=lg.saved + 1, moves=moves
+            )
+            lg.saved_as = await asyncio.wrap_future(finished)
         except (StorageError, NimlabError, sqlite3.Error) as e:
             lg.finishing = False
             if not moves:
