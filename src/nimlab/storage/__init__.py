@@ -41,7 +41,7 @@ from nimlab.storage.store import (
     resolve_db_path,
 )
 from nimlab.storage.transfer import import_document, read_document, read_players
-from nimlab.storage.writer import StoreWriter
+from nimlab.storage.writer import LoopWriter, StoreWriter
 
 __all__ = [
     "DB_ENV",
@@ -54,6 +54,7 @@ __all__ = [
     "ImportResult",
     "InPlayLimits",
     "LimitError",
+    "LoopWriter",
     "NoDatabaseError",
     "PlayerExistsError",
     "PlayerRecord",

@@ -224,26 +224,43 @@ class Database:
         all of them). Each block is a savepoint: a failing one is undone alone and its exception
         propagates to its caller as usual; the others are kept. Nothing is durable before the
         group's block ends without an exception; if the final commit fails, StorageError is
-        raised and every block is undone. Not re-entrant."""
-        if self.read_only:
-            raise ReadOnlyError(f"the database {self.path} was opened read-only")
-        conn = self.conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise storage_error(e, "the database is busy or unwritable") from None
-        self._grouped = 0
+        raised and every block is undone. Not re-entrant. (:meth:`begin_group` and
+        :meth:`end_group` are its two halves, for a caller that runs them on another thread than
+        the blocks.)"""
+        self.begin_group()
         try:
             yield
-            conn.execute("COMMIT")
         except BaseException as e:
-            if conn.in_transaction:
-                with suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
+            self.end_group(commit=False)
             if isinstance(e, sqlite3.Error):
                 raise storage_error(e, "the database could not be written") from None
             raise
+        self.end_group(commit=True)
+
+    def begin_group(self) -> None:
+        """Begin a :meth:`group` transaction (may wait for another process's write, up to the
+        busy timeout). Raises ReadOnlyError or StorageError (nothing begun)."""
+        if self.read_only:
+            raise ReadOnlyError(f"the database {self.path} was opened read-only")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise storage_error(e, "the database is busy or unwritable") from None
+        self._grouped = 0
+
+    def end_group(self, *, commit: bool) -> None:
+        """End the group begun by :meth:`begin_group`: COMMIT (one disk flush) or roll everything
+        back. A COMMIT that fails rolls everything back and raises StorageError."""
+        conn = self.conn
+        try:
+            if commit:
+                conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise storage_error(e, "the database could not be written") from None
         finally:
+            if conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
             self._grouped = -1
 
     def require_writable(self) -> None:

@@ -19,17 +19,18 @@ reported. Either way, each job's outcome is the one it has alone.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from nimlab.storage.errors import StorageError, WriterBusyError
 from nimlab.storage.store import Store
 
-__all__ = ["GROUP_SIZE", "MAX_PENDING", "StoreWriter"]
+__all__ = ["GROUP_SIZE", "MAX_PENDING", "LoopWriter", "StoreWriter"]
 
 T = TypeVar("T")
 
@@ -42,10 +43,19 @@ GROUP_SIZE = 256
 MoveBatch = tuple[str, int, Sequence[Mapping[str, Any]]]
 
 
+class _Outcome(Protocol):
+    """Where a job's result goes: a ``concurrent.futures.Future`` (:class:`StoreWriter`) or an
+    ``asyncio.Future`` (:class:`LoopWriter`)."""
+
+    def done(self) -> bool: ...
+    def set_result(self, result: Any, /) -> None: ...
+    def set_exception(self, exception: BaseException, /) -> None: ...
+
+
 @dataclass(slots=True)
 class _Job:
     fn: Callable[[Store], Any]
-    future: concurrent.futures.Future[Any]
+    future: _Outcome
     replayable: bool = False
     """Only changes the database (nothing else), so it may run twice (see the module
     docstring)."""
@@ -128,9 +138,8 @@ class StoreWriter:
     ) -> concurrent.futures.Future[None]:
         """Append moves to a game in play (``Store.add_live_moves``), group-committed with the
         other games' moves waiting at the same time. O(moves)."""
-        batch: tuple[MoveBatch] = ((key, first, list(moves)),)
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._put(_Job(lambda store: store.add_live_moves(batch), future, True), block)
+        self._put(_Job(_moves_job(key, first, moves), future, True), block)
         return future
 
     def finish_game(
@@ -151,16 +160,10 @@ class StoreWriter:
         transaction. The same as ``submit`` of a function doing both, cheaper: it shares a
         savepoint with the moves and games finished next to it (see the module docstring).
         ``record`` must not change until the future is done. O(size of the record)."""
-        names = list(usernames)
-        batch: tuple[MoveBatch, ...] = ((key, first, list(moves)),) if moves else ()
-
-        def finish(store: Store) -> int:
-            if batch:
-                store.add_live_moves(batch)
-            return store.finish_live_game(key, record, names, source=source)
-
         future: concurrent.futures.Future[int] = concurrent.futures.Future()
-        self._put(_Job(finish, future, True), block)
+        self._put(
+            _Job(_finish_job(key, record, usernames, source, first, moves), future, True), block
+        )
         return future
 
     def flush(self, timeout: float | None = None) -> None:
@@ -202,7 +205,7 @@ class StoreWriter:
     def _drain(self) -> None:
         """Refuse jobs that raced with close (their futures get StorageError)."""
         for job in self._jobs.take_all(wait=False):
-            if job is not None and job.future.set_running_or_notify_cancel():
+            if job is not None and _claim(job):
                 job.future.set_exception(StorageError("the database writer is closed"))
 
     def _process(self, jobs: list[_Job]) -> None:
@@ -210,7 +213,7 @@ class StoreWriter:
         :data:`GROUP_SIZE` at a time). A job that fails is undone alone and gets its exception
         at once; the others get their results only once the group is committed (nothing is
         answered before it is durable), or the commit's error if it fails."""
-        jobs = [j for j in jobs if j.future.set_running_or_notify_cancel()]
+        jobs = [j for j in jobs if _claim(j)]
         for start in range(0, len(jobs), GROUP_SIZE):
             self._group(jobs[start : start + GROUP_SIZE])
 
@@ -218,17 +221,7 @@ class StoreWriter:
         done: list[tuple[_Job, Any]] = []
         try:
             with self.store.db.group():
-                start, end = 0, len(jobs)
-                while start < end:
-                    if not jobs[start].replayable:
-                        self._guarded(jobs[start], done)
-                        start += 1
-                        continue
-                    stop = start + 1
-                    while stop < end and jobs[stop].replayable:
-                        stop += 1
-                    self._shared(jobs[start:stop], done)
-                    start = stop
+                _run_jobs(self.store, jobs, done)
         except Exception as e:  # the group could not begin or commit: nothing of it was kept
             for job in jobs:
                 if not job.future.done():
@@ -237,43 +230,227 @@ class StoreWriter:
         for job, result in done:
             job.future.set_result(result)
 
-    def _guarded(self, job: _Job, done: list[tuple[_Job, Any]]) -> None:
-        """Run ``job`` in a savepoint of its own: all or nothing."""
-        try:
-            with self.store.db.write():
-                result = job.fn(self.store)
-        except BaseException as e:  # reported to the caller, never kills the thread
-            job.future.set_exception(e)
-        else:
-            done.append((job, result))
 
-    def _shared(self, run: list[_Job], done: list[tuple[_Job, Any]]) -> None:
-        """Run replayable jobs in one savepoint; when one fails after changing rows (or the
-        savepoint itself fails), undo it and run its jobs again, each in its own savepoint, then
-        go on with the rest of ``run`` the same way."""
-        store = self.store
-        db = store.db
-        while run:
-            kept: list[tuple[_Job, Any]] = []
-            failed = len(run) - 1  # all of them again if the savepoint itself fails
-            try:
-                with db.write() as conn, db.unguarded():
-                    for number, job in enumerate(run):
-                        changes = conn.total_changes
-                        try:
-                            result = job.fn(store)
-                        except BaseException as e:
-                            if conn.total_changes != changes:
-                                failed = number
-                                raise _Undo from None
-                            job.future.set_exception(e)  # it changed nothing: nothing to undo
-                        else:
-                            kept.append((job, result))
-            except Exception:  # undone (an _Undo, or the savepoint could not be released)
-                for job in run[: failed + 1]:
-                    if not job.future.done():
-                        self._guarded(job, done)
-                run = run[failed + 1 :]
-                continue
-            done.extend(kept)
+def _moves_job(key: str, first: int, moves: Sequence[Mapping[str, Any]]) -> Callable[[Store], None]:
+    batch: tuple[MoveBatch] = ((key, first, list(moves)),)
+    return lambda store: store.add_live_moves(batch)
+
+
+def _finish_job(
+    key: str,
+    record: Mapping[str, Any],
+    usernames: Sequence[str | None],
+    source: str,
+    first: int,
+    moves: Sequence[Mapping[str, Any]],
+) -> Callable[[Store], int]:
+    names = list(usernames)
+    batch: tuple[MoveBatch, ...] = ((key, first, list(moves)),) if moves else ()
+
+    def finish(store: Store) -> int:
+        if batch:
+            store.add_live_moves(batch)
+        return store.finish_live_game(key, record, names, source=source)
+
+    return finish
+
+
+def _claim(job: _Job) -> bool:
+    """Whether ``job`` is still wanted (its future not cancelled); from then on it cannot be."""
+    future = job.future
+    if isinstance(future, concurrent.futures.Future):
+        return future.set_running_or_notify_cancel()
+    return not future.done()
+
+
+def _run_jobs(store: Store, jobs: list[_Job], done: list[tuple[_Job, Any]]) -> None:
+    """Run ``jobs`` in order inside an open group transaction of ``store``: each ends as it
+    would alone (see the module docstring). A failing job gets its exception at once; the
+    others are appended to ``done`` with their results, to be given once the group commits."""
+    start, end = 0, len(jobs)
+    while start < end:
+        if not jobs[start].replayable:
+            _guarded(store, jobs[start], done)
+            start += 1
+            continue
+        stop = start + 1
+        while stop < end and jobs[stop].replayable:
+            stop += 1
+        _shared(store, jobs[start:stop], done)
+        start = stop
+
+
+def _guarded(store: Store, job: _Job, done: list[tuple[_Job, Any]]) -> None:
+    """Run ``job`` in a savepoint of its own: all or nothing."""
+    try:
+        with store.db.write():
+            result = job.fn(store)
+    except BaseException as e:  # reported to the caller, never kills the writer
+        job.future.set_exception(e)
+    else:
+        done.append((job, result))
+
+
+def _shared(store: Store, run: list[_Job], done: list[tuple[_Job, Any]]) -> None:
+    """Run replayable jobs in one savepoint; when one fails after changing rows (or the
+    savepoint itself fails), undo it and run its jobs again, each in its own savepoint, then
+    go on with the rest of ``run`` the same way."""
+    db = store.db
+    while run:
+        kept: list[tuple[_Job, Any]] = []
+        failed = len(run) - 1  # all of them again if the savepoint itself fails
+        try:
+            with db.write() as conn, db.unguarded():
+                for number, job in enumerate(run):
+                    changes = conn.total_changes
+                    try:
+                        result = job.fn(store)
+                    except BaseException as e:
+                        if conn.total_changes != changes:
+                            failed = number
+                            raise _Undo from None
+                        job.future.set_exception(e)  # it changed nothing: nothing to undo
+                    else:
+                        kept.append((job, result))
+        except Exception:  # undone (an _Undo, or the savepoint could not be released)
+            for job in run[: failed + 1]:
+                if not job.future.done():
+                    _guarded(store, job, done)
+            run = run[failed + 1 :]
+            continue
+        done.extend(kept)
+        return
+
+
+class LoopWriter:
+    """The writer of an asyncio server: the same jobs, groups and guarantees as
+    :class:`StoreWriter`, but the jobs run on the event loop's own thread, so that no other
+    thread competes with it for the interpreter (each SQLite statement of a writer thread hands
+    the interpreter lock back and forth, which under load costs the loop more than the
+    statements). Only the waits run on a thread of their own: BEGIN (another process may be
+    writing) and COMMIT (the disk flush); the loop serves requests meanwhile, and the jobs
+    submitted meanwhile make the next group. Futures are the loop's; use it from the loop's
+    thread only. Create it inside a running loop; :meth:`close` finishes the submitted jobs."""
+
+    def __init__(self, store: Store, *, max_pending: int = MAX_PENDING) -> None:
+        self.store = store
+        self.max_pending = max_pending
+        self._loop = asyncio.get_running_loop()
+        self._waits = concurrent.futures.ThreadPoolExecutor(1, "nimlab-db-commit")
+        self._pending: deque[_Job] = deque()
+        self._busy = False
+        self._closed = False
+        self._stopped = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @property
+    def pending(self) -> int:
+        """Jobs waiting for the next group."""
+        return len(self._pending)
+
+    def submit(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
+        """Run ``fn(store)`` in the next group; the future gets its result once the group is
+        committed, or its exception. Raises :class:`WriterBusyError` when ``max_pending`` jobs
+        wait, :class:`StorageError` after :meth:`close`."""
+        future: asyncio.Future[T] = self._loop.create_future()
+        self._put(_Job(fn, future))
+        return future
+
+    def add_moves(
+        self, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+    ) -> asyncio.Future[None]:
+        """See :meth:`StoreWriter.add_moves`."""
+        future: asyncio.Future[None] = self._loop.create_future()
+        self._put(_Job(_moves_job(key, first, moves), future, True))
+        return future
+
+    def finish_game(
+        self,
+        key: str,
+        record: Mapping[str, Any],
+        usernames: Sequence[str | None] = (),
+        *,
+        source: str = "web",
+        first: int = 1,
+        moves: Sequence[Mapping[str, Any]] = (),
+    ) -> asyncio.Future[int]:
+        """See :meth:`StoreWriter.finish_game`."""
+        future: asyncio.Future[int] = self._loop.create_future()
+        self._put(_Job(_finish_job(key, record, usernames, source, first, moves), future, True))
+        return future
+
+    async def close(self) -> None:
+        """Finish the jobs submitted so far, then close the store. Idempotent."""
+        self._closed = True
+        await self._idle.wait()
+        if not self._stopped:
+            self._stopped = True
+            self._waits.shutdown(wait=True)
+            self.store.close()
+
+    def _put(self, job: _Job) -> None:
+        if self._closed:
+            raise StorageError("the database writer is closed")
+        if len(self._pending) >= self.max_pending:
+            raise WriterBusyError(
+                f"the database has {self.max_pending:,} writes waiting: try again in a moment"
+            )
+        self._pending.append(job)
+        if not self._busy:
+            self._busy = True
+            self._idle.clear()
+            self._loop.call_soon(self._next)  # the jobs submitted in this turn of the loop join
+
+    def _next(self) -> None:
+        """Begin the next group (on the waits' thread), or fall idle."""
+        jobs: list[_Job] = []
+        while self._pending and len(jobs) < GROUP_SIZE:
+            job = self._pending.popleft()
+            if not job.future.done():  # not cancelled
+                jobs.append(job)
+        if not jobs:
+            if self._pending:
+                self._loop.call_soon(self._next)
+                return
+            self._busy = False
+            self._idle.set()
             return
+        begun = self._loop.run_in_executor(self._waits, self.store.db.begin_group)
+        begun.add_done_callback(lambda f: self._run(f, jobs))
+
+    def _run(self, begun: asyncio.Future[None], jobs: list[_Job]) -> None:
+        error = begun.exception()
+        if error is not None:  # nothing begun
+            self._fail(jobs, error)
+            return
+        jobs = [job for job in jobs if not job.future.done()]  # cancelled meanwhile
+        done: list[tuple[_Job, Any]] = []
+        try:
+            _run_jobs(self.store, jobs, done)
+        except BaseException as e:  # never expected: each job's errors are its own
+            self.store.db.end_group(commit=False)
+            self._fail(jobs, e)
+            return
+        committed = self._loop.run_in_executor(
+            self._waits, lambda: self.store.db.end_group(commit=True)
+        )
+        committed.add_done_callback(lambda f: self._committed(f, jobs, done))
+
+    def _committed(
+        self, committed: asyncio.Future[None], jobs: list[_Job], done: list[tuple[_Job, Any]]
+    ) -> None:
+        error = committed.exception()
+        if error is not None:  # nothing of the group was kept
+            self._fail(jobs, error)
+            return
+        for job, result in done:
+            if not job.future.done():
+                job.future.set_result(result)
+        self._next()
+
+    def _fail(self, jobs: list[_Job], error: BaseException) -> None:
+        for job in jobs:
+            if not job.future.done():
+                job.future.set_exception(error)
+        self._next()

@@ -7,8 +7,9 @@
 - Engine work (bots, hints, analyses, setup checks) runs on :class:`~nimlab.web.work.EngineWorkers`
   within budgets, fairly shared between games and clients, and is cancelled when its game moves
   on, ends or goes away.
-- :class:`~nimlab.storage.StoreWriter` owns the database connection for writes on one thread and
-  commits the moves of many games together (group commit), so 50 games cost one disk flush, not 50.
+- :class:`~nimlab.storage.LoopWriter` runs the writes on the event loop's thread (no second thread
+  competing for the interpreter) and commits the moves of many games together (group commit), so
+  50 games cost one disk flush, not 50; only the disk flush waits on a thread of its own.
 
 A restart reads the games in progress back from the database and replays them with the core
 (``Game.from_record``), so every unfinished game resumes where it was.
@@ -46,11 +47,11 @@ from nimlab.core.setup import GameSetup
 from nimlab.storage import (
     Ending,
     LimitError,
+    LoopWriter,
     PlayerRecord,
     RecordError,
     StorageError,
     Store,
-    StoreWriter,
     TooManyGamesInPlayError,
     check_username,
     ending_of,
@@ -245,7 +246,7 @@ class LiveGames:
         self.games: dict[str, LiveGame] = {}
         self._finished: deque[str] = deque()  # keys of finished games kept, oldest first
         self.workers: EngineWorkers | None = None
-        self._writer: StoreWriter | None = None
+        self._writer: LoopWriter | None = None
         self._reader: Store | None = None
         self._read_lock = threading.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -262,7 +263,7 @@ class LiveGames:
         :data:`RESUME_GAMES` most recently played)."""
         self.workers = EngineWorkers(self.settings.workers)
         store = Store.open(self.db)
-        self._writer = StoreWriter(store)
+        self._writer = LoopWriter(store)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
         await self.write(lambda s: s.expire_games_in_play())
@@ -298,12 +299,12 @@ class LiveGames:
         if self.workers is not None:  # cancelled work ends at the engine's next budget check
             await loop.run_in_executor(None, self.workers.join, 10.0)
         if self._writer is not None:
-            await loop.run_in_executor(None, self._writer.close)
+            await self._writer.close()
         if self._reader is not None:
             self._reader.close()
 
     @property
-    def writer(self) -> StoreWriter:
+    def writer(self) -> LoopWriter:
         if self._writer is None:
             raise Unavailable("the server is starting or stopping")
         return self._writer
@@ -326,7 +327,7 @@ class LiveGames:
 
     def _submit(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
         try:
-            return asyncio.wrap_future(self.writer.submit(fn))
+            return self.writer.submit(fn)
         except StorageError as e:  # the writer's queue is full, or it is closed
             raise Unavailable(f"the database cannot be used: {e}") from None
 
@@ -675,7 +676,7 @@ class LiveGames:
         if not moves:
             return
         try:
-            await asyncio.wrap_future(self.writer.add_moves(lg.key, lg.saved + 1, moves))
+            await self.writer.add_moves(lg.key, lg.saved + 1, moves)
         except (StorageError, RecordError, sqlite3.Error) as e:
             for _ in moves:
                 lg.game.pop()
@@ -709,7 +710,7 @@ class LiveGames:
             finished = self.writer.finish_game(
                 lg.key, record, usernames, source="web", first=lg.saved + 1, moves=moves
             )
-            lg.saved_as = await asyncio.wrap_future(finished)
+            lg.saved_as = await finished
         except (StorageError, NimlabError, sqlite3.Error) as e:
             lg.finishing = False
             if not moves:

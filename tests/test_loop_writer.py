@@ -1,0 +1,189 @@
+"""The event loop's database writer (LoopWriter): the jobs submitted in one turn of the loop are
+one group (one COMMIT), run on the loop's thread while BEGIN and COMMIT run on another; each job
+ends as it would alone; a group that cannot begin or commit fails its jobs and leaves the writer
+working; close finishes what was submitted. In-process, no timing."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nimlab.core.game import Game
+from nimlab.storage import LoopWriter, RecordError, Store, WriterBusyError
+from nimlab.storage.errors import StorageError
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "nimlab.db") as s:
+        yield s
+
+
+def finished_record() -> dict[str, Any]:
+    game = Game("nim", [2, 3], ["human:Ann", "bot:perfect:Hal"], seed=1)
+    while not game.is_over:
+        game.push(sorted(game.legal_moves, key=str)[0])
+    return game.to_record()
+
+
+class _Statements:
+    """A connection that counts the statements it runs, and on which thread it ran them."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.seen: list[tuple[str, int]] = []
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        self.seen.append((sql, threading.get_ident()))
+        return self.conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+def test_one_turns_jobs_are_one_group_run_on_the_loop_and_committed_elsewhere(
+    store: Store,
+) -> None:
+    record = finished_record()
+    keys = [f"g{i}" for i in range(30)]
+    for key in keys:
+        store.add_live_game(key, {**record, "moves": []}, {})
+    counting = _Statements(store.db.conn)
+    store.db.conn = counting  # type: ignore[assignment]
+
+    async def main() -> tuple[list[Any], int, int]:
+        writer = LoopWriter(store)
+        loop_thread = threading.get_ident()
+        ran_on: list[int] = []
+        futures: list[asyncio.Future[Any]] = [
+            writer.add_moves(k, 1, record["moves"][:1]) for k in keys
+        ]
+        futures.append(writer.submit(lambda s: ran_on.append(threading.get_ident())))
+        futures += [
+            writer.finish_game(k, record, first=2, moves=record["moves"][1:]) for k in keys[:10]
+        ]
+        results = await asyncio.gather(*futures)
+        await writer.close()
+        return results, loop_thread, ran_on[0]
+
+    results, loop_thread, ran_on = asyncio.run(main())
+    assert results[:31] == [None] * 31 and len(set(results[31:])) == 10
+    assert ran_on == loop_thread
+    begins = [t for sql, t in counting.seen if sql == "BEGIN IMMEDIATE"]
+    commits = [t for sql, t in counting.seen if sql == "COMMIT"]
+    assert len(begins) == 1 and len(commits) == 1  # one group for the whole turn
+    assert begins[0] != loop_thread and commits[0] != loop_thread
+    jobs_threads = {t for sql, t in counting.seen if sql.startswith(("INSERT", "SAVEPOINT"))}
+    assert jobs_threads == {loop_thread}
+    with Store.open(store.path) as check:
+        live = {k: r for k, r, _ in check.live_games()}
+        assert sorted(live) == sorted(keys[10:]) and all(
+            len(r["moves"]) == 1 for r in live.values()
+        )
+        assert check.game_count() == 10
+
+
+def test_each_job_ends_as_alone_and_results_wait_for_the_commit(store: Store) -> None:
+    record = finished_record()
+    store.add_live_game("a", {**record, "moves": []}, {})
+    seen_before_commit: list[bool] = []
+
+    async def main() -> None:
+        writer = LoopWriter(store)
+        ok = writer.add_moves("a", 1, record["moves"][:1])
+        twice = writer.add_moves("a", 1, record["moves"][:1])  # fails: move 1 is stored
+        missing = writer.finish_game("nope", record)
+
+        def broken(s: Store) -> None:
+            with s.db.write() as conn:
+                conn.execute("DELETE FROM live_games")
+            raise RuntimeError("injected after writing")
+
+        fails = writer.submit(broken)
+        seen_before_commit.append(ok.done())
+        await asyncio.sleep(0)
+        seen_before_commit.append(ok.done())
+        assert await ok is None
+        with pytest.raises(RecordError, match="already has move 1"):
+            await twice
+        with pytest.raises(RecordError, match="no game in progress"):
+            await missing
+        with pytest.raises(RuntimeError, match="injected"):
+            await fails
+        await writer.close()
+
+    asyncio.run(main())
+    assert seen_before_commit == [False, False]
+    with Store.open(store.path) as check:
+        [(key, live, _)] = check.live_games()  # the failing job's delete was undone alone
+        assert key == "a" and len(live["moves"]) == 1
+
+
+def test_a_group_that_cannot_begin_or_commit_fails_its_jobs_and_the_next_one_works(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = finished_record()
+    store.add_live_game("a", {**record, "moves": []}, {})
+    db = store.db
+    real_begin, real_end = db.begin_group, db.end_group
+    failures = {"begin": 1, "commit": 1}
+
+    def begin() -> None:
+        if failures["begin"]:
+            failures["begin"] -= 1
+            raise StorageError("injected: the database is busy")
+        real_begin()
+
+    def end(*, commit: bool) -> None:
+        if commit and failures["commit"]:
+            failures["commit"] -= 1
+            real_end(commit=False)
+            raise StorageError("injected: the disk is full")
+        real_end(commit=commit)
+
+    monkeypatch.setattr(db, "begin_group", begin)
+    monkeypatch.setattr(db, "end_group", end)
+
+    async def main() -> None:
+        writer = LoopWriter(store)
+        with pytest.raises(StorageError, match="busy"):
+            await writer.add_moves("a", 1, record["moves"][:1])
+        with pytest.raises(StorageError, match="disk is full"):
+            await writer.add_moves("a", 1, record["moves"][:1])
+        assert await writer.add_moves("a", 1, record["moves"][:2]) is None
+        await writer.close()
+
+    asyncio.run(main())
+    with Store.open(store.path) as check:
+        [(_, live, _)] = check.live_games()
+        assert len(live["moves"]) == 2  # the failed groups kept nothing
+
+
+def test_cancelled_jobs_are_skipped_close_finishes_and_bounds_hold(store: Store) -> None:
+    record = finished_record()
+    store.add_live_game("a", {**record, "moves": []}, {})
+
+    async def main() -> None:
+        writer = LoopWriter(store, max_pending=3)
+        dropped = writer.add_moves("a", 1, record["moves"][:1])
+        kept = writer.add_moves("a", 1, record["moves"][:2])
+        writer.submit(lambda s: None)
+        with pytest.raises(WriterBusyError, match="3 writes waiting"):
+            writer.submit(lambda s: None)
+        dropped.cancel()
+        await writer.close()  # waits for the jobs submitted
+        assert kept.done() and kept.result() is None
+        with pytest.raises(StorageError, match="closed"):
+            writer.submit(lambda s: None)
+        await writer.close()  # idempotent
+
+    asyncio.run(main())
+    with Store.open(store.path) as check:
+        [(_, live, _)] = check.live_games()
+        assert len(live["moves"]) == 2
