@@ -1,4 +1,4 @@
-"""One thread that owns all writes to a store.
+"""The writers of a store: every write of a server goes through one, in group transactions.
 
 :class:`StoreWriter` runs jobs (functions of the :class:`~nimlab.storage.store.Store`) on its own
 thread, in the order submitted, and commits the jobs waiting at the same time in one transaction
@@ -15,6 +15,9 @@ changes, once per savepoint: a quarter of a finished game's cost) and, when one 
 rows, that savepoint is undone and its jobs run again, each in a savepoint of its own. A job that
 fails before changing anything (the usual errors: no such game, a move already stored) is simply
 reported. Either way, each job's outcome is the one it has alone.
+
+:class:`LoopWriter` does the same for an asyncio server, with the loop's futures: the jobs run on
+the event loop's own thread, and only BEGIN and COMMIT (the waits) on a thread of their own.
 """
 
 from __future__ import annotations

@@ -322,7 +322,7 @@ class LiveGames:
         return await self._storage(asyncio.get_running_loop().run_in_executor(None, run))
 
     async def write(self, fn: Callable[[Store], T]) -> T:
-        """Run a write on the writer thread."""
+        """Run a write in the writer's next group (answered once it is committed)."""
         return await self._storage(self._submit(fn))
 
     def _submit(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
