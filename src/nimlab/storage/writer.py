@@ -258,6 +258,13 @@ def _finish_job(
     return finish
 
 
+def _error_of(wait: asyncio.Future[None]) -> BaseException | None:
+    """The exception of a finished BEGIN or COMMIT, if any."""
+    if wait.cancelled():
+        return StorageError("the database writer was stopped")
+    return wait.exception()
+
+
 def _claim(job: _Job) -> bool:
     """Whether ``job`` is still wanted (its future not cancelled); from then on it cannot be."""
     future = job.future
@@ -423,7 +430,7 @@ class LoopWriter:
         begun.add_done_callback(lambda f: self._run(f, jobs))
 
     def _run(self, begun: asyncio.Future[None], jobs: list[_Job]) -> None:
-        error = begun.exception()
+        error = _error_of(begun)
         if error is not None:  # nothing begun
             self._fail(jobs, error)
             return
@@ -443,7 +450,7 @@ class LoopWriter:
     def _committed(
         self, committed: asyncio.Future[None], jobs: list[_Job], done: list[tuple[_Job, Any]]
     ) -> None:
-        error = committed.exception()
+        error = _error_of(committed)
         if error is not None:  # nothing of the group was kept
             self._fail(jobs, error)
             return
