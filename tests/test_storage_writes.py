@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from nimlab.core import clock as clock_module
 from nimlab.core.game import Game
 from nimlab.core.position import Rows
 from nimlab.core.record import MAX_TEXT, GameRecord
@@ -33,7 +34,6 @@ from nimlab.storage import (
     record_hash,
 )
 from nimlab.storage import archive as archive_module
-from nimlab.storage import connection as connection_module
 from nimlab.storage.archive import CheckedRecord, check_record
 from nimlab.storage.connection import now_stamp
 from nimlab.storage.errors import StorageError
@@ -320,19 +320,19 @@ def test_appending_moves_says_what_is_wrong_and_writes_nothing(tmp_path: Path) -
 def test_a_move_in_the_same_second_keeps_the_time_stamp(store: Store) -> None:
     record = records()[0]
     store.add_live_game("k", {**record, "moves": []}, {})
-    with mock.patch.object(connection_module.time, "time", lambda: 1_700_000_000.25):
+    with mock.patch.object(clock_module.time, "time", lambda: 1_700_000_000.25):
         store.add_live_moves([("k", 1, record["moves"][:1])])
         assert _touched(store, "k") == "2023-11-14T22:13:20+00:00"
         store.add_live_moves([("k", 2, record["moves"][1:2])])
         assert _touched(store, "k") == "2023-11-14T22:13:20+00:00"
-    with mock.patch.object(connection_module.time, "time", lambda: 1_700_000_001.0):
+    with mock.patch.object(clock_module.time, "time", lambda: 1_700_000_001.0):
         store.add_live_moves([("k", 3, record["moves"][2:3])])
         assert _touched(store, "k") == "2023-11-14T22:13:21+00:00"
 
 
 def test_the_clock_is_the_registry_clock() -> None:
     for second in (0.0, 1_700_000_000.999, 2_000_000_000.5):
-        with mock.patch.object(connection_module.time, "time", lambda s=second: s):
+        with mock.patch.object(clock_module.time, "time", lambda s=second: s):
             expected = datetime.fromtimestamp(int(second), UTC).isoformat(timespec="seconds")
             assert now_stamp() == expected
             assert now_stamp() == expected  # remembered

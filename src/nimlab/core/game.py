@@ -16,10 +16,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from nimlab.core.bots import Bot, Choice, make_bot
+from nimlab.core.clock import now_stamp
 from nimlab.core.errors import GameOverError, PlayerError, PositionError
 from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Move, Position, Rows, board_for
@@ -62,7 +62,7 @@ class Turn:
 class _Step:
     turn: Turn
     before: GameState
-    at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    at: str = field(default_factory=now_stamp)
 
 
 class Game:
@@ -117,7 +117,7 @@ class Game:
         )
         self._steps: list[_Step] = []
         self._turns: list[Turn] = []  # the turns of _steps, so that history is O(1)
-        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.started_at = now_stamp()
         self._state = self._settle(self._state)
         self.opening_eliminations = self._state.eliminated
 

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import platformdirs
 
+from nimlab.core.clock import now_stamp
 from nimlab.storage.errors import NoDatabaseError, ReadOnlyError, StorageError
 from nimlab.storage.schema import SCHEMA_VERSION, current_version, migrate
 
@@ -44,23 +43,6 @@ DB_ENV = "NIMLAB_DB"
 BUSY_TIMEOUT_S = 30.0
 
 Row = tuple[Any, ...]
-
-
-_last_stamp: tuple[int, str] = (-1, "")
-
-
-def now_stamp() -> str:
-    """The current UTC time as stored, ISO 8601 to the second (``2024-01-01T00:00:00+00:00``,
-    the text of :func:`nimlab.storage.registry.now`), made once per second and then reused:
-    O(1), thread-safe (a stale second is only recomputed)."""
-    global _last_stamp
-    second = int(time.time())
-    last = _last_stamp
-    if last[0] == second:
-        return last[1]
-    text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
-    _last_stamp = (second, text)
-    return text
 
 
 def default_db_path() -> Path:

@@ -11,10 +11,10 @@ import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from nimlab.core.clock import now_stamp
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import PlayerExistsError, RegistryError, UnknownPlayerError
 
@@ -27,8 +27,8 @@ MAX_NAME = 40
 
 
 def now() -> str:
-    """The current UTC time as stored: ISO 8601 to the second."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """The current UTC time as stored: ISO 8601 to the second (see ``now_stamp``)."""
+    return now_stamp()
 
 
 def check_username(text: str) -> str:

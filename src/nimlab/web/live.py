@@ -29,7 +29,6 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from nimlab.core.bots import Choice
@@ -91,10 +90,6 @@ RESUME_GAMES = 1000
 they expire, see :class:`nimlab.storage.InPlayLimits`)."""
 KEEP_FINISHED = 500
 """Finished games kept in memory (their pages still show the end); older ones are dropped."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _hash(token: str) -> str:
