@@ -810,3 +810,60 @@ def test_a_stored_games_id_is_digits_only(client: TestClient) -> None:
         r = client.get(f"/api/history/{bad}")
         assert r.status_code == 422, (bad, r.text)
         assert "digits 0-9 only" in r.text
+
+
+def test_a_responses_writes_leave_together() -> None:
+    """The server's transport holds a response's writes (Uvicorn writes head and body apart)
+    until the response is complete, or the loop's next turn; close writes what waits first,
+    abort drops it."""
+    import asyncio
+
+    from nimlab.cli.serve import Corked
+
+    class Recording:
+        def __init__(self) -> None:
+            self.writes: list[bytes] = []
+            self.closed = self.aborted = False
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data)
+
+        def is_closing(self) -> bool:
+            return self.closed or self.aborted
+
+        def close(self) -> None:
+            self.closed = True
+
+        def abort(self) -> None:
+            self.aborted = True
+
+        def get_write_buffer_size(self) -> int:
+            return 7
+
+        def get_extra_info(self, name: str) -> str:
+            return f"info:{name}"
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        real = Recording()
+        corked = Corked(real, loop)  # type: ignore[arg-type]
+        corked.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        corked.write(memoryview(b"{}"))  # type: ignore[arg-type]
+        assert real.writes == [] and corked.get_write_buffer_size() == 7 + 21
+        corked.flush()  # the response is complete
+        assert real.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+        corked.writelines([b"a", b"b"])
+        await asyncio.sleep(0)  # the loop's next turn
+        assert real.writes[1:] == [b"ab"]
+        corked.write(b"last")
+        corked.close()
+        assert real.writes[2:] == [b"last"] and real.closed
+        assert corked.get_extra_info("peername") == "info:peername"
+        other = Recording()
+        dropped = Corked(other, loop)  # type: ignore[arg-type]
+        dropped.write(b"never")
+        dropped.abort()
+        await asyncio.sleep(0)
+        assert other.writes == [] and other.aborted
+
+    asyncio.run(main())

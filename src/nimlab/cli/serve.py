@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 import typer
@@ -64,17 +65,71 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class Corked:
+    """A transport whose writes leave together: those of one response in one write at its end
+    (Uvicorn writes a response's head and body separately, and each write to a socket is a
+    system call and, on loopback, the reader's wake-up), any others at the loop's next turn.
+    Everything else is the transport's own."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._buffer: list[bytes] = []
+        self._scheduled = False
+
+    def write(self, data: bytes) -> None:
+        self._buffer.append(bytes(data))
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self._flush_soon)
+
+    def writelines(self, lines: Iterable[bytes]) -> None:
+        for data in lines:
+            self.write(data)
+
+    def flush(self) -> None:
+        """Write what is waiting, in one write."""
+        if self._buffer:
+            data = b"".join(self._buffer)
+            self._buffer.clear()
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def _flush_soon(self) -> None:
+        self._scheduled = False
+        self.flush()
+
+    def get_write_buffer_size(self) -> int:
+        return self._transport.get_write_buffer_size() + sum(map(len, self._buffer))
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._buffer.clear()
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``."""
 
     class Timed(base):  # type: ignore[misc]
         def connection_made(self, transport: asyncio.Transport) -> None:
-            super().connection_made(transport)
+            super().connection_made(Corked(transport, self.loop))
             self._nimlab_since = self.loop.time()
             self._nimlab_timer = self.loop.call_later(seconds, self._nimlab_check)
 
         def on_response_complete(self) -> None:
+            self.transport.flush()  # the response's head and body leave in one write
             super().on_response_complete()
             self._nimlab_since = self.loop.time()
 
