@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import random
+import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -225,3 +226,34 @@ def test_a_settled_position_is_answered_without_any_search(
     finally:
         ExactSolver._search = real  # type: ignore[method-assign]
     assert expected.proven
+
+
+def test_a_table_built_already_answers_what_it_holds_without_search_or_wait() -> None:
+    """Once a dense table is built for a big position, the smaller positions it holds are
+    looked up there (a value history of a long game on big piles searched them one by one),
+    count as settled, and are read while another thread holds the engine's lock (as it does
+    while building a larger table)."""
+    engine = Engine(TakeAndBreak.nim())
+    small, other = (30, 41), (29, 40)
+    assert not engine.dense_covers(small) and not engine.settled(small)
+    engine.evaluate((200, 200))
+    assert engine.dense_covers(small) and engine.settled(small)
+    exact = ExactSolver(TakeAndBreak.nim())
+    expected = [exact.value(small).remoteness, exact.value(other).remoteness]
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a position the table holds was searched")
+
+    real = ExactSolver._search
+    ExactSolver._search = no_search  # type: ignore[method-assign]
+    try:
+        found = [engine.evaluate(small).remoteness]
+        with engine.lock:  # held here; the other thread must not wait for it
+            reader = threading.Thread(
+                target=lambda: found.append(engine.evaluate(other).remoteness)
+            )
+            reader.start()
+            reader.join(60)
+    finally:
+        ExactSolver._search = real  # type: ignore[method-assign]
+    assert found == expected

@@ -318,10 +318,14 @@ class DenseTable(_Compiled):
     def applies(self, engine: Engine, position: Canon) -> bool:
         if engine.rule.splits:
             return False
-        return self.min_cost <= 0 or engine.dense_cost(position) >= self.min_cost
+        return (
+            self.min_cost <= 0
+            or engine.dense_covers(position)  # a lookup in the table built already
+            or engine.dense_cost(position) >= self.min_cost
+        )
 
     def cost(self, engine: Engine, position: Canon) -> float:
-        return engine.dense_cost(position)
+        return 1.0 if engine.dense_covers(position) else engine.dense_cost(position)
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
         v = engine.dense_value(position, budget)
@@ -540,6 +544,9 @@ class Engine:
         :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one)."""
         from nimlab.theory.retrograde import DenseSolver
 
+        dense = self._dense  # a table is published only once built: read it without waiting
+        if isinstance(dense, DenseSolver) and dense.covers(position):
+            return dense.value(position)
         with self.lock:
             dense = self._dense
             if isinstance(dense, DenseSolver) and dense.covers(position):
@@ -569,6 +576,16 @@ class Engine:
             dense.build()
             self._dense = dense
             return dense.value(position)
+
+    def dense_covers(self, position: Canon) -> bool:
+        """Whether the dense table built already holds ``position`` (its value is then a
+        lookup, with no wait for a larger table being built). O(piles)."""
+        if self._dense is None:
+            return False
+        from nimlab.theory.retrograde import DenseSolver
+
+        dense = self._dense
+        return isinstance(dense, DenseSolver) and dense.covers(position)
 
     def split_solver(self) -> SplitSolverLike | None:
         """The compiled search for this ruleset (``None`` where it is not available)."""
@@ -614,15 +631,15 @@ class Engine:
     def settled(self, position: Canon) -> bool:
         """Whether every question about ``position`` and the positions below it (values,
         remoteness, winning moves) is answered from memory, with no search and no wait for
-        another thread's search: the exact search is the strategy that answers it (no table is
-        used this large or larger) and has solved it already. O(piles)."""
-        if position not in self._sparse:
-            return False
+        another thread's search: the strategy that answers it is the dense table and the table
+        built already holds it, or the exact search and it has solved it already. O(piles)."""
         for strategy in self.strategies:
             if strategy.formula or strategy.name == "terminal":
                 continue
             if strategy.applies(self, position):
-                return strategy.name == Search.name
+                if strategy.name == DenseTable.name:
+                    return self.dense_covers(position)
+                return strategy.name == Search.name and position in self._sparse
         return False
 
     # -- questions ----------------------------------------------------------------------------
