@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from nimlab.core.errors import PlayerError
 
@@ -176,7 +177,12 @@ class Player:
     @classmethod
     def parse(cls, text: str) -> Player:
         """Read ``human:NAME`` or ``bot:KIND[:D][:NAME][:error=R]`` (e.g.
-        ``bot:perfect:Hal:error=20``, ``bot:lookahead:3``). Raises :class:`PlayerError`."""
+        ``bot:perfect:Hal:error=20``, ``bot:lookahead:3``). Raises :class:`PlayerError`. The
+        players read last are remembered (1,024 texts; a player is immutable)."""
+        return _parsed_player(text)
+
+    @classmethod
+    def _read(cls, text: str) -> Player:
         raw = text.strip()
         kind, _, rest = raw.partition(":")
         kind = kind.lower()
@@ -206,6 +212,11 @@ class Player:
         spec = parse_bot(":".join(spec_parts))
         name = names[0] if names else f"{spec.kind.capitalize()} bot"
         return cls(check_name(name), spec)
+
+
+@lru_cache(maxsize=1024)
+def _parsed_player(text: str) -> Player:
+    return Player._read(text)
 
 
 def player_from(

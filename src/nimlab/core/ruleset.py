@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from nimlab.core.errors import RulesetError
 from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
@@ -86,7 +87,12 @@ class Ruleset:
 
     @classmethod
     def parse(cls, text: str) -> Ruleset:
-        """Read the one-line form: ``GAME [misere|normal] [end=H.H.H ...] [defaults]``."""
+        """Read the one-line form: ``GAME [misere|normal] [end=H.H.H ...] [defaults]``. The
+        rulesets read last are remembered (256 texts; a ruleset is immutable)."""
+        return _parsed_ruleset(text)
+
+    @classmethod
+    def _read(cls, text: str) -> Ruleset:
         words = text.split()
         if not words:
             raise RulesetError(f"empty ruleset: start with a game ({game_choices()})")
@@ -195,3 +201,8 @@ class Ruleset:
     def textbook(self) -> Ruleset:
         """The same game without extra end positions (what the classic strategy assumes)."""
         return replace(self, end_positions=frozenset())
+
+
+@lru_cache(maxsize=256)
+def _parsed_ruleset(text: str) -> Ruleset:
+    return Ruleset._read(text)
