@@ -6,7 +6,6 @@ working; close finishes what was submitted. In-process, no timing."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from nimlab.core.game import Game
 from nimlab.storage import LoopWriter, RecordError, Store, WriterBusyError
 from nimlab.storage.errors import StorageError
+from storetools import StatementLog
 
 
 @pytest.fixture
@@ -32,21 +32,6 @@ def finished_record() -> dict[str, Any]:
     return game.to_record()
 
 
-class _Statements:
-    """A connection that counts the statements it runs, and on which thread it ran them."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.seen: list[tuple[str, int]] = []
-
-    def execute(self, sql: str, *args: Any) -> Any:
-        self.seen.append((sql, threading.get_ident()))
-        return self.conn.execute(sql, *args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
-
-
 def test_one_turns_jobs_are_one_group_run_on_the_loop_and_committed_elsewhere(
     store: Store,
 ) -> None:
@@ -54,7 +39,7 @@ def test_one_turns_jobs_are_one_group_run_on_the_loop_and_committed_elsewhere(
     keys = [f"g{i}" for i in range(30)]
     for key in keys:
         store.add_live_game(key, {**record, "moves": []}, {})
-    counting = _Statements(store.db.conn)
+    counting = StatementLog(store.db.conn)
     store.db.conn = counting  # type: ignore[assignment]
 
     async def main() -> tuple[list[Any], int, int]:

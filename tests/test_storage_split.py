@@ -39,6 +39,7 @@ from nimlab.storage.archive import Archive
 from nimlab.storage.inplay import GamesInPlay
 from nimlab.storage.registry import Registry
 from nimlab.storage.schema import MIGRATIONS, _statements
+from storetools import held_writer
 
 
 @pytest.fixture
@@ -398,7 +399,7 @@ def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(db: Path) ->
         games[key] = started()
         store.add_live_game(key, games[key].to_record(), {})
         games[key].push("1 1")
-    writer, gate = _held_writer(store)
+    writer, gate = held_writer(store)
     futures = {k: writer.add_moves(k, 1, g.to_record()["moves"]) for k, g in games.items()}
     bad = writer.add_moves("nope", 1, games["a"].to_record()["moves"])
     again = writer.add_moves("a", 1, games["a"].to_record()["moves"])
@@ -415,25 +416,10 @@ def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(db: Path) ->
         assert all(len(r["moves"]) == 1 for _, r, _ in check.live_games())
 
 
-def _held_writer(store: Store) -> tuple[StoreWriter, threading.Event]:
-    """A writer busy with a first job until the returned event is set (so that the jobs
-    submitted meanwhile are processed together, as one group)."""
-    writer = StoreWriter(store)
-    gate, holding = threading.Event(), threading.Event()
-
-    def hold(_: Store) -> None:
-        holding.set()
-        gate.wait()
-
-    writer.submit(hold)
-    assert holding.wait(60)
-    return writer, gate
-
-
 def test_the_writer_commits_waiting_jobs_together_and_undoes_a_failing_one_alone(
     store: Store,
 ) -> None:
-    writer, gate = _held_writer(store)
+    writer, gate = held_writer(store)
     ann = writer.submit(lambda s: s.add_player("ann", given="Ann", family="A"))
 
     def add_then_fail(s: Store) -> None:
@@ -469,7 +455,7 @@ class _CommitFails:
 
 
 def test_a_group_whose_commit_fails_keeps_nothing_and_tells_every_job(store: Store) -> None:
-    writer, gate = _held_writer(store)
+    writer, gate = held_writer(store)
     real = store.db.conn
     store.db.conn = _CommitFails(real)  # type: ignore[assignment]
     jobs = [

@@ -9,7 +9,6 @@ import copy
 import dataclasses
 import hashlib
 import json
-import sqlite3
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -38,6 +37,7 @@ from nimlab.storage.archive import CheckedRecord, check_record
 from nimlab.storage.connection import now_stamp
 from nimlab.storage.errors import StorageError
 from nimlab.storage.registry import now
+from storetools import StatementLog, held_writer
 
 
 @pytest.fixture
@@ -343,25 +343,6 @@ def test_the_clock_is_the_registry_clock() -> None:
 # -- the writer -----------------------------------------------------------------------------------
 
 
-class _Recording:
-    """A connection that remembers every statement's text."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.statements: set[str] = set()
-
-    def execute(self, sql: str, *args: Any) -> Any:
-        self.statements.add(sql)
-        return self.conn.execute(sql, *args)
-
-    def executemany(self, sql: str, *args: Any) -> Any:
-        self.statements.add(sql)
-        return self.conn.executemany(sql, *args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
-
-
 def test_a_big_group_runs_few_distinct_statements_and_the_writer_reports_errors(
     store: Store,
 ) -> None:
@@ -371,7 +352,7 @@ def test_a_big_group_runs_few_distinct_statements_and_the_writer_reports_errors(
     keys = [f"g{i}" for i in range(150)]
     for key in keys:
         store.add_live_game(key, {**record, "moves": []}, {})
-    recording = _Recording(store.db.conn)
+    recording = StatementLog(store.db.conn)
     store.db.conn = recording  # type: ignore[assignment]
     writer = StoreWriter(store)
     gate = threading.Event()
@@ -412,39 +393,14 @@ def test_savepoints_inside_a_group_are_undone_alone(store: Store) -> None:
     assert len(store.players()) == 4
 
 
-class _Counting(_Recording):
-    """A recording connection that also counts each statement."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        super().__init__(conn)
-        self.counts: dict[str, int] = {}
-
-    def execute(self, sql: str, *args: Any) -> Any:
-        self.counts[sql] = self.counts.get(sql, 0) + 1
-        return super().execute(sql, *args)
-
-
-def _held(store: Store) -> tuple[StoreWriter, threading.Event]:
-    writer = StoreWriter(store)
-    gate, holding = threading.Event(), threading.Event()
-
-    def hold(_store: Store) -> None:
-        holding.set()
-        gate.wait()
-
-    writer.submit(hold)
-    assert holding.wait(60)
-    return writer, gate
-
-
 def test_the_writers_own_jobs_share_one_savepoint(store: Store) -> None:
     record = records()[0]
     keys = [f"g{i}" for i in range(40)]
     for key in keys:
         store.add_live_game(key, {**record, "moves": []}, {"n": key})
-    counting = _Counting(store.db.conn)
+    counting = StatementLog(store.db.conn)
     store.db.conn = counting  # type: ignore[assignment]
-    writer, gate = _held(store)
+    writer, gate = held_writer(store)
     moves = [writer.add_moves(key, 1, record["moves"][:2]) for key in keys]
     again = writer.add_moves(keys[0], 2, record["moves"][1:2])  # fails, changing nothing
     finished = [writer.finish_game(key, record, ["nobody"]) for key in keys[:20]]
@@ -481,7 +437,7 @@ def test_a_shared_job_that_fails_after_writing_is_undone_alone(store: Store) -> 
         "BEGIN SELECT RAISE(ABORT, 'kept'); END"
     )
     boom = [record["moves"][0], {**record["moves"][1], "move": "boom"}]
-    writer, gate = _held(store)
+    writer, gate = held_writer(store)
     jobs = {
         "a": writer.add_moves("a", 1, record["moves"][:2]),
         "b": writer.add_moves("b", 2, record["moves"][:1]),  # fails before writing
