@@ -321,9 +321,14 @@ class LiveGames:
         return await self._storage(self._submit(fn))
 
     def _submit(self, fn: Callable[[Store], T]) -> asyncio.Future[T]:
+        return self._queued(lambda: self.writer.submit(fn))
+
+    @staticmethod
+    def _queued(job: Callable[[], asyncio.Future[T]]) -> asyncio.Future[T]:
+        """A job handed to the writer; Unavailable when its queue is full or it is closed."""
         try:
-            return self.writer.submit(fn)
-        except StorageError as e:  # the writer's queue is full, or it is closed
+            return job()
+        except StorageError as e:
             raise Unavailable(f"the database cannot be used: {e}") from None
 
     @staticmethod
@@ -435,14 +440,13 @@ class LiveGames:
         record = game.to_record()
         record["ended"] = ending.to_json()
         usernames = list(lg.usernames)
-        key = lg.key
-
-        def finish(store: Store) -> int:
-            return store.finish_live_game(key, record, usernames, source="web")
-
         lg.finishing = True
         try:
-            lg.saved_as = await self.write(finish)
+            lg.saved_as = await self._storage(
+                self._queued(
+                    lambda: self.writer.finish_game(lg.key, record, usernames, source="web")
+                )
+            )
             self._finished.append(lg.key)
         except BaseException:
             lg.finishing = False
