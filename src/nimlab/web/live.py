@@ -56,6 +56,7 @@ from nimlab.storage import (
     ending_of,
 )
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web import settings
 from nimlab.web.errors import (
     ApiError,
     Conflict,
@@ -85,9 +86,6 @@ log = logging.getLogger("nimlab.web")
 
 T = TypeVar("T")
 
-RESUME_GAMES = 1000
-"""Games in play resumed at startup: the most recently touched ones (the others stay stored until
-they expire, see :class:`nimlab.storage.InPlayLimits`)."""
 KEEP_FINISHED = 500
 """Finished games kept in memory (their pages still show the end); older ones are dropped."""
 
@@ -254,15 +252,21 @@ class LiveGames:
     # -- lifetime -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the database, delete the expired games in progress and resume the others (the
-        :data:`RESUME_GAMES` most recently played)."""
+        """Open the database, delete the expired games in progress and resume every other one
+        the bound on games in play allows (the most recently played first; see
+        :class:`nimlab.storage.InPlayLimits`), then sweep expired games every
+        ``settings.EXPIRY_INTERVAL`` seconds while serving."""
         self.workers = EngineWorkers(self.settings.workers)
         store = Store.open(self.db)
         self._writer = LoopWriter(store)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
-        await self.write(lambda s: s.expire_games_in_play())
-        for key, record, meta in await self.read(lambda s: s.live_games(limit=RESUME_GAMES)):
+        await self.expire()
+        cap = store.in_play.limits.max_games
+        held = await self.read(lambda s: s.count_games_in_play())
+        entries = await self.read(lambda s: s.live_games(limit=cap))
+        resumed = 0
+        for key, record, meta in entries:
             try:
                 game = Game.from_record(record)
             except NimlabError as e:
@@ -272,12 +276,58 @@ class LiveGames:
             usernames = list(meta.get("usernames") or [None] * players)[:players]
             hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
             lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
-            lg.analysis_allowed = bool(meta.get("analysis", True))
+            self._restore(lg, meta)
             self.games[key] = lg
+            resumed += 1
             if game.is_over:
                 await self._finish(lg)
             else:
                 self._ensure_driver(lg)
+        if held > cap:
+            log.warning(
+                "%d games are in play but the bound is %d: the %d played least recently stay "
+                "stored (not resumed) until they expire",
+                held,
+                cap,
+                held - cap,
+            )
+        log.info("resumed %d of %d games in play", resumed, held)
+        self._spawn(self._expire_loop(), "expiry")
+
+    def _spawn(self, coro: Any, name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    def _restore(lg: LiveGame, meta: dict[str, Any]) -> None:
+        """The setup's choices and the creating client kept in a game's stored data."""
+        lg.analysis_allowed = bool(meta.get("analysis", True))
+        client = meta.get("client")
+        lg.client = str(client) if client is not None else None
+
+    async def expire(self) -> list[str]:
+        """Delete the games in play not touched for the storage's expiry time (see
+        :class:`nimlab.storage.InPlayLimits`), in the database and here (their work is
+        stopped, their pages told); logged. Returns their keys."""
+        keys = await self.write(lambda s: s.expire_games_in_play())
+        for key in keys:
+            lg = self.games.pop(key, None)
+            if lg is not None:
+                self.cancel_work(lg)
+                lg.ended = "Expired: nobody played for too long."
+                self.broadcast(lg)
+        if keys:
+            log.warning("%d games in play expired (untouched too long): deleted", len(keys))
+        return keys
+
+    async def _expire_loop(self) -> None:
+        while True:
+            await asyncio.sleep(settings.EXPIRY_INTERVAL)
+            try:
+                await self.expire()
+            except ApiError as e:  # the database is busy: try again at the next sweep
+                log.warning("expiry of games in play failed: %s", e.message)
 
     async def stop(self) -> None:
         """Stop the bots and the engine work, write what is pending and close the database."""
@@ -558,6 +608,7 @@ class LiveGames:
             "tokens": {str(s): h for s, h in hashes.items()},
             "usernames": usernames,
             "analysis": setup.analysis,
+            "client": client,
         }
         try:
             await self.write(lambda s: s.add_live_game(key, record, meta, client=client))

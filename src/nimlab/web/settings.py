@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 __all__ = ["ServerSettings"]
 
+# Bounds on what one client may take from the others (read where used as ``settings.NAME``).
+EXPIRY_INTERVAL = 600.0  # seconds between two sweeps of expired games in play while serving
+
 
 @dataclass(frozen=True, slots=True)
 class ServerSettings:
