@@ -112,3 +112,105 @@ def test_expiry_runs_while_serving(
         assert fresh in live.games
         assert c.get(f"/api/games/{old}").status_code == 404
         assert "1 games in play expired" in caplog.text
+
+
+# -- deleting a shared game, old links -------------------------------------------------------------
+
+
+def finished_between(c: TestClient, players: list[dict[str, Any]]) -> tuple[str, int, Any]:
+    """A game between ``players`` on one heap of 1, won by seat 0: its key, stored id, tokens."""
+    created = create(c, players, [1])
+    key, seats = created["state"]["id"], tokens(created)
+    done = play(c, key, 0, seats[0], 1, pile=1, take=1).json()
+    assert done["over"] and done["saved_as"] is not None
+    return key, done["saved_as"], seats
+
+
+def test_a_shared_game_is_deleted_only_when_every_player_asked(db: str) -> None:
+    with app_client(db, admin_token="sesame") as c:
+        for name in ("ann", "bob"):
+            r = c.post("/api/players", json={"username": name, "given": name, "family": "X"})
+            assert r.status_code == 201, r.text
+        ann, bob = {"username": "ann"}, {"username": "bob"}
+        key, saved, seats = finished_between(c, [ann, bob])
+
+        def history(player: str | None = None) -> list[int]:
+            query = "" if player is None else f"?player={player}"
+            return [g["id"] for g in c.get(f"/api/history{query}").json()["games"]]
+
+        r = c.request("DELETE", f"/api/games/{key}", json={"seat": 1, "token": seats[1]})
+        assert r.status_code == 200 and r.json()["deleted"] is False
+        assert "left bob X's history" in r.json()["detail"]
+        assert history("bob") == [] and history("ann") == [saved] and history() == [saved]
+        assert c.get(f"/api/history/{saved}").status_code == 200  # the winner's replay stays
+        assert c.get(f"/api/games/{key}").json()["saved_as"] == saved
+        r = c.request("DELETE", f"/api/games/{key}", json={"seat": 1, "token": seats[1]})
+        assert r.json()["deleted"] is False  # asking twice is still one seat
+        r = c.request("DELETE", f"/api/games/{key}", json={"seat": 0, "token": seats[0]})
+        assert r.json()["deleted"] is True
+        assert history() == [] and c.get(f"/api/history/{saved}").status_code == 404
+        # the admin deletes at once, and a game with one human is that human's alone
+        key, saved, seats = finished_between(c, [ann, bob])
+        admin = {"authorization": "Bearer sesame"}
+        r = c.request(
+            "DELETE", f"/api/games/{key}", json={"seat": 1, "token": seats[1]}, headers=admin
+        )
+        assert r.json()["deleted"] is True and history() == []
+        key, saved, seats = finished_between(c, [ANN, {"kind": "random"}])
+        r = c.request("DELETE", f"/api/games/{key}", json={"seat": 0, "token": seats[0]})
+        assert r.json()["deleted"] is True and history() == []
+
+
+def _back_to_version_4(db: str, *, early: bool) -> None:
+    """Make the database what version 4 was: no delete requests; ``early``: the first version
+    4, whose keys of finished games had no data column."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE delete_requests")
+        if early:
+            conn.execute("ALTER TABLE finished_keys DROP COLUMN meta")
+        conn.execute("UPDATE schema_version SET version = 4")
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_an_old_link_leads_to_the_replay_after_a_schema_upgrade(db: str, early: bool) -> None:
+    with app_client(db) as c:
+        key, saved, _ = finished_between(c, [ANN, BOB])
+    _back_to_version_4(db, early=early)
+    with app_client(db) as c:
+        state = c.get(f"/api/games/{key}").json()
+        assert state["over"] and state["saved_as"] == saved and state["winner"] == 0
+        replay = c.get(f"/api/history/{saved}").json()
+        assert replay["game"]["id"] == saved and len(replay["frames"]) == 2
+        with c.websocket_connect(f"/api/games/{key}/live") as ws:
+            assert ws.receive_json()["state"]["saved_as"] == saved
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 5
+
+
+# -- lists are paged, private games are not listed -------------------------------------------------
+
+
+def test_lists_are_paged_and_private_games_unlisted(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_settings, "PAGE_SIZE", 3)
+    monkeypatch.setattr(web_settings, "MAX_PAGE", 4)
+    with app_client(db) as c:
+        for i in range(6):
+            body = {"username": f"p{i}", "given": "P", "family": str(i)}
+            assert c.post("/api/players", json=body).status_code == 201
+        names = [p["username"] for p in c.get("/api/players").json()]
+        assert names == ["p0", "p1", "p2"]
+        names = [p["username"] for p in c.get("/api/players?limit=100&offset=2").json()]
+        assert names == ["p2", "p3", "p4", "p5"]
+        assert c.get("/api/players?offset=-1").status_code == 422
+        public = [create(c, [ANN, BOB], [3], public=True)["state"]["id"] for _ in range(5)]
+        private = create(c, [ANN, BOB], [3])["state"]["id"]
+        listed = [g["id"] for g in c.get("/api/games").json()["games"]]
+        assert listed == public[::-1][:3] and private not in listed
+        listed = [g["id"] for g in c.get("/api/games?offset=3").json()["games"]]
+        assert listed == public[::-1][3:]
+        for _ in range(6):
+            finished_between(c, [ANN, BOB])
+        assert len(c.get("/api/history?limit=1000").json()["games"]) == 4
+        assert len(c.get("/api/history?limit=1000&offset=4").json()["games"]) == 2

@@ -236,9 +236,14 @@ def test_the_analysis_option_survives_a_restart(db: str) -> None:
 
 
 def test_games_in_play_are_listed_newest_first(client: TestClient) -> None:
-    keys = [two_people(client)[0]["id"] for _ in range(3)]
+    keys = [two_people(client, public=True)[0]["id"] for _ in range(3)]
+    two_people(client)  # private: watched only by those given its link
     listed = [g["id"] for g in client.get("/api/games").json()["games"]]
     assert listed == keys[::-1]
+    assert [g["id"] for g in client.get("/api/games?limit=2&offset=1").json()["games"]] == [
+        keys[1],
+        keys[0],
+    ]
 
 
 def test_unknown_pages_get_the_app_with_404_and_the_api_stays_json(client: TestClient) -> None:
@@ -308,7 +313,14 @@ def test_a_finished_or_stopped_games_link_answers_after_a_restart(db: str) -> No
         assert r.status_code == 403
         me = {"seat": 1, "token": tokens[1]}
         r = c.request("DELETE", f"/api/games/{resigned['id']}", json=me)
-        assert r.status_code == 200
+        assert r.status_code == 200 and not r.json()["deleted"]  # the other player has not asked
+        assert c.get(f"/api/history/{saved}").status_code == 200
+        r = c.request("DELETE", f"/api/games/{resigned['id']}", json={**me, "seat": 0})
+        assert r.status_code == 403  # seat 1's token is not seat 0's
+        r = c.request(
+            "DELETE", f"/api/games/{resigned['id']}", json={"seat": 0, "token": tokens[0]}
+        )
+        assert r.status_code == 200 and r.json()["deleted"]
         assert c.get(f"/api/games/{resigned['id']}").status_code == 404
         assert c.get(f"/api/history/{saved}").status_code == 404
 

@@ -512,20 +512,53 @@ class Archive:
                 finished_at=finished_at,
             )
 
-    def games(self, *, username: str | None = None, limit: int | None = 20) -> list[GameSummary]:
-        """Stored games, newest first; with ``username`` only that player's games."""
+    def games(
+        self, *, username: str | None = None, limit: int | None = 20, offset: int = 0
+    ) -> list[GameSummary]:
+        """Stored games, newest first, skipping the first ``offset``; with ``username`` only
+        that player's games, without those their seat asked to delete
+        (:meth:`request_delete`)."""
         sql = f"SELECT {_SUMMARY_COLUMNS} FROM games"
         params: list[Any] = []
         if username is not None:
-            sql += " WHERE id IN (SELECT game_id FROM game_players WHERE username = ?)"
+            sql += (
+                " WHERE id IN (SELECT game_id FROM game_players WHERE username = ?1 AND NOT "
+                "EXISTS (SELECT 1 FROM delete_requests d WHERE d.game_id = game_players.game_id "
+                "AND d.seat = game_players.seat))"
+            )
             params.append(username)
         sql += " ORDER BY id DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(clamp_limit(limit))
+        if limit is not None or offset > 0:
+            sql += f" LIMIT ?{len(params) + 1} OFFSET ?{len(params) + 2}"
+            params += [-1 if limit is None else clamp_limit(limit), clamp_limit(max(0, offset))]
         rows = self._db.rows(sql, params)
         seats = self._seats([int(r[0]) for r in rows])
         return [_summary(r, seats.get(int(r[0]), ())) for r in rows]
+
+    def request_delete(self, game_id: int, seat: int, humans: Sequence[int]) -> bool:
+        """Seat ``seat`` asks to delete stored game ``game_id`` whose human seats are ``humans``:
+        the request is kept (its player's history no longer lists the game), and the game is
+        deleted (:meth:`delete_game`) once every human seat asked. Returns whether it was
+        deleted. Raises :class:`GameNotFoundError`. O(seats)."""
+        with self._db.write() as conn:
+            if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                raise GameNotFoundError(
+                    f"there is no game #{game_id} (nimlab history lists the games)"
+                )
+            conn.execute(
+                "INSERT OR IGNORE INTO delete_requests (game_id, seat) VALUES (?, ?)",
+                (game_id, seat),
+            )
+            asked = {
+                int(r[0])
+                for r in conn.execute(
+                    "SELECT seat FROM delete_requests WHERE game_id = ?", (game_id,)
+                )
+            }
+            if not set(humans) <= asked:
+                return False
+            _delete(conn, game_id)
+        return True
 
     def game_count(self) -> int:
         """How many finished games are stored."""
@@ -551,9 +584,7 @@ class Archive:
         with self._db.write() as conn:
             gone = 0
             if 0 <= game_id <= _MAX_ID:
-                conn.execute("DELETE FROM finished_keys WHERE game_id = ?", (game_id,))
-                conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
-                gone = conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount
+                gone = _delete(conn, game_id)
             if not gone:
                 raise GameNotFoundError(
                     f"there is no game #{game_id} (nimlab history lists the games)"
@@ -675,3 +706,12 @@ class Archive:
             for gid, seat, name, username, won in rows:
                 out.setdefault(int(gid), []).append(Seat(int(seat), name, username, bool(won)))
         return {k: tuple(v) for k, v in out.items()}
+
+
+def _delete(conn: sqlite3.Connection, game_id: int) -> int:
+    """Delete a stored game with its seats, its key in play and its delete requests; returns
+    how many games were deleted (0 or 1)."""
+    conn.execute("DELETE FROM finished_keys WHERE game_id = ?", (game_id,))
+    conn.execute("DELETE FROM delete_requests WHERE game_id = ?", (game_id,))
+    conn.execute("DELETE FROM game_players WHERE game_id = ?", (game_id,))
+    return int(conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount)

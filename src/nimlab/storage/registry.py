@@ -184,9 +184,14 @@ class Registry:
             raise UnknownPlayerError(username)
         return player
 
-    def players(self) -> list[PlayerRecord]:
-        """Every player, sorted by username."""
-        rows = self._db.rows(f"SELECT {PLAYER_COLUMNS} FROM players ORDER BY username")
+    def players(self, *, limit: int | None = None, offset: int = 0) -> list[PlayerRecord]:
+        """Every player (or ``limit`` of them after the first ``offset``), sorted by username."""
+        sql = f"SELECT {PLAYER_COLUMNS} FROM players ORDER BY username"
+        if limit is None and offset <= 0:
+            rows = self._db.rows(sql)
+        else:
+            page = (-1 if limit is None else clamp_limit(limit), clamp_limit(max(0, offset)))
+            rows = self._db.rows(sql + " LIMIT ? OFFSET ?", page)
         return [player_from_row(r) for r in rows]
 
     def remove_player(self, username: str) -> None:

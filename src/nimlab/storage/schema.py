@@ -132,7 +132,28 @@ CREATE INDEX finished_keys_game ON finished_keys(game_id);
 ended, and each finished game of the web app remembers its key, so the key's link leads to the
 stored game after a restart."""
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4)
+_V5_SQL = """
+CREATE TABLE delete_requests (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seat    INTEGER NOT NULL,                -- a human seat that asked to delete the stored game
+    PRIMARY KEY (game_id, seat)
+);
+"""
+
+
+def _v5(conn: sqlite3.Connection) -> None:
+    """Version 5: a stored shared game is deleted only when every human seat asked
+    (``delete_requests``; a seat that asked no longer sees it in its player's history). A
+    version 4 database made before ``finished_keys`` kept its games' data gets that column
+    (empty data), so the old links of its finished games lead to their replays."""
+    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(finished_keys)")}
+    if "meta" not in columns:
+        conn.execute("ALTER TABLE finished_keys ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
+    for statement in _statements(_V5_SQL):
+        conn.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -141,9 +141,9 @@ class Store:
         """See :meth:`Registry.get_player`."""
         return self.registry.get_player(username)
 
-    def players(self) -> list[PlayerRecord]:
+    def players(self, *, limit: int | None = None, offset: int = 0) -> list[PlayerRecord]:
         """See :meth:`Registry.players`."""
-        return self.registry.players()
+        return self.registry.players(limit=limit, offset=offset)
 
     def remove_player(self, username: str) -> None:
         """See :meth:`Registry.remove_player`."""
@@ -187,9 +187,11 @@ class Store:
             record, usernames, source=source, update_stats=update_stats, finished_at=finished_at
         )
 
-    def games(self, *, username: str | None = None, limit: int | None = 20) -> list[GameSummary]:
+    def games(
+        self, *, username: str | None = None, limit: int | None = 20, offset: int = 0
+    ) -> list[GameSummary]:
         """See :meth:`Archive.games`."""
-        return self.archive.games(username=username, limit=limit)
+        return self.archive.games(username=username, limit=limit, offset=offset)
 
     def game_count(self) -> int:
         """See :meth:`Archive.game_count`."""
@@ -202,6 +204,10 @@ class Store:
     def delete_game(self, game_id: int) -> None:
         """See :meth:`Archive.delete_game`."""
         self.archive.delete_game(game_id)
+
+    def request_delete(self, game_id: int, seat: int, humans: Sequence[int]) -> bool:
+        """See :meth:`Archive.request_delete`."""
+        return self.archive.request_delete(game_id, seat, humans)
 
     def export_games(self, ids: Sequence[int] | None = None) -> dict[str, Any]:
         """See :meth:`Archive.export_games`."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import itertools
 import json
 from typing import Annotated, Any, Literal
 
@@ -19,6 +20,7 @@ from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
+from nimlab.web import settings
 from nimlab.web.errors import NotFound, Unauthorized, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
@@ -102,17 +104,23 @@ def client_of(request: Request) -> str | None:
     return request.client.host if request.client is not None else None
 
 
+def is_admin(request: Request) -> bool:
+    """Whether the server has an admin token and the request carries it as
+    ``Authorization: Bearer TOKEN``."""
+    token = live(request).settings.admin_token
+    if not token:
+        return False
+    given = request.headers.get("authorization", "")
+    scheme, _, value = given.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(
+        value.strip().encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
+    )
+
+
 def require_admin(request: Request) -> None:
     """With an admin token set (``--admin-token`` / ``$NIMLAB_ADMIN_TOKEN``), registry changes
     need ``Authorization: Bearer TOKEN``; raises :class:`Unauthorized` (401) otherwise."""
-    token = live(request).settings.admin_token
-    if not token:
-        return
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(
-        value.strip().encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
-    ):
+    if live(request).settings.admin_token and not is_admin(request):
         raise Unauthorized(
             "this server keeps its registry behind an admin token: send it as "
             "Authorization: Bearer TOKEN"
@@ -201,7 +209,7 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
 
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
 async def options(request: Request) -> Response:
-    registered = await live(request).read(lambda s: s.players())
+    registered = await live(request).read(lambda s: s.players(limit=settings.MAX_PAGE))
     out = OptionsOut(
         bots=list(BOT_KINDS),
         bot_kinds=[
@@ -270,9 +278,31 @@ async def check_setup(setup: SetupIn, request: Request) -> Response:
 # -- games in play --------------------------------------------------------------------------------
 
 
-@router.get("/games", response_model=GameListOut, summary="The games in play")
-async def list_games(request: Request) -> Response:
+def _page(limit: int | None) -> int:
+    return settings.PAGE_SIZE if limit is None else min(limit, settings.MAX_PAGE)
+
+
+Limit = Annotated[
+    int | None,
+    Query(ge=1, le=1_000_000, description="How many entries (default and bound: the server's)"),
+]
+Offset = Annotated[int, Query(ge=0, le=1 << 40, description="How many entries to skip")]
+
+
+@router.get(
+    "/games",
+    response_model=GameListOut,
+    responses=_ERRORS,
+    summary="The games in play their players made public (newest first, a page of them)",
+)
+async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
     manager = live(request)
+    listed = (
+        lg
+        for lg in reversed(list(manager.games.values()))  # newest first
+        if lg.public and not lg.game.is_over and lg.ended is None
+    )
+    page = itertools.islice(listed, offset, offset + _page(limit))
     entries = [
         {
             "id": lg.key,
@@ -282,8 +312,7 @@ async def list_games(request: Request) -> Response:
             "move_count": len(lg.game.history),
             "over": lg.game.is_over,
         }
-        for lg in reversed(list(manager.games.values()))  # newest first
-        if not lg.game.is_over and lg.ended is None
+        for lg in page
     ]
     return _json({"games": entries})
 
@@ -390,9 +419,15 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
 # -- the registry ---------------------------------------------------------------------------------
 
 
-@router.get("/players", response_model=list[PlayerRecordOut], summary="Registered players")
-async def list_players(request: Request) -> Response:
-    players = await live(request).read(lambda s: s.players())
+@router.get(
+    "/players",
+    response_model=list[PlayerRecordOut],
+    responses=_ERRORS,
+    summary="Registered players by username (a page of them)",
+)
+async def list_players(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
+    size = _page(limit)
+    players = await live(request).read(lambda s: s.players(limit=size, offset=offset))
     return _json([_player_json(p) for p in players])
 
 
@@ -474,13 +509,14 @@ async def history(
     request: Request,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     player: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME)] = None,
+    offset: Offset = 0,
 ) -> Response:
     username = None if player is None else check_username(player)
 
     def games(store: Store) -> list[GameSummary]:
         if username is not None:
             store.get_player(username)
-        return store.games(username=username, limit=limit)
+        return store.games(username=username, limit=min(limit, settings.MAX_PAGE), offset=offset)
 
     summaries = await live(request).read(games)
     return _json({"games": [_summary_json(s) for s in summaries]})

@@ -8,8 +8,9 @@ of a stored game's positions for replay.
   in play in one transaction; its link then leads to its replay.
 - ``POST /api/games/{key}/undo``: in a game against bots, a seat takes back its last move and
   the bots' replies (``Game.undo_for``); the stored moves follow.
-- ``DELETE /api/games/{key}``: a seat (its token) deletes its finished or stopped game from the
-  history.
+- ``DELETE /api/games/{key}``: a seat (its token) asks to delete its finished or stopped game:
+  the game leaves that player's history at once, and the stored game is deleted once every
+  human seat asked (or at once with the admin token).
 - ``DELETE /api/history/{game_id}``: delete a stored game (behind the admin token when the
   server has one, like the registry's changes).
 - ``GET /api/history/{game_id}/analysis?at=N``: the analysis of the position after move ``N``
@@ -168,20 +169,37 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     "/games/{key}",
     response_model=DeletedOut,
     responses=_SEAT_ERRORS,
-    summary="A seat deletes its finished or stopped game (and its stored record)",
+    summary="A seat asks to delete its finished or stopped game: it leaves that player's "
+    "history, and the stored game is deleted once every human seat asked (or by the admin)",
 )
 async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
+    from nimlab.web.api import is_admin
+
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    _seat(lg, body)
+    name = _seat(lg, body)
     if not lg.game.is_over and lg.ended is None:
         raise Conflict("the game is still in play: resign or abandon it first")
     await manager.halt(lg)
     saved = lg.saved_as
+    humans = [s for s, p in enumerate(lg.game.players) if not p.is_bot]
+    deleted = True
     if saved is not None:
-        await manager.write(lambda s: s.delete_game(saved))
-    manager.games.pop(key, None)
+        if is_admin(request):
+            await manager.write(lambda s: s.delete_game(saved))
+        else:
+            seat = body.seat
+            deleted = await manager.write(lambda s: s.request_delete(saved, seat, humans))
     what = f"game #{saved}" if saved is not None else "the game"
+    if not deleted:
+        return JSONResponse(
+            {
+                "deleted": False,
+                "detail": f"{what} left {name}'s history; it is deleted for everyone once "
+                "every player of it asked",
+            }
+        )
+    manager.games.pop(key, None)
     return JSONResponse({"deleted": True, "detail": f"{what} was deleted"})
 
 

@@ -204,6 +204,8 @@ class LiveGame:
     takebacks: int = 0
     analysis_allowed: bool = True
     """The setup's choice: hints and values during play in a game between people."""
+    public: bool = False
+    """The setup's choice: listed among the games in play for anyone to watch."""
 
     @property
     def analysis_open(self) -> bool:
@@ -303,6 +305,7 @@ class LiveGames:
     def _restore(lg: LiveGame, meta: dict[str, Any]) -> None:
         """The setup's choices and the creating client kept in a game's stored data."""
         lg.analysis_allowed = bool(meta.get("analysis", True))
+        lg.public = bool(meta.get("public", False))
         client = meta.get("client")
         lg.client = str(client) if client is not None else None
 
@@ -609,6 +612,7 @@ class LiveGames:
             "usernames": usernames,
             "analysis": setup.analysis,
             "client": client,
+            "public": setup.public,
         }
         try:
             await self.write(lambda s: s.add_live_game(key, record, meta, client=client))
@@ -616,6 +620,7 @@ class LiveGames:
             raise TooManyRequests(str(e)) from None
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
+        lg.public = setup.public
         self.games[key] = lg
         self._forget_old()
         await self._changed(lg)

@@ -153,6 +153,11 @@ class SetupIn(_In):
         description="Whether hints and move values may be asked during play in a game between "
         "people (always after the game, in replays, and in games against bots only).",
     )
+    public: bool = Field(
+        False,
+        description="Whether the game is listed among the games in play (GET /api/games) for "
+        "anyone to watch; a private game is watched only by those given its link.",
+    )
 
 
 class MoveIn(_In):
@@ -323,6 +328,8 @@ class CreatedOut(BaseModel):
     state: GameStateOut
     seats: list[SeatLinkOut]
     watch: str
+    owner_token: str | None = None
+    """For a game of bots only: the token that stops it (POST /api/games/{key}/stop)."""
 
 
 class CheckOut(BaseModel):

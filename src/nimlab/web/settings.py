@@ -8,6 +8,8 @@ __all__ = ["ServerSettings"]
 
 # Bounds on what one client may take from the others (read where used as ``settings.NAME``).
 EXPIRY_INTERVAL = 600.0  # seconds between two sweeps of expired games in play while serving
+PAGE_SIZE = 100  # entries in one answer of /api/players, /api/games, /api/history by default
+MAX_PAGE = 1000  # the most entries one answer of a list may ask for (limit=)
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,7 +293,9 @@ export function showGame(main, gameId) {
   async function removeGame() {
     const ok = await dialog({
       title: "Delete this game?",
-      text: shown.saved_as ? `Game #${shown.saved_as} leaves the history for good.` : "It is forgotten for good.",
+      text: shown.saved_as
+        ? `Game #${shown.saved_as} leaves your history; it is deleted for good once every player of it asked.`
+        : "It is forgotten for good.",
       buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
     });
     if (!ok || closed) { deleteButton.focus(); return; }

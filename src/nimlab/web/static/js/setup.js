@@ -22,6 +22,7 @@ const DEFAULT_SETUP = {
   ends: [],
   first: "first",
   analysis: true,
+  public: false,
 };
 
 /** "2, 2,2" -> "[2,2,2]": heap sizes separated by commas, spaces or dots; order and empty heaps
@@ -100,6 +101,7 @@ export function showSetup(main) {
     end_positions: s.ends,
     first: s.first,
     analysis: s.analysis !== false,
+    public: s.public === true,
   });
 
   // -- players ---------------------------------------------------------------------------------
@@ -226,6 +228,8 @@ export function showSetup(main) {
   const carried = h("p", { class: "note", id: "carried", hidden: true });
   const analysisBox = h("input", { type: "checkbox", id: "allow-analysis", checked: s.analysis !== false,
     onchange: () => { s.analysis = analysisBox.checked; changed(); } });
+  const publicBox = h("input", { type: "checkbox", id: "public-game", checked: s.public === true,
+    onchange: () => { s.public = publicBox.checked; changed(); } });
   const rulesCard = h("section", { class: "card", "aria-labelledby": "rules-title" },
     h("h2", { id: "rules-title" }, "Rules"),
     h("div", { class: "row-form" }, h("label", { for: "game-kind" }, "Game"), gameKind, parameter),
@@ -253,7 +257,10 @@ export function showSetup(main) {
     endError,
     h("h3", {}, "Learning"),
     h("label", { class: "toggle" }, analysisBox, "Hints and move values during play in games between people"),
-    h("p", { class: "muted" }, "Always there after the game, in replays and in games against bots."));
+    h("p", { class: "muted" }, "Always there after the game, in replays and in games against bots."),
+    h("h3", {}, "Watching"),
+    h("label", { class: "toggle" }, publicBox, "List this game among the games in play, for anyone to watch"),
+    h("p", { class: "muted" }, "Otherwise only those given its link can watch it."));
 
   function drawRules() {
     const e = entry();
