@@ -7,19 +7,29 @@ timing: each waits (with a generous bound) for what must happen, and checks coun
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import socket
 import sqlite3
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
 
 from nimlab.web import ServerSettings, create_app
 from nimlab.web import settings as web_settings
 from nimlab.web.live import LiveGames
-from processes import until
+from processes import PATIENCE, until
+from webtools import free_port
 
 pytestmark = pytest.mark.reliability
 
@@ -214,3 +224,131 @@ def test_lists_are_paged_and_private_games_unlisted(
             finished_between(c, [ANN, BOB])
         assert len(c.get("/api/history?limit=1000").json()["games"]) == 4
         assert len(c.get("/api/history?limit=1000&offset=4").json()["games"]) == 2
+
+
+# -- caps per client and per game ------------------------------------------------------------------
+
+
+class Served:
+    """The app served the way ``nimlab serve`` serves it (timed connections, the bound on
+    connections per client) on 127.0.0.1, in a thread."""
+
+    def __init__(self, app: Any) -> None:
+        from nimlab.cli.serve import _http_protocol, timed_protocol
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            http=timed_protocol(_http_protocol(), 10.0),
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        until(lambda: self.server.started, "the server to start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+    def connect(self, source: str = "127.0.0.1") -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), PATIENCE, (source, 0))
+
+    def get(self, path: str, source: str = "127.0.0.1") -> tuple[int, bytes]:
+        """A GET from the loopback address ``source``: its status and body."""
+        with httpx.Client(transport=httpx.HTTPTransport(local_address=source)) as h:
+            r = h.get(self.url + path, timeout=PATIENCE)
+            return r.status_code, r.content
+
+    def post(self, path: str, body: Any, source: str = "127.0.0.1") -> httpx.Response:
+        with httpx.Client(transport=httpx.HTTPTransport(local_address=source)) as h:
+            return h.post(self.url + path, json=body, timeout=PATIENCE)
+
+    def watch(self, key: str, source: str = "127.0.0.1") -> ClientConnection:
+        """A WebSocket on game ``key`` from the loopback address ``source``."""
+        url = f"ws://127.0.0.1:{self.port}/api/games/{key}/live"
+        return ws_connect(url, sock=self.connect(source), open_timeout=PATIENCE)
+
+
+def read_answer(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    out = b""
+    while chunk := sock.recv(65536):
+        out += chunk
+    return out
+
+
+def test_connections_per_client_are_capped_with_a_429(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_settings, "MAX_CONNECTIONS_PER_CLIENT", 5)
+    with Served(create_app(db, settings=FAST)) as server:
+        held = [server.connect() for _ in range(5)]
+        for s in held:  # each is served (and kept open)
+            s.sendall(b"GET /api/games HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        with server.connect() as sixth:
+            answer = read_answer(sixth)
+        assert answer.startswith(b"HTTP/1.1 429") and b"too many connections" in answer
+        assert server.get("/api/options", source="127.0.0.2")[0] == 200  # others are served
+        for s in held:
+            s.close()
+        until(lambda: server.get("/api/games")[0] == 200, "the address to be served again")
+
+
+def test_a_slow_body_is_cut(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_settings, "BODY_TIMEOUT", 0.5)
+    with Served(create_app(db, settings=FAST)) as server, server.connect() as s:
+        s.sendall(
+            b"POST /api/players HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json"
+            b"\r\ncontent-length: 100000\r\n\r\n{"
+        )
+        answer = read_answer(s)  # no more bytes are sent: the server answers and closes
+        assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within 0.5 s" in answer
+
+
+def test_websockets_per_client_and_watchers_per_game_are_capped(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_settings, "MAX_SOCKETS_PER_CLIENT", 2)
+    monkeypatch.setattr(web_settings, "MAX_WATCHERS_PER_GAME", 3)
+    with Served(create_app(db, settings=FAST)) as server, contextlib.ExitStack() as stack:
+        r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3]})
+        key = r.json()["state"]["id"]
+        mine = [stack.enter_context(server.watch(key)) for _ in range(2)]
+        for ws in mine:
+            assert json.loads(ws.recv(PATIENCE))["type"] == "state"
+        third = stack.enter_context(server.watch(key))
+        assert "2 game pages open" in json.loads(third.recv(PATIENCE))["detail"]
+        with pytest.raises(ConnectionClosed) as closed:
+            third.recv(PATIENCE)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+        other = stack.enter_context(server.watch(key, source="127.0.0.2"))
+        assert json.loads(other.recv(PATIENCE))["type"] == "state"  # the game's third page
+        fourth = stack.enter_context(server.watch(key, source="127.0.0.3"))
+        assert "3 open pages" in json.loads(fourth.recv(PATIENCE))["detail"]
+        mine[0].close()
+
+        def admitted() -> bool:
+            with server.watch(key) as ws:
+                return bool(json.loads(ws.recv(PATIENCE))["type"] == "state")
+
+        until(admitted, "a page to be admitted again once one closed")
+
+
+def test_registrations_per_client_are_capped(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_settings, "REGISTER_PER_HOUR", 3)
+    with app_client(db) as c:
+        for i in range(3):
+            body = {"username": f"p{i}", "given": "P", "family": str(i)}
+            assert c.post("/api/players", json=body).status_code == 201
+        r = c.post("/api/players", json={"username": "p9", "given": "P", "family": "9"})
+        assert r.status_code == 429 and "too many new players" in r.json()["detail"]
+        assert int(r.headers["retry-after"]) >= 1
+        assert [p["username"] for p in c.get("/api/players").json()] == ["p0", "p1", "p2"]

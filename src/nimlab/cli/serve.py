@@ -120,13 +120,37 @@ class Corked:
 
 def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
-    (headers not complete, or idle) for ``seconds``."""
+    (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
+    from an address that holds ``MAX_CONNECTIONS_PER_CLIENT`` (:mod:`nimlab.web.settings`)
+    already, so one client cannot take every connection the server has."""
+    from nimlab.web import settings
+
+    held: dict[str, list[asyncio.BaseTransport]] = {}  # open connections per client address
+    made = [0]
+
+    def admitted(transport: asyncio.Transport) -> bool:
+        peer = transport.get_extra_info("peername")
+        host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        mine = [t for t in held.get(host, ()) if not t.is_closing()]
+        if len(mine) >= settings.MAX_CONNECTIONS_PER_CLIENT:
+            held[host] = mine
+            return False
+        mine.append(transport)
+        held[host] = mine
+        made[0] += 1
+        if made[0] % 1024 == 0:  # forget the addresses whose connections all closed
+            for other in [h for h, ts in held.items() if all(t.is_closing() for t in ts)]:
+                del held[other]
+        return True
 
     class Timed(base):  # type: ignore[misc]
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(Corked(transport, self.loop))
             self._nimlab_since = self.loop.time()
             self._nimlab_timer = self.loop.call_later(seconds, self._nimlab_check)
+            if not admitted(transport):
+                self.transport.write(TOO_MANY_CONNECTIONS)
+                self.transport.close()
 
         def on_response_complete(self) -> None:
             self.transport.flush()  # the response's head and body leave in one write
@@ -150,6 +174,14 @@ def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
             super().connection_lost(exc)
 
     return Timed
+
+
+TOO_MANY_CONNECTIONS = (
+    b"HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\n"
+    b"retry-after: 5\r\nconnection: close\r\ncontent-length: 78\r\n\r\n"
+    b'{"detail": "too many connections from your address: close some and try again"}'
+)
+"""The answer to a connection beyond the bound per client (before its request is read)."""
 
 
 def _http_protocol() -> type[Any]:

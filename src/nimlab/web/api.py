@@ -391,6 +391,19 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         )
         await websocket.close(code=4404)
         return
+    client = websocket.client.host if websocket.client is not None else None
+    refused = manager.admit(lg, client)
+    if refused is not None:  # 1013: try again later, with the reason
+        await websocket.send_text(json.dumps({"type": "error", "detail": refused}))
+        await websocket.close(code=1013, reason=refused[:120])
+        return
+    try:
+        await _watch(manager, lg, websocket)
+    finally:
+        manager.release(client)
+
+
+async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None:
     sub = manager.subscribe(lg)
 
     async def until_closed() -> None:
@@ -435,10 +448,15 @@ async def list_players(request: Request, limit: Limit = None, offset: Offset = 0
     "/players",
     response_model=PlayerRecordOut,
     status_code=201,
-    responses={**_ERRORS, 409: {"model": ErrorOut, "description": "The username is taken"}},
-    summary="Register a human, or an AI player with a bot spec",
+    responses={
+        **_ERRORS,
+        **_LIMITED,
+        409: {"model": ErrorOut, "description": "The username is taken"},
+    },
+    summary="Register a human, or an AI player with a bot spec (so many per client per hour)",
 )
 async def add_player(body: RegisterIn, request: Request) -> Response:
+    live(request).limit("register", client_of(request))
     bot = None if body.bot is None or not body.bot.strip() else str(parse_bot(body.bot))
 
     def add(store: Store) -> PlayerRecord:

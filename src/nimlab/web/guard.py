@@ -7,7 +7,9 @@ methods a path allows, and rate limits per client.
   a page on another site that resolves its name to this machine cannot talk to the server);
 - a request body over the limit is refused with 413 before any of it is parsed (by its
   ``Content-Length``, or while it streams in), and so is one naming more than
-  :data:`MAX_JSON_FIELDS` fields (each would cost the validation time on the event loop);
+  :data:`MAX_JSON_FIELDS` fields (each would cost the validation time on the event loop); a
+  body that takes more than ``settings.BODY_TIMEOUT`` seconds to arrive is cut with 408 and
+  its connection closed (slow bodies hold connections as slow headers would);
 - every HTTP answer carries the security headers :data:`SECURITY_HEADERS`;
 - ``OPTIONS`` answers 204 with ``Allow`` listing every method of the path, and a 405 lists them
   too (the router alone names only the first route's).
@@ -17,6 +19,7 @@ methods a path allows, and rate limits per client.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -25,6 +28,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from starlette.routing import compile_path
+
+from nimlab.web import settings
 
 __all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
 
@@ -173,18 +178,29 @@ class Guard:
                     return
             chunks: list[bytes] = []
             size = 0
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    return  # the client went away
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > self.max_body:
-                    await _answer(send, 413, too_big, list(SECURITY_HEADERS))
-                    return
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
+            seconds = settings.BODY_TIMEOUT
+            try:
+                async with asyncio.timeout(seconds):
+                    while True:
+                        message = await receive()
+                        if message["type"] != "http.request":
+                            return  # the client went away
+                        chunk = message.get("body", b"")
+                        size += len(chunk)
+                        if size > self.max_body:
+                            await _answer(send, 413, too_big, list(SECURITY_HEADERS))
+                            return
+                        chunks.append(chunk)
+                        if not message.get("more_body", False):
+                            break
+            except TimeoutError:  # a slow body holds a connection as slow headers would
+                await _answer(
+                    send,
+                    408,
+                    f"the request body did not arrive within {seconds:g} s",
+                    list(SECURITY_HEADERS),
+                )
+                return
             body = b"".join(chunks)
             fields = body.count(b'":') - body.count(b'\\":')
             if fields > MAX_JSON_FIELDS:

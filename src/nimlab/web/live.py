@@ -246,6 +246,7 @@ class LiveGames:
         self._read_lock = threading.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limiter = RateLimiter()
+        self._sockets: dict[str, int] = {}  # open WebSockets per client
 
     @property
     def bot_pace(self) -> float:
@@ -898,6 +899,32 @@ class LiveGames:
         for sub in lg.subscribers:
             sub.push(text)
 
+    def admit(self, lg: LiveGame, client: str | None) -> str | None:
+        """Count a new WebSocket of ``client`` on game ``lg``: ``None`` when admitted (give it
+        back with :meth:`release`), else why not (at most ``settings.MAX_SOCKETS_PER_CLIENT``
+        per client and ``settings.MAX_WATCHERS_PER_GAME`` per game). O(1)."""
+        if len(lg.subscribers) >= settings.MAX_WATCHERS_PER_GAME:
+            return (
+                f"this game has {len(lg.subscribers):,} open pages, as many as one game may "
+                "have: try again later"
+            )
+        if client is not None:
+            mine = self._sockets.get(client, 0)
+            if mine >= settings.MAX_SOCKETS_PER_CLIENT:
+                return f"you have {mine:,} game pages open, as many as one client may: close one"
+            self._sockets[client] = mine + 1
+        return None
+
+    def release(self, client: str | None) -> None:
+        """A WebSocket admitted by :meth:`admit` closed."""
+        if client is None:
+            return
+        left = self._sockets.get(client, 0) - 1
+        if left > 0:
+            self._sockets[client] = left
+        else:
+            self._sockets.pop(client, None)
+
     def subscribe(self, lg: LiveGame) -> _Subscriber:
         """A new open page of this game; it is sent the hints and analyses of the position in
         play found so far (one may have been found between the page's request and its
@@ -1038,19 +1065,20 @@ class LiveGames:
     # -- limits -------------------------------------------------------------------------------
 
     def limit(self, action: str, client: str | None) -> None:
-        """Take one of the client's tokens for ``action`` (``create`` or ``move``); raises
-        :class:`TooManyRequests` when it has none left."""
+        """Take one of the client's tokens for ``action`` (``create``, ``move`` or ``register``);
+        raises :class:`TooManyRequests` when it has none left."""
         if client is None:
             return
         s = self.settings
-        rate, burst = (
-            (s.create_rate / 60.0, s.create_burst)
-            if action == "create"
-            else (s.move_rate, s.move_burst)
-        )
+        if action == "create":
+            rate, burst = s.create_rate / 60.0, s.create_burst
+        elif action == "register":
+            rate, burst = settings.REGISTER_PER_HOUR / 3600.0, settings.REGISTER_PER_HOUR
+        else:
+            rate, burst = s.move_rate, s.move_burst
         wait = self._limiter.take(action, client, rate, burst)
         if wait > 0:
-            what = "new games" if action == "create" else "moves"
+            what = {"create": "new games", "register": "new players"}.get(action, "moves")
             raise TooManyRequests(
                 f"too many {what} from {client}: try again in {max(1, round(wait))} s",
                 retry_after=wait,

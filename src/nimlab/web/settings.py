@@ -10,6 +10,11 @@ __all__ = ["ServerSettings"]
 EXPIRY_INTERVAL = 600.0  # seconds between two sweeps of expired games in play while serving
 PAGE_SIZE = 100  # entries in one answer of /api/players, /api/games, /api/history by default
 MAX_PAGE = 1000  # the most entries one answer of a list may ask for (limit=)
+REGISTER_PER_HOUR = 60  # players one client may register per hour (429 beyond)
+MAX_CONNECTIONS_PER_CLIENT = 256  # connections one client address holds at once (429, closed)
+MAX_SOCKETS_PER_CLIENT = 64  # WebSockets (open game pages) one client holds at once (1013)
+MAX_WATCHERS_PER_GAME = 500  # WebSockets (open pages) of one game at once (1013 beyond)
+BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive after its headers (408 beyond)
 
 
 @dataclass(frozen=True, slots=True)
