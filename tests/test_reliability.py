@@ -7,9 +7,11 @@ timing: each waits (with a generous bound) for what must happen, and checks coun
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
+import os
 import socket
 import sqlite3
 import threading
@@ -21,6 +23,7 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
+from websockets.asyncio.client import connect as ws_async_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
@@ -248,6 +251,10 @@ class Served:
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
+    @property
+    def app(self) -> Any:
+        return self.server.config.app
+
     def __enter__(self) -> Served:
         self.thread.start()
         until(lambda: self.server.started, "the server to start")
@@ -274,6 +281,11 @@ class Served:
         """A WebSocket on game ``key`` from the loopback address ``source``."""
         url = f"ws://127.0.0.1:{self.port}/api/games/{key}/live"
         return ws_connect(url, sock=self.connect(source), open_timeout=PATIENCE)
+
+
+def manager_of(server: Served) -> LiveGames:
+    live: LiveGames = server.app.state.live
+    return live
 
 
 def read_answer(sock: socket.socket) -> bytes:
@@ -352,3 +364,45 @@ def test_registrations_per_client_are_capped(db: str, monkeypatch: pytest.Monkey
         assert r.status_code == 429 and "too many new players" in r.json()["detail"]
         assert int(r.headers["retry-after"]) >= 1
         assert [p["username"] for p in c.get("/api/players").json()] == ["p0", "p1", "p2"]
+
+
+def rss_mib(pid: int) -> float:
+    """The resident memory of process ``pid`` in MiB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+async def open_and_close(port: int, key: str, count: int) -> None:
+    """Open ``count`` pages of game ``key`` at once (60 per loopback address, below the bound
+    per client), wait for each one's first message, then close them all."""
+    opened = []
+    try:
+        for i in range(count):
+            sock = socket.create_connection(
+                ("127.0.0.1", port), PATIENCE, (f"127.0.1.{i // 60}", 0)
+            )
+            sock.setblocking(False)
+            url = f"ws://127.0.0.1:{port}/api/games/{key}/live"
+            ws = await ws_async_connect(url, sock=sock, open_timeout=PATIENCE)
+            opened.append(ws)
+            assert json.loads(await ws.recv())["type"] == "state"
+    finally:
+        for ws in opened:
+            await ws.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_memory_returns_when_websockets_close(db: str) -> None:
+    with Served(create_app(db, settings=FAST)) as server:
+        r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3]})
+        key = r.json()["state"]["id"]
+        asyncio.run(open_and_close(server.port, key, 200))  # the first use grows the heap
+        until(lambda: not manager_of(server).sockets_open(), "every page to be closed")
+        baseline = rss_mib(os.getpid())
+        for _ in range(2):
+            asyncio.run(open_and_close(server.port, key, 200))
+        # 400 pages opened and closed: the memory comes back near the baseline (each page
+        # kept about 40 KiB after it closed: +16 MiB here)
+        until(lambda: rss_mib(os.getpid()) < baseline + 8, "the memory to come back")

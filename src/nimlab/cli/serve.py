@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import weakref
 from collections.abc import Iterable
 from typing import Annotated, Any
 
@@ -125,21 +126,20 @@ def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
     already, so one client cannot take every connection the server has."""
     from nimlab.web import settings
 
-    held: dict[str, list[asyncio.BaseTransport]] = {}  # open connections per client address
+    # open connections per client address (weak: a closed connection is forgotten with it)
+    held: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
     made = [0]
 
     def admitted(transport: asyncio.Transport) -> bool:
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
-        mine = [t for t in held.get(host, ()) if not t.is_closing()]
-        if len(mine) >= settings.MAX_CONNECTIONS_PER_CLIENT:
-            held[host] = mine
+        mine = held.setdefault(host, weakref.WeakSet())
+        if sum(1 for t in mine if not t.is_closing()) >= settings.MAX_CONNECTIONS_PER_CLIENT:
             return False
-        mine.append(transport)
-        held[host] = mine
+        mine.add(transport)
         made[0] += 1
-        if made[0] % 1024 == 0:  # forget the addresses whose connections all closed
-            for other in [h for h, ts in held.items() if all(t.is_closing() for t in ts)]:
+        if made[0] % 1024 == 0:  # forget the addresses without open connections
+            for other in [h for h, ts in held.items() if not ts]:
                 del held[other]
         return True
 
@@ -172,6 +172,10 @@ def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
         def connection_lost(self, exc: Exception | None) -> None:
             self._nimlab_timer.cancel()
             super().connection_lost(exc)
+
+        def handle_websocket_upgrade(self, *args: Any) -> None:
+            self._nimlab_timer.cancel()  # the WebSocket's own protocol takes the connection
+            super().handle_websocket_upgrade(*args)
 
     return Timed
 

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
+import gc
 import hashlib
 import hmac
 import json
@@ -88,6 +91,26 @@ T = TypeVar("T")
 
 KEEP_FINISHED = 500
 """Finished games kept in memory (their pages still show the end); older ones are dropped."""
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+_TRIM = _malloc_trim()
+
+
+def give_back_memory() -> None:
+    """Collect the garbage cycles (connections leave some) and hand the free memory back to
+    the system (glibc keeps it otherwise), so memory returns when connections close. A few ms."""
+    gc.collect()
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _hash(token: str) -> str:
@@ -247,6 +270,8 @@ class LiveGames:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limiter = RateLimiter()
         self._sockets: dict[str, int] = {}  # open WebSockets per client
+        self._released = 0  # WebSockets closed since memory was last given back
+        self._trim: asyncio.TimerHandle | None = None
 
     @property
     def bot_pace(self) -> float:
@@ -335,6 +360,8 @@ class LiveGames:
 
     async def stop(self) -> None:
         """Stop the bots and the engine work, write what is pending and close the database."""
+        if self._trim is not None:
+            self._trim.cancel()
         if self.workers is not None:
             self.workers.stop()
         tasks = [lg.driver for lg in self.games.values() if lg.driver and not lg.driver.done()]
@@ -917,6 +944,9 @@ class LiveGames:
 
     def release(self, client: str | None) -> None:
         """A WebSocket admitted by :meth:`admit` closed."""
+        self._released += 1
+        if self._released >= 64 and self._trim is None:  # once a burst of closes is over
+            self._trim = asyncio.get_running_loop().call_later(1.0, self._give_back)
         if client is None:
             return
         left = self._sockets.get(client, 0) - 1
@@ -924,6 +954,15 @@ class LiveGames:
             self._sockets[client] = left
         else:
             self._sockets.pop(client, None)
+
+    def sockets_open(self) -> int:
+        """How many WebSockets admitted by :meth:`admit` are open (those with a client)."""
+        return sum(self._sockets.values())
+
+    def _give_back(self) -> None:
+        self._released = 0
+        self._trim = None
+        give_back_memory()
 
     def subscribe(self, lg: LiveGame) -> _Subscriber:
         """A new open page of this game; it is sent the hints and analyses of the position in
