@@ -15,6 +15,7 @@ import os
 import socket
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from websockets.sync.client import connect as ws_connect
 from nimlab.web import ServerSettings, create_app
 from nimlab.web import settings as web_settings
 from nimlab.web.live import LiveGames
+from nimlab.web.work import EngineWorkers
 from processes import PATIENCE, until
 from webtools import free_port
 
@@ -406,3 +408,143 @@ def test_memory_returns_when_websockets_close(db: str) -> None:
         # 400 pages opened and closed: the memory comes back near the baseline (each page
         # kept about 40 KiB after it closed: +16 MiB here)
         until(lambda: rss_mib(os.getpid()) < baseline + 8, "the memory to come back")
+
+
+# -- engine time shared per client; games of bots only --------------------------------------------
+
+
+def test_the_engine_serves_clients_in_turn() -> None:
+    workers = EngineWorkers(1)
+    started: list[str] = []
+    first_runs = threading.Event()
+    release = threading.Event()
+
+    def job(name: str) -> Callable[[], None]:
+        def run() -> None:
+            started.append(name)
+            if name == "a0":
+                first_runs.set()
+                assert release.wait(PATIENCE)
+
+        return run
+
+    try:
+        common: dict[str, Any] = {"seconds": 60.0, "positions": None}
+        jobs = [workers.submit("g-a0", "bot", job("a0"), **common, client="A")]
+        assert first_runs.wait(PATIENCE)
+        for i in range(1, 5):  # one client's many games, then two others' one each
+            jobs.append(
+                workers.submit(
+                    f"g-a{i}", "bot", job(f"a{i}"), seconds=60, positions=None, client="A"
+                )
+            )
+        for who in ("B", "C"):
+            jobs.append(
+                workers.submit(f"g-{who}", "bot", job(who), seconds=60, positions=None, client=who)
+            )
+        release.set()
+        for j in jobs:
+            j.future.result(PATIENCE)
+        assert started == ["a0", "B", "C", "a1", "a2", "a3", "a4"]
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_game_of_bots_only_has_an_owner_who_stops_it(db: str) -> None:
+    with app_client(db, admin_token="sesame", bot_pace=0.05) as c:
+        bots = [{"kind": "random"}, {"kind": "random"}]
+        created = create(c, bots, [10**6] * 3)
+        key, owner = created["state"]["id"], created["owner_token"]
+        assert owner and created["seats"] == []
+        assert create(c, [ANN, {"kind": "random"}], [3])["owner_token"] is None
+        r = c.post(f"/api/games/{key}/stop", json={"token": "forged"})
+        assert r.status_code == 403 and "owner" in r.json()["detail"]
+        r = c.post(f"/api/games/{key}/stop", json={"token": owner})
+        assert r.status_code == 200 and r.json()["ended"] == "Stopped by its owner: nobody wins."
+        assert r.json()["saved_as"] is not None
+        assert c.post(f"/api/games/{key}/stop", json={"token": owner}).status_code == 409
+        # the admin ends any game in play
+        people = create(c, [ANN, BOB], [3, 4])["state"]["id"]
+        assert c.post(f"/api/games/{people}/stop", json={}).status_code == 403
+        r = c.post(f"/api/games/{people}/stop", json={}, headers={"authorization": "Bearer sesame"})
+        assert r.status_code == 200 and r.json()["ended"] == "Stopped by the admin: nobody wins."
+
+
+def test_a_game_of_bots_only_pauses_while_nobody_watches(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_settings, "UNWATCHED_PAUSE", 0.0)  # open pages only
+    with app_client(db, bot_pace=0.01) as c:
+        key = create(c, [{"kind": "random"}] * 2, [10**6] * 3)["state"]["id"]
+        lg = manager(c).games[key]
+        until(lambda: lg.paused, "the game to pause")
+        moves = len(lg.game.history)
+        assert c.get(f"/api/games/{key}").json()["move_count"] == moves
+        with c.websocket_connect(f"/api/games/{key}/live") as ws:
+            assert ws.receive_json()["type"] == "state"
+            more = until(
+                lambda: ws.receive_json()["state"]["move_count"] > moves, "a move while watched"
+            )
+            assert more
+        until(lambda: lg.paused, "the game to pause again once the page closed")
+
+
+def test_heavy_bot_games_of_one_client_leave_its_turns_to_others(db: str) -> None:
+    settings = replace(FAST, bot_pace=0, workers=2, move_seconds=0.3, create_burst=100)
+    with Served(create_app(db, settings=settings)) as server:
+        heavy = {
+            "players": [{"kind": "perfect"}] * 3,
+            "piles": [90] * 10,
+            "game": "kayles",
+            "misere": True,
+        }
+        for i in range(3):  # one client: three games of perfect bots thinking hard
+            r = server.post("/api/games", heavy | {"seed": i}, source="127.0.0.2")
+            assert r.status_code == 201, r.text
+        workers = manager_of(server).workers
+        assert workers is not None
+        until(lambda: workers.stats.submitted >= 3, "the heavy games to keep the engine busy")
+        # meanwhile another client plays people against people, and a game against a bot
+        people = server.post("/api/games", {"players": [ANN, BOB], "piles": [5, 5]}, "127.0.0.3")
+        key, seats = people.json()["state"]["id"], tokens(people.json())
+        for turn in range(1, 5):
+            r = server.post(
+                f"/api/games/{key}/moves",
+                {
+                    "seat": (turn - 1) % 2,
+                    "token": seats[(turn - 1) % 2],
+                    "turn": turn,
+                    "pile": 1,
+                    "take": 1,
+                },
+                "127.0.0.3",
+            )
+            assert r.status_code == 200, r.text
+        versus = server.post(
+            "/api/games", {"players": [ANN, {"kind": "perfect"}], "piles": [3, 4, 5]}, "127.0.0.3"
+        ).json()
+        vkey, vtoken = versus["state"]["id"], tokens(versus)[0]
+        for turn in (1, 3, 5):
+            state = server.post(
+                f"/api/games/{vkey}/moves",
+                {"seat": 0, "token": vtoken, "turn": turn, "text": "1 1"},
+                "127.0.0.3",
+            )
+            assert state.status_code in (200, 409, 422), state.text
+            if state.status_code != 200 or state.json()["over"]:
+                break
+            assert state.json()["move_count"] == turn + 1  # the bot replied before the answer
+        # the order: once the other client's job waited, at most one heavy job per worker
+        # started before it (the heavy client had had its turn)
+        started = list(workers.started)
+        for job in (j for j in started if j.client == "127.0.0.3"):
+            assert job.started is not None
+            ahead = [
+                j
+                for j in started
+                if j.client == "127.0.0.2"
+                and j.started is not None
+                and job.submitted < j.started < job.started
+            ]
+            assert len(ahead) <= workers.workers, (len(ahead), job.kind)

@@ -193,7 +193,7 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
     manager = live(request)
     client = client_of(request)
     manager.limit("create", client)
-    lg, tokens = await manager.create(setup, client)
+    lg, tokens, owner = await manager.create(setup, client)
     seats = [
         SeatLinkOut(
             seat=seat,
@@ -203,7 +203,9 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
         )
         for seat, token in sorted(tokens.items())
     ]
-    created = CreatedOut(state=manager.state(lg), seats=seats, watch=f"/game/{lg.key}")
+    created = CreatedOut(
+        state=manager.state(lg), seats=seats, watch=f"/game/{lg.key}", owner_token=owner
+    )
     return _json(created, status=201)
 
 
@@ -330,7 +332,9 @@ async def get_game(
     since: Annotated[int | None, Query(ge=0, le=MAX_TURN)] = None,
 ) -> Response:
     manager = live(request)
-    return _json(manager.state(await manager.lookup(key), since=since))
+    lg = await manager.lookup(key)
+    manager.looked_at(lg)
+    return _json(manager.state(lg, since=since))
 
 
 @router.get(

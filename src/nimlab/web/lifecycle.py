@@ -6,6 +6,9 @@ of a stored game's positions for replay.
 - ``POST /api/games/{key}/abandon``: a seat stops the game; nobody wins, no statistics change.
   Both store the game with its ending (``ended``) in the history and take it out of the games
   in play in one transaction; its link then leads to its replay.
+- ``POST /api/games/{key}/stop``: the owner of a game of bots only (the token its creation
+  answered) or the admin (the admin token) stops a game in play: stored as abandoned, nobody
+  wins.
 - ``POST /api/games/{key}/undo``: in a game against bots, a seat takes back its last move and
   the bots' replies (``Game.undo_for``); the stored moves follow.
 - ``DELETE /api/games/{key}``: a seat (its token) asks to delete its finished or stopped game:
@@ -37,7 +40,15 @@ from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
-from nimlab.web.schemas import AnalysisOut, ErrorOut, GameId, GameKey, GameStateOut, SeatIn
+from nimlab.web.schemas import (
+    AnalysisOut,
+    ErrorOut,
+    GameId,
+    GameKey,
+    GameStateOut,
+    SeatIn,
+    StopIn,
+)
 from nimlab.web.views import analysis_out, blank_analysis
 
 __all__ = ["DeletedOut", "router"]
@@ -127,6 +138,34 @@ async def resign(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
 )
 async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     return await _stop(request, key, body, "abandoned")
+
+
+@router.post(
+    "/games/{key}/stop",
+    response_model=GameStateOut,
+    responses=_SEAT_ERRORS,
+    summary="Stop a game in play: its owner (a game of bots only, with the owner token) or the "
+    "admin (Authorization: Bearer TOKEN); it is stored as abandoned, nobody wins",
+)
+async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
+    from nimlab.web.api import is_admin
+
+    manager = _guarded(request)
+    lg = manager.get(key)
+    admin = is_admin(request)
+    if not manager.may_stop(lg, body.token, admin=admin):
+        raise Forbidden(
+            "only the owner of a game of bots only (with the token its creation answered) or "
+            "the admin (Authorization: Bearer TOKEN) may stop a game; players resign or abandon"
+        )
+    _in_play(lg)
+    await manager.halt(lg)
+    async with lg.lock:
+        _in_play(lg)
+        await manager.end(lg, "abandoned", lg.game.to_move_seat)
+        lg.ended = f"Stopped by {'the admin' if admin else 'its owner'}: nobody wins."
+    manager.broadcast(lg)
+    return JSONResponse(manager.state(lg).model_dump())
 
 
 @router.post(

@@ -26,9 +26,11 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import secrets
 import sqlite3
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -229,6 +231,18 @@ class LiveGame:
     """The setup's choice: hints and values during play in a game between people."""
     public: bool = False
     """The setup's choice: listed among the games in play for anyone to watch."""
+    owner_hash: str | None = None
+    """A game of bots only: the hash of the token that stops it (given to its creator)."""
+    seen: float = field(default_factory=time.monotonic)
+    """When someone last asked for the game (a request for its state, an open page)."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when someone looks at a paused game of bots only."""
+    paused: bool = False
+
+    @property
+    def bots_only(self) -> bool:
+        """Whether every seat is a bot's (such a game plays only while someone watches it)."""
+        return all(p.is_bot for p in self.game.players)
 
     @property
     def analysis_open(self) -> bool:
@@ -332,6 +346,9 @@ class LiveGames:
         """The setup's choices and the creating client kept in a game's stored data."""
         lg.analysis_allowed = bool(meta.get("analysis", True))
         lg.public = bool(meta.get("public", False))
+        owner = meta.get("owner")
+        lg.owner_hash = str(owner) if owner is not None else None
+        lg.seen = -math.inf  # a game of bots only waits for someone to look at it
         client = meta.get("client")
         lg.client = str(client) if client is not None else None
 
@@ -625,15 +642,17 @@ class LiveGames:
 
     async def create(
         self, setup: SetupIn, client: str | None = None
-    ) -> tuple[LiveGame, dict[int, str]]:
+    ) -> tuple[LiveGame, dict[int, str], str | None]:
         """Start a game for ``client`` (at most so many in play per client: 429 beyond);
-        returns it with a fresh token for each human seat."""
+        returns it with a fresh token for each human seat, and for a game of bots only the
+        token that stops it (its owner's, see :meth:`may_stop`)."""
         game, usernames = await self._build(setup, client)
         key = secrets.token_urlsafe(6)
         while key in self.games:
             key = secrets.token_urlsafe(6)
         tokens = {s: secrets.token_urlsafe(18) for s, p in enumerate(game.players) if not p.is_bot}
         hashes = {s: _hash(t) for s, t in tokens.items()}
+        owner = secrets.token_urlsafe(18) if not tokens else None
         record = game.to_record()
         meta = {
             "tokens": {str(s): h for s, h in hashes.items()},
@@ -641,6 +660,7 @@ class LiveGames:
             "analysis": setup.analysis,
             "client": client,
             "public": setup.public,
+            "owner": None if owner is None else _hash(owner),
         }
         try:
             await self.write(lambda s: s.add_live_game(key, record, meta, client=client))
@@ -649,11 +669,12 @@ class LiveGames:
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         lg.public = setup.public
+        lg.owner_hash = None if owner is None else _hash(owner)
         self.games[key] = lg
         self._forget_old()
         await self._changed(lg)
         await self._await_replies(lg)
-        return lg, tokens
+        return lg, tokens, owner
 
     async def move(self, key: str, req: MoveIn) -> tuple[LiveGame, int]:
         """Play a human's move; returns the game and the number of the move before it (the
@@ -850,6 +871,8 @@ class LiveGames:
             while not game.is_over and lg.ended is None and game.to_move.is_bot:
                 if not lg.human_active and self.bot_pace > 0:
                     await asyncio.sleep(self.bot_pace)
+                if lg.bots_only:
+                    await self._until_watched(lg)
                 count = len(game.history)
                 if game.bot_choice_is_instant():  # lookups only: no worker needed
                     choice = game.bot_choice()
@@ -883,6 +906,38 @@ class LiveGames:
             self.broadcast(lg)
         finally:
             lg.thinking = False
+
+    @staticmethod
+    def _watched(lg: LiveGame) -> bool:
+        return bool(lg.subscribers) or time.monotonic() - lg.seen < settings.UNWATCHED_PAUSE
+
+    async def _until_watched(self, lg: LiveGame) -> None:
+        """Wait while nobody watches a game of bots only: no open page, and no request for its
+        state for ``settings.UNWATCHED_PAUSE`` seconds (see :meth:`looked_at`)."""
+        while not self._watched(lg):
+            if not lg.paused:
+                lg.paused = True
+                log.info("game %s (bots only) paused: nobody watches it", lg.key)
+            lg.wake.clear()
+            await lg.wake.wait()
+        lg.paused = False
+
+    def looked_at(self, lg: LiveGame) -> None:
+        """Someone asked for the game: a paused game of bots only plays on."""
+        lg.seen = time.monotonic()
+        if lg.paused:
+            lg.wake.set()
+
+    def may_stop(self, lg: LiveGame, token: str | None, *, admin: bool) -> bool:
+        """Whether a request may stop this game in play: the admin may stop any; the owner's
+        token (given when it was created) stops a game of bots only."""
+        if admin:
+            return True
+        return (
+            token is not None
+            and lg.owner_hash is not None
+            and hmac.compare_digest(lg.owner_hash, _hash(token))
+        )
 
     async def _think(self, lg: LiveGame) -> Choice:
         """The bot to move's choice, worked out on the engine's workers (the game's pages are
@@ -971,6 +1026,7 @@ class LiveGames:
         count = len(lg.game.history)
         sub = _Subscriber(count)
         lg.subscribers.add(sub)
+        self.looked_at(lg)
         for kind, entry in lg.learning.items():
             if entry.count == count and entry.result is not None:
                 sub.push(json.dumps({"type": kind, kind: entry.result.model_dump()}))

@@ -47,6 +47,7 @@ __all__ = [
     "SeatLinkOut",
     "SeatOut",
     "SetupIn",
+    "StopIn",
     "TurnOut",
     "UsernameIn",
     "ValueStepOut",
@@ -195,6 +196,15 @@ class SeatIn(_In):
     seat: int = Field(..., ge=0, le=MAX_SEAT, description="The seat (0 = first player).")
     token: str = Field(
         ..., min_length=1, max_length=200, description="The seat's token from its share link."
+    )
+
+
+class StopIn(_In):
+    """Who stops a game in play: the owner of a game of bots only, with the token its creation
+    answered (``owner_token``); the admin sends the admin token as a header instead."""
+
+    token: str | None = Field(
+        None, min_length=1, max_length=200, description="The game's owner token."
     )
 
 

@@ -14,6 +14,7 @@ REGISTER_PER_HOUR = 60  # players one client may register per hour (429 beyond)
 MAX_CONNECTIONS_PER_CLIENT = 256  # connections one client address holds at once (429, closed)
 MAX_SOCKETS_PER_CLIENT = 64  # WebSockets (open game pages) one client holds at once (1013)
 MAX_WATCHERS_PER_GAME = 500  # WebSockets (open pages) of one game at once (1013 beyond)
+UNWATCHED_PAUSE = 60.0  # seconds a game of bots only plays on with nobody watching it
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive after its headers (408 beyond)
 
 

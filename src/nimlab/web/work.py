@@ -11,9 +11,13 @@ Scheduling, so that one game or one client cannot starve the others:
 
 - **single flight per owner** (an owner is a game, or a client for setups): at most one job of
   an owner runs at a time; its other jobs wait;
-- **fair share**: among the owners with waiting jobs, a free worker takes the one whose owner
-  and client used the least engine time lately (usage decays with a half-life of
-  :data:`HALF_LIFE` seconds), so a new game is served before games that keep the engine busy;
+- **round robin over clients**: a free worker serves the client (the network address that
+  started the game; a job without one is its own client) with the fewest jobs running, and
+  among those the one served longest ago, so a client with many heavy games gets one turn in
+  the round like everyone else, and no more;
+- **fair share within a client**: among that client's jobs, the one whose owner used the
+  least engine time lately (usage decays with a half-life of :data:`HALF_LIFE` seconds), so its
+  new game is served before its games that keep the engine busy;
 - **deep work** (a longer search for a proof after a quick answer) never takes the last free
   worker, and interactive work of the same owner cancels it;
 - the number of waiting jobs is bounded (:class:`EngineBusy` beyond).
@@ -59,6 +63,11 @@ class Job:
     submitted: float = field(default_factory=time.monotonic)
     started: float | None = None
     finished: float | None = None
+
+    @property
+    def turn_of(self) -> str:
+        """Whose turn the job takes in the round robin: its client, else its owner."""
+        return f"client:{self.client}" if self.client is not None else f"owner:{self.owner}"
 
     @property
     def order(self) -> tuple[int, int, float]:
@@ -117,6 +126,10 @@ class EngineWorkers:
         self._waiting: list[Job] = []
         self._running: dict[str, Job] = {}
         self._usage = _Usage()
+        self._served: dict[str, int] = {}  # the turn at which each client was last served
+        self._turns = 0
+        self.started: list[Job] = []
+        """The last jobs started, oldest first (at most 256; for tests and monitoring)."""
         self._stopped = False
         self._threads = [
             threading.Thread(target=self._work, name=f"nimlab-engine-{i}", daemon=True)
@@ -209,9 +222,12 @@ class EngineWorkers:
         return count
 
     def _pick(self) -> Job | None:
-        """The next job to run, or None (called with the lock held)."""
+        """The next job to run, or None (called with the lock held). O(waiting jobs)."""
         deep_running = sum(1 for j in self._running.values() if j.deep)
         free = self.workers - len(self._running)
+        running: dict[str, int] = {}
+        for j in self._running.values():
+            running[j.turn_of] = running.get(j.turn_of, 0) + 1
         now = time.monotonic()
         best: Job | None = None
         best_key: tuple[float, ...] | None = None
@@ -220,12 +236,23 @@ class EngineWorkers:
                 continue
             if job.deep and (free <= 1 or deep_running >= self.workers - 1):
                 continue
-            share = self._usage.get(job.owner, now) + self._usage.get(job.client, now)
-            key = (float(job.deep), share, *job.order[1:])
+            who = job.turn_of
+            key = (
+                float(job.deep),
+                running.get(who, 0),
+                self._served.get(who, 0),
+                self._usage.get(job.owner, now),
+                *job.order[1:],
+            )
             if best_key is None or key < best_key:
                 best, best_key = job, key
         if best is not None:
             self._waiting.remove(best)
+            self._turns += 1
+            self._served[best.turn_of] = self._turns
+            if len(self._served) > 4096:  # forget the clients with nothing waiting
+                busy = {j.turn_of for j in self._waiting} | set(running) | {best.turn_of}
+                self._served = {k: v for k, v in self._served.items() if k in busy}
         return best
 
     def _work(self) -> None:
@@ -240,13 +267,15 @@ class EngineWorkers:
                 if not job.future.set_running_or_notify_cancel():
                     continue
                 self._running[job.owner] = job
+                self.started.append(job)
+                if len(self.started) > 256:
+                    del self.started[:128]
             self._run(job)
             with self._cond:
                 del self._running[job.owner]
                 now = time.monotonic()
                 assert job.started is not None
                 self._usage.add(job.owner, now - job.started, now)
-                self._usage.add(job.client, now - job.started, now)
                 if self._waiting:  # a job of this owner may wait; idle workers sleep on
                     self._cond.notify(len(self._waiting))
 
