@@ -7,7 +7,7 @@
 
 import { h, $, announce, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
-import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst } from "./local.js";
+import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor } from "./local.js";
 import { drawBoard, moveKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
 import { navigate, notFound } from "./router.js";
 
@@ -94,8 +94,10 @@ export function showGame(main, gameId) {
   const undoButton = h("button", { type: "button", id: "undo", onclick: () => act("undo") }, "Take back");
   const resignButton = h("button", { type: "button", id: "resign", onclick: () => act("resign") }, "Resign");
   const abandonButton = h("button", { type: "button", id: "abandon", onclick: () => act("abandon") }, "Abandon");
+  const ownerToken = ownerTokenFor(gameId);
+  const stopButton = h("button", { type: "button", id: "stop", onclick: () => stopGame() }, "Stop");
   const deleteButton = h("button", { type: "button", id: "delete", onclick: () => removeGame() }, "Delete this game");
-  const actions = h("div", { class: "actions-row", id: "game-actions" }, undoButton, resignButton, abandonButton, deleteButton);
+  const actions = h("div", { class: "actions-row", id: "game-actions" }, undoButton, resignButton, abandonButton, stopButton, deleteButton);
   const firstNote = h("p", { class: "note", id: "first-note", hidden: true });
   const lookingBar = h("p", { class: "looking", id: "looking", hidden: true });
   const last = h("p", { class: "last", id: "last" });
@@ -259,7 +261,23 @@ export function showGame(main, gameId) {
     resignButton.hidden = !(playing && seat !== undefined && shown.players.filter((p) => !p.eliminated).length === 2);
     abandonButton.hidden = !(playing && seat !== undefined);
     deleteButton.hidden = !(shown.over && me.length);
-    actions.hidden = [undoButton, resignButton, abandonButton, deleteButton].every((b) => b.hidden);
+    stopButton.hidden = !(playing && ownerToken);
+    actions.hidden = [undoButton, resignButton, abandonButton, stopButton, deleteButton].every((b) => b.hidden);
+  }
+
+  /** The game of bots only this browser started: stop it (stored as abandoned, nobody wins). */
+  async function stopGame() {
+    const ok = await dialog({
+      title: "Stop this game?", text: "The bots stop playing and nobody wins.",
+      buttons: [{ label: "Stop", value: true, primary: true }, { label: "Cancel", value: false }],
+    });
+    if (!ok || closed) { stopButton.focus(); return; }
+    try {
+      await incoming(await post(`/api/games/${gameId}/stop`, { token: ownerToken }));
+      error.textContent = "";
+    } catch (e) {
+      error.textContent = e.message;
+    }
   }
 
   async function act(what) {

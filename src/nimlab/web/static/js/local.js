@@ -19,6 +19,9 @@ export function saveToken(gameId, seat, token) {
   tokens[seat] = token;
   write(`tokens.${gameId}`, tokens);
 }
+/** The token that stops a game of bots only this browser started (or null). */
+export const ownerTokenFor = (gameId) => read(`owner.${gameId}`, null);
+export const saveOwnerToken = (gameId, token) => write(`owner.${gameId}`, token);
 /** {seat: link} for seats whose players were invited from this browser. */
 export const invitesFor = (gameId) => read(`invites.${gameId}`, {});
 export const saveInvites = (gameId, invites) => write(`invites.${gameId}`, invites);

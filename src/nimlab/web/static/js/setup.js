@@ -4,7 +4,7 @@
 
 import { h, $, seatColour, fmt, plural } from "./dom.js";
 import { get, post } from "./api.js";
-import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor, saveRandomFirst } from "./local.js";
+import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor, saveRandomFirst, saveOwnerToken } from "./local.js";
 import { navigate } from "./router.js";
 
 // The games, bot kinds and default end positions come from the server (/api/options, built
@@ -368,6 +368,7 @@ export function showSetup(main) {
         else saveToken(id, seat.seat, seat.token);
       });
       saveInvites(id, invites);
+      if (created.owner_token) saveOwnerToken(id, created.owner_token);
       if (s.first === "random") saveRandomFirst(id);
       navigate(`/game/${id}`);
     } catch (e) {
