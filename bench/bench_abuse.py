@@ -8,6 +8,9 @@ its own with a fresh database and its default settings, while a victim on anothe
 - ``connections``: ``--connections`` (default 4,200) WebSockets on one game from one address:
   how many were admitted and refused (1013 / 429), and the server's memory (RSS) before, while
   held and after they closed;
+- ``many-pages``: ``--pages`` (default 3,900: Uvicorn's bound on all connections is 4,096)
+  WebSockets from many loopback addresses (60 each, within the bounds per client; 400 per
+  game): all admitted, and the memory before, while held and after they closed;
 - ``slow-bodies``: ``--slow`` (default 300) requests sending their body one byte every 2 s:
   how many were cut (408) or refused (429);
 - ``heavy-bots``: ``--heavy`` (default 20) games of three perfect bots on misère Kayles, rows of
@@ -173,6 +176,45 @@ async def connections(server: Server, count: int) -> dict[str, Any]:
     return {"key": key, "opened": opened, "refused": refused, "before": before, "held": held}
 
 
+async def many_pages(server: Server, count: int, moves: int) -> dict[str, Any]:
+    """``count`` pages from 60-page clients on games of 400 pages; RSS before, held, after;
+    the victim's latencies while they are held."""
+    keys = []
+    async with server.client("127.0.3.1") as c:
+        for _ in range((count + 399) // 400):
+            r = await c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]})
+            keys.append(r.json()["state"]["id"])
+    before = rss_mb(server.pid)
+    opened, refused = [], 0
+    for i in range(count):
+        url = f"ws://127.0.0.1:{server.port}/api/games/{keys[i // 400]}/live"
+        try:
+            sock = socket.create_connection(
+                ("127.0.0.1", server.port), 10, (f"127.0.4.{1 + i // 60}", 0)
+            )
+            sock.setblocking(False)
+            ws = await ws_connect(url, sock=sock, open_timeout=10)
+            if '"error"' in str(await ws.recv()):
+                refused += 1
+            opened.append(ws)
+        except Exception:
+            refused += 1
+    held = rss_mb(server.pid)
+    lat = await victim(server, moves)
+    for ws in opened:
+        await ws.close()
+    await asyncio.sleep(8)  # the server gives memory back once the closes are over
+    after = rss_mb(server.pid)
+    return {
+        "admitted": len(opened) - refused,
+        "refused": refused,
+        "before": before,
+        "held": held,
+        "after": after,
+        "lat": lat,
+    }
+
+
 async def slow_bodies(server: Server, count: int) -> dict[str, int]:
     async def one() -> str:
         try:
@@ -276,6 +318,14 @@ async def attack(name: str, server: Server, args: argparse.Namespace) -> Any:
             f"{rss_mb(server.pid):.0f} MB after they closed"
         )
         return lat
+    if name == "many-pages":
+        m = await many_pages(server, args.pages, args.moves)
+        print(
+            f"  {m['admitted']:.0f} WebSockets admitted, {m['refused']:.0f} refused; RSS "
+            f"{m['before']:.0f} MB before, {m['held']:.0f} MB held, {m['after']:.0f} MB after "
+            "they closed"
+        )
+        return m["lat"]
     if name == "slow-bodies":
         slow = asyncio.ensure_future(slow_bodies(server, args.slow))
         await asyncio.sleep(1)
@@ -307,17 +357,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=40)
     parser.add_argument("--connections", type=int, default=4200)
+    parser.add_argument("--pages", type=int, default=3900)
     parser.add_argument("--slow", type=int, default=300)
     parser.add_argument("--heavy", type=int, default=20)
     parser.add_argument("--registrations", type=int, default=3000)
     parser.add_argument("--restart-games", type=int, default=1100)
     parser.add_argument(
         "--only",
-        choices=["connections", "slow-bodies", "heavy-bots", "registrations", "restart"],
+        choices=[
+            "connections",
+            "many-pages",
+            "slow-bodies",
+            "heavy-bots",
+            "registrations",
+            "restart",
+        ],
         action="append",
     )
     args = parser.parse_args()
-    todo = args.only or ["connections", "slow-bodies", "heavy-bots", "registrations", "restart"]
+    todo = args.only or [
+        "connections",
+        "many-pages",
+        "slow-bodies",
+        "heavy-bots",
+        "registrations",
+        "restart",
+    ]
     os.environ.setdefault("NIMLAB_MAX_GAMES_IN_PLAY", "5000")
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "abuse.db", free_port())

@@ -286,6 +286,7 @@ class LiveGames:
         self._sockets: dict[str, int] = {}  # open WebSockets per client
         self._released = 0  # WebSockets closed since memory was last given back
         self._trim: asyncio.TimerHandle | None = None
+        self._trim_since = 0.0
 
     @property
     def bot_pace(self) -> float:
@@ -1000,8 +1001,8 @@ class LiveGames:
     def release(self, client: str | None) -> None:
         """A WebSocket admitted by :meth:`admit` closed."""
         self._released += 1
-        if self._released >= 64 and self._trim is None:  # once a burst of closes is over
-            self._trim = asyncio.get_running_loop().call_later(1.0, self._give_back)
+        if self._released >= 64:
+            self._give_back_soon()
         if client is None:
             return
         left = self._sockets.get(client, 0) - 1
@@ -1013,6 +1014,18 @@ class LiveGames:
     def sockets_open(self) -> int:
         """How many WebSockets admitted by :meth:`admit` are open (those with a client)."""
         return sum(self._sockets.values())
+
+    def _give_back_soon(self) -> None:
+        """Give memory back once a burst of closes is over: 1 s after the last close, at most
+        5 s after the first."""
+        loop = asyncio.get_running_loop()
+        if self._trim is None:
+            self._trim_since = loop.time()
+        elif loop.time() - self._trim_since < 5.0:
+            self._trim.cancel()
+        else:
+            return
+        self._trim = loop.call_later(1.0, self._give_back)
 
     def _give_back(self) -> None:
         self._released = 0
