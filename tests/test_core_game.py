@@ -180,3 +180,22 @@ def test_turn_messages_of_a_range_are_those_of_the_whole_game(
     for a in range(n + 1):
         for b in range(a, n + 1):
             assert turn_messages(game, a, b) == whole[a:b]
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        ({"piles": [0]}, "0"),
+        ({"piles": [2, 2], "end_positions": ["2,2"]}, "2 2"),
+        ({"piles": [2, 2, 2], "misere": True, "defaults": True}, "2 2 2"),
+        ({"game": "dawson", "piles": [1, 1]}, "1 1"),  # no move: a heap of 1 in Dawson's Kayles
+    ],
+)
+def test_a_setup_whose_start_is_already_over_is_refused(
+    options: dict[str, object], shown: str
+) -> None:
+    from nimlab.core.setup import GameSetup
+
+    with pytest.raises(PositionError, match=f"start position {shown} is already an end position"):
+        GameSetup.from_options(**options)  # type: ignore[arg-type]
+    GameSetup.from_options(piles=[1, 2])  # one move to play is enough

@@ -478,3 +478,19 @@ def test_a_game_killed_in_the_middle_changes_nothing(env: dict[str, str]) -> Non
         assert store.integrity_check() == "ok"
         assert store.game_count() == 0
         assert all(p.games_played == 0 for p in store.players())
+
+
+@pytest.mark.parametrize(
+    "args", [("0",), ("2", "2", "--end", "2,2"), ("2,2,2", "--misere", "--defaults")]
+)
+def test_a_start_that_is_already_over_is_refused_and_never_stored(
+    env: dict[str, str], args: tuple[str, ...]
+) -> None:
+    with Store.open(env["NIMLAB_DB"]) as store:
+        store.add_player("lee", given="Bruce", family="Lee")
+    r = play(env, *args, "--player", "@lee", stdin="quit\n")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "already an end position" in r.stderr and "Traceback" not in r.stderr
+    with Store.open(env["NIMLAB_DB"]) as store:
+        assert store.game_count() == 0 and store.count_games_in_play() == 0
+        assert store.get_player("lee").games_played == 0

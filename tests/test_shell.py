@@ -219,3 +219,16 @@ def test_shell_under_a_terminal_with_ctrl_c(tmp_path: Path) -> None:
     assert "Traceback" not in (child.before or "")
     with Store.open(tmp_path / "p.db") as store:
         assert store.get_player("lee").full_name == "Bruce Lee"
+
+
+def test_a_game_the_core_refuses_is_reported_and_not_started(store: Store) -> None:
+    from nimlab.core.ruleset import Ruleset
+
+    store.add_player("lee", given="Bruce", family="Lee")
+    store.add_player("deep", given="Deep", family="Blue", bot="perfect")
+    out = io.StringIO()
+    shell = NimShell(store, io.StringIO(""), out, seed=1)
+    players = [store.get_player("lee"), store.get_player("deep")]
+    assert shell._new_game(Ruleset.parse("nim misere"), [0], players) is None
+    assert "Invalid argument: the start position 0 is already an end position" in out.getvalue()
+    assert store.game_count() == 0

@@ -375,6 +375,8 @@ def test_illegal_moves_on_rows_of_stones(client: TestClient) -> None:
         ({"players": [{"name": "A"}, {"username": "ghost"}]}, "no player 'ghost' is registered"),
         ({"players": [{"name": "A"}, {"kind": "wizard"}]}, "players.1.kind"),
         ({"piles": list(range(1, 102))}, "piles: List should have at most 100 items"),
+        ({"piles": [5], "end_positions": ["5"]}, "already an end position"),
+        ({"piles": [0, 0]}, "already an end position"),
     ],
 )
 def test_bad_setups_get_the_cores_message(

@@ -23,7 +23,9 @@ from typing import Any, Literal
 
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.game import Game, Player, unique_players
+from nimlab.core.position import board_for
 from nimlab.core.ruleset import Ruleset
+from nimlab.core.setup import start_over_message
 
 __all__ = [
     "SIM_FIRST_CHOICES",
@@ -43,6 +45,8 @@ SIM_FIRST_CHOICES: tuple[str, ...] = ("alternate", "first", "random", "auto")
 CHUNK = 100
 """Games per task handed to a worker process."""
 _MAX_DEAL = 10_000
+_DEALS = 1000
+"""Deals tried for one game before random piles that are always end positions are refused."""
 
 
 def parse_range(text: str, what: str) -> tuple[int, int]:
@@ -109,10 +113,27 @@ class SimulationConfig:
         # Fail early on a start position or deal the ruleset cannot use.
         self.new_game(0)
 
+    def _deal(self, rng: random.Random) -> tuple[int, ...]:
+        """Random piles from which a move can be made: a deal that is already an end position
+        (an extra end position, or empty piles only) is dealt again, at most
+        :data:`_DEALS` times."""
+        for _ in range(_DEALS):
+            start = deal(rng, self.pile_count, self.pile_size)
+            if not self.ruleset.is_terminal(start):
+                return start
+        raise PositionError(
+            f"{_DEALS} deals in a row were already end positions: widen --pile-size or --pile-count"
+        )
+
     def new_game(self, index: int) -> Game:
         """Game number ``index`` of the simulation (deterministic)."""
         rng = random.Random(self.seed * 1_000_003 + index)
-        start = self.start if self.start is not None else deal(rng, self.pile_count, self.pile_size)
+        if self.start is not None:
+            start = self.start
+            if self.ruleset.is_terminal(start):
+                raise PositionError(start_over_message(board_for(self.ruleset.rule, start)))
+        else:
+            start = self._deal(rng)
         first: Any = self.first
         if first == "alternate":
             first = index % len(self.seats)

@@ -250,6 +250,8 @@ class NimShell:
         take = min(bound, stones)
         ruleset = Ruleset(parse_game(f"subtraction:1-{take}"), misere=True)
         game = self._new_game(ruleset, [stones], players)
+        if game is None:
+            return
         self.say()
         self.say(f"Initial stone count: {stones}")
         self.say(f"Maximum stone removal: {bound}")
@@ -297,6 +299,8 @@ class NimShell:
         if players is None:
             return
         game = self._new_game(Ruleset(parse_game("kayles")), Rows.full([stones]), players)
+        if game is None:
+            return
         self.say()
         self.say(f"Initial stone count: {stones}")
         self.say("Stones display:" + "".join(f" <{i},*>" for i in range(1, stones + 1)))
@@ -340,14 +344,20 @@ class NimShell:
 
     def _new_game(
         self, ruleset: Ruleset, start: list[int] | Rows, players: list[PlayerRecord]
-    ) -> Game:
+    ) -> Game | None:
+        """The game, or ``None`` after saying why the core refuses it (e.g. a start position
+        that is already an end position)."""
         board = start if isinstance(start, Rows) else board_for(ruleset.rule, start)
-        setup = GameSetup(
-            ruleset,
-            board,
-            tuple(p.as_player() for p in players),
-            seed=self.rng.randrange(1 << 31),
-        )
+        try:
+            setup = GameSetup(
+                ruleset,
+                board,
+                tuple(p.as_player() for p in players),
+                seed=self.rng.randrange(1 << 31),
+            )
+        except NimlabError as e:
+            self.say(_argument_message(str(e)))
+            return None
         return setup.build()
 
     def _announce_players(self, players: list[PlayerRecord]) -> None:
