@@ -10,12 +10,12 @@ many to value one by one).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.core.position import Board, Move, Rows
-from nimlab.core.ruleset import Ruleset
+from nimlab.core.position import Board, Move, Rows, as_board
+from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
@@ -347,8 +347,8 @@ class Analysis:
 
 
 def analyze(
-    ruleset: Ruleset,
-    board: Board,
+    ruleset: Ruleset | str,
+    board: Board | Iterable[int],
     *,
     max_moves: int | None = DEFAULT_MAX_MOVES,
     budget: Budget | None = None,
@@ -358,7 +358,11 @@ def analyze(
     """Analyse a position under a ruleset (see :class:`Analysis`). ``max_moves`` limits only
     the moves listed one by one. ``budget`` bounds the whole question (default: about 2 s).
     With ``players > 2`` the position is a round's start with every player in, the first to
-    move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas."""
+    move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas.
+    ``ruleset`` and ``board`` are what :class:`~nimlab.core.game.Game` takes: a ruleset or its
+    text (``"kayles misere"``), a board or a list of heap sizes."""
+    ruleset = as_ruleset(ruleset)
+    board = as_board(ruleset.rule, board)
     budget = budget if budget is not None else interactive_budget()
     engine = ruleset.engine
     c = board.canonical

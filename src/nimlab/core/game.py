@@ -20,11 +20,11 @@ from typing import Any
 
 from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.clock import now_stamp
-from nimlab.core.errors import GameOverError, PlayerError, PositionError
+from nimlab.core.errors import GameOverError, InvalidMoveError, PlayerError, PositionError
 from nimlab.core.players import Player, unique_players
-from nimlab.core.position import Board, Move, Position, Rows, board_for
+from nimlab.core.position import Board, Move, Rows, as_board
 from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
-from nimlab.core.ruleset import Ruleset
+from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.core.setup import FIRST_CHOICES, First
 from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
@@ -83,10 +83,8 @@ class Game:
         first: First | int = "first",
         seed: int | None = None,
     ) -> None:
-        self.ruleset = Ruleset.parse(ruleset) if isinstance(ruleset, str) else ruleset
-        self.start: Board = (
-            start if isinstance(start, Position | Rows) else board_for(self.ruleset.rule, start)  # type: ignore[arg-type]
-        )
+        self.ruleset = as_ruleset(ruleset)
+        self.start: Board = as_board(self.ruleset.rule, start)
         if self.ruleset.rule.splits != isinstance(self.start, Rows):
             raise PositionError(
                 "this game is played on "
@@ -230,6 +228,10 @@ class Game:
             raise GameOverError("the game is over: start a new one")
         if isinstance(move, str):
             move = self.parse_move(move)
+        elif not isinstance(move, Move):
+            raise InvalidMoveError(
+                f"a move is a Move or move text like '2 3', not {type(move).__name__}"
+            )
         state = self._state
         after = state.board.play(self.ruleset.rule, move)
         seat = state.to_move

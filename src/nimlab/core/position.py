@@ -30,7 +30,16 @@ from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
-__all__ = ["Board", "Move", "Position", "Rows", "board_for", "parse_heaps", "pile_letter"]
+__all__ = [
+    "Board",
+    "Move",
+    "Position",
+    "Rows",
+    "as_board",
+    "board_for",
+    "parse_heaps",
+    "pile_letter",
+]
 
 MAX_PILES = 10_000_000
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -505,3 +514,17 @@ def _normalize(pieces: list[tuple[int, bool]]) -> Segments:
 def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:
     """The board a game starts on: rows of stones for games that split heaps, else piles."""
     return Rows.full(heaps) if rule.splits else Position.of(heaps)
+
+
+def as_board(rule: TakeAndBreak, start: object) -> Position | Rows:
+    """What the Python API takes as a position (``Game(...)``, ``analyze(...)``): a board as it
+    is, or heap sizes (a list or other iterable of whole numbers) as :func:`board_for` makes
+    them. Raises :class:`PositionError` for anything else (text, a number, ``None``)."""
+    if isinstance(start, Position | Rows):
+        return start
+    if isinstance(start, str | bytes) or not isinstance(start, Iterable):
+        given = f"the text {start[:40]!r}" if isinstance(start, str) else type(start).__name__
+        raise PositionError(
+            f"a position is a list of heap sizes like [3, 4, 5] (or a Position), not {given}"
+        )
+    return board_for(rule, start)
