@@ -176,8 +176,12 @@ def test_default_game_is_you_against_a_perfect_bot_on_3_4_5(env: dict[str, str])
     assert r.returncode == 0, r.stderr
     assert "Players: You, Hal (perfect bot). First to move: You." in r.stdout
     assert "A: X X X\nB: X X X X\nC: X X X X X" in r.stdout
-    assert "You, your move: You left the game: the game is kept" in r.stdout
+    assert "You, your move: You left the game: no move was made, so the game is not kept." in (
+        r.stdout
+    )
     assert stored_games(env) == 0
+    with Store.open(env["NIMLAB_DB"]) as store:
+        assert store.count_games_in_play() == 0
 
 
 def test_nim_normal_play_to_the_end(env: dict[str, str]) -> None:
@@ -389,7 +393,7 @@ def test_interrupt_with_piped_input_leaves_cleanly(env: dict[str, str]) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130
-    assert "Interrupted: the game is kept; go on with nimlab play --resume." in out
+    assert "Interrupted: no move was made, so the game is not kept." in out
     assert "Traceback" not in err
     assert stored_games(env) == 0
 
@@ -450,7 +454,7 @@ def test_pty_end_of_input(env: dict[str, str]) -> None:
     child.expect("You, your move: ")
     wait_until_reading(child.pid, child.child_fd)
     child.sendeof()
-    child.expect("End of input: the game is kept")
+    child.expect("End of input: no move was made, so the game is not kept.")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -494,3 +498,17 @@ def test_a_start_that_is_already_over_is_refused_and_never_stored(
     with Store.open(env["NIMLAB_DB"]) as store:
         assert store.game_count() == 0 and store.count_games_in_play() == 0
         assert store.get_player("lee").games_played == 0
+
+
+def test_counts_of_one_say_move_not_moves() -> None:
+    from nimlab.core.analysis import analyze, count_text
+
+    assert count_text(1) == "1 move" and count_text(2) == "2 moves"
+    assert count_text(1, "more move") == "1 more move" and count_text(1000) == "1,000 moves"
+    for heaps in ([1, 1], [1]):  # misère: the game ends within / lasts 1 more move
+        text = " ".join(analyze("nim misere", heaps).explanation)
+        assert "1 more move" in text and "1 more moves" not in text
+    _, out = run_session(Game("nim", [1, 2], ["human:Ann", "human:Bob"]), ["values"])
+    assert "take 1 from pile A: loses in 2 moves" in out
+    _, out = run_session(Game("nim", [1], ["human:Ann", "human:Bob"]), ["values"])
+    assert "wins in 1 move\n" in out and "1 moves" not in out

@@ -24,7 +24,14 @@ from nimlab.cli.common import (
     fail,
     ruleset_from_options,
 )
-from nimlab.core.analysis import DEFAULT_MAX_MOVES, MODELS, Analysis, analyze, describe_move
+from nimlab.core.analysis import (
+    DEFAULT_MAX_MOVES,
+    MODELS,
+    Analysis,
+    analyze,
+    count_text,
+    describe_move,
+)
 from nimlab.core.errors import NimlabError
 from nimlab.core.narrate import rules_text
 from nimlab.core.position import Board, board_for
@@ -249,7 +256,10 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     hidden = len(ordered) - len(ordered[:limit])
     if hidden:
         console.print(
-            Text(f"... and {hidden} more moves (--all shows them, --json lists them)", style="dim")
+            Text(
+                f"... and {count_text(hidden, 'more move')} (--all shows them, --json lists them)",
+                style="dim",
+            )
         )
     if not a.moves_complete:
         console.print(

@@ -29,6 +29,7 @@ __all__ = [
     "analyze",
     "board_move",
     "count_moves",
+    "count_text",
     "display_heaps",
     "move_values",
 ]
@@ -613,7 +614,7 @@ def explain(a: Analysis) -> list[str]:
                 (
                     " (which ends the game)"
                     if best.remoteness == 0
-                    else f" (the game then ends within {best.remoteness} more moves)"
+                    else f" (the game then ends within {count_text(best.remoteness, 'more move')})"
                 )
                 if best.remoteness is not None
                 else ""
@@ -628,7 +629,7 @@ def explain(a: Analysis) -> list[str]:
         lines.append(
             "No winning move: every move leaves an N-position"
             + (
-                f"; with best resistance the game lasts {a.remoteness} more moves."
+                f"; with best resistance the game lasts {count_text(a.remoteness, 'more move')}."
                 if a.remoteness
                 else "."
             )
@@ -653,3 +654,10 @@ def describe_move(move: Move, board: Board) -> str:
 
 def child_canonical(board: Board, ruleset: Ruleset, move: Move) -> Canon:
     return canonical(board.play(ruleset.rule, move).heaps)
+
+
+def count_text(n: int, noun: str = "move") -> str:
+    """``"1 move"``, ``"2 moves"``, ``"1,000 moves"``: a count with its noun, singular for 1
+    (the noun's last word takes the plural ``s``: ``count_text(1, "more move")`` is ``"1 more
+    move"``)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -12,8 +12,9 @@ surplus arguments are ignored)::
 
 The original's bugs are fixed: a non-number where a number belongs gets "Invalid move." (in a game)
 or an argument message (in a command) instead of a crash; there is no limit on the number of
-players; every change is saved at once (not only on ``exit``); the end of input leaves cleanly
-(in a game it says the game is abandoned); a player cannot play against themselves.
+players; every change is saved at once (not only on ``exit``); the end of input (Ctrl+D) leaves
+cleanly: in a game it leaves the game (abandoned, not saved) and the shell goes on at its prompt,
+at the prompt it leaves the shell; a player cannot play against themselves.
 """
 
 from __future__ import annotations
@@ -260,10 +261,10 @@ class NimShell:
             while not game.is_over:
                 self._basic_turn(game, players, bound)
                 self.say()
-        except _EndOfInput:
+        except _EndOfInput:  # Ctrl+D leaves the game, back at the shell's prompt
             self.say()
             self.say(GAME_LEFT)
-            raise
+            return
         self._finish(game, players)
 
     def _basic_turn(self, game: Game, players: list[PlayerRecord], bound: int) -> None:
@@ -309,10 +310,10 @@ class NimShell:
             while not game.is_over:
                 self._advanced_turn(game, players)
                 self.say()
-        except _EndOfInput:
+        except _EndOfInput:  # Ctrl+D leaves the game, back at the shell's prompt
             self.say()
             self.say(GAME_LEFT)
-            raise
+            return
         self._finish(game, players)
 
     def _advanced_turn(self, game: Game, players: list[PlayerRecord]) -> None:
