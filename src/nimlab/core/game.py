@@ -54,6 +54,7 @@ class Turn:
     after: Board
     claim: str | None = None
     eliminated: bool = False
+    """The mover was eliminated (misère play, three or more players; with two the other wins)."""
     new_round: bool = False
     winner: Player | None = None
 
@@ -117,7 +118,9 @@ class Game:
         self._turns: list[Turn] = []  # the turns of _steps, so that history is O(1)
         self.started_at = now_stamp()
         self._state = self._settle(self._state)
-        self.opening_eliminations = self._state.eliminated
+        self.opening_eliminations = self._state.eliminated if len(self.players) > 2 else ()
+        """Seats eliminated before the first move (the start is an end position): games of
+        three or more players only; a two-player game is then simply over."""
 
     def _resolve_first(self, first: First | int) -> int:
         if isinstance(first, int) and not isinstance(first, bool):
@@ -242,7 +245,8 @@ class Game:
         else:
             i = active.index(seat)
             next_state = replace(state, board=after, to_move=active[(i + 1) % len(active)])
-        eliminated = seat in next_state.eliminated
+        # Elimination is a thing of games of three or more; with two, the other player just wins.
+        eliminated = seat in next_state.eliminated and len(self.players) > 2
         new_round = next_state.round > state.round
         winner = next_state.winner
         turn = Turn(
