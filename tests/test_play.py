@@ -19,6 +19,7 @@ import pytest
 from rich.console import Console
 
 from nimlab.cli.play import TerminalGame
+from nimlab.core.errors import InvalidMoveError
 from nimlab.core.game import Game
 from nimlab.storage import Store
 from processes import PATIENCE, nimlab, read_until, restore_sigint, wait_until_reading
@@ -533,3 +534,43 @@ def test_the_rules_say_who_starts_a_new_round_and_the_game_does_so() -> None:
     assert "the first of them in seat order moving first" in out
     assert "Ann was eliminated!" in out and game.round == 2
     assert game.to_move.name == "Bob"  # the remaining player seated first starts round 2
+
+
+@pytest.mark.parametrize("rows", [[10], [6, 7]])
+def test_every_move_a_hint_or_values_shows_can_be_typed_back_as_shown(rows: list[int]) -> None:
+    """Rows of stones: a move as the hint, the explanation and ``values`` write it ("take stones
+    5-6", "stones 5-6 of row 1", "stone 2 from row 2") plays that very move."""
+    import re
+
+    from nimlab.core.analysis import describe_move
+    from nimlab.core.narrate import move_text
+
+    game = Game("kayles", rows, ["human:Ann", "human:Bob"])
+    for move in game.legal_moves:
+        for shown in (move_text(move, game.board, letters=True), describe_move(move, game.board)):
+            assert game.parse_move(shown) == move, shown
+            bare = re.sub(r"^(take )?stones? ", "", shown)  # "5-6", "5-6 of row 2"
+            if "-" in bare:
+                assert game.parse_move(bare) == move, bare
+    _, out = run_session(Game("kayles", rows, ["human:Ann", "human:Bob"]), ["?", "values"])
+    hinted = re.search(r"Hint: take (.+?) - ", out)
+    assert hinted is not None
+    game = Game("kayles", rows, ["human:Ann", "human:Bob"])
+    _, out = run_session(game, [hinted.group(1), "quit"])
+    assert f"Ann took {hinted.group(1)}" in out and len(game.history) == 1
+
+
+def test_moves_written_in_words_and_their_mistakes() -> None:
+    for text in ("take 3 from pile B", "3 from pile 2", "TAKE 3 FROM PILE b"):
+        game = Game("nim", [3, 4, 5], ["human:Ann", "human:Bob"])
+        game.push(text)
+        assert game.position == (3, 1, 5), text
+    rows = Game("kayles", [6, 7], ["human:Ann", "human:Bob"])
+    for text, message in [
+        ("5-6", "say which row"),
+        ("6-5 of row 1", "from the lower number up"),
+        ("2 5-6 of row 2", "names the row twice"),
+        ("1 " + "9" * 5000, "is not a move"),
+    ]:
+        with pytest.raises(InvalidMoveError, match=message):
+            rows.parse_move(text)
