@@ -189,7 +189,7 @@ def test_default_game_is_you_against_a_perfect_bot_on_3_4_5(env: dict[str, str])
     assert r.returncode == 0, r.stderr
     assert "Players: You, Hal (perfect bot). First to move: You." in r.stdout
     assert "A: X X X\nB: X X X X\nC: X X X X X" in r.stdout
-    assert "You, your move: You left the game: no move was made, so the game is not kept." in (
+    assert "You, your move: You left the game: the game has no moves, so it is not kept." in (
         r.stdout
     )
     assert stored_games(env) == 0
@@ -406,7 +406,7 @@ def test_interrupt_with_piped_input_leaves_cleanly(env: dict[str, str]) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130
-    assert "Interrupted: no move was made, so the game is not kept." in out
+    assert "Interrupted: the game has no moves, so it is not kept." in out
     assert "Traceback" not in err
     assert stored_games(env) == 0
 
@@ -467,7 +467,7 @@ def test_pty_end_of_input(env: dict[str, str]) -> None:
     child.expect("You, your move: ")
     wait_until_reading(child.pid, child.child_fd)
     child.sendeof()
-    child.expect("End of input: no move was made, so the game is not kept.")
+    child.expect("End of input: the game has no moves, so it is not kept.")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0

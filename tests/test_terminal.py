@@ -229,7 +229,7 @@ def test_a_hundred_bit_binary_table_is_cut_not_wrapped() -> None:
 def test_end_of_input_and_quit_through_the_command(env: dict[str, str]) -> None:
     r = nimlab("play", "1", "2", stdin="", env=env)
     assert r.returncode == 0
-    assert "End of input: no move was made, so the game is not kept." in r.stdout
+    assert "End of input: the game has no moves, so it is not kept." in r.stdout
     who = ["--player", "human:Ann", "--player", "human:Bob"]
     r = nimlab("play", "1", "2", *who, stdin="a1\n", env=env)
     assert "End of input: the game is kept; go on with nimlab play --resume." in r.stdout

@@ -268,7 +268,7 @@ class TerminalGame:
         if self.resumable and self.game.history:
             return "the game is kept; go on with nimlab play --resume."
         if self.resumable:
-            return "no move was made, so the game is not kept."
+            return "the game has no moves, so it is not kept."
         return "the game is abandoned."
 
     def _consequences(self, turn: Turn) -> None:
