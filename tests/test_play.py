@@ -574,3 +574,22 @@ def test_moves_written_in_words_and_their_mistakes() -> None:
     ]:
         with pytest.raises(InvalidMoveError, match=message):
             rows.parse_move(text)
+
+
+def test_random_piles_are_never_an_end_position(env: dict[str, str]) -> None:
+    import random
+
+    from nimlab.core.ruleset import Ruleset
+    from nimlab.core.simulation import deal_start
+
+    ruleset = Ruleset.parse("nim misere defaults")
+    rng = random.Random(1)
+    for _ in range(200):  # 3 piles of 1-3 deal [1,2,3] or [2,2,2] now and then: dealt again
+        assert not ruleset.is_terminal(deal_start(ruleset, rng, (3, 3), (1, 3)))
+    r = play(
+        env, "--random-piles", "--pile-count", "3", "--pile-size", "2", "--misere", "--defaults"
+    )
+    assert r.returncode == 2 and "deals in a row were already end positions" in r.stderr
+    r = nimlab("simulate", "--pile-size", "0", "--games", "5", env=env)
+    assert r.returncode == 2 and "deals in a row were already end positions" in r.stderr
+    assert stored_games(env) == 0

@@ -57,7 +57,7 @@ from nimlab.core.players import BOT_CHOICES
 from nimlab.core.position import Board, Rows, board_for
 from nimlab.core.review import hint
 from nimlab.core.setup import GameSetup
-from nimlab.core.simulation import deal, parse_range
+from nimlab.core.simulation import deal_start, parse_range
 from nimlab.storage import StorageError, Store
 
 __all__ = ["LIVE_PREFIX", "TerminalGame", "play_command"]
@@ -595,7 +595,8 @@ def _new_game(
     if random_piles:
         start: Board = board_for(
             ruleset.rule,
-            deal(
+            deal_start(
+                ruleset,
                 random.Random(game_seed),
                 parse_range(pile_count, "--pile-count"),
                 parse_range(pile_size, "--pile-size"),

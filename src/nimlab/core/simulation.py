@@ -33,6 +33,7 @@ __all__ = [
     "SimulationConfig",
     "SimulationResult",
     "deal",
+    "deal_start",
     "default_jobs",
     "parse_range",
     "play_games",
@@ -70,6 +71,24 @@ def deal(
     if size[0] < 0:
         raise PositionError("pile sizes cannot be negative")
     return tuple(rng.randint(*size) for _ in range(rng.randint(*count)))
+
+
+def deal_start(
+    ruleset: Ruleset,
+    rng: random.Random,
+    count: tuple[int, int] = (3, 5),
+    size: tuple[int, int] = (1, 9),
+) -> tuple[int, ...]:
+    """Random piles (see :func:`deal`) from which a move can be made: a deal that is already an
+    end position of ``ruleset`` (an extra end position, or empty piles only) is dealt again, at
+    most :data:`_DEALS` times, then :class:`PositionError`."""
+    for _ in range(_DEALS):
+        start = deal(rng, count, size)
+        if not ruleset.is_terminal(start):
+            return start
+    raise PositionError(
+        f"{_DEALS} deals in a row were already end positions: widen --pile-size or --pile-count"
+    )
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -113,18 +132,6 @@ class SimulationConfig:
         # Fail early on a start position or deal the ruleset cannot use.
         self.new_game(0)
 
-    def _deal(self, rng: random.Random) -> tuple[int, ...]:
-        """Random piles from which a move can be made: a deal that is already an end position
-        (an extra end position, or empty piles only) is dealt again, at most
-        :data:`_DEALS` times."""
-        for _ in range(_DEALS):
-            start = deal(rng, self.pile_count, self.pile_size)
-            if not self.ruleset.is_terminal(start):
-                return start
-        raise PositionError(
-            f"{_DEALS} deals in a row were already end positions: widen --pile-size or --pile-count"
-        )
-
     def new_game(self, index: int) -> Game:
         """Game number ``index`` of the simulation (deterministic)."""
         rng = random.Random(self.seed * 1_000_003 + index)
@@ -133,7 +140,7 @@ class SimulationConfig:
             if self.ruleset.is_terminal(start):
                 raise PositionError(start_over_message(board_for(self.ruleset.rule, start)))
         else:
-            start = self._deal(rng)
+            start = deal_start(self.ruleset, rng, self.pile_count, self.pile_size)
         first: Any = self.first
         if first == "alternate":
             first = index % len(self.seats)
