@@ -50,7 +50,7 @@ def test_batch(tmp_path: Path) -> None:
     f = tmp_path / "positions.jsonl"
     f.write_text('[1, 2]\n[5]\nnot json\n[-1]\n["3"]\n{}\n\n[7, 3]\n')
     r = nimlab("analyze", "--batch", str(f), "--json", "--game", "subtraction:1,3,4")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # some lines failed
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert len(lines) == 8  # one line out for every line in, the blank one included
     assert (
@@ -59,8 +59,11 @@ def test_batch(tmp_path: Path) -> None:
         and lines[7]["position"] == [7, 3]
     )
     assert all("error" in line for line in lines[2:7])
-    r = nimlab("analyze", "--batch", "-", stdin="[3,4,5]\n")
-    assert json.loads(r.stdout)["grundy"] == 2
+    assert [line["line"] for line in lines[2:7]] == [3, 4, 5, 6, 7]  # the input's line numbers
+    assert not any("line" in line for line in lines[:2] + lines[7:])
+    r = nimlab("analyze", "--batch", "-", stdin="[3,4,5]\n[1]\n")
+    assert r.returncode == 0 and json.loads(r.stdout.splitlines()[0])["grundy"] == 2
+    assert "exit status is then 1" in " ".join(nimlab("analyze", "--help").stdout.split())
 
 
 def test_huge_heap_answers_instantly() -> None:
@@ -159,3 +162,11 @@ def test_lab_import() -> None:
         check=True,
     )
     assert r.stdout == "Nim:\n1: X X X X\n2: X X X\n3: X\n4: X X\n"
+
+
+def test_a_model_for_more_players_with_two_says_it_changes_nothing() -> None:
+    li = nimlab("analyze", "3", "4", "5", "--model", "li", "--json")
+    plain = nimlab("analyze", "3", "4", "5", "--json")
+    assert li.returncode == 0 and json.loads(li.stdout) == json.loads(plain.stdout)
+    assert "--model li is for more than 2 players" in li.stderr
+    assert "changes nothing" in li.stderr and plain.stderr == ""

@@ -88,3 +88,21 @@ def test_the_library_imports_without_numpy() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_an_octal_code_with_no_digits_gets_the_octal_code_hint() -> None:
+    from processes import nimlab
+
+    for code in ("0.", "4.", ".", "0.8"):
+        r = nimlab("grundy", code)
+        assert r.returncode == 2, r.stdout
+        assert f"'{code}' is not an octal code: write 0. (or 4.) followed by" in r.stderr
+    assert nimlab("grundy", "0.7", "-n", "3").returncode == 0
+
+
+def test_simulate_help_lists_the_real_default_of_first() -> None:
+    from processes import nimlab
+
+    help_text = " ".join(nimlab("simulate", "--help").stdout.split())
+    assert "--first alternate|first|random|auto" in help_text
+    assert "[default: alternate]" in help_text

@@ -180,3 +180,52 @@ def test_turn_messages_of_a_range_are_those_of_the_whole_game(
     for a in range(n + 1):
         for b in range(a, n + 1):
             assert turn_messages(game, a, b) == whole[a:b]
+
+
+@pytest.mark.parametrize(
+    ("options", "shown"),
+    [
+        ({"piles": [0]}, "0"),
+        ({"piles": [2, 2], "end_positions": ["2,2"]}, "2 2"),
+        ({"piles": [2, 2, 2], "misere": True, "defaults": True}, "2 2 2"),
+        ({"game": "dawson", "piles": [1, 1]}, "1 1"),  # no move: a heap of 1 in Dawson's Kayles
+    ],
+)
+def test_a_setup_whose_start_is_already_over_is_refused(
+    options: dict[str, object], shown: str
+) -> None:
+    from nimlab.core.setup import GameSetup
+
+    with pytest.raises(PositionError, match=f"start position {shown} is already an end position"):
+        GameSetup.from_options(**options)  # type: ignore[arg-type]
+    GameSetup.from_options(piles=[1, 2])  # one move to play is enough
+
+
+def test_analyze_takes_what_game_takes() -> None:
+    from nimlab import NimlabError, analyze
+
+    for rules in ("kayles misere", Ruleset.parse("kayles misere")):
+        for start in ([5, 3], (5, 3), Game(rules, [5, 3], ["human:A", "human:B"]).start):
+            a = analyze(rules, start)
+            assert a.board == Game(rules, start, ["human:A", "human:B"]).start
+            assert a.outcome is not None and a.ruleset == Ruleset.parse("kayles misere")
+    for rules, start, error in [
+        (None, [3], "rules are a Ruleset or text"),
+        ("nim", None, "a position is a list of heap sizes"),
+        ("nim", "345", "not the text '345'"),
+        ("nim", 3, "not int"),
+        ("nim", [-1], "negative"),
+    ]:
+        with pytest.raises(NimlabError, match=error):
+            analyze(rules, start)  # type: ignore[arg-type]
+        with pytest.raises(NimlabError, match=error):
+            Game(rules, start)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("move", [None, 3, (1, 2), b"1 2"])
+def test_push_refuses_what_is_not_a_move_with_a_nimlab_error(move: object) -> None:
+    game = Game("nim", [3, 4, 5], ["human:A", "human:B"])
+    with pytest.raises(InvalidMoveError, match="a move is a Move or move text"):
+        game.push(move)  # type: ignore[arg-type]
+    assert issubclass(InvalidMoveError, ValueError)
+    assert game.board.heaps == (3, 4, 5) and not game.history

@@ -106,3 +106,134 @@ def test_play_nim_end_of_input_and_computers() -> None:
     assert (
         play_nim("Computer 1", "Computer 2", [5, 4, 3, 2, 1], write=lambda _: None) == "Computer 1"
     )
+
+
+# -- input outside the contracts: refused with a message, never a loop or a memory hog ----------
+
+_BIG = "10**100"  # a legitimate huge number
+_TOO_MANY_BITS = "1 << MAX_BITS"  # one binary digit more than the lab works with
+_BAD_BOARDS = ["[-1]", "[1.5]", "[True, 2]", "'3 4'", "3", "10**5000", "None"]
+
+CASES: list[tuple[str, str]] = [
+    ("numeral_binary(-3)", "ValueError"),
+    ("numeral_binary(2.0)", "TypeError"),
+    ("numeral_binary(True)", "TypeError"),
+    ("numeral_binary('3')", "TypeError"),
+    (f"numeral_binary({_TOO_MANY_BITS})", "ValueError"),
+    (f"numeral_binary({_BIG}) == [int(c) for c in bin({_BIG})[2:]]", "True"),
+    ("binary_numeral([1, 2, 1])", "ValueError"),
+    ("binary_numeral([-1])", "ValueError"),
+    ("binary_numeral([1.0])", "TypeError"),
+    ("binary_numeral([True])", "TypeError"),
+    ("binary_numeral('101')", "TypeError"),
+    ("binary_numeral(5)", "TypeError"),
+    ("binary_numeral([1] * (MAX_BITS + 1))", "ValueError"),
+    ("binary_numeral([1] * 400) == 2**400 - 1", "True"),
+    ("exclusive_or(2, 1)", "ValueError"),
+    ("exclusive_or(-1, 0)", "ValueError"),
+    (f"exclusive_or({_BIG}, 1)", "ValueError"),
+    ("exclusive_or(1.0, 0)", "TypeError"),
+    ("exclusive_or(True, 0)", "TypeError"),
+    ("exclusive_or(1, '0')", "TypeError"),
+    ("bitwise_exclusive_or(-3, 1)", "ValueError"),
+    (f"bitwise_exclusive_or({_TOO_MANY_BITS}, 1)", "ValueError"),
+    ("bitwise_exclusive_or(2.5, 1)", "TypeError"),
+    ("bitwise_exclusive_or(True, 1)", "TypeError"),
+    ("bitwise_exclusive_or('3', 1)", "TypeError"),
+    (f"bitwise_exclusive_or({_BIG}, 1) == {_BIG} ^ 1", "True"),
+    ("present_board([-2])", "ValueError"),
+    ("present_board([10**12])", "ValueError"),
+    ("make_move([3, 4], True, 1)", "TypeError"),
+    ("make_move([3, 4], 1, True)", "TypeError"),
+    ("make_move([3, 4], 1.0, 1)", "TypeError"),
+    ("make_move([3, 4], '1', 1)", "TypeError"),
+    ("make_move([3, 4], 1, 1.0)", "TypeError"),
+    ("make_move([3, -4], 1, 1)", "ValueError"),
+    ("make_move([3, 4], -1, 1) == ([3, 4], False)", "True"),
+    (f"make_move([3, 4], {_BIG}, 1) == ([3, 4], False)", "True"),
+    (f"make_move([3, 4], 1, {_BIG}) == ([3, 4], False)", "True"),
+    (f"make_move([3, 4], 1, -{_BIG}) == ([3, 4], False)", "True"),
+    (f"make_move([{_BIG}], 1, 1) == ([{_BIG} - 1], True)", "True"),
+    ("optimal_move([0, 0])", "ValueError"),
+    (f"optimal_move([{_BIG}, 1])[0] == 1", "True"),
+    *[(f"is_human({value})", "TypeError") for value in ("-1", _BIG, "1.5", "True", "None")],
+    ("is_human('A computer') is False and is_human('Ann') is True", "True"),
+    ("play_nim('A', 'B', [-1])", "ValueError"),
+    ("play_nim(3, 'B', [1])", "TypeError"),
+    ("play_nim('A', True, [1])", "TypeError"),
+    ("play_nim('A', 'B', [1.5])", "TypeError"),
+    ("play_nim('A', 'B', '3')", "TypeError"),
+    ("play_nim('A', 'B', [10**12])", "ValueError"),
+    (f"nim_sum([{_BIG}, 1]) == {_BIG} ^ 1", "True"),
+    *[
+        (f"{function}({board})", "ValueError" if board == "[-1]" else "TypeError")
+        for function in (
+            "present_board",
+            "nim_sum",
+            "is_n_position",
+            "is_p_position",
+            "standard_outcome",
+            "is_board_empty",
+            "optimal_move",
+        )
+        for board in _BAD_BOARDS
+    ],
+]
+
+_CHILD = """
+import json, resource, sys
+
+def memory() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * resource.getpagesize()
+
+from nimlab.lab import *
+from nimlab.lab import MAX_BITS, play_nim
+# Each call may use at most 512 MiB more than the interpreter holds now, and the whole run at
+# most 30 s of CPU: a function that loops or eats memory ends in MemoryError or is killed.
+cap = memory() + (512 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+resource.setrlimit(resource.RLIMIT_CPU, (30, 30))
+out = []
+for expression in json.load(sys.stdin):
+    try:
+        result = eval(expression)
+    except (TypeError, ValueError) as e:
+        kind = "TypeError" if isinstance(e, TypeError) else "ValueError"
+        out.append([kind, str(e)])
+    except BaseException as e:
+        out.append([type(e).__name__, str(e)[:200]])
+    else:
+        out.append([str(result)[:200], ""])
+print(json.dumps(out))
+"""
+
+
+def test_every_lab_function_refuses_input_outside_its_contract_under_a_memory_cap() -> None:
+    """Negative, huge, float, bool and text arguments for every lab function, in a child process
+    whose memory and CPU time are capped, so a regression that loops or allocates without bound
+    fails this test instead of taking the machine."""
+    import json
+    import subprocess
+    import sys
+
+    expressions = [expression for expression, _ in CASES]
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=json.dumps(expressions),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    results = json.loads(child.stdout)
+    wrong = [
+        f"{expression}: {got} ({message}), expected {expected}"
+        for (expression, expected), (got, message) in zip(CASES, results, strict=True)
+        if got != expected
+    ]
+    assert not wrong, "\n".join(wrong)
+    for (expression, expected), (_, message) in zip(CASES, results, strict=True):
+        if expected in ("TypeError", "ValueError"):  # says what is allowed, briefly
+            assert 20 < len(message) < 200, (expression, message)
+            assert any(w in message for w in ("must", "are", "is", "at most")), message

@@ -19,6 +19,7 @@ import pytest
 from rich.console import Console
 
 from nimlab.cli.play import TerminalGame
+from nimlab.core.errors import InvalidMoveError
 from nimlab.core.game import Game
 from nimlab.storage import Store
 from processes import PATIENCE, nimlab, read_until, restore_sigint, wait_until_reading
@@ -156,8 +157,20 @@ def test_end_of_input_leaves_cleanly() -> None:
 
 
 def test_a_start_that_is_already_over() -> None:
+    # (interfaces refuse such a game at setup; the Python API still plays it by the rules)
     _, out = run_session(Game("nim misere defaults", [2, 2, 2], ["human:Ann", "human:Bob"]), [])
-    assert "already an end position" in out and "Ann was eliminated!" in out and "Bob wins!" in out
+    assert "already an end position" in out and "Bob wins!" in out
+    assert "eliminated" not in out  # two players: Bob just wins
+    three = ["human:Ann", "human:Bob", "human:Cy"]
+    _, out = run_session(Game("nim misere defaults", [2, 2, 2], three), [])
+    assert "Ann was eliminated!" in out and "Bob was eliminated!" in out and "Cy wins!" in out
+
+
+def test_nobody_is_eliminated_in_a_two_player_game() -> None:
+    game = Game("nim misere", [1, 1], ["human:Ann", "human:Bob"])
+    ending, out = run_session(game, ["1 1", "2 1"])
+    assert ending == "over" and "Ann wins!" in out and "eliminated" not in out
+    assert not any(turn.eliminated for turn in game.history)
 
 
 def test_long_game_with_adaptive_moves_ends_with_a_winner() -> None:
@@ -176,8 +189,12 @@ def test_default_game_is_you_against_a_perfect_bot_on_3_4_5(env: dict[str, str])
     assert r.returncode == 0, r.stderr
     assert "Players: You, Hal (perfect bot). First to move: You." in r.stdout
     assert "A: X X X\nB: X X X X\nC: X X X X X" in r.stdout
-    assert "You, your move: You left the game: the game is kept" in r.stdout
+    assert "You, your move: You left the game: the game has no moves, so it is not kept." in (
+        r.stdout
+    )
     assert stored_games(env) == 0
+    with Store.open(env["NIMLAB_DB"]) as store:
+        assert store.count_games_in_play() == 0
 
 
 def test_nim_normal_play_to_the_end(env: dict[str, str]) -> None:
@@ -299,7 +316,7 @@ def test_subtraction_game(env: dict[str, str]) -> None:
     assert "subtraction game S = {1-3}, misère play" in out
     assert "cannot take 4 from pile A: take 1 to 3 from pile A (it has 5)" in out
     assert "Hal took 1 from pile A" in out
-    assert "Ann took 1 from pile A\nAnn was eliminated!\nHal wins!" in out
+    assert "Ann took 1 from pile A\nHal wins!" in out and "eliminated" not in out
 
 
 def test_big_piles_are_shown_as_numbers(env: dict[str, str]) -> None:
@@ -389,7 +406,7 @@ def test_interrupt_with_piped_input_leaves_cleanly(env: dict[str, str]) -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130
-    assert "Interrupted: the game is kept; go on with nimlab play --resume." in out
+    assert "Interrupted: the game has no moves, so it is not kept." in out
     assert "Traceback" not in err
     assert stored_games(env) == 0
 
@@ -450,7 +467,7 @@ def test_pty_end_of_input(env: dict[str, str]) -> None:
     child.expect("You, your move: ")
     wait_until_reading(child.pid, child.child_fd)
     child.sendeof()
-    child.expect("End of input: the game is kept")
+    child.expect("End of input: the game has no moves, so it is not kept.")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -478,3 +495,101 @@ def test_a_game_killed_in_the_middle_changes_nothing(env: dict[str, str]) -> Non
         assert store.integrity_check() == "ok"
         assert store.game_count() == 0
         assert all(p.games_played == 0 for p in store.players())
+
+
+@pytest.mark.parametrize(
+    "args", [("0",), ("2", "2", "--end", "2,2"), ("2,2,2", "--misere", "--defaults")]
+)
+def test_a_start_that_is_already_over_is_refused_and_never_stored(
+    env: dict[str, str], args: tuple[str, ...]
+) -> None:
+    with Store.open(env["NIMLAB_DB"]) as store:
+        store.add_player("lee", given="Bruce", family="Lee")
+    r = play(env, *args, "--player", "@lee", stdin="quit\n")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "already an end position" in r.stderr and "Traceback" not in r.stderr
+    with Store.open(env["NIMLAB_DB"]) as store:
+        assert store.game_count() == 0 and store.count_games_in_play() == 0
+        assert store.get_player("lee").games_played == 0
+
+
+def test_counts_of_one_say_move_not_moves() -> None:
+    from nimlab.core.analysis import analyze, count_text
+
+    assert count_text(1) == "1 move" and count_text(2) == "2 moves"
+    assert count_text(1, "more move") == "1 more move" and count_text(1000) == "1,000 moves"
+    for heaps in ([1, 1], [1]):  # misère: the game ends within / lasts 1 more move
+        text = " ".join(analyze("nim misere", heaps).explanation)
+        assert "1 more move" in text and "1 more moves" not in text
+    _, out = run_session(Game("nim", [1, 2], ["human:Ann", "human:Bob"]), ["values"])
+    assert "take 1 from pile A: loses in 2 moves" in out
+    _, out = run_session(Game("nim", [1], ["human:Ann", "human:Bob"]), ["values"])
+    assert "wins in 1 move\n" in out and "1 moves" not in out
+
+
+def test_the_rules_say_who_starts_a_new_round_and_the_game_does_so() -> None:
+    three = ["human:Ann", "human:Bob", "human:Cy"]
+    game = Game("nim misere", [1, 1], three, first=2)  # Cy starts round 1
+    _, out = run_session(game, ["1 1", "2 1"])  # Cy, then Ann, who moves into the end position
+    assert "the first of them in seat order moving first" in out
+    assert "Ann was eliminated!" in out and game.round == 2
+    assert game.to_move.name == "Bob"  # the remaining player seated first starts round 2
+
+
+@pytest.mark.parametrize("rows", [[10], [6, 7]])
+def test_every_move_a_hint_or_values_shows_can_be_typed_back_as_shown(rows: list[int]) -> None:
+    """Rows of stones: a move as the hint, the explanation and ``values`` write it ("take stones
+    5-6", "stones 5-6 of row 1", "stone 2 from row 2") plays that very move."""
+    import re
+
+    from nimlab.core.analysis import describe_move
+    from nimlab.core.narrate import move_text
+
+    game = Game("kayles", rows, ["human:Ann", "human:Bob"])
+    for move in game.legal_moves:
+        for shown in (move_text(move, game.board, letters=True), describe_move(move, game.board)):
+            assert game.parse_move(shown) == move, shown
+            bare = re.sub(r"^(take )?stones? ", "", shown)  # "5-6", "5-6 of row 2"
+            if "-" in bare:
+                assert game.parse_move(bare) == move, bare
+    _, out = run_session(Game("kayles", rows, ["human:Ann", "human:Bob"]), ["?", "values"])
+    hinted = re.search(r"Hint: take (.+?) - ", out)
+    assert hinted is not None
+    game = Game("kayles", rows, ["human:Ann", "human:Bob"])
+    _, out = run_session(game, [hinted.group(1), "quit"])
+    assert f"Ann took {hinted.group(1)}" in out and len(game.history) == 1
+
+
+def test_moves_written_in_words_and_their_mistakes() -> None:
+    for text in ("take 3 from pile B", "3 from pile 2", "TAKE 3 FROM PILE b"):
+        game = Game("nim", [3, 4, 5], ["human:Ann", "human:Bob"])
+        game.push(text)
+        assert game.position == (3, 1, 5), text
+    rows = Game("kayles", [6, 7], ["human:Ann", "human:Bob"])
+    for text, message in [
+        ("5-6", "say which row"),
+        ("6-5 of row 1", "from the lower number up"),
+        ("2 5-6 of row 2", "names the row twice"),
+        ("1 " + "9" * 5000, "is not a move"),
+    ]:
+        with pytest.raises(InvalidMoveError, match=message):
+            rows.parse_move(text)
+
+
+def test_random_piles_are_never_an_end_position(env: dict[str, str]) -> None:
+    import random
+
+    from nimlab.core.ruleset import Ruleset
+    from nimlab.core.simulation import deal_start
+
+    ruleset = Ruleset.parse("nim misere defaults")
+    rng = random.Random(1)
+    for _ in range(200):  # 3 piles of 1-3 deal [1,2,3] or [2,2,2] now and then: dealt again
+        assert not ruleset.is_terminal(deal_start(ruleset, rng, (3, 3), (1, 3)))
+    r = play(
+        env, "--random-piles", "--pile-count", "3", "--pile-size", "2", "--misere", "--defaults"
+    )
+    assert r.returncode == 2 and "deals in a row were already end positions" in r.stderr
+    r = nimlab("simulate", "--pile-size", "0", "--games", "5", env=env)
+    assert r.returncode == 2 and "deals in a row were already end positions" in r.stderr
+    assert stored_games(env) == 0

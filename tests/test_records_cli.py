@@ -187,3 +187,22 @@ def test_an_unusable_database_is_reported_without_a_traceback(
 ) -> None:
     r = run(env, "players", "show", "--db", str(tmp_path))
     assert r.returncode == 1 and "is a directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_export_to_a_file_that_cannot_be_written_is_bad_usage(tmp_path: Path) -> None:
+    db = str(tmp_path / "x.db")
+    Store.open(db).close()
+    for output, message in [
+        (str(tmp_path / "missing" / "x.json"), "does not exist"),
+        (str(tmp_path), "is a folder"),
+    ]:
+        r = nimlab("export", "-o", output, "--db", db)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert "--output" in r.stderr and message in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "missing").exists()
+
+
+def test_reading_a_database_that_does_not_exist_is_bad_usage(tmp_path: Path) -> None:
+    r = nimlab("history", "--db", str(tmp_path / "missing" / "x.db"))
+    assert r.returncode == 2 and "no database at" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "missing").exists()

@@ -75,10 +75,34 @@ def test_end_of_input_in_a_game_abandons_it(store: Store) -> None:
     out = run(store, "addplayer a,A,A\naddplayer b,B,B\nstartgame 5,2,a,b\n1\n")
     assert out.endswith(
         "4 stones left: * * * *\nB's turn - remove how many?\n\n"
-        "End of input: the game is abandoned (it is not saved).\n\n"
+        "End of input: the game is abandoned (it is not saved).\n\n$\n"
     )
     assert store.game_count() == 0
     assert store.get_player("a").games_played == 0
+
+
+class _CtrlD(io.StringIO):
+    """Input typed at a terminal: a line ``^D`` is Ctrl+D (an empty read), and the lines after it
+    are still read (as at a terminal, unlike a pipe)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.lines = text.splitlines(keepends=True)
+
+    def readline(self, size: int | None = -1) -> str:
+        line = self.lines.pop(0) if self.lines else ""
+        return "" if line == "^D\n" else line
+
+
+def test_ctrl_d_in_a_game_leaves_the_game_not_the_shell(store: Store) -> None:
+    typed = "addplayer a,A,A\naddplayer b,B,B\nstartgame 5,2,a,b\n1\n^D\ndisplayplayer a\nexit\n"
+    out = io.StringIO()
+    assert NimShell(store, _CtrlD(typed), out, seed=1).run() == 0
+    text = out.getvalue()
+    assert "End of input: the game is abandoned (it is not saved).\n\n$a,A,A,0 games,0 wins\n" in (
+        text
+    )
+    assert text.endswith("$\n") and store.game_count() == 0
 
 
 def test_rankings_show_the_top_ten(store: Store) -> None:
@@ -219,3 +243,16 @@ def test_shell_under_a_terminal_with_ctrl_c(tmp_path: Path) -> None:
     assert "Traceback" not in (child.before or "")
     with Store.open(tmp_path / "p.db") as store:
         assert store.get_player("lee").full_name == "Bruce Lee"
+
+
+def test_a_game_the_core_refuses_is_reported_and_not_started(store: Store) -> None:
+    from nimlab.core.ruleset import Ruleset
+
+    store.add_player("lee", given="Bruce", family="Lee")
+    store.add_player("deep", given="Deep", family="Blue", bot="perfect")
+    out = io.StringIO()
+    shell = NimShell(store, io.StringIO(""), out, seed=1)
+    players = [store.get_player("lee"), store.get_player("deep")]
+    assert shell._new_game(Ruleset.parse("nim misere"), [0], players) is None
+    assert "Invalid argument: the start position 0 is already an end position" in out.getvalue()
+    assert store.game_count() == 0

@@ -336,6 +336,18 @@ def test_import_checks_every_game(db: Path) -> None:
         assert store.game_count() == 0
 
 
+def test_a_game_over_before_anyone_moved_is_never_stored(db: Path) -> None:
+    over = Game("nim", [0], ["human:Ann", "human:Bob"])  # the Python API plays it by the rules
+    assert over.is_over and not over.history
+    with Store.open(db) as store:
+        store.add_player("ann", given="Ann", family="A")
+        with pytest.raises(RecordError, match="already an end position"):
+            store.save_game(over.to_record(), ["ann", None])
+        with pytest.raises(RecordError, match="already an end position"):
+            import_document(store, [over.to_record()])
+        assert store.game_count() == 0 and store.get_player("ann").games_played == 0
+
+
 # -- restarts, kills and concurrent writers -------------------------------------------------------
 
 

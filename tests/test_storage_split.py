@@ -663,10 +663,37 @@ def test_cli_read_commands_with_a_mistyped_db_create_nothing(
 ) -> None:
     missing = tmp_path / "tpyo" / "nimlab.db"
     for command in (["history"], ["players", "show"], ["rankings"], ["export"], ["replay", "1"]):
-        assert _cli(monkeypatch, *command, "--db", str(missing)) == 1, command
+        assert _cli(monkeypatch, *command, "--db", str(missing)) == 2, command
         err = capsys.readouterr().err
         assert "no database at" in err and "Traceback" not in err
     assert not (tmp_path / "tpyo").exists()
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://lee:secret@db.example/nimlab", "sqlite:///games.db", "HTTP://x/y.db"]
+)
+def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_folder(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    url: str,
+) -> None:
+    from nimlab.storage import UnsupportedDatabaseError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UnsupportedDatabaseError, match="opens only SQLite database files"):
+        Store.open(url)
+    commands = (["history"], ["db"], ["players", "add", "lee", "--given", "B", "--family", "L"])
+    for command in commands:
+        for where in (["--db", url], []):
+            if not where:
+                monkeypatch.setenv("NIMLAB_DB", url)
+            assert _cli(monkeypatch, *command, *where) == 2, (command, where)
+            monkeypatch.delenv("NIMLAB_DB", raising=False)
+            err = capsys.readouterr().err
+            assert "is a URL" in err and "SQLite database files" in err and "--db" in err
+            assert "secret" not in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_play_on_a_read_only_database_stops_before_the_game(

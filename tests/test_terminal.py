@@ -229,6 +229,9 @@ def test_a_hundred_bit_binary_table_is_cut_not_wrapped() -> None:
 def test_end_of_input_and_quit_through_the_command(env: dict[str, str]) -> None:
     r = nimlab("play", "1", "2", stdin="", env=env)
     assert r.returncode == 0
+    assert "End of input: the game has no moves, so it is not kept." in r.stdout
+    who = ["--player", "human:Ann", "--player", "human:Bob"]
+    r = nimlab("play", "1", "2", *who, stdin="a1\n", env=env)
     assert "End of input: the game is kept; go on with nimlab play --resume." in r.stdout
 
 
@@ -253,20 +256,23 @@ def test_resume_goes_on_with_a_kept_game_and_stores_it_when_it_ends(env: dict[st
 
 
 def test_resume_asks_which_game_when_several_are_kept(env: dict[str, str]) -> None:
-    nimlab("play", "1", "2", stdin="quit\n", env=env)
-    nimlab("play", "5", "6", "7", stdin="quit\n", env=env)
+    who = ["--player", "human:Ann", "--player", "human:Bob"]
+    nimlab("play", "1", "2", *who, stdin="a1\nquit\n", env=env)
+    nimlab("play", "5", "6", "7", *who, stdin="a1\nquit\n", env=env)
+    nimlab("play", "8", "9", stdin="quit\n", env=env)  # no move made: not kept
     r = nimlab("play", "--resume", stdin="x\n", env=env)
     assert r.returncode == 2 and "'x' is not one of the games listed" in r.stderr
-    r = nimlab("play", "--resume", stdin="", env=env)
-    assert "Games left unfinished:" in r.stdout and "  2. Nim" in r.stdout
+    r = nimlab("play", "--resume", stdin="", env=env)  # Ctrl+D at the question leaves it
+    assert r.returncode == 0 and "Games left unfinished:" in r.stdout and "  2. Nim" in r.stdout
+    assert "  3. " not in r.stdout and "No game chosen" in r.stdout and "Resumed" not in r.stdout
     chosen = (
         "1"
-        if "1. Nim, normal play (whoever moves into an end position wins); You, "
-        "Hal; 0 moves; position 5 6 7" in one_line(r.stdout).replace(" 1. ", "\n1. ")
+        if "1. Nim, normal play (whoever moves into an end position wins); Ann, "
+        "Bob; 1 move; position 4 6 7" in one_line(r.stdout).replace(" 1. ", "\n1. ")
         else "2"
     )
     r = nimlab("play", "--resume", stdin=f"{chosen}\n", env=env)
-    assert "A: X X X X X\nB: X X X X X X\nC: X X X X X X X" in r.stdout
+    assert "A: X X X X\nB: X X X X X X\nC: X X X X X X X" in r.stdout
     r = nimlab("play", "--resume", "3", "4", env=env)
     assert r.returncode == 2 and "give no position" in r.stderr
 

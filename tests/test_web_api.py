@@ -375,6 +375,8 @@ def test_illegal_moves_on_rows_of_stones(client: TestClient) -> None:
         ({"players": [{"name": "A"}, {"username": "ghost"}]}, "no player 'ghost' is registered"),
         ({"players": [{"name": "A"}, {"kind": "wizard"}]}, "players.1.kind"),
         ({"piles": list(range(1, 102))}, "piles: List should have at most 100 items"),
+        ({"piles": [5], "end_positions": ["5"]}, "already an end position"),
+        ({"piles": [0, 0]}, "already an end position"),
     ],
 )
 def test_bad_setups_get_the_cores_message(
@@ -746,9 +748,19 @@ def test_serve_on_a_busy_port_says_so(tmp_path: Path) -> None:
             text=True,
             timeout=60,
         )
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert "it is in use" in r.stderr and "serving on" not in r.stdout
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "it is in use" in r.stderr and "--port" in r.stderr and "serving on" not in r.stdout
     assert "Traceback" not in r.stderr
+
+
+def test_serve_on_an_address_that_is_not_this_machines_names_host(tmp_path: Path) -> None:
+    from processes import nimlab
+
+    for host in ("999.1.1.1", "no-such-host.invalid"):
+        r = nimlab("serve", "--host", host, "--port", "0", "--db", str(tmp_path / "s.db"))
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert f"--host '{host}'" in r.stderr and "serving on" not in r.stdout
+        assert "Traceback" not in r.stderr
 
 
 def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) -> None:

@@ -21,10 +21,18 @@ from nimlab.cli.common import (
     MisereOption,
     board_from_args,
     console,
+    err_console,
     fail,
     ruleset_from_options,
 )
-from nimlab.core.analysis import DEFAULT_MAX_MOVES, MODELS, Analysis, analyze, describe_move
+from nimlab.core.analysis import (
+    DEFAULT_MAX_MOVES,
+    MODELS,
+    Analysis,
+    analyze,
+    count_text,
+    describe_move,
+)
 from nimlab.core.errors import NimlabError
 from nimlab.core.narrate import rules_text
 from nimlab.core.position import Board, board_for
@@ -51,7 +59,9 @@ def analyze_command(
         str | None,
         typer.Option(
             "--batch",
-            help="Analyse each line of FILE (a JSON list of heaps; - for stdin): JSON lines out.",
+            help="Analyse each line of FILE (a JSON list of heaps; - for stdin): one JSON line "
+            'out for each; a line that cannot be analysed gets {"error": ..., "line": N} (N its '
+            "line number) and the exit status is then 1.",
             metavar="FILE",
         ),
     ] = None,
@@ -101,6 +111,14 @@ def analyze_command(
         fail(f"unknown model {model!r}: choose paranoid or li")
     if model == "li" and ruleset.misere:
         fail("Li's model is for normal play: drop --misere or use --model paranoid")
+    if model != "paranoid" and players == 2:
+        err_console.print(
+            f"note: --model {model} is for more than 2 players (--players N); with 2 players it "
+            "changes nothing: the position is analysed as a two-player game.",
+            style="yellow",
+            highlight=False,
+            soft_wrap=True,
+        )
     options = _Options(max_moves, players, model, seconds)
     if batch is not None:
         if heaps:
@@ -138,7 +156,8 @@ class _Options:
 
 
 def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:
-    """One JSON line out for every line in, in order; a bad line gets ``{"error": ...}``."""
+    """One JSON line out for every line in, in order; a bad line gets ``{"error": ..., "line":
+    N}`` with its 1-based line number, the others go on, and the command then exits with 1."""
     stream: BinaryIO
     if source == "-":
         stream = sys.stdin.buffer
@@ -150,10 +169,17 @@ def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:
             stream = path.open("rb")
         except OSError as e:
             fail(f"cannot read batch file {source!r}: {e.strerror}")
+    failed = 0
     with stream:
-        for raw in stream:
-            typer.echo(json.dumps(_batch_line(ruleset, raw, options)))
+        for number, raw in enumerate(stream, 1):
+            answer = _batch_line(ruleset, raw, options)
+            if "error" in answer:
+                answer["line"] = number
+                failed += 1
+            typer.echo(json.dumps(answer))
             sys.stdout.flush()
+    if failed:
+        raise typer.Exit(1)
 
 
 def _batch_line(ruleset: Ruleset, raw: bytes, options: _Options) -> dict[str, Any]:
@@ -249,7 +275,10 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
     hidden = len(ordered) - len(ordered[:limit])
     if hidden:
         console.print(
-            Text(f"... and {hidden} more moves (--all shows them, --json lists them)", style="dim")
+            Text(
+                f"... and {count_text(hidden, 'more move')} (--all shows them, --json lists them)",
+                style="dim",
+            )
         )
     if not a.moves_complete:
         console.print(

@@ -159,15 +159,16 @@ class LazyGroup(FullHelpGroup):
     def invoke(self, ctx: Any) -> Any:
         """Run the command; our errors end it with the message on stderr and no traceback: bad
         usage and :class:`~nimlab.core.errors.NimlabError` with exit status 2, a database that
-        cannot be used (:class:`~nimlab.storage.errors.StorageError`) with 1."""
+        cannot be used (:class:`~nimlab.storage.errors.StorageError`) with 1, one named wrongly
+        (:class:`~nimlab.storage.errors.DatabaseChoiceError`) with 2."""
         from nimlab.core.errors import NimlabError  # only exception classes: cheap
-        from nimlab.storage.errors import StorageError
+        from nimlab.storage.errors import DatabaseChoiceError, StorageError
 
         try:
             return super().invoke(ctx)
         except StorageError as e:
             _error(str(e))
-            ctx.exit(1)
+            ctx.exit(2 if isinstance(e, DatabaseChoiceError) else 1)
         except (UsageError, NimlabError) as e:
             _error(str(e))
             ctx.exit(2)
@@ -205,9 +206,14 @@ def _version(value: bool) -> None:
         return
     from nimlab import __version__
     from nimlab.storage.connection import resolve_db_path
+    from nimlab.storage.errors import StorageError
 
     print(f"nimlab {__version__}")
-    print(f"database: {resolve_db_path(None)} (change it with --db PATH or $NIMLAB_DB)")
+    try:
+        where = str(resolve_db_path(None))
+    except StorageError as e:
+        where = f"none usable ({e})"
+    print(f"database: {where} (change it with --db PATH or $NIMLAB_DB)")
     raise typer.Exit()
 
 

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console
-from nimlab.storage import DB_ENV, StorageError, Store, resolve_db_path
+from nimlab.storage import DB_ENV, DatabaseChoiceError, StorageError, Store, resolve_db_path
 
 __all__ = ["DbOption", "db_command", "open_store"]
 
@@ -20,7 +20,8 @@ DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help=f"The database file (default: ${DB_ENV}, else nimlab.db in your user data directory).",
+        help=f"The database: an SQLite file (default: ${DB_ENV}, else nimlab.db in your user "
+        "data directory).",
         metavar="PATH",
         show_default=False,
     ),
@@ -28,7 +29,8 @@ DbOption = Annotated[
 
 
 def open_store(db: str | None, *, read_only: bool = False) -> Store:
-    """Open the database; when that is impossible, say why on stderr and exit with status 1.
+    """Open the database; when that is impossible, say why on stderr and exit with status 1, or
+    2 when the database is named wrongly (a URL nimlab does not open, a missing file to read).
 
     ``read_only`` (commands that only read): nothing is created. A ``--db`` file that does not
     exist is an error ("no database at PATH": a mistyped path); when the configured file
@@ -44,7 +46,7 @@ def open_store(db: str | None, *, read_only: bool = False) -> Store:
         err_console.print(
             Text.assemble(("error: ", "bold red"), str(e)), highlight=False, soft_wrap=True
         )
-        raise typer.Exit(1) from None
+        raise typer.Exit(2 if isinstance(e, DatabaseChoiceError) else 1) from None
 
 
 @app.command("db")

@@ -40,6 +40,7 @@ from nimlab.cli.common import (
     ruleset_from_options,
 )
 from nimlab.cli.database import DbOption, open_store
+from nimlab.core.analysis import count_text
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
@@ -56,7 +57,7 @@ from nimlab.core.players import BOT_CHOICES
 from nimlab.core.position import Board, Rows, board_for
 from nimlab.core.review import hint
 from nimlab.core.setup import GameSetup
-from nimlab.core.simulation import deal, parse_range
+from nimlab.core.simulation import deal_start, parse_range
 from nimlab.storage import StorageError, Store
 
 __all__ = ["LIVE_PREFIX", "TerminalGame", "play_command"]
@@ -230,11 +231,11 @@ class TerminalGame:
                 text = self.read(f"{player.name}, your move: ")
             except EOFError:
                 self.out.print()
-                self.say(f"End of input: {self._left_text()}")
+                self.say(f"End of input: {self.left_text()}")
                 raise _Leave("eof") from None
             word = text.strip().lower()
             if word in QUIT_WORDS:
-                self.say(f"You left the game: {self._left_text()}")
+                self.say(f"You left the game: {self.left_text()}")
                 raise _Leave("quit")
             if word in HINT_WORDS:
                 self._hint()
@@ -262,9 +263,12 @@ class TerminalGame:
             self._consequences(turn)
             return
 
-    def _left_text(self) -> str:
-        if self.resumable:
+    def left_text(self) -> str:
+        """What becomes of the game when the player leaves it now."""
+        if self.resumable and self.game.history:
             return "the game is kept; go on with nimlab play --resume."
+        if self.resumable:
+            return "the game has no moves, so it is not kept."
         return "the game is abandoned."
 
     def _consequences(self, turn: Turn) -> None:
@@ -371,7 +375,7 @@ class TerminalGame:
             for m in sorted(a.moves, key=lambda m: m.winning is not True):
                 value = None if m.winning is None else ("wins" if m.winning else "loses")
                 if value is not None and m.remoteness is not None:
-                    value += f" in {m.remoteness + 1} moves"
+                    value += f" in {count_text(m.remoteness + 1)}"
                 rows.append((move_text(m.move, g.board, letters=True), value))
             if not a.moves_complete:
                 self.say(f"{a.move_count:,} legal moves; only the winning ones are listed.")
@@ -383,7 +387,8 @@ class TerminalGame:
             style = "green" if shown.startswith("wins") else "red" if value else "yellow"
             self.say(Text.assemble(f"  take {text}: ", (shown, style)))
         if len(rows) > SHOWN_VALUES:
-            self.say(Text(f"  ... and {len(rows) - SHOWN_VALUES:,} more moves", style="dim"))
+            hidden = count_text(len(rows) - SHOWN_VALUES, "more move")
+            self.say(Text(f"  ... and {hidden}", style="dim"))
 
     def _undo(self) -> bool:
         """Take back the player's last move and the bots' replies; True when done."""
@@ -532,17 +537,13 @@ def play_command(
                 first,
                 seed,
             )
-            opener().add_live_game(
-                key,
-                the_game.to_record(),
-                {"interface": "terminal", "usernames": seats.usernames},
-                client="terminal",
-            )
         store = opener()
 
         def keep(g: Game) -> None:
+            """Keep the game as it is now among the games in play: a game with no move yet is
+            not kept (there is nothing to go on with), nor a finished one."""
             store.remove_live_game(key)
-            if not g.is_over:
+            if not g.is_over and g.history:
                 meta = {"interface": "terminal", "usernames": seats.usernames}
                 store.add_live_game(key, g.to_record(), meta, client="terminal")
 
@@ -562,7 +563,7 @@ def play_command(
             ending = session.run()
         except KeyboardInterrupt:
             console.print()
-            console.print("Interrupted: the game is kept; go on with nimlab play --resume.")
+            console.print(f"Interrupted: {session.left_text()}")
             raise typer.Exit(130) from None
         if ending == "over":
             _save(the_game, seats, opener, key, registered=any(seats.usernames))
@@ -594,7 +595,8 @@ def _new_game(
     if random_piles:
         start: Board = board_for(
             ruleset.rule,
-            deal(
+            deal_start(
+                ruleset,
                 random.Random(game_seed),
                 parse_range(pile_count, "--pile-count"),
                 parse_range(pile_size, "--pile-size"),
@@ -634,15 +636,17 @@ def _pick_unfinished(store: Store) -> tuple[str, Game, list[str | None]]:
         names = ", ".join(p.name for p in game.players)
         rules = rules_text(game.ruleset, len(game.players))
         console.print(
-            f"  {i}. {rules}; {names}; {len(game.history)} moves; "
+            f"  {i}. {rules}; {names}; {count_text(len(game.history))}; "
             f"position {' '.join(map(str, game.board.heaps[:12]))}"
             + (" ..." if len(game.board.heaps) > 12 else ""),
             highlight=False,
         )
     try:
         answer = console.input(f"Which one (1-{len(kept)}, Enter: 1)? ").strip()
-    except EOFError:
-        answer = ""
+    except EOFError:  # Ctrl+D (or the end of input) leaves the chooser: nothing is resumed
+        console.print()
+        console.print("No game chosen: the games are kept (nimlab play --resume).")
+        raise typer.Exit(0) from None
     if not answer:
         return kept[0]
     if not answer.isdigit() or not 1 <= int(answer) <= len(kept):

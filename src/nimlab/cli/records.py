@@ -322,13 +322,25 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Write stored games as JSON ({"format": "nimlab-games/1", "games": [...]})."""
+    target = Path(output)
+    if output != "-":  # checked before any work: a file that cannot be written is bad usage
+        if target.is_dir():
+            fail(f"--output {output!r} is a folder: give a file name, e.g. games.json")
+        if not target.parent.is_dir():
+            fail(
+                f"--output {output!r}: the folder {str(target.parent)!r} does not exist "
+                "(create it first, or write the file elsewhere)"
+            )
     with open_store(db, read_only=True) as store:
         document = store.export_games(game_ids or None)
     text = json.dumps(document, indent=1)
     if output == "-":
         typer.echo(text)
         return
-    Path(output).write_text(text + "\n", encoding="utf-8")
+    try:
+        target.write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        fail(f"cannot write --output {output!r}: {e.strerror or e}")
     count = len(document["games"])
     console.print(
         f"Exported {count} game{'s' if count != 1 else ''} to {output}.",

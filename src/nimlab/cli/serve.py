@@ -1,10 +1,11 @@
 """``nimlab serve``: the web app on http://127.0.0.1:8000 (FastAPI + Uvicorn).
 
-Ready for ``--host 0.0.0.0``: the port is bound before "serving on" is printed (a busy port is
-reported, exit 1); requests must name one of this machine's host names (against DNS rebinding;
-``--allow-host`` adds more); a connection that does not complete a request's headers within
-``--request-timeout`` seconds is closed (half-open and slowloris connections), idle keep-alive
-connections after 5 s; ``--admin-token`` (or ``$NIMLAB_ADMIN_TOKEN``) guards registry changes.
+Ready for ``--host 0.0.0.0``: the port is bound before "serving on" is printed (a busy port or
+an address that is not this machine's is reported, exit 2); requests must name one of this
+machine's host names (against DNS rebinding; ``--allow-host`` adds more); a connection that
+does not complete a request's headers within ``--request-timeout`` seconds is closed (half-open
+and slowloris connections), idle keep-alive connections after 5 s; ``--admin-token`` (or
+``$NIMLAB_ADMIN_TOKEN``) guards registry changes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from nimlab.cli.app import app
+from nimlab.cli.app import UsageError, app
 from nimlab.cli.database import DbOption, open_store
 
 __all__ = ["allowed_hosts", "bind", "serve", "timed_protocol"]
@@ -64,6 +65,23 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+def _bind_error(host: str, port: int, error: OSError) -> str:
+    """Why ``bind(host, port)`` failed, naming the option to change: a busy port (``--port``),
+    else an address this machine cannot listen on (``--host``)."""
+    if error.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+        return f"cannot listen on {host} port {port}: it is in use. Choose another with --port."
+    if error.errno == 13:  # EACCES: a privileged port
+        return (
+            f"cannot listen on port {port}: permission denied (ports below 1024 need "
+            "privileges). Choose another with --port."
+        )
+    why = error.strerror or str(error)
+    return (
+        f"--host {host!r}: cannot listen on it ({why}). Give an address of this machine, e.g. "
+        "127.0.0.1 (this machine only) or 0.0.0.0 (every network)."
+    )
 
 
 class Corked:
@@ -241,12 +259,7 @@ def serve(
     try:
         sock = bind(host, port)
     except OSError as e:
-        why = "it is in use" if e.errno in (98, 48, 10048) else (e.strerror or str(e))
-        typer.echo(
-            f"error: cannot listen on {host} port {port}: {why}. Choose another with --port.",
-            err=True,
-        )
-        raise typer.Exit(1) from None
+        raise UsageError(_bind_error(host, port, e)) from None
     token = admin_token.strip() if admin_token else None
     settings = ServerSettings(
         allowed_hosts=allowed_hosts(host, list(allow_host or [])),

@@ -81,6 +81,7 @@ def simulate_command(
             "--first",
             help="Who moves first: alternate (seat by seat, game by game), first, random, or "
             "auto (the bot that can win).",
+            metavar="alternate|first|random|auto",
         ),
     ] = "alternate",
     seed: Annotated[

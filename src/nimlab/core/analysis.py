@@ -10,12 +10,12 @@ many to value one by one).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.core.position import Board, Move, Rows
-from nimlab.core.ruleset import Ruleset
+from nimlab.core.position import Board, Move, Rows, as_board
+from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
@@ -29,6 +29,7 @@ __all__ = [
     "analyze",
     "board_move",
     "count_moves",
+    "count_text",
     "display_heaps",
     "move_values",
 ]
@@ -347,8 +348,8 @@ class Analysis:
 
 
 def analyze(
-    ruleset: Ruleset,
-    board: Board,
+    ruleset: Ruleset | str,
+    board: Board | Iterable[int],
     *,
     max_moves: int | None = DEFAULT_MAX_MOVES,
     budget: Budget | None = None,
@@ -358,7 +359,11 @@ def analyze(
     """Analyse a position under a ruleset (see :class:`Analysis`). ``max_moves`` limits only
     the moves listed one by one. ``budget`` bounds the whole question (default: about 2 s).
     With ``players > 2`` the position is a round's start with every player in, the first to
-    move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas."""
+    move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas.
+    ``ruleset`` and ``board`` are what :class:`~nimlab.core.game.Game` takes: a ruleset or its
+    text (``"kayles misere"``), a board or a list of heap sizes."""
+    ruleset = as_ruleset(ruleset)
+    board = as_board(ruleset.rule, board)
     budget = budget if budget is not None else interactive_budget()
     engine = ruleset.engine
     c = board.canonical
@@ -609,7 +614,7 @@ def explain(a: Analysis) -> list[str]:
                 (
                     " (which ends the game)"
                     if best.remoteness == 0
-                    else f" (the game then ends within {best.remoteness} more moves)"
+                    else f" (the game then ends within {count_text(best.remoteness, 'more move')})"
                 )
                 if best.remoteness is not None
                 else ""
@@ -624,7 +629,7 @@ def explain(a: Analysis) -> list[str]:
         lines.append(
             "No winning move: every move leaves an N-position"
             + (
-                f"; with best resistance the game lasts {a.remoteness} more moves."
+                f"; with best resistance the game lasts {count_text(a.remoteness, 'more move')}."
                 if a.remoteness
                 else "."
             )
@@ -649,3 +654,10 @@ def describe_move(move: Move, board: Board) -> str:
 
 def child_canonical(board: Board, ruleset: Ruleset, move: Move) -> Canon:
     return canonical(board.play(ruleset.rule, move).heaps)
+
+
+def count_text(n: int, noun: str = "move") -> str:
+    """``"1 move"``, ``"2 moves"``, ``"1,000 moves"``: a count with its noun, singular for 1
+    (the noun's last word takes the plural ``s``: ``count_text(1, "more move")`` is ``"1 more
+    move"``)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -20,11 +20,11 @@ from typing import Any
 
 from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.clock import now_stamp
-from nimlab.core.errors import GameOverError, PlayerError, PositionError
+from nimlab.core.errors import GameOverError, InvalidMoveError, PlayerError, PositionError
 from nimlab.core.players import Player, unique_players
-from nimlab.core.position import Board, Move, Position, Rows, board_for
+from nimlab.core.position import Board, Move, Rows, as_board
 from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
-from nimlab.core.ruleset import Ruleset
+from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.core.setup import FIRST_CHOICES, First
 from nimlab.core.state import GameState
 from nimlab.theory.outcome import Outcome
@@ -54,6 +54,7 @@ class Turn:
     after: Board
     claim: str | None = None
     eliminated: bool = False
+    """The mover was eliminated (misère play, three or more players; with two the other wins)."""
     new_round: bool = False
     winner: Player | None = None
 
@@ -83,10 +84,8 @@ class Game:
         first: First | int = "first",
         seed: int | None = None,
     ) -> None:
-        self.ruleset = Ruleset.parse(ruleset) if isinstance(ruleset, str) else ruleset
-        self.start: Board = (
-            start if isinstance(start, Position | Rows) else board_for(self.ruleset.rule, start)  # type: ignore[arg-type]
-        )
+        self.ruleset = as_ruleset(ruleset)
+        self.start: Board = as_board(self.ruleset.rule, start)
         if self.ruleset.rule.splits != isinstance(self.start, Rows):
             raise PositionError(
                 "this game is played on "
@@ -119,7 +118,9 @@ class Game:
         self._turns: list[Turn] = []  # the turns of _steps, so that history is O(1)
         self.started_at = now_stamp()
         self._state = self._settle(self._state)
-        self.opening_eliminations = self._state.eliminated
+        self.opening_eliminations = self._state.eliminated if len(self.players) > 2 else ()
+        """Seats eliminated before the first move (the start is an end position): games of
+        three or more players only; a two-player game is then simply over."""
 
     def _resolve_first(self, first: First | int) -> int:
         if isinstance(first, int) and not isinstance(first, bool):
@@ -230,6 +231,10 @@ class Game:
             raise GameOverError("the game is over: start a new one")
         if isinstance(move, str):
             move = self.parse_move(move)
+        elif not isinstance(move, Move):
+            raise InvalidMoveError(
+                f"a move is a Move or move text like '2 3', not {type(move).__name__}"
+            )
         state = self._state
         after = state.board.play(self.ruleset.rule, move)
         seat = state.to_move
@@ -240,7 +245,8 @@ class Game:
         else:
             i = active.index(seat)
             next_state = replace(state, board=after, to_move=active[(i + 1) % len(active)])
-        eliminated = seat in next_state.eliminated
+        # Elimination is a thing of games of three or more; with two, the other player just wins.
+        eliminated = seat in next_state.eliminated and len(self.players) > 2
         new_round = next_state.round > state.round
         winner = next_state.winner
         turn = Turn(

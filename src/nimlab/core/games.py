@@ -291,7 +291,7 @@ NIM = GAMES["nim"].load()
 ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
 """Games with an octal code of their own (kept for older callers; the registry is the source)."""
 
-_BARE_OCTAL = re.compile(r"^\d*\.\d")
+_BARE_OCTAL = re.compile(r"^\d*\.")  # 0.77, .07, and 0. (refused with the octal code hint)
 
 
 def game_choices() -> str:

@@ -66,14 +66,15 @@ def rules_text(ruleset: Ruleset, players: int = 2) -> str:
 
     >>> from nimlab.core.ruleset import Ruleset
     >>> rules_text(Ruleset.parse("nim misere"), 3)
-    'Nim, misère play (whoever moves into an end position is eliminated, and the others play on from the start position until one is left)'
+    'Nim, misère play (whoever moves into an end position is eliminated, and the others play on from the start position, the first of them in seat order moving first, until one is left)'
     """  # noqa: E501
     text = ruleset.describe()
     if players > 2 and ruleset.misere:
+        # Who starts a new round: the remaining player seated first (core.game.Game._end_round).
         text = text.replace(
             "whoever moves into an end position loses",
             "whoever moves into an end position is eliminated, and the others play on from the "
-            "start position until one is left",
+            "start position, the first of them in seat order moving first, until one is left",
         )
     return text
 

@@ -30,7 +30,16 @@ from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
-__all__ = ["Board", "Move", "Position", "Rows", "board_for", "parse_heaps", "pile_letter"]
+__all__ = [
+    "Board",
+    "Move",
+    "Position",
+    "Rows",
+    "as_board",
+    "board_for",
+    "parse_heaps",
+    "pile_letter",
+]
 
 MAX_PILES = 10_000_000
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -70,14 +79,20 @@ class Move:
         3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones starting at stone 4";
         with ``single_row=True`` ``"4 2"`` (position, count) means the same in row 1. With
         ``single_pile=True`` (a one-pile game) ``"3"`` means "take 3 from pile 1".
+        Moves are also read as hints and explanations write them (an optional ``take`` first):
+        ``"3 from pile B"``; in rows ``"5-6"``, ``"stones 5-6"``, ``"stone 4"``, and with several
+        rows ``"stones 5-6 of row 2"`` (or ``from row 2``) or ``"2 5-6"`` (row, stones).
         Raises :class:`InvalidMoveError` for text that is not a move.
         """
         raw = text.strip()
+        written = _written_move(raw, rows=rows, single_row=single_row)
+        if written is not None:
+            return written
         m = re.fullmatch(r"([A-Za-z])\s*[,:]?\s*(\d+)", raw)
         if m and not rows:
             return cls(_LETTERS.index(m.group(1).lower()) + 1, int(m.group(2)))
         parts = [p for p in re.split(r"[\s,;:]+", raw) if p]
-        if not all(re.fullmatch(r"[+-]?\d+", p) for p in parts) or not parts:
+        if not all(re.fullmatch(r"[+-]?\d{1,4000}", p) for p in parts) or not parts:
             raise InvalidMoveError(
                 _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
             )
@@ -100,6 +115,50 @@ class Move:
         if self.at is not None:
             out["at"] = self.at
         return out
+
+
+_TAKE = r"(?:take\s+)?"
+_ROW = r"(?:\s+(?:of|from|in)\s+row\s+(\d{1,30}))?"
+_PILE_WORDS = re.compile(_TAKE + r"(\d{1,4000})\s+from\s+pile\s+([a-z]|\d{1,30})", re.IGNORECASE)
+_STONE_RANGE = re.compile(
+    _TAKE + r"(?:(\d{1,30})\s+)?(?:stones?\s+)?(\d{1,30})\s*-\s*(\d{1,30})" + _ROW, re.IGNORECASE
+)
+_ONE_STONE = re.compile(_TAKE + r"stone\s+(\d{1,30})" + _ROW, re.IGNORECASE)
+
+
+def _written_move(text: str, *, rows: bool, single_row: bool) -> Move | None:
+    """A move written as hints write it (see :meth:`Move.from_text`), else ``None``. Raises
+    :class:`InvalidMoveError` for such a move that names no row where one is needed, or stones
+    from a higher to a lower number."""
+    if not rows:
+        m = _PILE_WORDS.fullmatch(text)
+        if m is None:
+            return None
+        pile = m.group(2).lower()
+        number = _LETTERS.index(pile) + 1 if pile.isalpha() else int(pile)
+        return Move(number, int(m.group(1)))
+    m = _STONE_RANGE.fullmatch(text)
+    if m is not None:
+        row_before, first, last, row_after = m.groups()
+        at, end = int(first), int(last)
+        if end < at:
+            raise InvalidMoveError(
+                f"{text!r}: write the stones from the lower number up, e.g. {end}-{at}"
+            )
+        take = end - at + 1
+    else:
+        m = _ONE_STONE.fullmatch(text)
+        if m is None:
+            return None
+        row_before, at, take, row_after = None, int(m.group(1)), 1, m.group(2)
+    if row_before is not None and row_after is not None:
+        raise InvalidMoveError(f"{text!r} names the row twice: e.g. 5-6 of row 2, or 2 5-6")
+    row = row_before if row_before is not None else row_after
+    if row is None and not single_row:
+        raise InvalidMoveError(
+            f"{text!r}: say which row, e.g. {at}-{at + 1} of row 2 (or ROW POSITION COUNT)"
+        )
+    return Move(1 if row is None else int(row), take, at=at)
 
 
 def _move_help(text: str, *, rows: bool, single_row: bool, single_pile: bool = False) -> str:
@@ -505,3 +564,17 @@ def _normalize(pieces: list[tuple[int, bool]]) -> Segments:
 def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:
     """The board a game starts on: rows of stones for games that split heaps, else piles."""
     return Rows.full(heaps) if rule.splits else Position.of(heaps)
+
+
+def as_board(rule: TakeAndBreak, start: object) -> Position | Rows:
+    """What the Python API takes as a position (``Game(...)``, ``analyze(...)``): a board as it
+    is, or heap sizes (a list or other iterable of whole numbers) as :func:`board_for` makes
+    them. Raises :class:`PositionError` for anything else (text, a number, ``None``)."""
+    if isinstance(start, Position | Rows):
+        return start
+    if isinstance(start, str | bytes) or not isinstance(start, Iterable):
+        given = f"the text {start[:40]!r}" if isinstance(start, str) else type(start).__name__
+        raise PositionError(
+            f"a position is a list of heap sizes like [3, 4, 5] (or a Position), not {given}"
+        )
+    return board_for(rule, start)

@@ -29,6 +29,7 @@ __all__ = [
     "GAME_CHOICES",
     "GameKind",
     "Ruleset",
+    "as_ruleset",
     "parse_end_position",
     "parse_game",
 ]
@@ -204,5 +205,16 @@ class Ruleset:
 
 
 @lru_cache(maxsize=256)
+def as_ruleset(value: object) -> Ruleset:
+    """What the Python API takes as rules (``Game(...)``, ``analyze(...)``): a :class:`Ruleset`
+    as it is, or its one-line text form (:meth:`Ruleset.parse`). Raises :class:`RulesetError`
+    for anything else."""
+    if isinstance(value, Ruleset):
+        return value
+    if isinstance(value, str):
+        return Ruleset.parse(value)
+    raise RulesetError(f"rules are a Ruleset or text like 'nim misere', not {type(value).__name__}")
+
+
 def _parsed_ruleset(text: str) -> Ruleset:
     return Ruleset._read(text)

@@ -32,7 +32,7 @@ from nimlab.core.ruleset import Ruleset, parse_end_position
 if TYPE_CHECKING:
     from nimlab.core.game import Game
 
-__all__ = ["FIRST_CHOICES", "First", "GameSetup", "ruleset_from"]
+__all__ = ["FIRST_CHOICES", "First", "GameSetup", "ruleset_from", "start_over_message"]
 
 First = Literal["first", "random", "auto"]
 FIRST_CHOICES: tuple[First, ...] = ("first", "random", "auto")
@@ -58,12 +58,28 @@ def ruleset_from(
     return ruleset.with_defaults() if defaults else ruleset
 
 
+def start_over_message(start: Board) -> str:
+    """Why a start position that is already an end position is refused: the game would be over
+    before anyone moves (the rules' first player would win or be eliminated at once), so it is
+    neither played nor stored. O(number of piles shown, at most 12)."""
+    heaps = start.heaps
+    shown = " ".join(map(str, heaps[:12])) + (" ..." if len(heaps) > 12 else "")
+    return (
+        f"the start position {shown} is already an end position, so the game would be over "
+        "before anyone moves: choose a start position from which a move can be made "
+        "(not an extra end position, e.g. 3 4 5)"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class GameSetup:
     """A game before it starts, checked: ``start`` is a board of the ruleset's kind (piles, or
     rows of stones for games that split heaps), 2 to 64 ``players`` with distinct names, and
     ``first`` a choice of :data:`FIRST_CHOICES` or a seat number. ``max_stones`` bounds the
-    stones on rows (an interface that draws every stone sets it)."""
+    stones on rows (an interface that draws every stone sets it). A start position that is
+    already an end position (``0``, or one of the extra end positions) is refused with a
+    :class:`PositionError` (see :func:`start_over_message`): the rules would end such a game
+    before its first move, so no interface plays, stores or counts it."""
 
     ruleset: Ruleset
     start: Board
@@ -87,6 +103,8 @@ class GameSetup:
                 "rows of stones are drawn stone by stone: "
                 f"at most {self.max_stones:,} stones in all"
             )
+        if self.ruleset.is_terminal(self.start.heaps):
+            raise PositionError(start_over_message(self.start))
         if len(self.players) < 2:
             raise PlayerError("a game needs at least two players")
         if len(self.players) > MAX_PLAYERS:

@@ -23,7 +23,9 @@ from typing import Any, Literal
 
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.game import Game, Player, unique_players
+from nimlab.core.position import board_for
 from nimlab.core.ruleset import Ruleset
+from nimlab.core.setup import start_over_message
 
 __all__ = [
     "SIM_FIRST_CHOICES",
@@ -31,6 +33,7 @@ __all__ = [
     "SimulationConfig",
     "SimulationResult",
     "deal",
+    "deal_start",
     "default_jobs",
     "parse_range",
     "play_games",
@@ -43,6 +46,8 @@ SIM_FIRST_CHOICES: tuple[str, ...] = ("alternate", "first", "random", "auto")
 CHUNK = 100
 """Games per task handed to a worker process."""
 _MAX_DEAL = 10_000
+_DEALS = 1000
+"""Deals tried for one game before random piles that are always end positions are refused."""
 
 
 def parse_range(text: str, what: str) -> tuple[int, int]:
@@ -66,6 +71,24 @@ def deal(
     if size[0] < 0:
         raise PositionError("pile sizes cannot be negative")
     return tuple(rng.randint(*size) for _ in range(rng.randint(*count)))
+
+
+def deal_start(
+    ruleset: Ruleset,
+    rng: random.Random,
+    count: tuple[int, int] = (3, 5),
+    size: tuple[int, int] = (1, 9),
+) -> tuple[int, ...]:
+    """Random piles (see :func:`deal`) from which a move can be made: a deal that is already an
+    end position of ``ruleset`` (an extra end position, or empty piles only) is dealt again, at
+    most :data:`_DEALS` times, then :class:`PositionError`."""
+    for _ in range(_DEALS):
+        start = deal(rng, count, size)
+        if not ruleset.is_terminal(start):
+            return start
+    raise PositionError(
+        f"{_DEALS} deals in a row were already end positions: widen --pile-size or --pile-count"
+    )
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -112,7 +135,12 @@ class SimulationConfig:
     def new_game(self, index: int) -> Game:
         """Game number ``index`` of the simulation (deterministic)."""
         rng = random.Random(self.seed * 1_000_003 + index)
-        start = self.start if self.start is not None else deal(rng, self.pile_count, self.pile_size)
+        if self.start is not None:
+            start = self.start
+            if self.ruleset.is_terminal(start):
+                raise PositionError(start_over_message(board_for(self.ruleset.rule, start)))
+        else:
+            start = deal_start(self.ruleset, rng, self.pile_count, self.pile_size)
         first: Any = self.first
         if first == "alternate":
             first = index % len(self.seats)

@@ -12,8 +12,9 @@ surplus arguments are ignored)::
 
 The original's bugs are fixed: a non-number where a number belongs gets "Invalid move." (in a game)
 or an argument message (in a command) instead of a crash; there is no limit on the number of
-players; every change is saved at once (not only on ``exit``); the end of input leaves cleanly
-(in a game it says the game is abandoned); a player cannot play against themselves.
+players; every change is saved at once (not only on ``exit``); the end of input (Ctrl+D) leaves
+cleanly: in a game it leaves the game (abandoned, not saved) and the shell goes on at its prompt,
+at the prompt it leaves the shell; a player cannot play against themselves.
 """
 
 from __future__ import annotations
@@ -250,6 +251,8 @@ class NimShell:
         take = min(bound, stones)
         ruleset = Ruleset(parse_game(f"subtraction:1-{take}"), misere=True)
         game = self._new_game(ruleset, [stones], players)
+        if game is None:
+            return
         self.say()
         self.say(f"Initial stone count: {stones}")
         self.say(f"Maximum stone removal: {bound}")
@@ -258,10 +261,10 @@ class NimShell:
             while not game.is_over:
                 self._basic_turn(game, players, bound)
                 self.say()
-        except _EndOfInput:
+        except _EndOfInput:  # Ctrl+D leaves the game, back at the shell's prompt
             self.say()
             self.say(GAME_LEFT)
-            raise
+            return
         self._finish(game, players)
 
     def _basic_turn(self, game: Game, players: list[PlayerRecord], bound: int) -> None:
@@ -297,6 +300,8 @@ class NimShell:
         if players is None:
             return
         game = self._new_game(Ruleset(parse_game("kayles")), Rows.full([stones]), players)
+        if game is None:
+            return
         self.say()
         self.say(f"Initial stone count: {stones}")
         self.say("Stones display:" + "".join(f" <{i},*>" for i in range(1, stones + 1)))
@@ -305,10 +310,10 @@ class NimShell:
             while not game.is_over:
                 self._advanced_turn(game, players)
                 self.say()
-        except _EndOfInput:
+        except _EndOfInput:  # Ctrl+D leaves the game, back at the shell's prompt
             self.say()
             self.say(GAME_LEFT)
-            raise
+            return
         self._finish(game, players)
 
     def _advanced_turn(self, game: Game, players: list[PlayerRecord]) -> None:
@@ -340,14 +345,20 @@ class NimShell:
 
     def _new_game(
         self, ruleset: Ruleset, start: list[int] | Rows, players: list[PlayerRecord]
-    ) -> Game:
+    ) -> Game | None:
+        """The game, or ``None`` after saying why the core refuses it (e.g. a start position
+        that is already an end position)."""
         board = start if isinstance(start, Rows) else board_for(ruleset.rule, start)
-        setup = GameSetup(
-            ruleset,
-            board,
-            tuple(p.as_player() for p in players),
-            seed=self.rng.randrange(1 << 31),
-        )
+        try:
+            setup = GameSetup(
+                ruleset,
+                board,
+                tuple(p.as_player() for p in players),
+                seed=self.rng.randrange(1 << 31),
+            )
+        except NimlabError as e:
+            self.say(_argument_message(str(e)))
+            return None
         return setup.build()
 
     def _announce_players(self, players: list[PlayerRecord]) -> None:

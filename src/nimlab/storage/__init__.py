@@ -11,6 +11,7 @@ statistics, rankings), :mod:`~nimlab.storage.archive` (finished games, history, 
 
 from nimlab.storage.archive import ENDINGS, Ending, ending_of
 from nimlab.storage.errors import (
+    DatabaseChoiceError,
     GameNotFoundError,
     LimitError,
     NoDatabaseError,
@@ -22,6 +23,7 @@ from nimlab.storage.errors import (
     TooManyGamesInPlayError,
     TooManyMovesError,
     UnknownPlayerError,
+    UnsupportedDatabaseError,
     WriterBusyError,
 )
 from nimlab.storage.inplay import InPlayLimits
@@ -48,6 +50,7 @@ __all__ = [
     "ENDINGS",
     "EXPORT_FORMAT",
     "SCHEMA_VERSION",
+    "DatabaseChoiceError",
     "Ending",
     "GameNotFoundError",
     "GameSummary",
@@ -69,6 +72,7 @@ __all__ = [
     "TooManyGamesInPlayError",
     "TooManyMovesError",
     "UnknownPlayerError",
+    "UnsupportedDatabaseError",
     "WriterBusyError",
     "check_name",
     "check_username",

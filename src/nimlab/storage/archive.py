@@ -235,6 +235,11 @@ def check_record(record: Mapping[str, Any]) -> CheckedRecord:
         return CheckedRecord(players, single, winners, moves, ending, start_text)
     if not over:
         raise RecordError("only finished games are stored (or resigned or abandoned ones)")
+    if moves == 0:  # over with no move: its start position was already an end position
+        raise RecordError(
+            "a game whose start position is already an end position is not stored: "
+            "it was over before anyone moved"
+        )
     won = frozenset(() if winner is None else (winner,))
     return CheckedRecord(players, winner, won, moves, None, start_text)
 

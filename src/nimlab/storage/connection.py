@@ -14,6 +14,7 @@ on a read-only file system (where SQLite cannot create the WAL index) it is open
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -24,12 +25,18 @@ from typing import Any
 import platformdirs
 
 from nimlab.core.clock import now_stamp
-from nimlab.storage.errors import NoDatabaseError, ReadOnlyError, StorageError
+from nimlab.storage.errors import (
+    NoDatabaseError,
+    ReadOnlyError,
+    StorageError,
+    UnsupportedDatabaseError,
+)
 from nimlab.storage.schema import SCHEMA_VERSION, current_version, migrate
 
 __all__ = [
     "BUSY_TIMEOUT_S",
     "DB_ENV",
+    "DB_URL_SCHEMES",
     "Database",
     "default_db_path",
     "now_stamp",
@@ -50,12 +57,27 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("nimlab", appauthor=False)) / "nimlab.db"
 
 
+DB_URL_SCHEMES: frozenset[str] = frozenset()
+"""The URL schemes a database may be written with (``scheme://...``), passed through as URLs by
+:func:`resolve_db_path`. None yet: a database is an SQLite file; adding a scheme here (and its
+opening in :meth:`Database.open`) is all it takes to accept one."""
+
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path | str:
     """The database to use: ``path`` if given, else ``$NIMLAB_DB``, else :func:`default_db_path`.
-    ``":memory:"`` is passed through."""
+    ``":memory:"`` and URLs of :data:`DB_URL_SCHEMES` are passed through; any other URL
+    (``scheme://...``) raises :class:`UnsupportedDatabaseError` rather than becoming a folder."""
     chosen = os.fspath(path) if path is not None else os.environ.get(DB_ENV) or None
     if chosen == ":memory:":
         return chosen
+    url = _URL.match(chosen) if chosen else None
+    if url is not None:
+        scheme = url.group(1).lower()
+        if scheme not in DB_URL_SCHEMES:
+            raise UnsupportedDatabaseError(scheme)
+        return str(chosen)
     return Path(chosen).expanduser() if chosen else default_db_path()
 
 

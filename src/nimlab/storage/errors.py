@@ -7,6 +7,7 @@ from __future__ import annotations
 from nimlab.core.errors import NimlabError
 
 __all__ = [
+    "DatabaseChoiceError",
     "GameNotFoundError",
     "LimitError",
     "NoDatabaseError",
@@ -18,6 +19,7 @@ __all__ = [
     "TooManyGamesInPlayError",
     "TooManyMovesError",
     "UnknownPlayerError",
+    "UnsupportedDatabaseError",
     "WriterBusyError",
 ]
 
@@ -26,7 +28,23 @@ class StorageError(Exception):
     """The database cannot be opened or used (unreadable file, newer schema, ...)."""
 
 
-class NoDatabaseError(StorageError):
+class DatabaseChoiceError(StorageError):
+    """The database named (``--db``, ``$NIMLAB_DB``) cannot be used as it is written: bad usage,
+    exit status 2 on the command line (other storage errors exit with 1)."""
+
+
+class UnsupportedDatabaseError(DatabaseChoiceError):
+    """A database written as a URL (``scheme://...``) of a kind nimlab does not open."""
+
+    def __init__(self, scheme: str) -> None:
+        super().__init__(
+            f"the database {scheme}://... is a URL, and nimlab opens only SQLite database "
+            "files: give a file path, e.g. --db games.db (or NIMLAB_DB=games.db)"
+        )
+        self.scheme = scheme
+
+
+class NoDatabaseError(DatabaseChoiceError):
     """A command that only reads was given a database file that does not exist."""
 
     def __init__(self, path: str) -> None:

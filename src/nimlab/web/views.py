@@ -17,6 +17,7 @@ from nimlab.core.analysis import (
     analyze,
     binary_table,
     count_moves,
+    count_text,
     describe_move,
     paranoid_move_values,
 )
@@ -311,7 +312,7 @@ def analysis_out(game: Game) -> AnalysisOut:
     out.moves = [_move_value(m.to_json()) for m in _every_move(a)]
     out.complete = a.moves_complete
     out.proven = a.outcome is not None
-    within = f" within {a.remoteness} moves" if a.remoteness is not None else ""
+    within = f" within {count_text(a.remoteness)}" if a.remoteness is not None else ""
     if a.outcome is Outcome.N:
         out.verdict = (
             f"N-position: {mover.name} (to move) wins with perfect play{within}; "
