@@ -38,9 +38,7 @@ def db(tmp_path: Path) -> str:
 
 
 def app_client(db: str, **changes: Any) -> TestClient:
-    from dataclasses import replace
-
-    return TestClient(create_app(db, settings=replace(FAST, **changes)))
+    return TestClient(create_app(db, settings=FAST.model_copy(update=changes)))
 
 
 def create(c: TestClient, players: list[dict[str, Any]], piles: list[int], **more: Any) -> Any:
@@ -217,9 +215,8 @@ def test_games_and_moves_per_client_are_rate_limited(db: str) -> None:
         assert c.get(f"/api/games/{key}").json()["move_count"] == 3
 
 
-def test_games_in_play_per_client_are_capped(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NIMLAB_MAX_GAMES_PER_CLIENT", "2")
-    with app_client(db) as c:
+def test_games_in_play_per_client_are_capped(db: str) -> None:
+    with app_client(db, max_games_per_client=2) as c:
         create(c, [HUMAN, {"name": "Bob"}], [5])
         create(c, [HUMAN, {"name": "Bob"}], [5])
         r = c.post("/api/games", json={"players": [HUMAN, {"name": "Bob"}], "piles": [5]})

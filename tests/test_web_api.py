@@ -759,11 +759,10 @@ def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) 
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "nimlab", "serve", "--port", str(port)]
-        + ["--db", str(tmp_path / "s.db"), "--request-timeout", "0.5"]
-        + ["--admin-token", "tok"],
+        + ["--db", str(tmp_path / "s.db"), "--request-timeout", "0.5"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        env=dict(os.environ, PYTHONUNBUFFERED="1", NIMLAB_ADMIN_TOKEN="tok"),
     )
     try:
         wait_for(f"http://127.0.0.1:{port}/")

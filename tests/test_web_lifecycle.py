@@ -345,11 +345,9 @@ def test_resign_with_three_players_gives_the_others_a_shared_win(client: TestCli
 
 
 def test_lifecycle_requests_are_rate_limited_and_strict(db: str) -> None:
-    from dataclasses import replace
-
     from nimlab.web import ServerSettings
 
-    settings = replace(ServerSettings(), bot_pace=0, move_rate=0.001, move_burst=2)
+    settings = ServerSettings(bot_pace=0, move_rate=0.001, move_burst=2)
     with TestClient(create_app(db, settings=settings)) as c:
         state, tokens = two_people(c)
         key = state["id"]
@@ -370,8 +368,6 @@ def test_resign_and_undo_stop_the_engine_work_first(
 ) -> None:
     """A bot that would think forever stops when its opponent resigns; an analysis that would
     never end stops when its position is taken back."""
-    from dataclasses import replace
-
     from nimlab.core.game import Game
     from nimlab.theory.budget import current_scope
     from nimlab.web import ServerSettings
@@ -387,8 +383,7 @@ def test_resign_and_undo_stop_the_engine_work_first(
     monkeypatch.setattr(Game, "bot_choice", endless)
     monkeypatch.setattr(Game, "bot_choice_is_instant", lambda self: False)  # on a worker
     monkeypatch.setattr(live_module, "analysis_out", endless)
-    settings = replace(
-        ServerSettings(),
+    settings = ServerSettings(
         bot_pace=0,
         reply_wait=0.05,
         compute_wait=0.05,

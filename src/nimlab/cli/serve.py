@@ -4,25 +4,34 @@ Ready for ``--host 0.0.0.0``: the port is bound before "serving on" is printed (
 reported, exit 1); requests must name one of this machine's host names (against DNS rebinding;
 ``--allow-host`` adds more); a connection that does not complete a request's headers within
 ``--request-timeout`` seconds is closed (half-open and slowloris connections), idle keep-alive
-connections after 5 s; ``--admin-token`` (or ``$NIMLAB_ADMIN_TOKEN``) guards registry changes.
+connections after ``--keep-alive`` s; ``$NIMLAB_ADMIN_TOKEN`` or ``--admin-token-file`` guards
+registry changes. Every setting comes from :class:`nimlab.web.settings.ServerSettings`: the
+options of this command are made from its fields, one per setting, named as the setting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
+import json
+import math
 import socket
+import typing
 from collections.abc import Iterable
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
 
 from nimlab.cli.app import app
-from nimlab.cli.database import DbOption, open_store
+from nimlab.cli.database import open_store
+
+if TYPE_CHECKING:
+    from nimlab.web.settings import ServerSettings
 
 __all__ = ["allowed_hosts", "bind", "serve", "timed_protocol"]
 
-ADMIN_ENV = "NIMLAB_ADMIN_TOKEN"
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
@@ -163,62 +172,171 @@ def _http_protocol() -> type[Any]:
         return H11Protocol
 
 
-@app.command("serve")
-def serve(
-    host: Annotated[
-        str, typer.Option("--host", help="The address to listen on (0.0.0.0: every network).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port.")] = 8000,
-    db: DbOption = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-host",
-            help="Another host name requests may use (e.g. a DNS name of this machine); "
-            "'*' turns the check off.",
-        ),
-    ] = None,
-    admin_token: Annotated[
-        str | None,
-        typer.Option(
-            "--admin-token",
-            envvar=ADMIN_ENV,
-            help="Removing players and resetting statistics then needs this token "
-            "(Authorization: Bearer TOKEN).",
-            show_default=False,
-        ),
-    ] = None,
-    request_timeout: Annotated[
-        float,
-        typer.Option(
-            "--request-timeout",
-            min=0.1,
-            max=3600,
-            help="Seconds a connection may take to send a request's headers.",
-        ),
-    ] = 10.0,
-) -> None:
-    """The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it)."""
-    from nimlab.web import ServerSettings, create_app
+def _option_type(annotation: Any) -> Any:
+    """The command-line type of a setting: lists repeat the flag; everything else is given as
+    it is written and checked by the settings class (so every bad value is reported alike)."""
+    text = str(annotation)
+    if "tuple" in text:
+        return list[str] | None
+    return str | None
 
+
+def _metavar(name: str, annotation: Any) -> str:
+    """How a setting's value is written, for ``--help``."""
+    choices = typing.get_args(annotation) if typing.get_origin(annotation) is Literal else ()
+    if choices:
+        return "|".join(map(str, choices))
+    text = str(annotation)
+    kinds = (("tuple", "NAME"), ("Path", "PATH"), ("float", "NUMBER"), ("int", "INTEGER"))
+    for word, shown in kinds:
+        if word in text:
+            return shown
+    return "PATH" if name == "db" else "TEXT"
+
+
+def _setting_options() -> list[inspect.Parameter]:
+    """One option per setting of :class:`~nimlab.web.settings.ServerSettings`, named as the
+    setting (``create_rate``: ``--create-rate``); the admin token has none (a flag would show
+    it in the process list)."""
+    from nimlab.web.settings import env_name, flag_name, settings_fields
+
+    params = []
+    for name, info in settings_fields():
+        if name == "admin_token":
+            continue
+        default = info.default
+        shown = "none" if default in (None, ()) else default
+        option = typer.Option(
+            flag_name(name),
+            help=f"{info.description} [default: {shown}; ${env_name(name)}]",
+            show_default=False,
+            metavar=_metavar(name, info.annotation),
+        )
+        params.append(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[_option_type(info.annotation), option],
+            )
+        )
+    return params
+
+
+def _command_options() -> list[inspect.Parameter]:
+    return [
+        inspect.Parameter(
+            "config",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[
+                Path | None,
+                typer.Option(
+                    "--config",
+                    help="A TOML file of settings (name = value); flags and NIMLAB_* variables "
+                    "win over it.",
+                    metavar="PATH",
+                    show_default=False,
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "print_config",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--print-config",
+                    help="Print every setting's value and where it came from, and stop.",
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "admin_token",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[str | None, typer.Option("--admin-token", hidden=True)],
+        ),
+    ]
+
+
+def _print_config(settings: ServerSettings, sources: dict[str, str]) -> None:
+    """The effective settings as a TOML file would hold them, each with where it came from."""
+    from nimlab.web.settings import settings_fields
+
+    for name, _ in settings_fields():
+        value = getattr(settings, name)
+        if name == "admin_token":
+            text = '"(hidden)"' if settings.admin_secret() else None
+        elif value is None:
+            text = None
+        elif isinstance(value, bool):
+            text = str(value).lower()
+        elif isinstance(value, int | float):
+            text = str(value)
+        elif isinstance(value, tuple):
+            text = "[" + ", ".join(json.dumps(v) for v in value) + "]"
+        else:
+            text = json.dumps(str(value))
+        line = f"{name} = {text}" if text is not None else f"# {name} = (not set)"
+        typer.echo(f"{line:<44} # {sources[name]}")
+
+
+def serve(**options: Any) -> None:
+    """The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it).
+
+    Every setting can be given as a flag, as a NIMLAB_* environment variable, or in the TOML
+    file of --config, in that order of precedence (docs/configuration.md lists them)."""
+    from nimlab.web.settings import ServerSettings, SettingsError
+
+    config: Path | None = options.pop("config")
+    print_config: bool = options.pop("print_config")
+    if options.pop("admin_token") is not None:
+        _usage(
+            "--admin-token would show the token in the process list: put it in a file "
+            "(--admin-token-file PATH) or in $NIMLAB_ADMIN_TOKEN"
+        )
+    flags = {k: v for k, v in options.items() if v is not None}
+    try:
+        settings, sources = ServerSettings.load(flags, config)
+    except SettingsError as e:
+        _usage(str(e))
+    if print_config:
+        _print_config(settings, sources)
+        return
+    from nimlab.web import create_app
+
+    host, db = settings.host, settings.db
     open_store(db).close()  # a database that cannot be used is reported now, not at startup
     try:
-        sock = bind(host, port)
+        sock = bind(host, settings.port)
     except OSError as e:
         why = "it is in use" if e.errno in (98, 48, 10048) else (e.strerror or str(e))
         typer.echo(
-            f"error: cannot listen on {host} port {port}: {why}. Choose another with --port.",
+            f"error: cannot listen on {host} port {settings.port}: {why}. "
+            "Choose another with --port.",
             err=True,
         )
         raise typer.Exit(1) from None
-    token = admin_token.strip() if admin_token else None
-    settings = ServerSettings(
-        allowed_hosts=allowed_hosts(host, list(allow_host or [])),
-        admin_token=token or None,
+    settings = settings.model_copy(
+        update={"allowed_hosts": allowed_hosts(host, list(settings.allow_host))}
     )
     port = int(sock.getsockname()[1])
     typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
-    run_server(create_app(db, settings=settings), sock, request_timeout=request_timeout)
+    run_server(create_app(db, settings=settings), sock, settings=settings)
+
+
+def _usage(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+serve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [*_setting_options(), *_command_options()]
+)
+serve.__annotations__ = {p.name: p.annotation for p in serve.__signature__.parameters.values()}  # type: ignore[attr-defined]
+app.command("serve")(serve)
 
 
 GC_THRESHOLD = 20_000
@@ -226,7 +344,7 @@ GC_THRESHOLD = 20_000
 makes the collector run every few requests; the server's objects are short-lived)."""
 
 
-def run_server(app: Any, sock: socket.socket, *, request_timeout: float = 10.0) -> None:
+def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None = None) -> None:
     """Serve ``app`` on a bound socket until stopped, the way ``nimlab serve`` does: timed
     connections, bounded request heads and WebSocket messages, no server header; the objects
     made while starting are frozen out of garbage collection, which then runs less often."""
@@ -234,16 +352,20 @@ def run_server(app: Any, sock: socket.socket, *, request_timeout: float = 10.0) 
 
     import uvicorn
 
+    from nimlab.web.settings import ServerSettings
+
+    s = settings or ServerSettings()
     config = uvicorn.Config(
         app,
         log_level="warning",
+        log_config=None,  # nimlab's logging is set up by nimlab serve
         access_log=False,  # at "warning" nothing is logged, but each request still formats it
-        http=timed_protocol(_http_protocol(), request_timeout),
-        timeout_keep_alive=5,
+        http=timed_protocol(_http_protocol(), s.request_timeout),
+        timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,
-        ws_max_size=64 * 1024,
-        limit_concurrency=4096,
-        timeout_graceful_shutdown=5,
+        ws_max_size=s.ws_max_size,
+        limit_concurrency=s.max_concurrency,
+        timeout_graceful_shutdown=math.ceil(s.shutdown_timeout),
         server_header=False,
     )
     gc.collect()

@@ -105,7 +105,7 @@ def client_of(request: Request) -> str | None:
 def require_admin(request: Request) -> None:
     """With an admin token set (``--admin-token`` / ``$NIMLAB_ADMIN_TOKEN``), registry changes
     need ``Authorization: Bearer TOKEN``; raises :class:`Unauthorized` (401) otherwise."""
-    token = live(request).settings.admin_token
+    token = live(request).settings.admin_secret()
     if not token:
         return
     given = request.headers.get("authorization", "")

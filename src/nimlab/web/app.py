@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -26,6 +25,7 @@ from nimlab.storage import (
     TooManyGamesInPlayError,
     UnknownPlayerError,
 )
+from nimlab.web import settings as configuration
 from nimlab.web.api import router
 from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized
 from nimlab.web.guard import Guard
@@ -52,12 +52,9 @@ def create_app(
     (the pause between moves when only bots are left), ``reply_wait`` and ``compute_wait``
     override its fields of those names."""
     settings = settings or ServerSettings()
-    settings = replace(
-        settings,
-        bot_pace=settings.bot_pace if bot_pace is None else bot_pace,
-        reply_wait=settings.reply_wait if reply_wait is None else reply_wait,
-        compute_wait=settings.compute_wait if compute_wait is None else compute_wait,
-    )
+    changes = {"bot_pace": bot_pace, "reply_wait": reply_wait, "compute_wait": compute_wait}
+    settings = settings.model_copy(update={k: v for k, v in changes.items() if v is not None})
+    configuration.use(settings)
     live = LiveGames(db, settings)
 
     @asynccontextmanager

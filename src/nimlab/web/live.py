@@ -257,7 +257,7 @@ class LiveGames:
         """Open the database, delete the expired games in progress and resume the others (the
         :data:`RESUME_GAMES` most recently played)."""
         self.workers = EngineWorkers(self.settings.workers)
-        store = Store.open(self.db)
+        store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
