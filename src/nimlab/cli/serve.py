@@ -54,7 +54,20 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...] | None:
             names.add(name)
             with contextlib.suppress(OSError):
                 names |= {str(info[4][0]) for info in socket.getaddrinfo(name, None)}
+        names |= _own_addresses()
     return tuple(sorted(n for n in names if n))
+
+
+def _own_addresses() -> set[str]:
+    """The addresses this machine's outgoing traffic leaves from (IPv4 and IPv6): those a
+    browser on the network reaches it at, even when the host name does not resolve to them.
+    Nothing is sent (a UDP socket is connected, not written to)."""
+    found = set()
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            found.add(str(s.getsockname()[0]).split("%")[0])
+    return found
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -367,6 +380,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         limit_concurrency=s.max_concurrency,
         timeout_graceful_shutdown=math.ceil(s.shutdown_timeout),
         server_header=False,
+        proxy_headers=False,  # X-Forwarded-For only from --trusted-proxies (create_app)
     )
     gc.collect()
     gc.freeze()

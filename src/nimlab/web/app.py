@@ -101,6 +101,10 @@ def create_app(
         max_body=settings.max_body,
         allowed_hosts=settings.allowed_hosts,
     )
+    if settings.trusted_proxies:  # the client is taken from X-Forwarded-For only when they send it
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     return app
 
 

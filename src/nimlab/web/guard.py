@@ -135,7 +135,8 @@ class Guard:
                 await _answer(
                     send,
                     421,
-                    f"this server does not answer for the host name {host!r}",
+                    f"this server does not answer for the host name {host!r}: its operator "
+                    f"can allow it with --allow-host {host or 'NAME'} (or NIMLAB_ALLOW_HOST)",
                     list(SECURITY_HEADERS),
                 )
                 return
