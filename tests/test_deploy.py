@@ -133,7 +133,7 @@ def test_nginx_in_front_as_the_deployment_guide_says(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        wait_for(f"http://127.0.0.1:{port}/")
+        wait_for(f"http://127.0.0.1:{port}/healthz")
         status, created = post(
             "127.0.0.1", port, "/api/games", GAME, {"X-Forwarded-For": "10.6.6.6"}
         )

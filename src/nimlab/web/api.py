@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
@@ -19,6 +20,7 @@ from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
+from nimlab.web import metrics
 from nimlab.web.errors import NotFound, Unauthorized, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
@@ -168,9 +170,11 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
     "holds the new turns only (a retry with the same turn gets the same answer)",
 )
 async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
+    started = time.perf_counter()
     manager = live(request)
     manager.limit("move", client_of(request))
     lg, before = await manager.move(key, move)
+    metrics.move_answered(started)
     return _json(manager.state(lg, since=before))
 
 

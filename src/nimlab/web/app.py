@@ -6,6 +6,7 @@ network); the JSON API is under ``/api`` with its OpenAPI schema at ``/api/opena
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,9 +26,10 @@ from nimlab.storage import (
     TooManyGamesInPlayError,
     UnknownPlayerError,
 )
+from nimlab.web import metrics
 from nimlab.web import settings as configuration
 from nimlab.web.api import router
-from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized
+from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized, Unavailable
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
 from nimlab.web.settings import ServerSettings
@@ -86,11 +88,14 @@ def create_app(
 
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+    _add_service_routes(app, live)
 
     _add_error_handlers(app)
 
     def paths() -> dict[str, set[str]]:
-        table: dict[str, set[str]] = {p: {"GET"} for p in (*PAGES, "/static/{path:path}")}
+        table: dict[str, set[str]] = {
+            p: {"GET"} for p in (*PAGES, *SERVICE_PATHS, "/static/{path:path}")
+        }
         for path, item in app.openapi().get("paths", {}).items():
             table.setdefault(path, set()).update(m.upper() for m in item)
         return table
@@ -106,6 +111,54 @@ def create_app(
 
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     return app
+
+
+SERVICE_PATHS = ("/healthz", "/readyz", "/metrics")
+READY_WAIT = 5.0
+"""Seconds ``/readyz`` waits for the database to answer a read and commit a write."""
+
+
+def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
+    """``/healthz`` (the process answers), ``/readyz`` (the database answers and its writer
+    commits: 503 with what is wrong otherwise) and ``/metrics`` (Prometheus); not in the API's
+    schema: they are the operator's, not the page's."""
+
+    async def healthz() -> JSONResponse:
+        return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+
+    async def readyz() -> JSONResponse:
+        problems = await ready_problems(live)
+        body = {"status": "not ready" if problems else "ready", "problems": problems}
+        return JSONResponse(
+            body, status_code=503 if problems else 200, headers={"Cache-Control": "no-store"}
+        )
+
+    async def metrics_page() -> Response:
+        body = await asyncio.get_running_loop().run_in_executor(
+            None, metrics.exposition, live
+        )
+        return Response(body, media_type=metrics.CONTENT_TYPE_LATEST)
+
+    for path, endpoint in zip(SERVICE_PATHS, (healthz, readyz, metrics_page), strict=True):
+        app.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
+
+
+async def ready_problems(live: LiveGames) -> list[str]:
+    """What keeps the server from serving: the database does not answer a read, or its writer
+    does not commit within :data:`READY_WAIT` seconds (stuck, or the file is locked)."""
+    problems: list[str] = []
+    checks = (
+        ("the database does not answer a read", live.read(lambda s: s.db.one("SELECT 1"))),
+        ("the database writer does not commit", live.write(lambda s: None)),
+    )
+    for what, check in checks:
+        try:
+            await asyncio.wait_for(check, READY_WAIT)
+        except TimeoutError:
+            problems.append(f"{what} within {READY_WAIT:g} s (is the database locked?)")
+        except ApiError as e:
+            problems.append(f"{what}: {e.message}")
+    return problems
 
 
 def _status(error: NimlabError) -> int:
@@ -131,14 +184,20 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         headers = {}
-        if isinstance(exc, TooManyRequests) and exc.retry_after is not None:
-            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        if isinstance(exc, TooManyRequests):
+            metrics.refused(exc.limit)
+            if exc.retry_after is not None:
+                headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        if isinstance(exc, Unavailable):
+            metrics.refused("unavailable")
         if isinstance(exc, Unauthorized):
             headers["WWW-Authenticate"] = "Bearer"
         return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(NimlabError)
     async def core_error(request: Request, exc: NimlabError) -> JSONResponse:
+        if isinstance(exc, TooManyGamesInPlayError):
+            metrics.refused("max_games_in_play")
         return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
 
     @app.exception_handler(RequestValidationError)

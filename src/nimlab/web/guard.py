@@ -26,6 +26,8 @@ from typing import Any
 
 from starlette.routing import compile_path
 
+from nimlab.web import metrics
+
 __all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
 
 Scope = MutableMapping[str, Any]
@@ -50,6 +52,8 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 ``Referer`` (share links carry seat tokens)."""
 
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+_LIMITS = {413: "max_body", 421: "allow_host"}
+"""The setting behind each refusal of the guard, for the metrics."""
 
 MAX_JSON_FIELDS = 4096
 """A request body may name at most this many object fields (no request has more than a few
@@ -74,6 +78,8 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes, bytes]]) -> None:
+    if status in _LIMITS:
+        metrics.refused(_LIMITS[status])
     body = json.dumps({"detail": detail}).encode()
     headers = [
         (b"content-type", b"application/json"),

@@ -56,6 +56,7 @@ from nimlab.storage import (
     ending_of,
 )
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web import metrics
 from nimlab.web.errors import (
     ApiError,
     Conflict,
@@ -258,7 +259,7 @@ class LiveGames:
         :data:`RESUME_GAMES` most recently played)."""
         self.workers = EngineWorkers(self.settings.workers)
         store = Store.open(self.db, limits=self.settings.in_play_limits())
-        self._writer = LoopWriter(store)
+        self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
         await self.write(lambda s: s.expire_games_in_play())
@@ -998,4 +999,5 @@ class LiveGames:
             raise TooManyRequests(
                 f"too many {what} from {client}: try again in {max(1, round(wait))} s",
                 retry_after=wait,
+                limit=f"{action}_rate",
             )
