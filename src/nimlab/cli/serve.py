@@ -318,8 +318,10 @@ def serve(**options: Any) -> None:
     if print_config:
         _print_config(settings, sources)
         return
-    from nimlab.web import create_app
+    from nimlab.web import create_app, logs
 
+    secret = settings.admin_secret()
+    logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
     host, db = settings.host, settings.db
     open_store(db).close()  # a database that cannot be used is reported now, not at startup
     try:

@@ -26,12 +26,13 @@ from nimlab.storage import (
     TooManyGamesInPlayError,
     UnknownPlayerError,
 )
-from nimlab.web import metrics
+from nimlab.web import logs, metrics
 from nimlab.web import settings as configuration
 from nimlab.web.api import router
 from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized, Unavailable
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
+from nimlab.web.logs import request_id
 from nimlab.web.settings import ServerSettings
 
 __all__ = ["STATIC_DIR", "ServerSettings", "create_app"]
@@ -106,6 +107,7 @@ def create_app(
         max_body=settings.max_body,
         allowed_hosts=settings.allowed_hosts,
     )
+    app.add_middleware(logs.RequestIds)
     if settings.trusted_proxies:  # the client is taken from X-Forwarded-For only when they send it
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -179,7 +181,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         path = request.url.path
         if exc.status_code == 404 and not path.startswith(("/api/", "/static/")):
             return FileResponse(index, status_code=404, headers={"Cache-Control": "no-cache"})
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+        return _error(exc.detail, exc.status_code, dict(exc.headers or {}))
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -192,13 +194,13 @@ def _add_error_handlers(app: FastAPI) -> None:
             metrics.refused("unavailable")
         if isinstance(exc, Unauthorized):
             headers["WWW-Authenticate"] = "Bearer"
-        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers)
+        return _error(exc.message, exc.status, headers)
 
     @app.exception_handler(NimlabError)
     async def core_error(request: Request, exc: NimlabError) -> JSONResponse:
         if isinstance(exc, TooManyGamesInPlayError):
             metrics.refused("max_games_in_play")
-        return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
+        return _error(str(exc), _status(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -206,13 +208,19 @@ def _add_error_handlers(app: FastAPI) -> None:
         bad_json = [e for e in errors if e.get("type") == "json_invalid"]
         if bad_json:
             why = bad_json[0].get("ctx", {}).get("error", "")
-            return JSONResponse(
-                {"detail": f"the request body is not valid JSON{': ' + str(why) if why else ''}"},
-                status_code=400,
+            return _error(
+                f"the request body is not valid JSON{': ' + str(why) if why else ''}", 400
             )
         parts = []
         for e in errors[:3]:
             where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
             parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else e.get("msg", ""))
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-        return JSONResponse({"detail": "; ".join(parts) + more}, status_code=422)
+        return _error("; ".join(parts) + more, 422)
+
+
+def _error(detail: str, status: int, headers: dict[str, str] | None = None) -> JSONResponse:
+    """An error answer: ``{"detail": message, "request_id": id}``."""
+    return JSONResponse(
+        {"detail": detail, "request_id": request_id()}, status_code=status, headers=headers
+    )

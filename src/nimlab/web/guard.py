@@ -27,6 +27,7 @@ from typing import Any
 from starlette.routing import compile_path
 
 from nimlab.web import metrics
+from nimlab.web.logs import request_id
 
 __all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
 
@@ -80,7 +81,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
 async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes, bytes]]) -> None:
     if status in _LIMITS:
         metrics.refused(_LIMITS[status])
-    body = json.dumps({"detail": detail}).encode()
+    body = json.dumps({"detail": detail, "request_id": request_id()}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

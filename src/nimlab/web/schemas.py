@@ -210,9 +210,11 @@ class UsernameIn(_In):
 
 
 class ErrorOut(BaseModel):
-    """Every error: ``detail`` says what was wrong and what is allowed."""
+    """Every error: ``detail`` says what was wrong and what is allowed; ``request_id`` is the
+    id the server's log gives it (also in the ``X-Request-ID`` header)."""
 
     detail: str
+    request_id: str | None = None
 
 
 class BoardOut(BaseModel):
