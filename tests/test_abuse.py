@@ -327,3 +327,16 @@ def test_registry_changes_need_the_admin_token(db: str) -> None:
         assert c.post("/api/players/reset", json={"username": "ann"}, headers=ok).status_code == 200
         r = c.post("/api/players/remove", json={"username": "ann"}, headers=ok)
         assert r.status_code == 200 and r.json() == []
+
+
+def test_without_an_admin_token_registry_changes_are_only_from_this_machine(db: str) -> None:
+    with app_client(db) as c:  # TestClient's requests come from "testclient", not loopback
+        body = {"username": "ann", "given": "Ann", "family": "Lee"}
+        assert c.post("/api/players", json=body).status_code == 201
+        for path in ("/api/players/reset", "/api/players/remove"):
+            r = c.post(path, json={"username": "ann"})
+            assert r.status_code == 403 and "NIMLAB_ADMIN_TOKEN" in r.json()["detail"]
+        assert c.delete("/api/history/1").status_code == 403
+    with TestClient(create_app(db, settings=FAST), client=("::1", 4000)) as local:
+        r = local.post("/api/players/reset", json={"username": "ann"})
+        assert r.status_code == 200

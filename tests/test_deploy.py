@@ -157,7 +157,9 @@ def test_nginx_in_front_as_the_deployment_guide_says(tmp_path: Path) -> None:
         nginx.terminate()
         nginx.wait(30)
         server.stop()
-    assert f"POST /api/games/{key}/moves" in (tmp_path / "access.log").read_text()
+    log = (tmp_path / "access.log").read_text()
+    assert f"GET /game/{key} " in log and f"POST /api/games/{key}/moves" in log
+    assert seat["token"] not in log  # seat links carry their token after "#": never logged
 
 
 async def _first_message(url: str) -> Any:

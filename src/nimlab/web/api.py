@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import json
 import time
 from typing import Annotated, Any, Literal
@@ -21,7 +22,7 @@ from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
 from nimlab.web import metrics
-from nimlab.web.errors import NotFound, Unauthorized, Unavailable
+from nimlab.web.errors import Forbidden, NotFound, Unauthorized, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
     MAX_NAME,
@@ -76,6 +77,10 @@ _ADMIN: dict[int | str, dict[str, Any]] = {
         "model": ErrorOut,
         "description": "The server has an admin token: send it as Authorization: Bearer TOKEN",
     },
+    403: {
+        "model": ErrorOut,
+        "description": "The server has no admin token and the request is not from its machine",
+    },
 }
 _SETUP_ERRORS: dict[int | str, dict[str, Any]] = {
     **_ERRORS,
@@ -105,10 +110,19 @@ def client_of(request: Request) -> str | None:
 
 
 def require_admin(request: Request) -> None:
-    """With an admin token set (``--admin-token`` / ``$NIMLAB_ADMIN_TOKEN``), registry changes
-    need ``Authorization: Bearer TOKEN``; raises :class:`Unauthorized` (401) otherwise."""
+    """With an admin token set (``$NIMLAB_ADMIN_TOKEN`` / ``--admin-token-file``), registry
+    changes need ``Authorization: Bearer TOKEN``: raises :class:`Unauthorized` (401) otherwise.
+    Without one, they are allowed only from this machine (a loopback address, after a trusted
+    proxy's ``X-Forwarded-For``): raises :class:`Forbidden` (403) saying how to allow them."""
     token = live(request).settings.admin_secret()
     if not token:
+        if not _loopback(client_of(request)):
+            raise Forbidden(
+                "removing players, resetting statistics and deleting stored games are allowed "
+                "only from the server's own machine; to allow them from elsewhere, start the "
+                "server with an admin token (NIMLAB_ADMIN_TOKEN or --admin-token-file) and send "
+                "it as Authorization: Bearer TOKEN"
+            )
         return
     given = request.headers.get("authorization", "")
     scheme, _, value = given.partition(" ")
@@ -119,6 +133,13 @@ def require_admin(request: Request) -> None:
             "this server keeps its registry behind an admin token: send it as "
             "Authorization: Bearer TOKEN"
         )
+
+
+def _loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _json(content: Any, status: int = 200) -> Response:
@@ -195,7 +216,7 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
             seat=seat,
             name=lg.game.players[seat].name,
             token=token,
-            link=f"/game/{lg.key}?seat={seat}&token={token}",
+            link=f"/game/{lg.key}#seat={seat}&token={token}",
         )
         for seat, token in sorted(tokens.items())
     ]
