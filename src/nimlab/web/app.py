@@ -11,6 +11,7 @@ import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -79,6 +80,14 @@ def create_app(
         openapi_url="/api/openapi.json",
     )
     app.state.live = live
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _whole_bounds(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -113,6 +122,27 @@ def create_app(
 
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     return app
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _whole_bounds(schema: Any) -> Any:
+    """``schema`` with the bounds of whole numbers written as whole numbers: FastAPI's OpenAPI
+    models keep bounds as floats, and a float written in decimal is rounded (2^62 becomes
+    4.611686018427388e+18, more than 2^62); those below 2^63 are exact as floats, so each is
+    the whole number it was. Changes ``schema`` in place."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in _BOUNDS and isinstance(value, float) and value.is_integer():
+                if abs(value) < 2**63:
+                    schema[key] = int(value)
+            else:
+                _whole_bounds(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _whole_bounds(item)
+    return schema
 
 
 SERVICE_PATHS = ("/healthz", "/readyz", "/metrics")
