@@ -323,7 +323,7 @@ def serve(**options: Any) -> None:
     secret = settings.admin_secret()
     logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
     host, db = settings.host, settings.db
-    open_store(db).close()  # a database that cannot be used is reported now, not at startup
+    _check_database(db)  # a database that cannot be used is reported now, not at startup
     try:
         sock = bind(host, settings.port)
     except OSError as e:
@@ -340,6 +340,27 @@ def serve(**options: Any) -> None:
     port = int(sock.getsockname()[1])
     typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
     run_server(create_app(db, settings=settings), sock, settings=settings)
+
+
+def _check_database(db: str | None) -> None:
+    """Open the database and look for damage (a missing table or index; SQLite's quick_check
+    where the file is small enough for it to be cheap); exit 1 saying what is wrong."""
+    store = open_store(db)
+    try:
+        problems = store.problems()
+        path = store.path
+    finally:
+        store.close()
+    if problems:
+        shown = "; ".join(problems[:5]) + (
+            f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        )
+        typer.echo(
+            f"error: the database {path} is damaged: {shown}. Restore it from a backup "
+            "(nimlab db backup makes one), or start with another --db.",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 def _usage(message: str) -> NoReturn:
@@ -380,11 +401,50 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         h11_max_incomplete_event_size=16 * 1024,
         ws_max_size=s.ws_max_size,
         limit_concurrency=s.max_concurrency,
-        timeout_graceful_shutdown=math.ceil(s.shutdown_timeout),
+        # requests in flight get most of the stop's time, the app's own stop the rest
+        # (Uvicorn waits with asyncio, which takes a float)
+        timeout_graceful_shutdown=typing.cast(int, s.shutdown_timeout * 0.6),
         server_header=False,
         proxy_headers=False,  # X-Forwarded-For only from --trusted-proxies (create_app)
     )
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_THRESHOLD, 20, 20)
-    uvicorn.Server(config).run(sockets=[sock])
+    _stopping_server(config, s.shutdown_timeout).run(sockets=[sock])
+
+
+def _stopping_server(config: Any, shutdown_timeout: float) -> Any:
+    """Uvicorn's server, which on a stop signal (SIGTERM, Ctrl+C) stops accepting, lets the
+    requests in flight finish, asks open pages to reconnect (WebSocket close 1012), stores what
+    is pending, and exits within ``shutdown_timeout`` seconds whatever happens (a locked
+    database): past it, the process ends at once. Nothing acknowledged is lost then: every
+    answer is sent only once its change is committed."""
+    import logging
+    import os
+    import threading
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        _watchdog: threading.Timer | None = None
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            if self._watchdog is None:  # (no logging here: this runs in a signal handler)
+                self._watchdog = threading.Timer(shutdown_timeout, self._give_up)
+                self._watchdog.daemon = True
+                self._watchdog.start()
+
+        @staticmethod
+        def _give_up() -> None:
+            log = logging.getLogger("nimlab.web")
+            log.error(
+                "stopped after %g s without finishing (the database may be locked): the "
+                "writes not yet committed were never acknowledged",
+                shutdown_timeout,
+            )
+            for handler in logging.getLogger().handlers:
+                handler.flush()
+            os._exit(1)
+
+    return Server(config)

@@ -42,6 +42,10 @@ DB_ENV = "NIMLAB_DB"
 
 BUSY_TIMEOUT_S = 30.0
 
+QUICK_CHECK_BYTES = 256 * 1024 * 1024
+"""Files up to this size get SQLite's ``quick_check`` when checked (it reads every page: about a
+second for 256 MiB)."""
+
 Row = tuple[Any, ...]
 
 
@@ -265,6 +269,22 @@ class Database:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         row = self.one("PRAGMA integrity_check")
         return "" if row is None else str(row[0])
+
+    def problems(self, *, quick_check_bytes: int = QUICK_CHECK_BYTES) -> list[str]:
+        """What is wrong with the database: missing tables or indexes, and SQLite's
+        ``quick_check`` (every page read: done for files up to ``quick_check_bytes``). Empty when
+        nothing is found."""
+        from nimlab.storage.schema import schema_problems
+
+        try:
+            found = schema_problems(self.conn)
+            size = Path(self.path).stat().st_size if str(self.path) != ":memory:" else 0
+            if size <= quick_check_bytes:
+                rows = self.rows("PRAGMA quick_check(20)")
+                found += [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        except (sqlite3.Error, OSError) as e:
+            found = [f"it cannot be read: {e}"]
+        return found
 
 
 class _Write:

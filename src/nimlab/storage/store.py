@@ -120,6 +120,11 @@ class Store:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         return self.db.integrity_check()
 
+    def problems(self) -> list[str]:
+        """What is wrong with the database file (see :meth:`Database.problems`); empty when
+        nothing is found."""
+        return self.db.problems()
+
     def require_writable(self) -> None:
         """Raise :class:`ReadOnlyError` unless the database can be written now (check before a
         game is played, not after). O(1)."""

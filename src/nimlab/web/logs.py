@@ -13,6 +13,7 @@ after ``token=`` or ``Bearer``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import json
@@ -23,6 +24,8 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+from nimlab.web import metrics
 
 __all__ = ["JsonFormatter", "Redact", "RequestIds", "configure", "log", "request_id"]
 
@@ -47,6 +50,18 @@ _SECRETS = re.compile(
 
 
 FAILED = "the server failed to answer this request (its log says why, under this request_id)"
+
+
+STOPPING = "the server is stopping: try again in a moment"
+
+
+async def _answer_json(send: Send, status: int, detail: str, rid: str) -> None:
+    body = json.dumps({"detail": detail, "request_id": rid}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 503:
+        headers.append((b"retry-after", b"5"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def request_id() -> str | None:
@@ -165,8 +180,13 @@ class RequestIds:
                 body.append(bytes(message.get("body", b"")))
             await send(message)
 
+        metrics.IN_FLIGHT.inc()
         try:
             await self.app(scope, receive, send_with_id)
+        except asyncio.CancelledError:  # the server is stopping and cannot wait any longer
+            if status == 0:
+                await _answer_json(send_with_id, 503, STOPPING, rid)
+            raise
         except Exception as exc:  # a bug: logged with its request id, answered 500 in JSON
             log.error(
                 "%s %s failed: %s: %s",
@@ -178,20 +198,10 @@ class RequestIds:
                 extra={"request_id": rid, "status": 500},
             )
             if status == 0:
-                answer = json.dumps({"detail": FAILED, "request_id": rid}).encode()
-                await send_with_id(
-                    {
-                        "type": "http.response.start",
-                        "status": 500,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"content-length", str(len(answer)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": answer})
+                await _answer_json(send_with_id, 500, FAILED, rid)
             status = 0  # logged
         finally:
+            metrics.IN_FLIGHT.dec()
             _REQUEST_ID.reset(token)
         if status >= 400:
             self._log(scope, rid, status, b"".join(body))

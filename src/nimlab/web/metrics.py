@@ -2,7 +2,8 @@
 
 - ``nimlab_moves_total`` and ``nimlab_move_seconds``: move requests answered, and how long each
   took (the bots' replies within ``reply_wait`` included);
-- ``nimlab_games_in_play`` and ``nimlab_websockets_open``: what the server holds now;
+- ``nimlab_games_in_play``, ``nimlab_websockets_open`` and ``nimlab_requests_in_flight``: what
+  the server holds now;
 - ``nimlab_requests_refused_total{limit}``: requests refused by each limit, named as the setting
   (``create_rate``, ``move_rate``, ``max_games_in_play``, ``max_body``, ``allow_host``), and
   ``unavailable`` (503: the engine or the database is overloaded or stopping);
@@ -55,6 +56,9 @@ MOVE_SECONDS = Histogram(
 )
 GAMES = Gauge("nimlab_games_in_play", "Games in play.", multiprocess_mode="livesum")
 SOCKETS = Gauge("nimlab_websockets_open", "Game pages listening.", multiprocess_mode="livesum")
+IN_FLIGHT = Gauge(
+    "nimlab_requests_in_flight", "HTTP requests being answered.", multiprocess_mode="livesum"
+)
 REFUSED = Counter("nimlab_requests_refused", "Requests refused, by limit.", ["limit"])
 ENGINE_JOBS = Counter(
     "nimlab_engine_jobs", "Engine jobs, by kind and outcome.", ["kind", "outcome"]
