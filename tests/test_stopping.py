@@ -6,7 +6,9 @@ condition (the bench measures how long a stop takes)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -112,3 +114,60 @@ def test_sigterm_during_a_locked_write_answers_json_503_and_exits(tmp_path: Path
         assert call(f"{server.url}/api/games/{key}")[1]["move_count"] == 0
     finally:
         server.stop()
+
+
+def test_sigterm_during_moves_loses_nothing_acknowledged(tmp_path: Path) -> None:
+    db = tmp_path / "moves.db"
+    server = ServerProcess(db, args=["--move-rate", "0"]).start()
+    assert server.proc is not None
+    game = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [200, 200]}
+    _, created = call(server.url + "/api/games", "POST", game)
+    key, tokens = created["state"]["id"], [s["token"] for s in created["seats"]]
+    acknowledged: list[int] = []
+    closed: list[int] = []
+    listening = threading.Event()
+
+    async def watch() -> None:
+        import websockets
+
+        async with websockets.connect(
+            f"ws://127.0.0.1:{server.port}/api/games/{key}/live", open_timeout=PATIENCE
+        ) as ws:
+            listening.set()
+            try:
+                while True:
+                    await ws.recv()
+            except websockets.ConnectionClosed as e:
+                closed.append(e.rcvd.code if e.rcvd else -1)
+
+    watcher = threading.Thread(target=lambda: asyncio.run(watch()))
+    watcher.start()
+    assert listening.wait(PATIENCE)
+
+    def play() -> None:
+        for turn in range(1, 400):
+            seat = (turn - 1) % 2
+            move = {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 1 + seat, "take": 1}
+            try:
+                status, _ = call(f"{server.url}/api/games/{key}/moves", "POST", move)
+            except OSError:
+                return
+            if status != 200:
+                return
+            acknowledged.append(turn)
+
+    mover = threading.Thread(target=play)
+    mover.start()
+    wait_until(lambda: len(acknowledged) >= 5)
+    os.kill(server.proc.pid, signal.SIGTERM)
+    mover.join(PATIENCE)
+    watcher.join(PATIENCE)
+    server.proc.wait(PATIENCE)
+    server.stop()
+    assert closed == [1012]  # the page is told to reconnect
+    server = ServerProcess(db).start()
+    try:
+        stored = call(f"{server.url}/api/games/{key}")[1]["move_count"]
+    finally:
+        server.stop()
+    assert stored >= acknowledged[-1], (stored, acknowledged[-1])
