@@ -120,6 +120,11 @@ class Store:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         return self.db.integrity_check()
 
+    def backup(self, target: str | os.PathLike[str]) -> Path:
+        """A copy of the database at ``target``, made while it is in use (see
+        :meth:`Database.backup`)."""
+        return self.db.backup(target)
+
     def problems(self) -> list[str]:
         """What is wrong with the database file (see :meth:`Database.problems`); empty when
         nothing is found."""
