@@ -166,9 +166,8 @@ def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
         )
 
     async def metrics_page() -> Response:
-        body = await asyncio.get_running_loop().run_in_executor(
-            None, metrics.exposition, live
-        )
+        metrics.observe(live)
+        body = await asyncio.get_running_loop().run_in_executor(None, metrics.exposition)
         return Response(body, media_type=metrics.CONTENT_TYPE_LATEST)
 
     for path, endpoint in zip(SERVICE_PATHS, (healthz, readyz, metrics_page), strict=True):

@@ -45,6 +45,7 @@ __all__ = [
     "engine_job",
     "exposition",
     "move_answered",
+    "observe",
     "refused",
 ]
 
@@ -115,11 +116,15 @@ def db_commit(batch: int, seconds: float) -> None:
     COMMIT_SECONDS.observe(seconds)
 
 
-def exposition(live: LiveGames) -> bytes:
-    """The metrics in Prometheus' text format (the gauges read from ``live`` now)."""
+def observe(live: LiveGames) -> None:
+    """Set the gauges from ``live`` (on the event loop's thread, which changes it)."""
     games = [lg for lg in live.games.values() if not lg.game.is_over and lg.ended is None]
     GAMES.set(len(games))
     SOCKETS.set(sum(len(lg.subscribers) for lg in live.games.values()))
+
+
+def exposition() -> bytes:
+    """The metrics in Prometheus' text format (of every process, in multiprocess mode)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
