@@ -244,8 +244,8 @@ ILLEGAL = [
         r"seat: Input should be a valid integer",
     ),
     (
-        "a float for a seat",
-        lambda t: {"seat": 0.0, "token": t[0], "pile": 1, "take": 1},
+        "a fraction for a seat",
+        lambda t: {"seat": 0.5, "token": t[0], "pile": 1, "take": 1},
         422,
         r"seat: Input should be a valid integer",
     ),

@@ -179,7 +179,7 @@ async def ready_problems(live: LiveGames) -> list[str]:
     does not commit within :data:`READY_WAIT` seconds (stuck, or the file is locked)."""
     problems: list[str] = []
     checks = (
-        ("the database does not answer a read", live.read(lambda s: s.db.one("SELECT 1"))),
+        ("the database does not answer a read", live.read(lambda s: s.ping())),
         ("the database writer does not commit", live.write(lambda s: None)),
     )
     for what, check in checks:

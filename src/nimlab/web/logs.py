@@ -184,9 +184,10 @@ class RequestIds:
         try:
             await self.app(scope, receive, send_with_id)
         except asyncio.CancelledError:  # the server is stopping and cannot wait any longer
-            if status == 0:
-                await _answer_json(send_with_id, 503, STOPPING, rid)
-            raise
+            if status != 0:
+                raise
+            # answered (and logged below, once): the request ends here, as the stop wants
+            await _answer_json(send_with_id, 503, STOPPING, rid)
         except Exception as exc:  # a bug: logged with its request id, answered 500 in JSON
             log.error(
                 "%s %s failed: %s: %s",
