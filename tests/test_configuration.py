@@ -3,15 +3,13 @@ variable or TOML file in that order, one name everywhere, and the table in the d
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from nimlab.web import settings as configuration
 from nimlab.web.settings import ServerSettings, SettingsError, settings_fields, settings_table
+from processes import nimlab
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,30 +75,15 @@ def test_the_current_settings_are_the_modules_capital_names() -> None:
 
 
 def test_serve_prints_its_configuration_and_refuses_bad_values(tmp_path: Path) -> None:
-    env = dict(os.environ, NIMLAB_MOVE_RATE="5", NIMLAB_ADMIN_TOKEN="t0ps3cret")
-    run = [sys.executable, "-m", "nimlab", "serve"]
-    r = subprocess.run(
-        [*run, "--create-rate", "7", "--print-config"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    env = {"NIMLAB_MOVE_RATE": "5", "NIMLAB_ADMIN_TOKEN": "t0ps3cret"}
+    r = nimlab("serve", "--create-rate", "7", "--print-config", env=env)
     assert r.returncode == 0, r.stderr
     lines = {line.split(" = ")[0]: line for line in r.stdout.splitlines()}
     assert "--create-rate" in lines["create_rate"] and "7.0" in lines["create_rate"]
     assert "$NIMLAB_MOVE_RATE" in lines["move_rate"]
     assert "t0ps3cret" not in r.stdout and "(hidden)" in lines["admin_token"]
-    r = subprocess.run(
-        [*run, "--move-burst", "0", "--db", str(tmp_path / "x.db")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    r = nimlab("serve", "--move-burst", "0", "--db", str(tmp_path / "x.db"), env=env)
     assert r.returncode == 2 and "move_burst (--move-burst" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "x.db").exists()
-    r = subprocess.run(
-        [*run, "--admin-token", "visible"], capture_output=True, text=True, timeout=120
-    )
+    r = nimlab("serve", "--admin-token", "visible")
     assert r.returncode == 2 and "--admin-token-file" in r.stderr

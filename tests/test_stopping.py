@@ -12,7 +12,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nimlab.storage import Store
-from processes import PATIENCE
+from processes import PATIENCE, nimlab
 from webtools import ServerProcess
 
 
@@ -36,12 +35,8 @@ def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
 
 
 def serve(db: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "nimlab", "serve", "--db", str(db), "--port", "0"],
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE,
-    )
+    """``nimlab serve`` in this process: it must stop before it serves."""
+    return nimlab("serve", "--db", str(db), "--port", "0")
 
 
 def test_a_damaged_database_is_refused_at_start(tmp_path: Path) -> None:

@@ -320,10 +320,10 @@ def serve(**options: Any) -> None:
         return
     from nimlab.web import create_app, logs
 
-    secret = settings.admin_secret()
-    logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
     host, db = settings.host, settings.db
     _check_database(db)  # a database that cannot be used is reported now, not at startup
+    secret = settings.admin_secret()
+    logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
     try:
         sock = bind(host, settings.port)
     except OSError as e:
