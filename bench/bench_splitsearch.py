@@ -145,6 +145,7 @@ def main(quick: bool) -> None:
             f"{nbytes / 2**20:.0f} MB, max RSS {max_rss_mb():.0f} MB"
         )
 
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="skip the large targets")

@@ -38,9 +38,7 @@ def db(tmp_path: Path) -> str:
 
 
 def app_client(db: str, **changes: Any) -> TestClient:
-    from dataclasses import replace
-
-    return TestClient(create_app(db, settings=replace(FAST, **changes)))
+    return TestClient(create_app(db, settings=FAST.model_copy(update=changes)))
 
 
 def create(c: TestClient, players: list[dict[str, Any]], piles: list[int], **more: Any) -> Any:
@@ -217,9 +215,8 @@ def test_games_and_moves_per_client_are_rate_limited(db: str) -> None:
         assert c.get(f"/api/games/{key}").json()["move_count"] == 3
 
 
-def test_games_in_play_per_client_are_capped(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NIMLAB_MAX_GAMES_PER_CLIENT", "2")
-    with app_client(db) as c:
+def test_games_in_play_per_client_are_capped(db: str) -> None:
+    with app_client(db, max_games_per_client=2) as c:
         create(c, [HUMAN, {"name": "Bob"}], [5])
         create(c, [HUMAN, {"name": "Bob"}], [5])
         r = c.post("/api/games", json={"players": [HUMAN, {"name": "Bob"}], "piles": [5]})
@@ -275,9 +272,11 @@ def test_the_state_sent_per_move_is_bounded(db: str) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("seat", "0"), ("seat", False), ("seat", 0.0), ("pile", "1"), ("turn", "1"), ("take", 1.0)],
+    [("seat", "0"), ("seat", False), ("seat", 0.5), ("pile", "1"), ("turn", "1"), ("take", 1.5)],
 )
 def test_no_lax_coercion(db: str, field: str, value: Any) -> None:
+    """No "1" for 1, no false for 0, no fraction for a whole number (0.0 is 0, as in JSON
+    Schema, which the API's schema is written in: tests/test_web_schema.py)."""
     with app_client(db) as c:
         game = create(c, [HUMAN, {"name": "Bob"}], [3, 4])
         key, token = game["state"]["id"], game["seats"][0]["token"]
@@ -330,3 +329,16 @@ def test_registry_changes_need_the_admin_token(db: str) -> None:
         assert c.post("/api/players/reset", json={"username": "ann"}, headers=ok).status_code == 200
         r = c.post("/api/players/remove", json={"username": "ann"}, headers=ok)
         assert r.status_code == 200 and r.json() == []
+
+
+def test_without_an_admin_token_registry_changes_are_only_from_this_machine(db: str) -> None:
+    with app_client(db) as c:  # TestClient's requests come from "testclient", not loopback
+        body = {"username": "ann", "given": "Ann", "family": "Lee"}
+        assert c.post("/api/players", json=body).status_code == 201
+        for path in ("/api/players/reset", "/api/players/remove"):
+            r = c.post(path, json={"username": "ann"})
+            assert r.status_code == 403 and "NIMLAB_ADMIN_TOKEN" in r.json()["detail"]
+        assert c.delete("/api/history/1").status_code == 403
+    with TestClient(create_app(db, settings=FAST), client=("::1", 4000)) as local:
+        r = local.post("/api/players/reset", json={"username": "ann"})
+        assert r.status_code == 200

@@ -16,7 +16,6 @@ import socket
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +57,7 @@ def db(tmp_path: Path) -> str:
 
 
 def app_client(db: str, **changes: Any) -> TestClient:
-    return TestClient(create_app(db, settings=replace(FAST, **changes)))
+    return TestClient(create_app(db, settings=FAST.model_copy(update=changes)))
 
 
 def manager(c: TestClient) -> LiveGames:
@@ -88,18 +87,15 @@ def play(c: TestClient, key: str, seat: int, token: str, turn: int, **move: Any)
 def test_a_restart_resumes_every_game_the_bound_allows(
     db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setenv("NIMLAB_MAX_GAMES_PER_CLIENT", "100")
-    with app_client(db) as c:
+    with app_client(db, max_games_per_client=100) as c:
         games = [create(c, [ANN, BOB], [3, 4]) for _ in range(30)]
-    monkeypatch.setenv("NIMLAB_MAX_GAMES_IN_PLAY", "25")  # lowered below what is stored
-    with caplog.at_level(logging.INFO, "nimlab.web"), app_client(db) as c:
+    lowered = app_client(db, max_games_per_client=100, max_games_in_play=25)  # below what is stored
+    with caplog.at_level(logging.INFO, "nimlab.web"), lowered as c:
         live = manager(c)
         assert len(live.games) == 25
         assert "resumed 25 of 30 games in play" in caplog.text
         assert "stay stored (not resumed)" in caplog.text
-    monkeypatch.setenv("NIMLAB_MAX_GAMES_IN_PLAY", "40")
-    monkeypatch.setenv("NIMLAB_MAX_GAMES_PER_CLIENT", "30")
-    with app_client(db) as c:
+    with app_client(db, max_games_in_play=40, max_games_per_client=30) as c:
         live = manager(c)
         assert set(live.games) == {g["state"]["id"] for g in games}
         for g in games:  # every one answers, and is played, with its owner still counted
@@ -491,7 +487,9 @@ def test_a_game_of_bots_only_pauses_while_nobody_watches(
 
 
 def test_heavy_bot_games_of_one_client_leave_its_turns_to_others(db: str) -> None:
-    settings = replace(FAST, bot_pace=0, workers=2, move_seconds=0.3, create_burst=100)
+    settings = FAST.model_copy(
+        update={"bot_pace": 0, "workers": 2, "move_seconds": 0.3, "create_burst": 100}
+    )
     with Served(create_app(db, settings=settings)) as server:
         heavy = {
             "players": [{"kind": "perfect"}] * 3,

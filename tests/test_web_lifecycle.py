@@ -24,8 +24,8 @@ def db(tmp_path: Path) -> str:
 
 @pytest.fixture
 def client(db: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db, bot_pace=0)) as c:
-        yield c
+    with TestClient(create_app(db, bot_pace=0), client=("127.0.0.1", 50000)) as c:
+        yield c  # from this machine: the admin actions need no token
 
 
 def new_game(client: TestClient, **setup: Any) -> tuple[dict[str, Any], dict[int, str]]:
@@ -250,7 +250,8 @@ def test_unknown_pages_get_the_app_with_404_and_the_api_stays_json(client: TestC
     r = client.get("/nope")
     assert r.status_code == 404 and "<html" in r.text
     r = client.get("/api/nope")
-    assert r.status_code == 404 and r.json() == {"detail": "Not Found"}
+    assert r.status_code == 404 and r.json()["detail"] == "Not Found"
+    assert r.json()["request_id"] == r.headers["x-request-id"]
 
 
 def test_rows_send_the_rules_digits(client: TestClient) -> None:
@@ -357,11 +358,9 @@ def test_resign_with_three_players_gives_the_others_a_shared_win(client: TestCli
 
 
 def test_lifecycle_requests_are_rate_limited_and_strict(db: str) -> None:
-    from dataclasses import replace
-
     from nimlab.web import ServerSettings
 
-    settings = replace(ServerSettings(), bot_pace=0, move_rate=0.001, move_burst=2)
+    settings = ServerSettings(bot_pace=0, move_rate=0.001, move_burst=2)
     with TestClient(create_app(db, settings=settings)) as c:
         state, tokens = two_people(c)
         key = state["id"]
@@ -382,8 +381,6 @@ def test_resign_and_undo_stop_the_engine_work_first(
 ) -> None:
     """A bot that would think forever stops when its opponent resigns; an analysis that would
     never end stops when its position is taken back."""
-    from dataclasses import replace
-
     from nimlab.core.game import Game
     from nimlab.theory.budget import current_scope
     from nimlab.web import ServerSettings
@@ -399,8 +396,7 @@ def test_resign_and_undo_stop_the_engine_work_first(
     monkeypatch.setattr(Game, "bot_choice", endless)
     monkeypatch.setattr(Game, "bot_choice_is_instant", lambda self: False)  # on a worker
     monkeypatch.setattr(live_module, "analysis_out", endless)
-    settings = replace(
-        ServerSettings(),
+    settings = ServerSettings(
         bot_pace=0,
         reply_wait=0.05,
         compute_wait=0.05,

@@ -76,11 +76,19 @@ class ServerThread:
 class ServerProcess:
     """``nimlab serve`` in a process of its own (so a test can kill and restart it)."""
 
-    def __init__(self, db: Path, port: int | None = None) -> None:
+    def __init__(
+        self,
+        db: Path,
+        port: int | None = None,
+        args: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.db = db
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.args = list(args or [])
+        self.env = dict(env or {})
 
     def start(self) -> ServerProcess:
         """Start the server and wait until it answers."""
@@ -89,7 +97,7 @@ class ServerProcess:
     def spawn(self) -> ServerProcess:
         """Start the server without waiting for it (see :meth:`wait`): a test can do something
         else meanwhile, such as starting a browser."""
-        env = dict(os.environ)
+        env = dict(os.environ) | self.env
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -100,6 +108,7 @@ class ServerProcess:
                 str(self.port),
                 "--db",
                 str(self.db),
+                *self.args,
             ],
             env=env,
             stdout=subprocess.DEVNULL,

@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from nimlab.cli.app import app
+from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console
 from nimlab.storage import DB_ENV, DatabaseChoiceError, StorageError, Store, resolve_db_path
 
-__all__ = ["DbOption", "db_command", "open_store"]
+__all__ = ["DbOption", "backup_command", "db_app", "db_command", "open_store"]
 
 DbOption = Annotated[
     str | None,
@@ -49,12 +49,19 @@ def open_store(db: str | None, *, read_only: bool = False) -> Store:
         raise typer.Exit(2 if isinstance(e, DatabaseChoiceError) else 1) from None
 
 
-@app.command("db")
-def db_command(db: DbOption = None) -> None:
+db_app = typer.Typer(cls=FullHelpGroup, invoke_without_command=True)
+app.add_typer(db_app, name="db")
+
+
+@db_app.callback()
+def db_command(ctx: typer.Context, db: DbOption = None) -> None:
     """Which database file is in use, and what it holds.
 
     The database is --db PATH if given, else $NIMLAB_DB, else nimlab.db in your user data
-    directory. It keeps the players, the finished games and the terminal's unfinished games."""
+    directory. It keeps the players, the finished games and the terminal's unfinished games.
+    `nimlab db backup PATH` copies it, also while a server uses it."""
+    if ctx.invoked_subcommand is not None:
+        return
     path = resolve_db_path(db)
     console.print(f"Database: {path}", highlight=False, soft_wrap=True)
     if db is not None:
@@ -74,6 +81,37 @@ def db_command(db: DbOption = None) -> None:
     console.print(
         f"{players} player{'s' if players != 1 else ''}, {games} finished "
         f"game{'s' if games != 1 else ''}, {in_play} game{'s' if in_play != 1 else ''} in play.",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@db_app.command("backup")
+def backup_command(
+    target: Annotated[
+        Path,
+        typer.Argument(help="The file to write (replaced when it exists).", show_default=False),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Copy the database to PATH, also while `nimlab serve` or a game uses it.
+
+    SQLite's online backup: the copy is the database as it was at one moment, written beside
+    PATH and renamed over it when whole and checked; the server goes on answering meanwhile."""
+    path = resolve_db_path(db)
+    if isinstance(path, Path) and not path.exists():
+        err_console.print(
+            Text.assemble(("error: ", "bold red"), f"there is no database at {path} yet"),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
+    with open_store(db, read_only=True) as store:
+        written = store.backup(target)
+        players, games = len(store.players()), store.game_count()
+    console.print(
+        f"Backed up {path} to {written} ({players} player{'s' if players != 1 else ''}, "
+        f"{games} finished game{'s' if games != 1 else ''}).",
         highlight=False,
         soft_wrap=True,
     )

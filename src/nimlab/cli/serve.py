@@ -4,27 +4,36 @@ Ready for ``--host 0.0.0.0``: the port is bound before "serving on" is printed (
 an address that is not this machine's is reported, exit 2); requests must name one of this
 machine's host names (against DNS rebinding; ``--allow-host`` adds more); a connection that
 does not complete a request's headers within ``--request-timeout`` seconds is closed (half-open
-and slowloris connections), idle keep-alive connections after 5 s; ``--admin-token`` (or
-``$NIMLAB_ADMIN_TOKEN``) guards registry changes.
+and slowloris connections), idle keep-alive connections after ``--keep-alive`` s;
+``$NIMLAB_ADMIN_TOKEN`` or ``--admin-token-file`` guards
+registry changes. Every setting comes from :class:`nimlab.web.settings.ServerSettings`: the
+options of this command are made from its fields, one per setting, named as the setting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
+import json
+import math
 import socket
+import typing
 import weakref
 from collections.abc import Iterable
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
 
 from nimlab.cli.app import UsageError, app
-from nimlab.cli.database import DbOption, open_store
+from nimlab.cli.database import open_store
+
+if TYPE_CHECKING:
+    from nimlab.web.settings import ServerSettings
 
 __all__ = ["allowed_hosts", "bind", "serve", "timed_protocol"]
 
-ADMIN_ENV = "NIMLAB_ADMIN_TOKEN"
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
@@ -47,7 +56,20 @@ def allowed_hosts(host: str, extra: list[str]) -> tuple[str, ...] | None:
             names.add(name)
             with contextlib.suppress(OSError):
                 names |= {str(info[4][0]) for info in socket.getaddrinfo(name, None)}
+        names |= _own_addresses()
     return tuple(sorted(n for n in names if n))
+
+
+def _own_addresses() -> set[str]:
+    """The addresses this machine's outgoing traffic leaves from (IPv4 and IPv6): those a
+    browser on the network reaches it at, even when the host name does not resolve to them.
+    Nothing is sent (a UDP socket is connected, not written to)."""
+    found = set()
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            found.add(str(s.getsockname()[0]).split("%")[0])
+    return found
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -217,57 +239,188 @@ def _http_protocol() -> type[Any]:
         return H11Protocol
 
 
-@app.command("serve")
-def serve(
-    host: Annotated[
-        str, typer.Option("--host", help="The address to listen on (0.0.0.0: every network).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port.")] = 8000,
-    db: DbOption = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-host",
-            help="Another host name requests may use (e.g. a DNS name of this machine); "
-            "'*' turns the check off.",
-        ),
-    ] = None,
-    admin_token: Annotated[
-        str | None,
-        typer.Option(
-            "--admin-token",
-            envvar=ADMIN_ENV,
-            help="Removing players and resetting statistics then needs this token "
-            "(Authorization: Bearer TOKEN).",
-            show_default=False,
-        ),
-    ] = None,
-    request_timeout: Annotated[
-        float,
-        typer.Option(
-            "--request-timeout",
-            min=0.1,
-            max=3600,
-            help="Seconds a connection may take to send a request's headers.",
-        ),
-    ] = 10.0,
-) -> None:
-    """The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it)."""
-    from nimlab.web import ServerSettings, create_app
+def _option_type(annotation: Any) -> Any:
+    """The command-line type of a setting: lists repeat the flag; everything else is given as
+    it is written and checked by the settings class (so every bad value is reported alike)."""
+    text = str(annotation)
+    if "tuple" in text:
+        return list[str] | None
+    return str | None
 
-    open_store(db).close()  # a database that cannot be used is reported now, not at startup
+
+def _metavar(name: str, annotation: Any) -> str:
+    """How a setting's value is written, for ``--help``."""
+    choices = typing.get_args(annotation) if typing.get_origin(annotation) is Literal else ()
+    if choices:
+        return "|".join(map(str, choices))
+    text = str(annotation)
+    kinds = (("tuple", "NAME"), ("Path", "PATH"), ("float", "NUMBER"), ("int", "INTEGER"))
+    for word, shown in kinds:
+        if word in text:
+            return shown
+    return "PATH" if name == "db" else "TEXT"
+
+
+def _setting_options() -> list[inspect.Parameter]:
+    """One option per setting of :class:`~nimlab.web.settings.ServerSettings`, named as the
+    setting (``create_rate``: ``--create-rate``); the admin token has none (a flag would show
+    it in the process list)."""
+    from nimlab.web.settings import env_name, flag_name, settings_fields
+
+    params = []
+    for name, info in settings_fields():
+        if name == "admin_token":
+            continue
+        default = info.default
+        shown = "none" if default in (None, ()) else default
+        option = typer.Option(
+            flag_name(name),
+            help=f"{info.description} [default: {shown}; ${env_name(name)}]",
+            show_default=False,
+            metavar=_metavar(name, info.annotation),
+        )
+        params.append(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[_option_type(info.annotation), option],
+            )
+        )
+    return params
+
+
+def _command_options() -> list[inspect.Parameter]:
+    return [
+        inspect.Parameter(
+            "config",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[
+                Path | None,
+                typer.Option(
+                    "--config",
+                    help="A TOML file of settings (name = value); flags and NIMLAB_* variables "
+                    "win over it.",
+                    metavar="PATH",
+                    show_default=False,
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "print_config",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--print-config",
+                    help="Print every setting's value and where it came from, and stop.",
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "admin_token",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[str | None, typer.Option("--admin-token", hidden=True)],
+        ),
+    ]
+
+
+def _print_config(settings: ServerSettings, sources: dict[str, str]) -> None:
+    """The effective settings as a TOML file would hold them, each with where it came from."""
+    from nimlab.web.settings import settings_fields
+
+    for name, _ in settings_fields():
+        value = getattr(settings, name)
+        if name == "admin_token":
+            text = '"(hidden)"' if settings.admin_secret() else None
+        elif value is None:
+            text = None
+        elif isinstance(value, bool):
+            text = str(value).lower()
+        elif isinstance(value, int | float):
+            text = str(value)
+        elif isinstance(value, tuple):
+            text = "[" + ", ".join(json.dumps(v) for v in value) + "]"
+        else:
+            text = json.dumps(str(value))
+        line = f"{name} = {text}" if text is not None else f"# {name} = (not set)"
+        typer.echo(f"{line:<44} # {sources[name]}")
+
+
+def serve(**options: Any) -> None:
+    """The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it).
+
+    Every setting can be given as a flag, as a NIMLAB_* environment variable, or in the TOML
+    file of --config, in that order of precedence (docs/configuration.md lists them)."""
+    from nimlab.web.settings import ServerSettings, SettingsError
+
+    config: Path | None = options.pop("config")
+    print_config: bool = options.pop("print_config")
+    if options.pop("admin_token") is not None:
+        _usage(
+            "--admin-token would show the token in the process list: put it in a file "
+            "(--admin-token-file PATH) or in $NIMLAB_ADMIN_TOKEN"
+        )
+    flags = {k: v for k, v in options.items() if v is not None}
     try:
-        sock = bind(host, port)
+        settings, sources = ServerSettings.load(flags, config)
+    except SettingsError as e:
+        _usage(str(e))
+    if print_config:
+        _print_config(settings, sources)
+        return
+    from nimlab.web import create_app, logs
+
+    host, db = settings.host, settings.db
+    _check_database(db)  # a database that cannot be used is reported now, not at startup
+    secret = settings.admin_secret()
+    logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
+    try:
+        sock = bind(host, settings.port)
     except OSError as e:
-        raise UsageError(_bind_error(host, port, e)) from None
-    token = admin_token.strip() if admin_token else None
-    settings = ServerSettings(
-        allowed_hosts=allowed_hosts(host, list(allow_host or [])),
-        admin_token=token or None,
+        raise UsageError(_bind_error(host, settings.port, e)) from None
+    settings = settings.model_copy(
+        update={"allowed_hosts": allowed_hosts(host, list(settings.allow_host))}
     )
     port = int(sock.getsockname()[1])
     typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
-    run_server(create_app(db, settings=settings), sock, request_timeout=request_timeout)
+    run_server(create_app(db, settings=settings), sock, settings=settings)
+
+
+def _check_database(db: str | None) -> None:
+    """Open the database and look for damage (a missing table or index; SQLite's quick_check
+    where the file is small enough for it to be cheap); exit 1 saying what is wrong."""
+    store = open_store(db)
+    try:
+        problems = store.problems()
+        path = store.path
+    finally:
+        store.close()
+    if problems:
+        shown = "; ".join(problems[:5]) + (
+            f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        )
+        typer.echo(
+            f"error: the database {path} is damaged: {shown}. Restore it from a backup "
+            "(nimlab db backup makes one), or start with another --db.",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def _usage(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+serve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [*_setting_options(), *_command_options()]
+)
+serve.__annotations__ = {p.name: p.annotation for p in serve.__signature__.parameters.values()}  # type: ignore[attr-defined]
+app.command("serve")(serve)
 
 
 GC_THRESHOLD = 20_000
@@ -275,7 +428,7 @@ GC_THRESHOLD = 20_000
 makes the collector run every few requests; the server's objects are short-lived)."""
 
 
-def run_server(app: Any, sock: socket.socket, *, request_timeout: float = 10.0) -> None:
+def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None = None) -> None:
     """Serve ``app`` on a bound socket until stopped, the way ``nimlab serve`` does: timed
     connections, bounded request heads and WebSocket messages, no server header; the objects
     made while starting are frozen out of garbage collection, which then runs less often."""
@@ -283,19 +436,63 @@ def run_server(app: Any, sock: socket.socket, *, request_timeout: float = 10.0) 
 
     import uvicorn
 
+    from nimlab.web.settings import ServerSettings
+
+    s = settings or ServerSettings()
     config = uvicorn.Config(
         app,
         log_level="warning",
+        log_config=None,  # nimlab's logging is set up by nimlab serve
         access_log=False,  # at "warning" nothing is logged, but each request still formats it
-        http=timed_protocol(_http_protocol(), request_timeout),
-        timeout_keep_alive=5,
+        http=timed_protocol(_http_protocol(), s.request_timeout),
+        timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,
-        ws_max_size=64 * 1024,
-        limit_concurrency=4096,
-        timeout_graceful_shutdown=5,
+        ws_max_size=s.ws_max_size,
+        limit_concurrency=s.max_concurrency,
+        # requests in flight get most of the stop's time, the app's own stop the rest
+        # (Uvicorn waits with asyncio, which takes a float)
+        timeout_graceful_shutdown=typing.cast(int, s.shutdown_timeout * 0.6),
         server_header=False,
+        proxy_headers=False,  # X-Forwarded-For only from --trusted-proxies (create_app)
     )
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_THRESHOLD, 20, 20)
-    uvicorn.Server(config).run(sockets=[sock])
+    _stopping_server(config, s.shutdown_timeout).run(sockets=[sock])
+
+
+def _stopping_server(config: Any, shutdown_timeout: float) -> Any:
+    """Uvicorn's server, which on a stop signal (SIGTERM, Ctrl+C) stops accepting, lets the
+    requests in flight finish, asks open pages to reconnect (WebSocket close 1012), stores what
+    is pending, and exits within ``shutdown_timeout`` seconds whatever happens (a locked
+    database): past it, the process ends at once. Nothing acknowledged is lost then: every
+    answer is sent only once its change is committed."""
+    import logging
+    import os
+    import threading
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        _watchdog: threading.Timer | None = None
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            if self._watchdog is None:  # (no logging here: this runs in a signal handler)
+                self._watchdog = threading.Timer(shutdown_timeout, self._give_up)
+                self._watchdog.daemon = True
+                self._watchdog.start()
+
+        @staticmethod
+        def _give_up() -> None:
+            log = logging.getLogger("nimlab.web")
+            log.error(
+                "stopped after %g s without finishing (the database may be locked): the "
+                "writes not yet committed were never acknowledged",
+                shutdown_timeout,
+            )
+            for handler in logging.getLogger().handlers:
+                handler.flush()
+            os._exit(1)
+
+    return Server(config)

@@ -49,6 +49,10 @@ DB_ENV = "NIMLAB_DB"
 
 BUSY_TIMEOUT_S = 30.0
 
+QUICK_CHECK_BYTES = 256 * 1024 * 1024
+"""Files up to this size get SQLite's ``quick_check`` when checked (it reads every page: about a
+second for 256 MiB)."""
+
 Row = tuple[Any, ...]
 
 
@@ -287,6 +291,59 @@ class Database:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         row = self.one("PRAGMA integrity_check")
         return "" if row is None else str(row[0])
+
+    def backup(self, target: str | os.PathLike[str]) -> Path:
+        """Copy the database to the file ``target`` while others go on using it (SQLite's
+        online backup, in one read transaction: in WAL mode writers are not held up, and the
+        copy is the database as it was at one moment). The copy is written beside ``target``
+        and renamed over it when whole, then checked (``quick_check``). Returns its path; raises
+        :class:`StorageError` when it cannot be made. O(database size)."""
+        where = Path(target).expanduser().resolve()
+        if str(self.path) != ":memory:" and where == Path(self.path).resolve():
+            raise StorageError(f"the backup {str(where)!r} would overwrite the database itself")
+        if where.is_dir():
+            raise StorageError(f"{str(where)!r} is a directory: name the backup file")
+        partial = where.with_name(f".{where.name}.partial")
+        try:
+            partial.unlink(missing_ok=True)
+            dest = sqlite3.connect(partial)
+            try:
+                self.conn.backup(dest)
+                dest.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+                check = dest.execute("PRAGMA quick_check").fetchone()
+            finally:
+                dest.close()
+            if check is None or check[0] != "ok":
+                raise StorageError(f"the backup failed its check: {check}")
+            os.replace(partial, where)
+        except sqlite3.Error as e:
+            partial.unlink(missing_ok=True)
+            raise storage_error(e, f"cannot back up the database to {str(where)!r}") from None
+        except OSError as e:
+            partial.unlink(missing_ok=True)
+            raise StorageError(
+                f"cannot back up the database to {str(where)!r}: {e.strerror or e}"
+            ) from None
+        except StorageError:
+            partial.unlink(missing_ok=True)
+            raise
+        return where
+
+    def problems(self, *, quick_check_bytes: int = QUICK_CHECK_BYTES) -> list[str]:
+        """What is wrong with the database: missing tables or indexes, and SQLite's
+        ``quick_check`` (every page read: done for files up to ``quick_check_bytes``). Empty when
+        nothing is found."""
+        from nimlab.storage.schema import schema_problems
+
+        try:
+            found = schema_problems(self.conn)
+            size = Path(self.path).stat().st_size if str(self.path) != ":memory:" else 0
+            if size <= quick_check_bytes:
+                rows = self.rows("PRAGMA quick_check(20)")
+                found += [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        except (sqlite3.Error, OSError) as e:
+            found = [f"it cannot be read: {e}"]
+        return found
 
 
 class _Write:

@@ -15,7 +15,15 @@ from typing import Any
 
 from nimlab.storage.errors import StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "current_version", "migrate", "record_hash"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Migration",
+    "current_version",
+    "migrate",
+    "record_hash",
+    "schema_problems",
+]
 
 Migration = str | Callable[[sqlite3.Connection], None]
 """A migration: an SQL script, or a function that runs inside the migration's transaction."""
@@ -205,6 +213,32 @@ def migrate(conn: sqlite3.Connection) -> int:
             f"({SCHEMA_VERSION}): upgrade nimlab"
         )
     return version
+
+
+def _objects(conn: sqlite3.Connection) -> set[tuple[str, str]]:
+    rows = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') "
+        "AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    return {(str(kind), str(name)) for kind, name in rows}
+
+
+_EXPECTED: set[tuple[str, str]] | None = None
+
+
+def schema_problems(conn: sqlite3.Connection) -> list[str]:
+    """What is missing from the schema of a database at :data:`SCHEMA_VERSION` (tables and
+    indexes, compared with a new database's): empty for a sound schema. O(schema)."""
+    global _EXPECTED
+    if _EXPECTED is None:
+        fresh = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            migrate(fresh)
+            _EXPECTED = _objects(fresh)
+        finally:
+            fresh.close()
+    missing = sorted(_EXPECTED - _objects(conn))
+    return [f"the {kind} {name} is missing" for kind, name in missing]
 
 
 def _statements(script: str) -> list[str]:

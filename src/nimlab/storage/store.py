@@ -120,6 +120,20 @@ class Store:
         """SQLite's own consistency check: ``"ok"`` for a sound file."""
         return self.db.integrity_check()
 
+    def ping(self) -> None:
+        """Read from the database once (raises :class:`sqlite3.Error` when it cannot). O(1)."""
+        self.db.one("SELECT 1")
+
+    def backup(self, target: str | os.PathLike[str]) -> Path:
+        """A copy of the database at ``target``, made while it is in use (see
+        :meth:`Database.backup`)."""
+        return self.db.backup(target)
+
+    def problems(self) -> list[str]:
+        """What is wrong with the database file (see :meth:`Database.problems`); empty when
+        nothing is found."""
+        return self.db.problems()
+
     def require_writable(self) -> None:
         """Raise :class:`ReadOnlyError` unless the database can be written now (check before a
         game is played, not after). O(1)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -342,9 +343,17 @@ class LoopWriter:
     submitted meanwhile make the next group. Futures are the loop's; use it from the loop's
     thread only. Create it inside a running loop; :meth:`close` finishes the submitted jobs."""
 
-    def __init__(self, store: Store, *, max_pending: int = MAX_PENDING) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_pending: int = MAX_PENDING,
+        observe: Callable[[int, float], None] | None = None,
+    ) -> None:
         self.store = store
         self.max_pending = max_pending
+        self.observe = observe
+        """Called after each group commit with its number of jobs and its seconds (metrics)."""
         self._loop = asyncio.get_running_loop()
         self._waits = concurrent.futures.ThreadPoolExecutor(1, "nimlab-db-commit")
         self._pending: deque[_Job] = deque()
@@ -426,10 +435,11 @@ class LoopWriter:
             self._busy = False
             self._idle.set()
             return
+        started = time.perf_counter()
         begun = self._loop.run_in_executor(self._waits, self.store.db.begin_group)
-        begun.add_done_callback(lambda f: self._run(f, jobs))
+        begun.add_done_callback(lambda f: self._run(f, jobs, started))
 
-    def _run(self, begun: asyncio.Future[None], jobs: list[_Job]) -> None:
+    def _run(self, begun: asyncio.Future[None], jobs: list[_Job], started: float) -> None:
         error = _error_of(begun)
         if error is not None:  # nothing begun
             self._fail(jobs, error)
@@ -445,15 +455,21 @@ class LoopWriter:
         committed = self._loop.run_in_executor(
             self._waits, lambda: self.store.db.end_group(commit=True)
         )
-        committed.add_done_callback(lambda f: self._committed(f, jobs, done))
+        committed.add_done_callback(lambda f: self._committed(f, jobs, done, started))
 
     def _committed(
-        self, committed: asyncio.Future[None], jobs: list[_Job], done: list[tuple[_Job, Any]]
+        self,
+        committed: asyncio.Future[None],
+        jobs: list[_Job],
+        done: list[tuple[_Job, Any]],
+        started: float,
     ) -> None:
         error = _error_of(committed)
         if error is not None:  # nothing of the group was kept
             self._fail(jobs, error)
             return
+        if self.observe is not None:
+            self.observe(len(jobs), time.perf_counter() - started)
         for job, result in done:
             if not job.future.done():
                 job.future.set_result(result)

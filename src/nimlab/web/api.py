@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import itertools
 import json
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
@@ -20,8 +22,8 @@ from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
-from nimlab.web import settings
-from nimlab.web.errors import NotFound, Unauthorized, Unavailable
+from nimlab.web import metrics, settings
+from nimlab.web.errors import Forbidden, NotFound, Unauthorized, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
     MAX_NAME,
@@ -76,6 +78,10 @@ _ADMIN: dict[int | str, dict[str, Any]] = {
         "model": ErrorOut,
         "description": "The server has an admin token: send it as Authorization: Bearer TOKEN",
     },
+    403: {
+        "model": ErrorOut,
+        "description": "The server has no admin token and the request is not from its machine",
+    },
 }
 _SETUP_ERRORS: dict[int | str, dict[str, Any]] = {
     **_ERRORS,
@@ -107,7 +113,7 @@ def client_of(request: Request) -> str | None:
 def is_admin(request: Request) -> bool:
     """Whether the server has an admin token and the request carries it as
     ``Authorization: Bearer TOKEN``."""
-    token = live(request).settings.admin_token
+    token = live(request).settings.admin_secret()
     if not token:
         return False
     given = request.headers.get("authorization", "")
@@ -118,13 +124,31 @@ def is_admin(request: Request) -> bool:
 
 
 def require_admin(request: Request) -> None:
-    """With an admin token set (``--admin-token`` / ``$NIMLAB_ADMIN_TOKEN``), registry changes
-    need ``Authorization: Bearer TOKEN``; raises :class:`Unauthorized` (401) otherwise."""
-    if live(request).settings.admin_token and not is_admin(request):
+    """With an admin token set (``$NIMLAB_ADMIN_TOKEN`` / ``--admin-token-file``), registry
+    changes need ``Authorization: Bearer TOKEN``: raises :class:`Unauthorized` (401) otherwise.
+    Without one, they are allowed only from this machine (a loopback address, after a trusted
+    proxy's ``X-Forwarded-For``): raises :class:`Forbidden` (403) saying how to allow them."""
+    if not live(request).settings.admin_secret():
+        if not _loopback(client_of(request)):
+            raise Forbidden(
+                "removing players, resetting statistics and deleting stored games are allowed "
+                "only from the server's own machine; to allow them from elsewhere, start the "
+                "server with an admin token (NIMLAB_ADMIN_TOKEN or --admin-token-file) and send "
+                "it as Authorization: Bearer TOKEN"
+            )
+        return
+    if not is_admin(request):
         raise Unauthorized(
             "this server keeps its registry behind an admin token: send it as "
             "Authorization: Bearer TOKEN"
         )
+
+
+def _loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _json(content: Any, status: int = 200) -> Response:
@@ -176,9 +200,11 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
     "holds the new turns only (a retry with the same turn gets the same answer)",
 )
 async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
+    started = time.perf_counter()
     manager = live(request)
     manager.limit("move", client_of(request))
     lg, before = await manager.move(key, move)
+    metrics.move_answered(started)
     return _json(manager.state(lg, since=before))
 
 
@@ -199,7 +225,7 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
             seat=seat,
             name=lg.game.players[seat].name,
             token=token,
-            link=f"/game/{lg.key}?seat={seat}&token={token}",
+            link=f"/game/{lg.key}#seat={seat}&token={token}",
         )
         for seat, token in sorted(tokens.items())
     ]
@@ -281,7 +307,10 @@ async def check_setup(setup: SetupIn, request: Request) -> Response:
 
 
 def _page(limit: int | None) -> int:
-    return settings.PAGE_SIZE if limit is None else min(limit, settings.MAX_PAGE)
+    """How many entries one answer of a list holds: ``limit``, the default page, at most the
+    largest page."""
+    largest: int = settings.MAX_PAGE
+    return min(settings.PAGE_SIZE, largest) if limit is None else min(limit, largest)
 
 
 Limit = Annotated[

@@ -6,11 +6,12 @@ network); the JSON API is under ``/api`` with its OpenAPI schema at ``/api/opena
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -26,10 +27,13 @@ from nimlab.storage import (
     TooManyGamesInPlayError,
     UnknownPlayerError,
 )
+from nimlab.web import logs, metrics
+from nimlab.web import settings as configuration
 from nimlab.web.api import router
-from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized
+from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized, Unavailable
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
+from nimlab.web.logs import request_id
 from nimlab.web.settings import ServerSettings
 
 __all__ = ["STATIC_DIR", "ServerSettings", "create_app"]
@@ -52,12 +56,9 @@ def create_app(
     (the pause between moves when only bots are left), ``reply_wait`` and ``compute_wait``
     override its fields of those names."""
     settings = settings or ServerSettings()
-    settings = replace(
-        settings,
-        bot_pace=settings.bot_pace if bot_pace is None else bot_pace,
-        reply_wait=settings.reply_wait if reply_wait is None else reply_wait,
-        compute_wait=settings.compute_wait if compute_wait is None else compute_wait,
-    )
+    changes = {"bot_pace": bot_pace, "reply_wait": reply_wait, "compute_wait": compute_wait}
+    settings = settings.model_copy(update={k: v for k, v in changes.items() if v is not None})
+    configuration.use(settings)
     live = LiveGames(db, settings)
 
     @asynccontextmanager
@@ -79,6 +80,14 @@ def create_app(
         openapi_url="/api/openapi.json",
     )
     app.state.live = live
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _whole_bounds(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -89,11 +98,14 @@ def create_app(
 
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+    _add_service_routes(app, live)
 
     _add_error_handlers(app)
 
     def paths() -> dict[str, set[str]]:
-        table: dict[str, set[str]] = {p: {"GET"} for p in (*PAGES, "/static/{path:path}")}
+        table: dict[str, set[str]] = {
+            p: {"GET"} for p in (*PAGES, *SERVICE_PATHS, "/static/{path:path}")
+        }
         for path, item in app.openapi().get("paths", {}).items():
             table.setdefault(path, set()).update(m.upper() for m in item)
         return table
@@ -104,7 +116,80 @@ def create_app(
         max_body=settings.max_body,
         allowed_hosts=settings.allowed_hosts,
     )
+    app.add_middleware(logs.RequestIds)
+    if settings.trusted_proxies:  # the client is taken from X-Forwarded-For only when they send it
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     return app
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _whole_bounds(schema: Any) -> Any:
+    """``schema`` with the bounds of whole numbers written as whole numbers: FastAPI's OpenAPI
+    models keep bounds as floats, and a float written in decimal is rounded (2^62 becomes
+    4.611686018427388e+18, more than 2^62); those below 2^63 are exact as floats, so each is
+    the whole number it was. Changes ``schema`` in place."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in _BOUNDS and isinstance(value, float) and value.is_integer():
+                if abs(value) < 2**63:
+                    schema[key] = int(value)
+            else:
+                _whole_bounds(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _whole_bounds(item)
+    return schema
+
+
+SERVICE_PATHS = ("/healthz", "/readyz", "/metrics")
+READY_WAIT = 5.0
+"""Seconds ``/readyz`` waits for the database to answer a read and commit a write."""
+
+
+def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
+    """``/healthz`` (the process answers), ``/readyz`` (the database answers and its writer
+    commits: 503 with what is wrong otherwise) and ``/metrics`` (Prometheus); not in the API's
+    schema: they are the operator's, not the page's."""
+
+    async def healthz() -> JSONResponse:
+        return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+
+    async def readyz() -> JSONResponse:
+        problems = await ready_problems(live)
+        body = {"status": "not ready" if problems else "ready", "problems": problems}
+        return JSONResponse(
+            body, status_code=503 if problems else 200, headers={"Cache-Control": "no-store"}
+        )
+
+    async def metrics_page() -> Response:
+        metrics.observe(live)
+        body = await asyncio.get_running_loop().run_in_executor(None, metrics.exposition)
+        return Response(body, media_type=metrics.CONTENT_TYPE_LATEST)
+
+    for path, endpoint in zip(SERVICE_PATHS, (healthz, readyz, metrics_page), strict=True):
+        app.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
+
+
+async def ready_problems(live: LiveGames) -> list[str]:
+    """What keeps the server from serving: the database does not answer a read, or its writer
+    does not commit within :data:`READY_WAIT` seconds (stuck, or the file is locked)."""
+    problems: list[str] = []
+    checks = (
+        ("the database does not answer a read", live.read(lambda s: s.ping())),
+        ("the database writer does not commit", live.write(lambda s: None)),
+    )
+    for what, check in checks:
+        try:
+            await asyncio.wait_for(check, READY_WAIT)
+        except TimeoutError:
+            problems.append(f"{what} within {READY_WAIT:g} s (is the database locked?)")
+        except ApiError as e:
+            problems.append(f"{what}: {e.message}")
+    return problems
 
 
 def _status(error: NimlabError) -> int:
@@ -125,20 +210,26 @@ def _add_error_handlers(app: FastAPI) -> None:
         path = request.url.path
         if exc.status_code == 404 and not path.startswith(("/api/", "/static/")):
             return FileResponse(index, status_code=404, headers={"Cache-Control": "no-cache"})
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+        return _error(exc.detail, exc.status_code, dict(exc.headers or {}))
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         headers = {}
-        if isinstance(exc, TooManyRequests) and exc.retry_after is not None:
-            headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        if isinstance(exc, TooManyRequests):
+            metrics.refused(exc.limit)
+            if exc.retry_after is not None:
+                headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        if isinstance(exc, Unavailable):
+            metrics.refused("unavailable")
         if isinstance(exc, Unauthorized):
             headers["WWW-Authenticate"] = "Bearer"
-        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=headers)
+        return _error(exc.message, exc.status, headers)
 
     @app.exception_handler(NimlabError)
     async def core_error(request: Request, exc: NimlabError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
+        if isinstance(exc, TooManyGamesInPlayError):
+            metrics.refused("max_games_in_play")
+        return _error(str(exc), _status(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -146,13 +237,19 @@ def _add_error_handlers(app: FastAPI) -> None:
         bad_json = [e for e in errors if e.get("type") == "json_invalid"]
         if bad_json:
             why = bad_json[0].get("ctx", {}).get("error", "")
-            return JSONResponse(
-                {"detail": f"the request body is not valid JSON{': ' + str(why) if why else ''}"},
-                status_code=400,
+            return _error(
+                f"the request body is not valid JSON{': ' + str(why) if why else ''}", 400
             )
         parts = []
         for e in errors[:3]:
             where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
             parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else e.get("msg", ""))
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-        return JSONResponse({"detail": "; ".join(parts) + more}, status_code=422)
+        return _error("; ".join(parts) + more, 422)
+
+
+def _error(detail: str, status: int, headers: dict[str, str] | None = None) -> JSONResponse:
+    """An error answer: ``{"detail": message, "request_id": id}``."""
+    return JSONResponse(
+        {"detail": detail, "request_id": request_id()}, status_code=status, headers=headers
+    )

@@ -50,9 +50,11 @@ class TooManyRequests(ApiError):
 
     status = 429
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, limit: str = "rate") -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.limit = limit
+        """The limit's setting (``create_rate``, ``move_rate``...), for the metrics."""
 
 
 class Unauthorized(ApiError):

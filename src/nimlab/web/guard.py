@@ -29,7 +29,8 @@ from typing import Any
 
 from starlette.routing import compile_path
 
-from nimlab.web import settings
+from nimlab.web import metrics, settings
+from nimlab.web.logs import request_id
 
 __all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
 
@@ -55,6 +56,8 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 ``Referer`` (share links carry seat tokens)."""
 
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+_LIMITS = {413: "max_body", 421: "allow_host"}
+"""The setting behind each refusal of the guard, for the metrics."""
 
 MAX_JSON_FIELDS = 4096
 """A request body may name at most this many object fields (no request has more than a few
@@ -79,7 +82,9 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes, bytes]]) -> None:
-    body = json.dumps({"detail": detail}).encode()
+    if status in _LIMITS:
+        metrics.refused(_LIMITS[status])
+    body = json.dumps({"detail": detail, "request_id": request_id()}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -140,7 +145,8 @@ class Guard:
                 await _answer(
                     send,
                     421,
-                    f"this server does not answer for the host name {host!r}",
+                    f"this server does not answer for the host name {host!r}: its operator "
+                    f"can allow it with --allow-host {host or 'NAME'} (or NIMLAB_ALLOW_HOST)",
                     list(SECURITY_HEADERS),
                 )
                 return

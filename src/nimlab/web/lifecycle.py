@@ -247,6 +247,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
     response_model=DeletedOut,
     responses={
         401: {"model": ErrorOut, "description": "The server has an admin token: send it"},
+        403: {"model": ErrorOut, "description": "No admin token and not from the server's machine"},
         404: {"model": ErrorOut, "description": "No such stored game"},
         422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
         429: {"model": ErrorOut, "description": "Too many requests from this client"},

@@ -61,7 +61,7 @@ from nimlab.storage import (
     ending_of,
 )
 from nimlab.theory.budget import BudgetExceeded
-from nimlab.web import settings
+from nimlab.web import metrics, settings
 from nimlab.web.errors import (
     ApiError,
     Conflict,
@@ -300,8 +300,8 @@ class LiveGames:
         :class:`nimlab.storage.InPlayLimits`), then sweep expired games every
         ``settings.EXPIRY_INTERVAL`` seconds while serving."""
         self.workers = EngineWorkers(self.settings.workers)
-        store = Store.open(self.db)
-        self._writer = LoopWriter(store)
+        store = Store.open(self.db, limits=self.settings.in_play_limits())
+        self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
         await self.expire()
@@ -1190,4 +1190,5 @@ class LiveGames:
             raise TooManyRequests(
                 f"too many {what} from {client}: try again in {max(1, round(wait))} s",
                 retry_after=wait,
+                limit=f"{action}_rate",
             )

@@ -6,10 +6,10 @@ from 1, as people see them. Heap sizes are exact JSON integers up to a googol (:
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Path
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from nimlab.core.games import game_choices
 from nimlab.core.players import MAX_LOOKAHEAD
@@ -84,8 +84,8 @@ GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
 """A game in play, in a path."""
 GameId = Annotated[
     int,
-    BeforeValidator(_digits_only),
     Path(ge=1, le=(1 << 63) - 1, description="The stored game's id"),
+    BeforeValidator(_digits_only),  # after Path: its bounds then reach the schema as JSON Schema's
 ]
 """A stored game, in a path."""
 
@@ -99,9 +99,22 @@ EndPosition = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class _In(BaseModel):
-    """Requests are read strictly: no unknown fields, no "1" for 1, no false or 0.0 for 0."""
+    """Requests are read strictly: no unknown fields, no "1" for 1, no false for 0; a number
+    written with a zero fraction (``0.0``) is the whole number it equals, as in JSON Schema."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _whole_numbers(cls, value: Any) -> Any:
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+            return int(value)
+        if isinstance(value, list) and any(isinstance(v, float) for v in value):
+            return [
+                int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**63 else v
+                for v in value
+            ]
+        return value
 
 
 class PlayerIn(_In):
@@ -225,9 +238,11 @@ class UsernameIn(_In):
 
 
 class ErrorOut(BaseModel):
-    """Every error: ``detail`` says what was wrong and what is allowed."""
+    """Every error: ``detail`` says what was wrong and what is allowed; ``request_id`` is the
+    id the server's log gives it (also in the ``X-Request-ID`` header)."""
 
     detail: str
+    request_id: str | None = None
 
 
 class BoardOut(BaseModel):

@@ -1,26 +1,66 @@
-"""The web server's bounds and knobs in one place (:class:`ServerSettings`)."""
+"""Every setting of the web server in one typed class (:class:`ServerSettings`, pydantic-settings).
+
+A setting has one name everywhere: the field ``create_rate`` is the flag ``--create-rate`` of
+``nimlab serve``, the environment variable ``NIMLAB_CREATE_RATE`` and the line
+``create_rate = 30`` of a TOML file (``--config nimlab.toml``); a flag wins over the environment,
+which wins over the file, which wins over the default (:meth:`ServerSettings.load`).
+docs/configuration.md holds the table :func:`settings_table` makes from the class.
+
+The settings of the app being served are also this module's attributes in capitals, for code
+that reads a bound as ``settings.NAME`` (``settings.CREATE_RATE`` is the current
+``create_rate``): :func:`use` sets them (``create_app`` does), :func:`current` returns them.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextvars
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-__all__ = ["ServerSettings"]
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
-# Bounds on what one client may take from the others (read where used as ``settings.NAME``).
-EXPIRY_INTERVAL = 600.0  # seconds between two sweeps of expired games in play while serving
-PAGE_SIZE = 100  # entries in one answer of /api/players, /api/games, /api/history by default
-MAX_PAGE = 1000  # the most entries one answer of a list may ask for (limit=)
-REGISTER_PER_HOUR = 60  # players one client may register per hour (429 beyond)
-MAX_CONNECTIONS_PER_CLIENT = 256  # connections one client address holds at once (429, closed)
-MAX_SOCKETS_PER_CLIENT = 64  # WebSockets (open game pages) one client holds at once (1013)
-MAX_WATCHERS_PER_GAME = 500  # WebSockets (open pages) of one game at once (1013 beyond)
-UNWATCHED_PAUSE = 60.0  # seconds a game of bots only plays on with nobody watching it
-BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive after its headers (408 beyond)
+if TYPE_CHECKING:
+    from nimlab.storage import InPlayLimits
+
+__all__ = [
+    "ENV_PREFIX",
+    "ServerSettings",
+    "SettingsError",
+    "current",
+    "env_name",
+    "flag_name",
+    "settings_fields",
+    "settings_table",
+    "use",
+]
+
+ENV_PREFIX = "NIMLAB_"
+
+_FILE_VALUES: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "nimlab_settings_file", default=None
+)
+
+Names = Annotated[tuple[str, ...], NoDecode]
+"""A list of names: a list in the file, comma- or space-separated in the environment."""
 
 
-@dataclass(frozen=True, slots=True)
-class ServerSettings:
-    """How much one request, one game and one client may ask of the server.
+class SettingsError(ValueError):
+    """A setting has a value it may not have (the message names the setting)."""
+
+
+class ServerSettings(BaseSettings):
+    """How the server listens, logs, and how much one request, one game and one client may ask.
 
     Engine work (see :mod:`nimlab.web.work`): ``workers`` threads; a bot move, the first answer
     to a hint or an analysis, and a setup check each get ``move_seconds`` and ``job_positions``
@@ -29,27 +69,374 @@ class ServerSettings:
     how long a request waits for the bots' replies or a hint/analysis before it answers (what
     comes later arrives over the game's WebSocket).
 
-    Input: request bodies of at most ``max_body`` bytes (413). Rate limits per client (429):
-    ``create_rate`` new games per minute with bursts of ``create_burst``; ``move_rate`` moves
-    per second with bursts of ``move_burst``.
-
-    Network: ``allowed_hosts`` (``None``: any) are the host names a request's ``Host`` header may
-    name (against DNS rebinding); ``admin_token`` (``None``: none needed) must be sent as
-    ``Authorization: Bearer TOKEN`` to remove players, reset statistics or delete a stored game
-    by its id.
+    Constructed directly (``ServerSettings(move_rate=5)``), the keywords win over ``NIMLAB_*``
+    variables, which win over the defaults; :meth:`load` adds a TOML file below them.
     """
 
-    bot_pace: float = 0.8
-    reply_wait: float = 10.0
-    compute_wait: float = 2.0
-    workers: int = 3
-    move_seconds: float = 2.0
-    deep_seconds: float = 20.0
-    job_positions: int = 2_000_000
-    max_body: int = 1024 * 1024
-    create_rate: float = 30.0
-    create_burst: int = 20
-    move_rate: float = 20.0
-    move_burst: int = 40
-    allowed_hosts: tuple[str, ...] | None = None
-    admin_token: str | None = None
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        frozen=True,
+        extra="forbid",
+        validate_default=True,
+    )
+
+    # -- listening ----------------------------------------------------------------------------
+    host: str = Field(
+        default="127.0.0.1", description="The address to listen on (0.0.0.0: every network)."
+    )
+    port: int = Field(default=8000, ge=0, le=65535, description="The port (0: any free port).")
+    db: str | None = Field(
+        default=None,
+        description="The database file (default: nimlab.db in your user data directory).",
+    )
+    allow_host: Names = Field(
+        default=(),
+        description="More host names requests may use, besides this machine's own names and "
+        "addresses (e.g. the name a proxy forwards); * turns the check off.",
+    )
+    trusted_proxies: Names = Field(
+        default=(),
+        description="Addresses or networks (CIDR) of reverse proxies: only a request from one "
+        "of them has its client taken from X-Forwarded-For.",
+    )
+    admin_token: SecretStr | None = Field(
+        default=None,
+        description="Removing players, resetting statistics and deleting stored games need "
+        "this token (Authorization: Bearer TOKEN); without one, only requests from this "
+        "machine may. Environment or file only (a flag would show in the process list).",
+    )
+    admin_token_file: Path | None = Field(
+        default=None, description="A file whose first line is the admin token."
+    )
+    # -- connections --------------------------------------------------------------------------
+    request_timeout: float = Field(
+        default=10.0,
+        ge=0.1,
+        le=3600,
+        description="Seconds a connection may take to send a request's headers.",
+    )
+    keep_alive: float = Field(
+        default=5.0,
+        ge=0.1,
+        le=3600,
+        description="Seconds an idle keep-alive connection stays open.",
+    )
+    ws_max_size: int = Field(
+        default=64 * 1024,
+        ge=1024,
+        le=16 * 1024 * 1024,
+        description="The largest WebSocket message accepted, in bytes.",
+    )
+    max_concurrency: int = Field(
+        default=4096,
+        ge=1,
+        le=1_000_000,
+        description="Connections and requests served at once (503 beyond).",
+    )
+    shutdown_timeout: float = Field(
+        default=5.0,
+        ge=0,
+        le=3600,
+        description="Seconds a stop (SIGTERM, Ctrl+C) waits for requests in flight.",
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="info", description="The least important log lines written (to stderr)."
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="text: a line for people; json: one JSON object per line."
+    )
+    # -- limits -------------------------------------------------------------------------------
+    bot_pace: float = Field(
+        default=0.8, ge=0, le=60, description="Seconds between moves when only bots are left."
+    )
+    reply_wait: float = Field(
+        default=10.0,
+        gt=0,
+        le=600,
+        description="Seconds a move request waits for the bots' replies (later ones arrive "
+        "over the game's WebSocket).",
+    )
+    compute_wait: float = Field(
+        default=2.0,
+        gt=0,
+        le=600,
+        description="Seconds a hint or analysis request waits before it answers.",
+    )
+    workers: int = Field(default=3, ge=1, le=64, description="Engine threads.")
+    move_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=3600,
+        description="Engine time for a bot move, a first hint or analysis, a setup check.",
+    )
+    deep_seconds: float = Field(
+        default=20.0,
+        gt=0,
+        le=86400,
+        description="Engine time for the deeper search after an answer that is not proven.",
+    )
+    job_positions: int = Field(
+        default=2_000_000, ge=1000, le=10**9, description="Positions one engine job may store."
+    )
+    max_body: int = Field(
+        default=1024 * 1024,
+        ge=1024,
+        le=1024**3,
+        description="The largest request body, in bytes (413).",
+    )
+    create_rate: float = Field(
+        default=30.0, ge=0, description="New games per minute per client (429 beyond; 0: no limit)."
+    )
+    create_burst: int = Field(default=20, ge=1, description="New games a client may start at once.")
+    move_rate: float = Field(
+        default=20.0, ge=0, description="Moves per second per client (429 beyond; 0: no limit)."
+    )
+    move_burst: int = Field(default=40, ge=1, description="Moves a client may send at once.")
+    max_games_in_play: int = Field(
+        default=5000, ge=1, description="Unfinished games in the database (429 beyond)."
+    )
+    max_games_per_client: int = Field(default=50, ge=1, description="Unfinished games per client.")
+    max_moves_per_game: int = Field(
+        default=10_000, ge=1, description="Moves in one game (422 beyond)."
+    )
+    game_expiry_days: int = Field(
+        default=7, ge=1, description="Days after which an untouched unfinished game is deleted."
+    )
+    # -- what one client may take from the others --------------------------------------------
+    max_connections_per_client: int = Field(
+        default=256, ge=1, description="Connections one client address holds at once (429 beyond)."
+    )
+    max_sockets_per_client: int = Field(
+        default=64,
+        ge=1,
+        description="WebSockets (open game pages) one client holds at once (closed with 1013).",
+    )
+    max_watchers_per_game: int = Field(
+        default=500, ge=1, description="WebSockets (open pages) of one game at once (1013 beyond)."
+    )
+    register_per_hour: int = Field(
+        default=60, ge=1, description="Players one client may register per hour (429 beyond)."
+    )
+    body_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="Seconds a request body may take to arrive after its headers (408 beyond).",
+    )
+    unwatched_pause: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds a game of bots only plays on with nobody watching it.",
+    )
+    expiry_interval: float = Field(
+        default=600.0,
+        gt=0,
+        description="Seconds between two sweeps of expired games in play while serving.",
+    )
+    page_size: int = Field(
+        default=100, ge=1, le=100_000, description="Entries in one answer of a list by default."
+    )
+    max_page: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        description="The most entries one answer of a list may ask for (limit=).",
+    )
+    # -- filled in by the server --------------------------------------------------------------
+    allowed_hosts: tuple[str, ...] | None = Field(
+        default=None, json_schema_extra={"setting": False}
+    )
+    """The host names a request's ``Host`` may name (``None``: any), from ``host`` and
+    ``allow_host`` (see ``nimlab.cli.serve.allowed_hosts``)."""
+
+    @field_validator("allow_host", "trusted_proxies", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(v for v in value.replace(",", " ").split() if v)
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import ipaddress
+
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(f"{item!r} is not an address or a network (CIDR)") from None
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        file = InitSettingsSource(settings_cls, init_kwargs=dict(_FILE_VALUES.get() or {}))
+        return (init_settings, env_settings, file)
+
+    def admin_secret(self) -> str | None:
+        """The admin token (``None``: none is set)."""
+        token: Any = self.admin_token
+        if isinstance(token, SecretStr):
+            token = token.get_secret_value()
+        return str(token) if token else None
+
+    def in_play_limits(self) -> InPlayLimits:
+        """The bounds on games in play these settings give the store."""
+        from datetime import timedelta
+
+        from nimlab.storage import InPlayLimits
+
+        return InPlayLimits(
+            max_games=self.max_games_in_play,
+            max_per_client=self.max_games_per_client,
+            max_moves=self.max_moves_per_game,
+            expire_after=timedelta(days=self.game_expiry_days),
+        )
+
+    @classmethod
+    def load(
+        cls, flags: Mapping[str, Any], config: Path | None = None
+    ) -> tuple[ServerSettings, dict[str, str]]:
+        """The settings from ``flags`` (given on the command line), ``NIMLAB_*`` variables and
+        the TOML file ``config``, in that order of precedence, with where each came from
+        (``--flag``, ``$NIMLAB_NAME``, the file's name or ``default``). The admin token is read
+        from ``admin_token_file`` when one is named. Raises :class:`SettingsError` naming the
+        setting for a value it may not have, an unknown name, or a file that cannot be read."""
+        values: dict[str, Any] = {}
+        if config is not None:
+            try:
+                values = tomllib.loads(Path(config).read_text(encoding="utf-8"))
+            except OSError as e:
+                raise SettingsError(f"cannot read {config}: {e.strerror or e}") from None
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+                raise SettingsError(f"{config} is not a TOML file: {e}") from None
+            known = dict(settings_fields())
+            unknown = sorted(set(values) - set(known))
+            if unknown:
+                raise SettingsError(
+                    f"{config}: unknown setting {unknown[0]!r} (the settings are listed by "
+                    "nimlab serve --print-config)"
+                )
+        token = _FILE_VALUES.set(values)
+        try:
+            settings = cls(**dict(flags))
+        except ValidationError as e:
+            raise SettingsError(_explain(e)) from None
+        finally:
+            _FILE_VALUES.reset(token)
+        sources: dict[str, str] = {}
+        environ = {k.upper() for k, v in os.environ.items() if v}
+        for name, _ in settings_fields():
+            if name in flags:
+                sources[name] = flag_name(name)
+            elif env_name(name) in environ:
+                sources[name] = "$" + env_name(name)
+            elif name in values:
+                sources[name] = str(config)
+            else:
+                sources[name] = "default"
+        if settings.admin_token_file is not None:
+            path = settings.admin_token_file
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as e:
+                raise SettingsError(
+                    f"admin_token_file: cannot read {path}: {getattr(e, 'strerror', None) or e}"
+                ) from None
+            secret = lines[0].strip() if lines else ""
+            if not secret:
+                raise SettingsError(f"admin_token_file: {path} holds no token on its first line")
+            settings = settings.model_copy(update={"admin_token": SecretStr(secret)})
+            sources["admin_token"] = str(path)
+        return settings, sources
+
+
+def _explain(error: ValidationError) -> str:
+    parts = []
+    for e in error.errors()[:3]:
+        name = str(e["loc"][0]) if e.get("loc") else "?"
+        given = e.get("input")
+        shown = "" if name == "admin_token" or isinstance(given, dict) else f" (given {given!r})"
+        if e.get("type") == "extra_forbidden":
+            parts.append(f"unknown setting {name!r}")
+        else:
+            msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")
+            parts.append(f"{name} ({flag_name(name)}, ${env_name(name)}): {msg}{shown}")
+    return "; ".join(parts)
+
+
+def flag_name(name: str) -> str:
+    """The command-line flag of setting ``name``: ``create_rate`` is ``--create-rate``."""
+    return "--" + name.replace("_", "-")
+
+
+def env_name(name: str) -> str:
+    """The environment variable of setting ``name``: ``create_rate`` is ``NIMLAB_CREATE_RATE``."""
+    return ENV_PREFIX + name.upper()
+
+
+def settings_fields() -> Iterator[tuple[str, FieldInfo]]:
+    """Every setting (name, field) in the class's order; not the fields the server fills in."""
+    for name, info in ServerSettings.model_fields.items():
+        extra = info.json_schema_extra
+        if isinstance(extra, dict) and extra.get("setting") is False:
+            continue
+        yield name, info
+
+
+def _shown_default(info: FieldInfo) -> str:
+    default = info.default
+    if default is None or default == ():
+        return "—"
+    if isinstance(default, float) and default.is_integer():
+        return str(int(default))
+    if isinstance(default, int) and default >= 10_000:
+        return f"{default:_}"
+    return str(default)
+
+
+def settings_table() -> str:
+    """The Markdown table of every setting: name, flag, variable, default, meaning (the one in
+    docs/configuration.md)."""
+    rows = [
+        "| setting (file) | flag | environment | default | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for name, info in settings_fields():
+        flag = "—" if name == "admin_token" else f"`{flag_name(name)}`"
+        rows.append(
+            f"| `{name}` | {flag} | `{env_name(name)}` | {_shown_default(info)} "
+            f"| {info.description or ''} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+_current: ServerSettings | None = None
+
+
+def use(settings: ServerSettings) -> None:
+    """Make ``settings`` the ones the module's capital names give (``create_app`` calls it)."""
+    global _current
+    _current = settings
+
+
+def current() -> ServerSettings:
+    """The settings of the app being served (the defaults until :func:`use` is called)."""
+    global _current
+    if _current is None:
+        _current = ServerSettings()
+    return _current
+
+
+def __getattr__(name: str) -> Any:
+    if name.isupper() and name.lower() in ServerSettings.model_fields:
+        return getattr(current(), name.lower())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nimlab.theory.budget import Budget, budget_scope
+from nimlab.web import metrics
 
 __all__ = ["HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
 
@@ -289,10 +290,12 @@ class EngineWorkers:
                 result = job.fn()
         except BaseException as e:
             job.finished = time.monotonic()
+            metrics.engine_job(job, e)
             self._account(job, failed=True)
             job.future.set_exception(e)
         else:
             job.finished = time.monotonic()
+            metrics.engine_job(job, None)
             self._account(job, failed=False)
             job.future.set_result(result)
 

@@ -42,8 +42,11 @@ const BOTS_ONLY_ANIMATION_MS = 500;
 const cross = () => icon(["M12 8l12 12 12-12 4 4-12 12 12 12-4 4-12-12-12 12-4-4 12-12L8 12z"], "#c0392b");
 
 export function showGame(main, gameId) {
-  // A share link carries the seat's token: keep it here, and take it out of the address bar.
-  const params = new URLSearchParams(location.search);
+  // A share link carries the seat's token after "#" (never sent to the server, so no proxy logs
+  // it; links of older versions had it in the query): keep it here, and take it out of the
+  // address bar.
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const params = fragment.has("token") ? fragment : new URLSearchParams(location.search);
   if (params.has("seat") && params.has("token")) {
     saveToken(gameId, params.get("seat"), params.get("token"));
     history.replaceState(null, "", `/game/${gameId}`);

@@ -58,5 +58,7 @@ export function start() {
     navigate(a.pathname + a.search);
   });
   window.addEventListener("popstate", render);
+  // a seat's link opened on its own game's page changes only the part after "#"
+  window.addEventListener("hashchange", () => { if (location.hash.includes("token=")) render(); });
   render();
 }

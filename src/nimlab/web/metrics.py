@@ -1,0 +1,134 @@
+"""What the server counts, in Prometheus' text format at ``/metrics`` (prometheus-client).
+
+- ``nimlab_moves_total`` and ``nimlab_move_seconds``: move requests answered, and how long each
+  took (the bots' replies within ``reply_wait`` included);
+- ``nimlab_games_in_play``, ``nimlab_websockets_open`` and ``nimlab_requests_in_flight``: what
+  the server holds now;
+- ``nimlab_requests_refused_total{limit}``: requests refused by each limit, named as the setting
+  (``create_rate``, ``move_rate``, ``max_games_in_play``, ``max_body``, ``allow_host``), and
+  ``unavailable`` (503: the engine or the database is overloaded or stopping);
+- ``nimlab_engine_jobs_total{kind,outcome}`` and ``nimlab_engine_job_seconds{kind}``: engine work
+  by outcome (``answered``; ``not_proven``: its budget ran out before any answer;
+  ``cancelled``; ``failed``) and its time;
+- ``nimlab_db_commit_seconds`` and ``nimlab_db_batch_size``: the writer's group commits;
+- the process's own (CPU, memory, open files) from prometheus-client.
+
+Several worker processes: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty folder before they start;
+each process then writes its values there and ``/metrics`` adds them up (gauges: the live
+processes' sum). With one process (``nimlab serve`` today) the values are this process's.
+Each hook is one call where the thing happens, cheap enough for every request.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+if TYPE_CHECKING:
+    from nimlab.web.live import LiveGames
+    from nimlab.web.work import Job
+
+__all__ = [
+    "CONTENT_TYPE_LATEST",
+    "db_commit",
+    "engine_job",
+    "exposition",
+    "move_answered",
+    "observe",
+    "refused",
+]
+
+MOVES = Counter("nimlab_moves", "Move requests answered.")
+MOVE_SECONDS = Histogram(
+    "nimlab_move_seconds",
+    "Time to answer a move request (the bots' replies included).",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+GAMES = Gauge("nimlab_games_in_play", "Games in play.", multiprocess_mode="livesum")
+SOCKETS = Gauge("nimlab_websockets_open", "Game pages listening.", multiprocess_mode="livesum")
+IN_FLIGHT = Gauge(
+    "nimlab_requests_in_flight", "HTTP requests being answered.", multiprocess_mode="livesum"
+)
+REFUSED = Counter("nimlab_requests_refused", "Requests refused, by limit.", ["limit"])
+ENGINE_JOBS = Counter(
+    "nimlab_engine_jobs", "Engine jobs, by kind and outcome.", ["kind", "outcome"]
+)
+ENGINE_SECONDS = Histogram(
+    "nimlab_engine_job_seconds",
+    "Engine time of a job.",
+    ["kind"],
+    buckets=(0.001, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 20, 60),
+)
+COMMIT_SECONDS = Histogram(
+    "nimlab_db_commit_seconds",
+    "Time of a group commit of the database writer (BEGIN to COMMIT).",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5),
+)
+BATCH_SIZE = Histogram(
+    "nimlab_db_batch_size",
+    "Writes committed together in one transaction.",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+)
+
+
+def move_answered(started: float) -> None:
+    """A move request answered; ``started`` is its ``time.perf_counter()`` at the start."""
+    MOVES.inc()
+    MOVE_SECONDS.observe(time.perf_counter() - started)
+
+
+def refused(limit: str) -> None:
+    """A request refused by ``limit`` (the setting's name, or ``unavailable``)."""
+    REFUSED.labels(limit).inc()
+
+
+def engine_job(job: Job, error: BaseException | None) -> None:
+    """An engine job ended (with ``error``, or its answer)."""
+    from nimlab.theory.budget import BudgetExceeded
+
+    if job.budget.cancelled:
+        outcome = "cancelled"
+    elif error is None:
+        outcome = "answered"
+    elif isinstance(error, BudgetExceeded):
+        outcome = "not_proven"
+    else:
+        outcome = "failed"
+    ENGINE_JOBS.labels(job.kind, outcome).inc()
+    if job.started is not None and job.finished is not None:
+        ENGINE_SECONDS.labels(job.kind).observe(job.finished - job.started)
+
+
+def db_commit(batch: int, seconds: float) -> None:
+    """The writer committed ``batch`` jobs in one transaction taking ``seconds``."""
+    BATCH_SIZE.observe(batch)
+    COMMIT_SECONDS.observe(seconds)
+
+
+def observe(live: LiveGames) -> None:
+    """Set the gauges from ``live`` (on the event loop's thread, which changes it)."""
+    games = [lg for lg in live.games.values() if not lg.game.is_over and lg.ended is None]
+    GAMES.set(len(games))
+    SOCKETS.set(sum(len(lg.subscribers) for lg in live.games.values()))
+
+
+def exposition() -> bytes:
+    """The metrics in Prometheus' text format (of every process, in multiprocess mode)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)

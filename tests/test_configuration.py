@@ -1,0 +1,89 @@
+"""``nimlab serve``'s one configuration: every setting from one class, by flag, ``NIMLAB_*``
+variable or TOML file in that order, one name everywhere, and the table in the docs made from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nimlab.web import settings as configuration
+from nimlab.web.settings import ServerSettings, SettingsError, settings_fields, settings_table
+from processes import nimlab
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_docs_table_is_made_from_the_class() -> None:
+    doc = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert settings_table() in doc, "run scripts/configuration-table"
+    for name, _ in settings_fields():
+        assert f"`NIMLAB_{name.upper()}`" in doc
+
+
+def test_a_flag_wins_over_the_environment_which_wins_over_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "nimlab.toml"
+    file.write_text('create_rate = 12\nmove_rate = 3\nworkers = 2\nallow_host = ["a.example"]\n')
+    monkeypatch.setenv("NIMLAB_MOVE_RATE", "5")
+    monkeypatch.setenv("NIMLAB_CREATE_RATE", "9")
+    monkeypatch.setenv("NIMLAB_TRUSTED_PROXIES", "10.0.0.1, 192.168.0.0/16")
+    s, sources = ServerSettings.load({"create_rate": "7"}, file)
+    assert (s.create_rate, s.move_rate, s.workers, s.move_burst) == (7, 5, 2, 40)
+    assert s.allow_host == ("a.example",)
+    assert s.trusted_proxies == ("10.0.0.1", "192.168.0.0/16")
+    assert sources["create_rate"] == "--create-rate"
+    assert sources["move_rate"] == "$NIMLAB_MOVE_RATE"
+    assert sources["workers"] == str(file)
+    assert sources["move_burst"] == "default"
+
+
+def test_bad_values_name_the_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(SettingsError, match=r"create_rate \(--create-rate"):
+        ServerSettings.load({"create_rate": "-1"})
+    monkeypatch.setenv("NIMLAB_PORT", "eighty")
+    with pytest.raises(SettingsError, match=r"port .*NIMLAB_PORT.*'eighty'"):
+        ServerSettings.load({})
+    monkeypatch.delenv("NIMLAB_PORT")
+    file = tmp_path / "bad.toml"
+    file.write_text("creat_rate = 1\n")
+    with pytest.raises(SettingsError, match="unknown setting 'creat_rate'"):
+        ServerSettings.load({}, file)
+    with pytest.raises(SettingsError, match="cannot read"):
+        ServerSettings.load({}, tmp_path / "missing.toml")
+    with pytest.raises(SettingsError, match="admin_token_file"):
+        ServerSettings.load({"admin_token_file": str(tmp_path / "missing")})
+
+
+def test_the_admin_token_comes_from_a_file(tmp_path: Path) -> None:
+    file = tmp_path / "token"
+    file.write_text("  s3cret  \nignored\n")
+    s, sources = ServerSettings.load({"admin_token_file": str(file)})
+    assert s.admin_secret() == "s3cret" and sources["admin_token"] == str(file)
+    assert "s3cret" not in repr(s)
+
+
+def test_the_current_settings_are_the_modules_capital_names() -> None:
+    configuration.use(ServerSettings(move_burst=7))
+    try:
+        assert configuration.MOVE_BURST == 7  # type: ignore[attr-defined]
+        with pytest.raises(AttributeError):
+            _ = configuration.NO_SUCH_SETTING  # type: ignore[attr-defined]
+    finally:
+        configuration.use(ServerSettings())
+
+
+def test_serve_prints_its_configuration_and_refuses_bad_values(tmp_path: Path) -> None:
+    env = {"NIMLAB_MOVE_RATE": "5", "NIMLAB_ADMIN_TOKEN": "t0ps3cret"}
+    r = nimlab("serve", "--create-rate", "7", "--print-config", env=env)
+    assert r.returncode == 0, r.stderr
+    lines = {line.split(" = ")[0]: line for line in r.stdout.splitlines()}
+    assert "--create-rate" in lines["create_rate"] and "7.0" in lines["create_rate"]
+    assert "$NIMLAB_MOVE_RATE" in lines["move_rate"]
+    assert "t0ps3cret" not in r.stdout and "(hidden)" in lines["admin_token"]
+    r = nimlab("serve", "--move-burst", "0", "--db", str(tmp_path / "x.db"), env=env)
+    assert r.returncode == 2 and "move_burst (--move-burst" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "x.db").exists()
+    r = nimlab("serve", "--admin-token", "visible")
+    assert r.returncode == 2 and "--admin-token-file" in r.stderr

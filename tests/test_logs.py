@@ -1,0 +1,104 @@
+"""The server's log: one line per error answer with the request id the answer carries too (header
+and JSON field), JSON lines with ``--log-format json``, and never a token or a secret."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from nimlab.web import create_app
+from nimlab.web.logs import Redact
+from webtools import ServerProcess
+
+ADMIN = "adm1n-S3cret-value"
+
+
+def call(url: str, method: str = "GET", body: Any = None, **headers: str) -> tuple[int, Any, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data, {"content-type": "application/json", **headers}, method=method
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            return r.status, r.headers, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, json.loads(e.read() or b"null")
+
+
+def test_errors_are_logged_once_with_their_request_id_and_no_secret(tmp_path: Path) -> None:
+    server = ServerProcess(
+        tmp_path / "l.db",
+        args=["--log-format", "json", "--create-burst", "1", "--create-rate", "0.001"],
+        env={"NIMLAB_ADMIN_TOKEN": ADMIN},
+    ).start()
+    url = server.url
+    try:
+        game = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [2, 2]}
+        status, _, created = call(url + "/api/games", "POST", game)
+        assert status == 201
+        key, tokens = created["state"]["id"], [s["token"] for s in created["seats"]]
+        errors = []
+        move = {"seat": 0, "token": tokens[1], "turn": 1, "pile": 1, "take": 1}
+        errors.append(call(f"{url}/api/games/{key}/moves", "POST", move))  # 403: wrong token
+        errors.append(call(url + "/api/games", "POST", game))  # 429
+        errors.append(
+            call(
+                url + "/api/players/reset",
+                "POST",
+                {"username": "x"},
+                Authorization="Bearer " + tokens[0],
+            )
+        )  # 401: a seat token is not the admin token
+        errors.append(call(f"{url}/api/games/{key}?token={tokens[0]}&since=x"))  # 422
+        status, _, _ = call(
+            url + "/api/players/reset",
+            "POST",
+            {"username": "nobody"},
+            Authorization="Bearer " + ADMIN,
+        )
+        assert status == 404  # the admin token is right; nobody is unknown
+        move = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 1}
+        assert call(f"{url}/api/games/{key}/moves", "POST", move)[0] == 200
+    finally:
+        assert server.proc is not None
+        proc = server.proc
+        server.stop()
+    log = proc.stderr.read().decode() if proc.stderr else ""
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+    assert [e[0] for e in errors] == [403, 429, 401, 422]
+    for status, headers, body in errors:
+        rid = headers["x-request-id"]
+        assert body["request_id"] == rid
+        logged = [line for line in lines if line.get("request_id") == rid]
+        assert len(logged) == 1 and logged[0]["status"] == status, logged
+        assert body["detail"] in logged[0]["message"]
+    for secret in (ADMIN, *tokens):
+        assert secret not in log
+
+
+def test_a_bug_answers_json_500_with_its_request_id(tmp_path: Path) -> None:
+    app = create_app(str(tmp_path / "b.db"))
+
+    @app.get("/api/broken")
+    async def broken() -> None:
+        raise RuntimeError("token=abcdef123456 went wrong")
+
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.get("/api/broken", headers={"X-Request-ID": "trace-42"})
+    assert r.status_code == 500 and r.json()["request_id"] == "trace-42"
+    assert r.headers["x-request-id"] == "trace-42"
+
+
+def test_the_log_filter_hides_tokens() -> None:
+    redact = Redact(("hunter2-admin",))
+    text = redact.clean(
+        'token=abcDEF123456 "token": "zzzYYY999000" Authorization: Bearer qwerty123456 '
+        "hunter2-admin"
+    )
+    for secret in ("abcDEF123456", "zzzYYY999000", "qwerty123456", "hunter2-admin"):
+        assert secret not in text
