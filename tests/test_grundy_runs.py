@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import nimlab.theory.grundy as grundy_module
 from nimlab.cli.app import app
 from nimlab.theory.grundy import GrundyRun, GrundyStateError, grundy_sequence
 from nimlab.theory.octal import TakeAndBreak
@@ -134,3 +135,31 @@ def test_cli_refuses_damaged_missing_and_foreign_states(tmp_path: Path) -> None:
     assert "Traceback" not in damaged.stderr
     missing = runner.invoke(app, ["grundy", "0.77", "--resume", str(tmp_path / "none")])
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
+
+
+@settings(max_examples=80, deadline=None)
+@given(rule=octal_rules, n=st.integers(0, 3000), start=st.integers(8, 600))
+def test_values_filled_from_a_proven_period_equal_computed_ones(
+    rule: TakeAndBreak, n: int, start: int
+) -> None:
+    """Once the period is proven the rest of the values follow from it; they equal what the
+    plain mex computation gives (proofs are looked for from ``start`` values on)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grundy_module, "_PROVE_START", start)
+        filled = grundy_sequence(rule, n)
+    plain = grundy_sequence(rule, n, method="quadratic")
+    assert filled.values.tolist() == plain.values.tolist()
+    assert (filled.period, filled.preperiod, filled.proven) == (
+        plain.period,
+        plain.preperiod,
+        plain.proven,
+    )
+
+
+def test_a_proven_game_fills_the_values_it_was_asked() -> None:
+    rule = TakeAndBreak.octal("0.16")
+    seq = grundy_sequence(rule, 1 << 21)
+    assert (seq.period, seq.preperiod, seq.proven) == (149_459, 105_351, True)
+    assert (seq.rare_count, seq.last_rare) == (53, 13_935)
+    computed = grundy_sequence(rule, 1 << 21, method="sparse")  # every value by the kernel
+    assert seq.values.tolist() == computed.values.tolist()

@@ -294,6 +294,7 @@ class GrundyRun:
         self._goal = min(n, _PROVE_START) if self._provable else n
         self._engine = None if rule.is_nim else _Engine(rule, n, method)
         self._nim_count = 0
+        self._scan_at = _PROVE_START
 
     @property
     def computed(self) -> int:
@@ -346,8 +347,23 @@ class GrundyRun:
             values = np.arange(self.limit, dtype=_dtype_for(self.limit))
             return GrundySequence(self.rule, values, None, None, False)
         engine.status = status
-        if not self._provable:
+        if not self._provable and (self.method != "auto" or self.rule.max_take is None):
             return engine.result(stopped=engine.extend(self.limit, progress, self.limit, halted))
+        if not self._provable:
+            # every value is asked for: look for a proof now and then (geometrically, so the
+            # scans cost O(n) in all); once the period is proven the rest follows from it
+            while True:
+                goal = min(self.limit, max(self._scan_at, engine.count))
+                stopped = engine.extend(goal, progress, self.limit, halted)
+                if stopped is not None or engine.count >= self.limit:
+                    return engine.result(stopped=stopped)
+                scan = engine.scan()
+                if scan.proven_p > 0:
+                    engine.fill_periodic(scan, self.limit)
+                    if progress is not None:
+                        progress(engine.count, self.limit)
+                    return engine.result()
+                self._scan_at = 2 * goal
         while True:
             goal = self._goal
             stopped = engine.extend(goal, progress, goal, halted)
@@ -815,6 +831,21 @@ class _Engine:
         if self.auto_mask:
             self._update_hist()
             self._choose_mask(force=False)
+
+    def fill_periodic(self, scan: _Scan, stop: int) -> None:
+        """Values up to ``g[stop - 1]`` from the proven period of ``scan`` (exact: the theorem
+        says the sequence repeats forever). O(stop - count) copying, in O(log) NumPy copies."""
+        p = scan.proven_p
+        n0 = self.count - p - scan.proven_z
+        stop = min(stop, self.capacity)
+        while self.count < stop:
+            span = (self.count - n0) // p * p  # g[i] = g[i - span] for every i >= n0 + span
+            start = self.count
+            end = min(stop, start + span)
+            self.g[start:end] = self.g[start - span : end - span]
+            self.count = end
+        if self.sparse_active and not self.dense:
+            self._rebuild_rare()
 
     def _resize_rare(self, capacity: int) -> None:
         pos = np.zeros(capacity, dtype=np.int64)
