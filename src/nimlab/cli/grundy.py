@@ -27,10 +27,10 @@ from rich.text import Text
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.core.games import game_choices, parse_game
+from nimlab.theory.octal import TakeAndBreak
 
 if TYPE_CHECKING:
     from nimlab.theory.grundy import GrundyRun, GrundySequence, GrundyStatus
-    from nimlab.theory.octal import TakeAndBreak
 
 DEFAULT_MAX = 1000
 PROVE_SECONDS = 600.0
@@ -39,13 +39,18 @@ PROVE_LIMIT = 1 << 30  # 0.1777 needs 443 million values
 CHECKPOINT_SECONDS = 60.0
 """With ``--save`` the state is written at least this often (and when the run stops)."""
 SHOWN_VALUES = 240
+GRUNDYS_GAME_NAMES = ("grundys-game", "grundy's-game", "grundy's game", "grundys game")
+"""Grundy's game (split one heap into two unequal heaps): not an octal game, computed here."""
 
 
 @app.command("grundy")
 def grundy_command(
     game: Annotated[
         str,
-        typer.Argument(help=f"An octal code (0.77) or a game: {game_choices()}."),
+        typer.Argument(
+            help=f"An octal code (0.77), a game: {game_choices()}, or grundys-game (split one "
+            "heap into two unequal heaps)."
+        ),
     ],
     max_n: Annotated[
         int | None,
@@ -99,22 +104,29 @@ def grundy_command(
 ) -> None:
     """Grundy values of a take-and-break game, with its period proven by the Guy–Smith theorem
     (games that split heaps) or the window argument (games that never do)."""
-    kind = parse_game(game)
-    if kind.rule.tail and not kind.rule.is_nim:
-        fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
+    unequal = game.strip().lower() in GRUNDYS_GAME_NAMES
+    if unequal:
+        rule, title, name = TakeAndBreak((), d0=4), "Grundy's game", "grundys-game"
+        if prove:
+            fail("no periodicity theorem is known for Grundy's game: --prove cannot apply")
+    else:
+        kind = parse_game(game)
+        rule, title = kind.rule, kind.title
+        name = kind.rule.code if kind.entry.notation == "octal" else kind.name
+        if rule.tail and not rule.is_nim:
+            fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
     if max_n is not None and max_n > PROVE_LIMIT:
         fail(f"--max is at most {PROVE_LIMIT:,}")
     if resume is not None:
-        run = _load(kind.rule, resume, max_n)
+        run = _load(rule, resume, max_n, unequal)
         prove = run.prove
     else:
         unbounded = prove or seconds is not None
         limit = max_n if max_n is not None else (PROVE_LIMIT if unbounded else DEFAULT_MAX)
-        run = _new_run(kind.rule, limit, prove)
+        run = _new_run(rule, limit, prove, unequal)
     if seconds is None and prove and max_n is None:
         seconds = PROVE_SECONDS
     target = save if save is not None else resume
-    name = kind.rule.code if kind.entry.notation == "octal" else kind.name
     show = sys.stderr.isatty() and not as_json
     sequence = _compute_run(run, seconds, target, show_progress=show)
     if target is not None and sequence.stopped is not None:
@@ -128,18 +140,18 @@ def grundy_command(
         out = _to_json(name, run.limit, sequence, values, prove=prove, run=long_run)
         typer.echo(json.dumps(out))
     else:
-        _print(kind.title, sequence, values, prove=prove, seconds=seconds)
+        _print(title, sequence, values, prove=prove, seconds=seconds)
     if sequence.stopped == "stop":
         raise typer.Exit(130)
 
 
-def _new_run(rule: TakeAndBreak, limit: int, prove: bool) -> GrundyRun:
+def _new_run(rule: TakeAndBreak, limit: int, prove: bool, unequal: bool = False) -> GrundyRun:
     from nimlab.theory.grundy import GrundyRun  # compiled kernels load only when needed
 
-    return GrundyRun(rule, limit, prove=prove)
+    return GrundyRun(rule, limit, prove=prove, unequal=unequal)
 
 
-def _load(rule: TakeAndBreak, path: Path, limit: int | None) -> GrundyRun:
+def _load(rule: TakeAndBreak, path: Path, limit: int | None, unequal: bool) -> GrundyRun:
     from nimlab.theory.grundy import GrundyRun, GrundyStateError
 
     try:
@@ -147,7 +159,7 @@ def _load(rule: TakeAndBreak, path: Path, limit: int | None) -> GrundyRun:
     except OSError as exc:
         fail(f"cannot read the saved run {str(path)!r}: {exc.strerror or exc}")
     try:
-        return GrundyRun.from_bytes(data, rule, limit=limit)
+        return GrundyRun.from_bytes(data, rule, limit=limit, want_unequal=unequal)
     except GrundyStateError as exc:
         fail(f"{path}: {exc}")
 

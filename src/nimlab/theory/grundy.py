@@ -64,6 +64,7 @@ from nimlab.theory import _grundy_kernels as _k
 from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
+    "GRUNDYS_GAME",
     "GrundyRun",
     "GrundySequence",
     "GrundyStateError",
@@ -73,7 +74,9 @@ __all__ = [
     "grundy_period",
     "grundy_sequence",
     "grundy_value",
+    "grundys_game_sequence",
     "naive_grundy",
+    "naive_grundys_game",
     "warm_up",
 ]
 
@@ -277,7 +280,13 @@ class GrundyRun:
     """
 
     def __init__(
-        self, rule: TakeAndBreak, n: int, *, prove: bool = False, method: Method = "auto"
+        self,
+        rule: TakeAndBreak,
+        n: int,
+        *,
+        prove: bool = False,
+        method: Method = "auto",
+        unequal: bool = False,
     ) -> None:
         n = _check_count(n)
         if method not in ("auto", "sparse", "quadratic"):
@@ -290,9 +299,15 @@ class GrundyRun:
         self.limit = n
         self.seconds = 0.0
         """Seconds of work so far, over every call of :meth:`run` (also before a resume)."""
-        self._provable = prove and rule.max_take is not None and not rule.is_nim
+        if unequal and (rule.is_nim or rule.tail):
+            raise ValueError("only finite codes can forbid splits into equal heaps")
+        self.unequal = unequal
+        """No split may leave two equal heaps: ``GrundyRun(TakeAndBreak((), d0=4), n,
+        unequal=True)`` is Grundy's game. No periodicity theorem is known for such games, so
+        no period is ever proven (``prove`` only computes ``n`` values)."""
+        self._provable = prove and rule.max_take is not None and not rule.is_nim and not unequal
         self._goal = min(n, _PROVE_START) if self._provable else n
-        self._engine = None if rule.is_nim else _Engine(rule, n, method)
+        self._engine = None if rule.is_nim else _Engine(rule, n, method, unequal=unequal)
         self._nim_count = 0
         self._scan_at = _PROVE_START
 
@@ -347,7 +362,9 @@ class GrundyRun:
             values = np.arange(self.limit, dtype=_dtype_for(self.limit))
             return GrundySequence(self.rule, values, None, None, False)
         engine.status = status
-        if not self._provable and (self.method != "auto" or self.rule.max_take is None):
+        if not self._provable and (
+            self.method != "auto" or self.rule.max_take is None or self.unequal
+        ):
             return engine.result(stopped=engine.extend(self.limit, progress, self.limit, halted))
         if not self._provable:
             # every value is asked for: look for a proof now and then (geometrically, so the
@@ -393,6 +410,7 @@ class GrundyRun:
         payload = values.astype(values.dtype.newbyteorder("<"), copy=False).tobytes()
         header = {
             "rule": {"digits": list(self.rule.digits), "tail": self.rule.tail, "d0": self.rule.d0},
+            "unequal": self.unequal,
             "code": self.rule.code,
             "limit": self.limit,
             "prove": self.prove,
@@ -408,7 +426,12 @@ class GrundyRun:
 
     @classmethod
     def from_bytes(
-        cls, data: bytes, rule: TakeAndBreak | None = None, *, limit: int | None = None
+        cls,
+        data: bytes,
+        rule: TakeAndBreak | None = None,
+        *,
+        limit: int | None = None,
+        want_unequal: bool = False,
     ) -> GrundyRun:
         """The run kept by :meth:`to_bytes`, ready to go on (with a new ``limit`` if given: at
         least the values already computed). Raises :class:`GrundyStateError` when ``data`` is
@@ -421,12 +444,15 @@ class GrundyRun:
             prove, method = bool(header["prove"]), header["method"]
             dtype = np.dtype(header["dtype"]).newbyteorder("<")
             seconds = float(header["seconds"])
+            unequal = bool(header.get("unequal", False))
         except (KeyError, TypeError, ValueError) as exc:
             raise GrundyStateError(
                 f"not a saved Grundy run: its header is incomplete ({exc})"
             ) from None
-        if rule is not None and saved != rule:
-            raise GrundyStateError(f"the saved run is of {saved.code}, not of {rule.code}")
+        if rule is not None and (saved, unequal) != (rule, bool(want_unequal)):
+            theirs = "Grundy's game" if unequal else saved.code
+            mine = "Grundy's game" if want_unequal else rule.code
+            raise GrundyStateError(f"the saved run is of {theirs}, not of {mine}")
         if dtype.kind != "u" or len(payload) != count * dtype.itemsize or count > old_limit:
             raise GrundyStateError("the saved run's values do not match its header")
         new_limit = old_limit if limit is None else _check_count(limit)
@@ -434,7 +460,7 @@ class GrundyRun:
             raise GrundyStateError(
                 f"the saved run has {count:,} values already: a limit of {new_limit:,} is too small"
             )
-        run = cls(saved, new_limit, prove=prove, method=method)
+        run = cls(saved, new_limit, prove=prove, method=method, unequal=unequal)
         run.seconds = seconds
         run._goal = min(max(goal, count), new_limit) if run._provable else new_limit
         values = np.frombuffer(payload, dtype=dtype)
@@ -524,6 +550,38 @@ def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
     if seq is None or not seq.proven or seq.period is None or seq.preperiod is None:
         return None
     return seq.preperiod, seq.period
+
+
+GRUNDYS_GAME: Final = TakeAndBreak((), d0=4)
+"""The splitting move of Grundy's game (split one heap into two, nothing removed); the game
+forbids the two heaps to be equal: use it with ``unequal=True``."""
+
+
+def grundys_game_sequence(
+    n: int, *, method: Method = "auto", status: Status | None = None
+) -> GrundySequence:
+    """``G(0) .. G(n - 1)`` of Grundy's game: a move splits one heap into two unequal heaps.
+
+    The same kernels as the octal games (the rare/common method from 2048 values on, with the
+    mask chosen from the values). No period is known or claimed (``period`` is ``None``; its
+    values are conjectured to be periodic, which nobody has proven). About O(R n) for R rare
+    heaps when the rare values die out, O(n^2) at worst.
+    """
+    return GrundyRun(GRUNDYS_GAME, n, method=method, unequal=True).run(status=status)
+
+
+def naive_grundys_game(n: int) -> list[int]:
+    """Grundy's game by the plain mex in pure Python: the twin of :func:`grundys_game_sequence`.
+    O(n^2)."""
+    n = _check_count(n)
+    g: list[int] = []
+    for m in range(n):
+        options = {g[a] ^ g[m - a] for a in range(1, (m + 1) // 2) if a != m - a}
+        v = 0
+        while v in options:
+            v += 1
+        g.append(v)
+    return g
 
 
 def warm_up() -> None:
@@ -649,8 +707,11 @@ class _Engine:
         *,
         mask: int | None = None,
         positional: bool = False,
+        unequal: bool = False,
     ) -> None:
         self.rule = rule
+        self.unequal = int(unequal)
+        """1 when no split may leave two equal heaps (Grundy's game)."""
         self.capacity = capacity
         self.t = rule.max_take if rule.max_take is not None else 0
         digits = rule.digits
@@ -783,6 +844,7 @@ class _Engine:
                 self.seen,
                 self.cum,
                 self.cum_upto,
+                self.unequal,
             )
             self.count = int(nxt)
             if status == _k.GROW:
@@ -819,6 +881,7 @@ class _Engine:
                 self.hot,
                 self.nhot,
                 self.seen,
+                self.unequal,
             )
             self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
             if status == _k.GROW:
@@ -913,7 +976,7 @@ class _Engine:
 
     def scan(self) -> _Scan:
         count = self.count
-        provable = self.rule.max_take is not None
+        provable = self.rule.max_take is not None and not self.unequal
         splitting = self.rule.splits
         # Guy–Smith needs p <= (count - t) / 2; the window condition only p <= count - t - 1
         pmax = (count - self.t) // 2 if splitting or not provable else count - self.t - 1
@@ -924,7 +987,7 @@ class _Engine:
 
     def needed_length(self, p: int, z: int) -> int | None:
         """How many values the proof for period ``p`` with a repeating tail ``z`` needs."""
-        if p <= 0 or self.rule.max_take is None:
+        if p <= 0 or self.rule.max_take is None or self.unequal:
             return None
         n0 = self.count - p - z
         if self.rule.splits:
