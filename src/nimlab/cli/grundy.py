@@ -124,8 +124,8 @@ def grundy_command(
         unbounded = prove or seconds is not None
         limit = max_n if max_n is not None else (PROVE_LIMIT if unbounded else DEFAULT_MAX)
         run = _new_run(rule, limit, prove, unequal)
-    if seconds is None and prove and max_n is None:
-        seconds = PROVE_SECONDS
+    if seconds is None and max_n is None and (prove or run.limit >= PROVE_LIMIT):
+        seconds = PROVE_SECONDS  # (a resumed run bounded by time before is bounded again)
     target = save if save is not None else resume
     show = sys.stderr.isatty() and not as_json
     sequence = _compute_run(run, seconds, target, show_progress=show)
