@@ -16,8 +16,9 @@ costs once the period is proven (ratio ~1).
 Machines are noisy (and often shared): compare the ratios, not the absolute times. Times are
 wall-clock and CPU seconds of the call itself; Numba compilation is excluded by a warm-up call.
 The race times whole processes (start-up included), as a user meets them: ``nimlab grundy CODE
---max N --json``; the previous method is the same command without filling values from a proven
-period (every value computed by the rare/common kernel).
+--max N --json`` against ogs; then the library alone in a bare Python process (no command line),
+now and with the previous method (every value computed by the kernels, none filled from a
+proven period), for the ratio of the methods.
 """
 
 from __future__ import annotations
@@ -215,13 +216,15 @@ def full_notation() -> None:
 
 RACE_GAMES = "0.6,0.14,0.36,0.16,0.356"
 PEERS = os.environ.get("NIMLAB_PEERS", "/work/shared/peers")
-PREVIOUS = (
+METHOD = (
     "import json, sys; from nimlab.theory.grundy import GrundyRun;"
     " from nimlab.theory.octal import TakeAndBreak;"
     " run = GrundyRun(TakeAndBreak.octal(sys.argv[1]), int(sys.argv[2]));"
-    " run._scan_at = 1 << 62;"  # never look for a proof: compute every value
+    " run._scan_at = 1 << 62 if sys.argv[3] == 'previous' else run._scan_at;"
     " s = run.run(); print(json.dumps({'last': int(s.values[-1]), 'max': int(s.values.max())}))"
 )
+"""The library in a bare process: ``current`` (auto) or ``previous`` (every value computed by
+the kernels, no proof looked for: the method before values were filled from a proven period)."""
 
 
 def ogs_driver() -> str | None:
@@ -254,12 +257,13 @@ def race(games: list[str], size: int) -> None:
     print(f"race to {size:,} values (whole processes; ogs: {'best of RC, RC2' if ogs else 'none'})")
     for game in games:
         n_t, _ = wall([nimlab, "grundy", game, "--max", str(size), "--json"], 3600)
-        p_t, p_out = wall([sys.executable, "-c", PREVIOUS, game, str(size)], 3600)
+        c_t, _ = wall([sys.executable, "-c", METHOD, game, str(size), "current"], 3600)
+        p_t, p_out = wall([sys.executable, "-c", METHOD, game, str(size), "previous"], 3600)
         cells = [f"{game:>6}"]
-        for name, t in (("nimlab", n_t), ("previous", p_t)):
-            cells.append(f"{name} {t:7.2f} s {size / t / 1e6:6.2f}M/s" if t else f"{name} -")
-        if n_t and p_t:
-            cells.append(f"previous/nimlab {p_t / n_t:5.2f}x")
+        for name, t in (("nimlab", n_t), ("library", c_t), ("previous", p_t)):
+            cells.append(f"{name} {t:6.2f} s {size / t / 1e6:5.2f}M/s" if t else f"{name} -")
+        if c_t and p_t:
+            cells.append(f"previous/library {p_t / c_t:5.2f}x")
         if ogs and n_t:
             best = None
             for method in ("rc", "rc2"):
@@ -272,7 +276,8 @@ def race(games: list[str], size: int) -> None:
                     if (mine["last"], mine["max"]) != (int(m[1]), int(m[2])):
                         cells.append(f"DISAGREE with ogs {m[0]}")
             if best is not None:
-                cells.append(f"ogs {best:7.2f} s  ogs/nimlab {best / n_t:5.2f}x")
+                more = "+" if best >= max(10.0, 3 * n_t) else ""  # stopped at the cap
+                cells.append(f"ogs {best:7.2f}{more} s  ogs/nimlab {best / n_t:5.2f}{more}x")
         print("  ".join(cells))
         sys.stdout.flush()
 
