@@ -163,3 +163,10 @@ def test_a_proven_game_fills_the_values_it_was_asked() -> None:
     assert (seq.rare_count, seq.last_rare) == (53, 13_935)
     computed = grundy_sequence(rule, 1 << 21, method="sparse")  # every value by the kernel
     assert seq.values.tolist() == computed.values.tolist()
+
+
+def test_cli_says_at_once_when_the_state_cannot_be_saved(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["grundy", "0.77", "--save", str(tmp_path / "no" / "run")])
+    assert result.exit_code == 2 and "cannot write there" in result.stderr
+    census = runner.invoke(app, ["census", "--digits", "1", "--out", str(tmp_path / "no" / "c")])
+    assert census.exit_code == 2 and "cannot write" in census.stderr

@@ -30,7 +30,12 @@ def census_command(
     digits: Annotated[
         int,
         typer.Option(
-            "--digits", "-d", min=1, max=6, help="Every octal game 0.d1..dL with L up to D digits."
+            "--digits",
+            "-d",
+            min=1,
+            max=6,
+            metavar="D",
+            help="Every octal game 0.d1..dL with L up to D digits.",
         ),
     ] = 2,
     max_n: Annotated[
@@ -49,6 +54,7 @@ def census_command(
         str | None,
         typer.Option(
             "--scheduler",
+            metavar="ADDRESS",
             help="Run on a Dask distributed cluster, e.g. tcp://HOST:8786 (needs nimlab[cluster]).",
         ),
     ] = None,
@@ -57,6 +63,7 @@ def census_command(
         typer.Option(
             "--out",
             "-o",
+            metavar="OUT",
             help="Write OUT.csv and OUT.json (default census-D); OUT.rows.jsonl keeps the rows "
             "done so far, so a stopped census goes on from them.",
             dir_okay=False,
@@ -78,7 +85,10 @@ def census_command(
     kept = _read_partial(partial, settings)
     rules = census_codes(digits)
     todo = [rule for rule in rules if rule.code not in kept]
-    _start_partial(partial, settings, kept.values())  # written again: a torn last line goes
+    try:
+        _start_partial(partial, settings, kept.values())  # written again: a torn line goes
+    except OSError as exc:
+        fail(f"cannot write {partial}: {exc.strerror or exc}")
     if kept and not as_json:
         err_console.print(Text(f"Going on from {len(kept):,} games done ({partial}).", "cyan"))
     workers = jobs if jobs is not None else default_jobs()

@@ -83,6 +83,7 @@ def grundy_command(
         Path | None,
         typer.Option(
             "--save",
+            metavar="FILE",
             help=f"Keep the run's state in FILE (every {CHECKPOINT_SECONDS:.0f} s, at the end and "
             "on Ctrl-C) so that --resume can go on from it.",
             dir_okay=False,
@@ -92,6 +93,7 @@ def grundy_command(
         Path | None,
         typer.Option(
             "--resume",
+            metavar="FILE",
             help="Go on from the state in FILE (made by --save; saved there again unless --save "
             "names another file). --max raises the limit.",
             dir_okay=False,
@@ -129,7 +131,7 @@ def grundy_command(
     target = save if save is not None else resume
     show = sys.stderr.isatty() and not as_json
     sequence = _compute_run(run, seconds, target, show_progress=show)
-    if target is not None and sequence.stopped is not None:
+    if target is not None and sequence.stopped is not None and target.exists():
         how = f"nimlab grundy {shlex.quote(name)} --resume {shlex.quote(str(target))}"
         err_console.print(
             Text(f"Saved {len(sequence):,} values to {target}; go on with: {how}", style="cyan"),
@@ -164,14 +166,20 @@ def _load(rule: TakeAndBreak, path: Path, limit: int | None, unequal: bool) -> G
         fail(f"{path}: {exc}")
 
 
-def _write(run: GrundyRun, path: Path) -> None:
-    """Write the run's state to ``path`` atomically (a crash leaves the old state or the new)."""
+def _write(run: GrundyRun, path: Path) -> bool:
+    """Write the run's state to ``path`` atomically (a crash leaves the old state or the new);
+    on failure say why (the run goes on) and return False."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
-        out.write(run.to_bytes())
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as out:
+            out.write(run.to_bytes())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        err_console.print(Text(f"Cannot save to {path}: {exc.strerror or exc}", "red"))
+        return False
+    return True
 
 
 def _compute(rule: Any, limit: int, prove: bool, *, show_progress: bool) -> GrundySequence:
@@ -187,6 +195,8 @@ def _compute_run(
     one interrupts at once)."""
     from nimlab.theory.grundy import warm_up
 
+    if save is not None and not _write(run, save):  # a file that cannot be written: say so now
+        fail(f"--save {save}: cannot write there")
     if seconds is not None:
         warm_up()  # loading the compiled kernels does not count against the time
     interrupted = False
