@@ -6,6 +6,9 @@ damaged or foreign state must be refused, by the library and by ``nimlab grundy 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ import nimlab.theory.grundy as grundy_module
 from nimlab.cli.app import app
 from nimlab.theory.grundy import GrundyRun, GrundyStateError, grundy_sequence
 from nimlab.theory.octal import TakeAndBreak
+from processes import PATIENCE, restore_sigint, until
 
 runner = CliRunner()
 
@@ -170,3 +174,31 @@ def test_cli_says_at_once_when_the_state_cannot_be_saved(tmp_path: Path) -> None
     assert result.exit_code == 2 and "cannot write there" in result.stderr
     census = runner.invoke(app, ["census", "--digits", "1", "--out", str(tmp_path / "no" / "c")])
     assert census.exit_code == 2 and "cannot write" in census.stderr
+
+
+def test_ctrl_c_saves_and_says_how_to_go_on(tmp_path: Path) -> None:
+    """A real process: the first Ctrl-C stops the run at its next chunk, saves, prints the
+    command that goes on and exits with 130; the state then resumes."""
+    state = tmp_path / "officers.run"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "nimlab", "grundy", "0.6", "--seconds", "600"]
+        + ["--save", str(state), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=restore_sigint,
+    )
+    try:
+        until(state.exists, "the first save")  # the handler is in place before it
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=PATIENCE)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert json.loads(out)["stopped"] == "stop"
+    assert f"nimlab grundy 0.6 --resume {state}" in " ".join(err.split())
+    resumed = GrundyRun.from_bytes(state.read_bytes(), TakeAndBreak.octal("0.6"), limit=3000)
+    assert (
+        resumed.run().values.tolist()
+        == grundy_sequence(TakeAndBreak.octal("0.6"), 3000).values.tolist()
+    )

@@ -193,18 +193,36 @@ def _compute_run(
     """Run on (bounded by ``seconds``), saving to ``save`` every checkpoint, at the end and
     when Ctrl-C stops it (the first Ctrl-C asks the run to stop at its next chunk; a second
     one interrupts at once)."""
-    from nimlab.theory.grundy import warm_up
-
-    if save is not None and not _write(run, save):  # a file that cannot be written: say so now
-        fail(f"--save {save}: cannot write there")
-    if seconds is not None:
-        warm_up()  # loading the compiled kernels does not count against the time
     interrupted = False
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
         nonlocal interrupted
         interrupted = True
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = None
+    if _main_thread():  # from here on Ctrl-C stops the run at its next chunk (and saves)
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        return _run_and_save(run, seconds, save, lambda: interrupted, show_progress)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run_and_save(
+    run: GrundyRun,
+    seconds: float | None,
+    save: Path | None,
+    stop: Any,
+    show_progress: bool,
+) -> GrundySequence:
+    from nimlab.theory.grundy import warm_up
+
+    if save is not None and not _write(run, save):  # a file that cannot be written: say so now
+        fail(f"--save {save}: cannot write there")
+    if seconds is not None:
+        warm_up()  # loading the compiled kernels does not count against the time
 
     began = time.perf_counter()
     start_count = run.computed
@@ -220,23 +238,14 @@ def _compute_run(
             next_save = now + CHECKPOINT_SECONDS
         return next_save - now
 
-    previous = None
-    if _main_thread():
-        previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
-        if not show_progress:
+    if not show_progress:
 
-            def quiet(status: GrundyStatus) -> None:
-                checkpoint()
+        def quiet(status: GrundyStatus) -> None:
+            checkpoint()
 
-            sequence = run.run(seconds=seconds, stop=lambda: interrupted, status=quiet)
-        else:
-            sequence = _with_progress(
-                run, seconds, began, start_count, checkpoint, lambda: interrupted
-            )
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        sequence = run.run(seconds=seconds, stop=stop, status=quiet)
+    else:
+        sequence = _with_progress(run, seconds, began, start_count, checkpoint, stop)
     if save is not None:
         _write(run, save)
     return sequence
