@@ -9,15 +9,26 @@ The quick run also times a game with a digit before the point (4.16: splits that
 against the pure-Python twin, and shows that G(10**30) of Dawson's Kayles costs what G(10)
 costs once the period is proven (ratio ~1).
 
+    python bench/bench_grundy.py --race     # nimlab against ogs (rare/common RC and RC2, when
+                                            # cargo is there) and nimlab's previous method
+    python bench/bench_grundy.py --race --size 16777216 --games 0.16,0.356
+
 Machines are noisy (and often shared): compare the ratios, not the absolute times. Times are
 wall-clock and CPU seconds of the call itself; Numba compilation is excluded by a warm-up call.
+The race times whole processes (start-up included), as a user meets them: ``nimlab grundy CODE
+--max N --json`` against ogs; then the library alone in a bare Python process (no command line),
+now and with the previous method (every value computed by the kernels, none filled from a
+proven period), for the ratio of the methods.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -203,12 +214,86 @@ def full_notation() -> None:
     )
 
 
+RACE_GAMES = "0.6,0.14,0.36,0.16,0.356"
+PEERS = os.environ.get("NIMLAB_PEERS", "/work/shared/peers")
+METHOD = (
+    "import json, sys; from nimlab.theory.grundy import GrundyRun;"
+    " from nimlab.theory.octal import TakeAndBreak;"
+    " run = GrundyRun(TakeAndBreak.octal(sys.argv[1]), int(sys.argv[2]));"
+    " run._scan_at = 1 << 62 if sys.argv[3] == 'previous' else run._scan_at;"
+    " s = run.run(); print(json.dumps({'last': int(s.values[-1]), 'max': int(s.values.max())}))"
+)
+"""The library in a bare process: ``current`` (auto) or ``previous`` (every value computed by
+the kernels, no proof looked for: the method before values were filled from a proven period)."""
+
+
+def ogs_driver() -> str | None:
+    """The ogs race driver (built once with cargo, offline), or None without cargo or peers."""
+    target = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ogsbench-target")
+    binary = os.path.join(target, "release", "ogsbench")
+    source = os.path.join(PEERS, "ogsbench")
+    if os.path.exists(binary):
+        return binary
+    if shutil.which("cargo") is None or not os.path.isdir(source):
+        return None
+    build = ["cargo", "build", "--release", "--offline", "-q", "--target-dir", target]
+    done = subprocess.run(build, cwd=source, capture_output=True, check=False)
+    return binary if done.returncode == 0 and os.path.exists(binary) else None
+
+
+def wall(cmd: list[str], timeout: float) -> tuple[float | None, str]:
+    began = time.perf_counter()
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return time.perf_counter() - began, out.stdout
+
+
+def race(games: list[str], size: int) -> None:
+    """Whole-process wall time of nimlab, its previous method and ogs (best of RC and RC2)."""
+    nimlab = shutil.which("nimlab") or os.path.join(os.path.dirname(sys.executable), "nimlab")
+    ogs = ogs_driver()
+    print(f"race to {size:,} values (whole processes; ogs: {'best of RC, RC2' if ogs else 'none'})")
+    for game in games:
+        n_t, _ = wall([nimlab, "grundy", game, "--max", str(size), "--json"], 3600)
+        c_t, _ = wall([sys.executable, "-c", METHOD, game, str(size), "current"], 3600)
+        p_t, p_out = wall([sys.executable, "-c", METHOD, game, str(size), "previous"], 3600)
+        cells = [f"{game:>6}"]
+        for name, t in (("nimlab", n_t), ("library", c_t), ("previous", p_t)):
+            cells.append(f"{name} {t:6.2f} s {size / t / 1e6:5.2f}M/s" if t else f"{name} -")
+        if c_t and p_t:
+            cells.append(f"previous/library {p_t / c_t:5.2f}x")
+        if ogs and n_t:
+            best = None
+            for method in ("rc", "rc2"):
+                cap = max(10.0, 3 * n_t)
+                o_t, o_out = wall([ogs, game, str(size - 1), method], cap)
+                best = min(best or cap, o_t or cap)
+                m = re.search(r"G\(n\)=(\d+) max=(\d+)", o_out)
+                if m and p_out:
+                    mine = json.loads(p_out)
+                    if (mine["last"], mine["max"]) != (int(m[1]), int(m[2])):
+                        cells.append(f"DISAGREE with ogs {m[0]}")
+            if best is not None:
+                more = "+" if best >= max(10.0, 3 * n_t) else ""  # stopped at the cap
+                cells.append(f"ogs {best:7.2f}{more} s  ogs/nimlab {best / n_t:5.2f}{more}x")
+        print("  ".join(cells))
+        sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="run every published target")
     parser.add_argument("--only", action="append", default=[], help="run only these targets")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--race", action="store_true", help="nimlab against ogs and before")
+    parser.add_argument("--size", type=int, default=1 << 20, help="values in the race")
+    parser.add_argument("--games", default=RACE_GAMES, help="games in the race")
     args = parser.parse_args()
+    if args.race:
+        race(args.games.split(","), args.size)
+        return
     if args.child:
         print(json.dumps(run_target(args.child)))
         return

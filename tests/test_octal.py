@@ -366,7 +366,7 @@ def test_cli_names_the_argument_that_proved_the_period() -> None:
 
 
 def test_cli_open_games_stop_at_a_stated_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grundy_cli, "PROVE_DEFAULT", 3000)
+    monkeypatch.setattr(grundy_cli, "PROVE_LIMIT", 3000)
     out = grundy_json("0.6", "--prove")
     found = (out["period"], out["proven"], out["proof"], out["searched"])
     assert found == (None, False, None, 3000)
@@ -374,7 +374,9 @@ def test_cli_open_games_stop_at_a_stated_limit(monkeypatch: pytest.MonkeyPatch) 
     assert "No period proven up to 3,000 values" in text.stdout
     assert grundy_json("0.6", "--prove", "--max", "2500")["searched"] == 2500
     assert "searched" not in grundy_json("0.6", "--max", "2500")  # only --prove searches
-    assert grundy_cli.PROVE_DEFAULT <= grundy_cli.PROVE_LIMIT
+    timed = grundy_json("0.6", "--prove", "--seconds", "0")  # out of time at once
+    assert timed["stopped"] == "time" and timed["proven"] is False
+    assert grundy_cli.PROVE_SECONDS >= 60
 
 
 def test_cli_progress_shows_a_fixed_limit() -> None:

@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Grundy values of a take-and-break game, with its period proven by the Guy–Smith theorem "
         "(games that split heaps) or the window argument (games that never do).",
     ),
+    "census": (
+        "nimlab.cli.census",
+        "Grundy sequences of every octal game up to D code digits, as a table (CSV and JSON).",
+    ),
     "play": (
         "nimlab.cli.play",
         "Play a game at the terminal: you against a perfect bot on 3 4 5 unless told otherwise.",

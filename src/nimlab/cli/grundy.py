@@ -2,42 +2,55 @@
 the argument that proves it: the Guy–Smith theorem for games that split heaps, the window
 argument for games that never do.
 
-With ``--prove`` the values are computed until the period is proven or ``--max`` values (by
-default 2**21, under twenty seconds even for a slow open game such as 0.6) are done; games whose
-period is unknown (open games) then end with "no period proven up to N values". The progress
-display shows values computed, rare values found and the rate, against the fixed limit."""
+With ``--prove`` the values are computed until the period is proven, ``--max`` values are done
+or the time runs out (``--seconds``; without ``--max`` at most :data:`PROVE_SECONDS` by
+default); games whose period is unknown (open games) then end with "no period proven".
+``--save FILE`` keeps the run's state (every :data:`CHECKPOINT_SECONDS`, when the time runs out
+and on Ctrl-C) and ``--resume FILE`` goes on from it. The progress display shows values
+computed, rare values, the rate and the next checkpoint."""
 
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import signal
 import sys
 import time
+from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.core.games import game_choices, parse_game
+from nimlab.theory.octal import TakeAndBreak
 
 if TYPE_CHECKING:
-    from nimlab.theory.grundy import GrundySequence, GrundyStatus
+    from nimlab.theory.grundy import GrundyRun, GrundySequence, GrundyStatus
 
 DEFAULT_MAX = 1000
-PROVE_DEFAULT = 1 << 21
-"""``--prove`` without ``--max`` stops after this many values (0.6, an open game, needs 10-20
-CPU seconds for them)."""
+PROVE_SECONDS = 600.0
+"""``--prove`` without ``--max`` or ``--seconds`` computes for at most this many seconds."""
 PROVE_LIMIT = 1 << 30  # 0.1777 needs 443 million values
+CHECKPOINT_SECONDS = 60.0
+"""With ``--save`` the state is written at least this often (and when the run stops)."""
 SHOWN_VALUES = 240
+GRUNDYS_GAME_NAMES = ("grundys-game", "grundy's-game", "grundy's game", "grundys game")
+"""Grundy's game (split one heap into two unequal heaps): not an octal game, computed here."""
 
 
 @app.command("grundy")
 def grundy_command(
     game: Annotated[
         str,
-        typer.Argument(help=f"An octal code (0.77) or a game: {game_choices()}."),
+        typer.Argument(
+            help=f"An octal code (0.77), a game: {game_choices()}, or grundys-game (split one "
+            "heap into two unequal heaps)."
+        ),
     ],
     max_n: Annotated[
         int | None,
@@ -46,12 +59,46 @@ def grundy_command(
             "-n",
             min=1,
             help="Heap sizes 0..N-1 (with --prove: the most to compute, by default "
-            f"{PROVE_DEFAULT:,}).",
+            f"{PROVE_LIMIT:,}, bounded by time).",
         ),
     ] = None,
     prove: Annotated[
-        bool, typer.Option("--prove", help="Compute as far as needed to prove the period.")
+        bool,
+        typer.Option(
+            "--prove",
+            help="Compute until the period is proven (or --max values are done, or the time "
+            f"runs out: --seconds, by default {PROVE_SECONDS:.0f} s without --max).",
+        ),
     ] = False,
+    seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--seconds",
+            "-s",
+            min=0.0,
+            help="Stop after this many seconds of computing (and say how far it got).",
+        ),
+    ] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            "--save",
+            metavar="FILE",
+            help=f"Keep the run's state in FILE (every {CHECKPOINT_SECONDS:.0f} s, at the end and "
+            "on Ctrl-C) so that --resume can go on from it.",
+            dir_okay=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            metavar="FILE",
+            help="Go on from the state in FILE (made by --save; saved there again unless --save "
+            "names another file). --max raises the limit.",
+            dir_okay=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     values: Annotated[
         bool, typer.Option("--values", help="Include every value (JSON) or print them all.")
@@ -59,25 +106,169 @@ def grundy_command(
 ) -> None:
     """Grundy values of a take-and-break game, with its period proven by the Guy–Smith theorem
     (games that split heaps) or the window argument (games that never do)."""
-    kind = parse_game(game)
-    if kind.rule.tail and not kind.rule.is_nim:
-        fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
-    limit = max_n if max_n is not None else (PROVE_DEFAULT if prove else DEFAULT_MAX)
-    if limit > PROVE_LIMIT:
+    unequal = game.strip().lower() in GRUNDYS_GAME_NAMES
+    if unequal:
+        rule, title, name = TakeAndBreak((), d0=4), "Grundy's game", "grundys-game"
+        if prove:
+            fail("no periodicity theorem is known for Grundy's game: --prove cannot apply")
+    else:
+        kind = parse_game(game)
+        rule, title = kind.rule, kind.title
+        name = kind.rule.code if kind.entry.notation == "octal" else kind.name
+        if rule.tail and not rule.is_nim:
+            fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
+    if max_n is not None and max_n > PROVE_LIMIT:
         fail(f"--max is at most {PROVE_LIMIT:,}")
-    sequence = _compute(kind.rule, limit, prove, show_progress=sys.stderr.isatty() and not as_json)
-    name = kind.rule.code if kind.entry.notation == "octal" else kind.name
+    if resume is not None:
+        run = _load(rule, resume, max_n, unequal)
+        prove = run.prove
+    else:
+        unbounded = prove or seconds is not None
+        limit = max_n if max_n is not None else (PROVE_LIMIT if unbounded else DEFAULT_MAX)
+        run = _new_run(rule, limit, prove, unequal)
+    if seconds is None and max_n is None and (prove or run.limit >= PROVE_LIMIT):
+        seconds = PROVE_SECONDS  # (a resumed run bounded by time before is bounded again)
+    target = save if save is not None else resume
+    show = sys.stderr.isatty() and not as_json
+    sequence = _compute_run(run, seconds, target, show_progress=show)
+    if target is not None and sequence.stopped is not None and target.exists():
+        how = f"nimlab grundy {shlex.quote(name)} --resume {shlex.quote(str(target))}"
+        err_console.print(
+            Text(f"Saved {len(sequence):,} values to {target}; go on with: {how}", style="cyan"),
+            soft_wrap=True,
+        )
     if as_json:
-        typer.echo(json.dumps(_to_json(name, limit, sequence, values, prove=prove)))
-        return
-    _print(kind.title, sequence, values, prove=prove)
+        long_run = run if seconds is not None or target is not None else None
+        out = _to_json(name, run.limit, sequence, values, prove=prove, run=long_run)
+        typer.echo(json.dumps(out))
+    else:
+        _print(title, sequence, values, prove=prove, seconds=seconds)
+    if sequence.stopped == "stop":
+        raise typer.Exit(130)
+
+
+def _new_run(rule: TakeAndBreak, limit: int, prove: bool, unequal: bool = False) -> GrundyRun:
+    from nimlab.theory.grundy import GrundyRun  # compiled kernels load only when needed
+
+    return GrundyRun(rule, limit, prove=prove, unequal=unequal)
+
+
+def _load(rule: TakeAndBreak, path: Path, limit: int | None, unequal: bool) -> GrundyRun:
+    from nimlab.theory.grundy import GrundyRun, GrundyStateError
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read the saved run {str(path)!r}: {exc.strerror or exc}")
+    try:
+        return GrundyRun.from_bytes(data, rule, limit=limit, want_unequal=unequal)
+    except GrundyStateError as exc:
+        fail(f"{path}: {exc}")
+
+
+def _write(run: GrundyRun, path: Path) -> bool:
+    """Write the run's state to ``path`` atomically (a crash leaves the old state or the new);
+    on failure say why (the run goes on) and return False."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(run.to_bytes())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        err_console.print(Text(f"Cannot save to {path}: {exc.strerror or exc}", "red"))
+        return False
+    return True
 
 
 def _compute(rule: Any, limit: int, prove: bool, *, show_progress: bool) -> GrundySequence:
-    from nimlab.theory.grundy import grundy_sequence  # compiled kernels load only when needed
+    """The sequence of ``rule`` to ``limit`` values (with ``prove``: until proven)."""
+    return _compute_run(_new_run(rule, limit, prove), None, None, show_progress=show_progress)
+
+
+def _compute_run(
+    run: GrundyRun, seconds: float | None, save: Path | None, *, show_progress: bool
+) -> GrundySequence:
+    """Run on (bounded by ``seconds``), saving to ``save`` every checkpoint, at the end and
+    when Ctrl-C stops it (the first Ctrl-C asks the run to stop at its next chunk; a second
+    one interrupts at once)."""
+    interrupted = False
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        nonlocal interrupted
+        interrupted = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = None
+    if _main_thread():  # from here on Ctrl-C stops the run at its next chunk (and saves)
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        return _run_and_save(run, seconds, save, lambda: interrupted, show_progress)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run_and_save(
+    run: GrundyRun,
+    seconds: float | None,
+    save: Path | None,
+    stop: Any,
+    show_progress: bool,
+) -> GrundySequence:
+    from nimlab.theory.grundy import warm_up
+
+    if save is not None and not _write(run, save):  # a file that cannot be written: say so now
+        fail(f"--save {save}: cannot write there")
+    if seconds is not None:
+        warm_up()  # loading the compiled kernels does not count against the time
+
+    began = time.perf_counter()
+    start_count = run.computed
+    next_save = began + CHECKPOINT_SECONDS
+
+    def checkpoint() -> float | None:
+        nonlocal next_save
+        if save is None:
+            return None
+        now = time.perf_counter()
+        if now >= next_save:
+            _write(run, save)
+            next_save = now + CHECKPOINT_SECONDS
+        return next_save - now
 
     if not show_progress:
-        return grundy_sequence(rule, limit, prove=prove)
+
+        def quiet(status: GrundyStatus) -> None:
+            checkpoint()
+
+        sequence = run.run(seconds=seconds, stop=stop, status=quiet)
+    else:
+        sequence = _with_progress(run, seconds, began, start_count, checkpoint, stop)
+    if save is not None:
+        _write(run, save)
+    return sequence
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _with_progress(
+    run: GrundyRun,
+    seconds: float | None,
+    began: float,
+    start_count: int,
+    checkpoint: Any,
+    stop: Any,
+) -> GrundySequence:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # 0.17 s
+
+    by_time = seconds is not None and run.limit >= PROVE_LIMIT
+    total = seconds if by_time and seconds is not None else run.limit
     with Progress(
         TextColumn("[bold]Grundy values"),
         BarColumn(),
@@ -86,25 +277,34 @@ def _compute(rule: Any, limit: int, prove: bool, *, show_progress: bool) -> Grun
         console=err_console,
         transient=True,
     ) as progress:
-        task = progress.add_task("grundy", total=limit, line=status_line(0, limit, None, 0.0))
-        began = time.perf_counter()
+        line = status_line(run.computed, run.limit, run.rare, 0.0)
+        task = progress.add_task("grundy", total=total, line=line)
 
         def report(status: GrundyStatus) -> None:
             elapsed = time.perf_counter() - began
-            line = status_line(status.computed, status.limit, status.rare, elapsed)
-            progress.update(task, completed=status.computed, line=line)
+            rate_count = status.computed - start_count
+            line = status_line(status.computed, status.limit, status.rare, elapsed, rate_count)
+            left = checkpoint()
+            if left is not None:
+                line += f" · next save in {left:.0f} s"
+            done = min(elapsed, total) if by_time else status.computed
+            progress.update(task, completed=done, line=line)
 
-        return grundy_sequence(rule, limit, prove=prove, status=report)
+        return run.run(seconds=seconds, stop=stop, status=report)
 
 
-def status_line(computed: int, limit: int, rare: int | None, seconds: float) -> str:
+def status_line(
+    computed: int, limit: int, rare: int | None, seconds: float, new: int | None = None
+) -> str:
     """``"123,456 of at most 2,097,152 values · 53 rare · 1.2M values/s"``: what the progress
-    display says (the limit is fixed, so the bar never jumps back)."""
+    display says (the limit is fixed, so the bar never jumps back). The rate counts ``new``
+    values (those computed in this session; all of them by default)."""
     parts = [f"{computed:,} of at most {limit:,} values"]
     if rare is not None:
         parts.append(f"{rare:,} rare")
-    if seconds > 0 and computed:
-        rate = computed / seconds
+    done = computed if new is None else new
+    if seconds > 0 and done:
+        rate = done / seconds
         parts.append(
             f"{rate / 1e6:.1f}M values/s" if rate >= 1e6 else f"{rate / 1e3:.0f}k values/s"
         )
@@ -112,9 +312,19 @@ def status_line(computed: int, limit: int, rare: int | None, seconds: float) -> 
 
 
 def _to_json(
-    name: str, limit: int, s: GrundySequence, values: bool, *, prove: bool
+    name: str,
+    limit: int,
+    s: GrundySequence,
+    values: bool,
+    *,
+    prove: bool,
+    run: GrundyRun | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"game": name, "max": len(s.values)}
+    if s.stopped is not None:
+        out["stopped"] = s.stopped  # "time" or "stop" (Ctrl-C): fewer values than asked
+    if run is not None:  # a long run: its seconds of computing, over every resume
+        out["seconds"] = round(run.seconds, 3)
     if values:
         out["values"] = [int(v) for v in s.values]
     out.update(period=s.period, preperiod=s.preperiod, proven=s.proven, proof=s.proof)
@@ -135,7 +345,9 @@ def _row_width(period: int | None) -> int:
     return 12
 
 
-def _print(title: str, s: GrundySequence, all_values: bool, *, prove: bool) -> None:
+def _print(
+    title: str, s: GrundySequence, all_values: bool, *, prove: bool, seconds: float | None = None
+) -> None:
     n = len(s.values)
     console.print(
         Text.assemble(("Grundy values of ", "bold"), (title, "bold"), f"  (heaps 0..{n - 1:,})")
@@ -147,6 +359,16 @@ def _print(title: str, s: GrundySequence, all_values: bool, *, prove: bool) -> N
         console.print(Text(f"{start:>8}: {chunk}"))
     if len(shown) < n:
         console.print(Text(f"... {n - len(shown):,} more (--values prints them all)", style="dim"))
+    if s.stopped == "time":
+        console.print(
+            Text(
+                f"Stopped after {seconds or 0:,.0f} s at {n:,} values"
+                " (--seconds S computes longer).",
+                style="yellow",
+            )
+        )
+    elif s.stopped == "stop":
+        console.print(Text(f"Interrupted at {n:,} values.", style="yellow"))
     if prove and not s.proven:
         console.print(
             Text(f"No period proven up to {n:,} values (--max N looks further).", style="yellow")

@@ -24,7 +24,7 @@ RARE_FULL = 2
 
 @njit(cache=True)
 def plain_extend(  # type: ignore[no-untyped-def]
-    g, start, stop, digits, tail, d0, seen, cum, cum_upto
+    g, start, stop, digits, tail, d0, seen, cum, cum_upto, unequal
 ):
     """Fill ``g[start:stop]`` by the plain method: mark every option, take the mex.
 
@@ -36,6 +36,8 @@ def plain_extend(  # type: ignore[no-untyped-def]
     all rests ``r <= cum_upto``; heap n needs the rests 1 .. n - len(digits) - 1, so the whole
     computation stays quadratic.
 
+    With ``unequal`` (1) no split may leave two equal heaps (Grundy's game is ``4.0`` so).
+
     Cost per heap: O(sum over splitting digits k (k = 0 included) of (n - k) / 2) -- O(n * t)
     for a finite code with t digits. Returns ``(next_n, cum_upto, status)``.
     """
@@ -43,7 +45,7 @@ def plain_extend(  # type: ignore[no-untyped-def]
     half = seen.shape[0] // 2
     for n in range(start, stop):
         if d0 & 4:
-            for a in range(1, n // 2 + 1):
+            for a in range(1, (n - unequal) // 2 + 1):
                 seen[g[a] ^ g[n - a]] = n
         top = min(ndig, n)
         for k in range(1, top + 1):
@@ -58,7 +60,7 @@ def plain_extend(  # type: ignore[no-untyped-def]
             if d & 2:
                 seen[g[rest]] = n
             if d & 4:
-                for a in range(1, rest // 2 + 1):
+                for a in range(1, (rest - unequal) // 2 + 1):
                     seen[g[a] ^ g[rest - a]] = n
         use_cum = tail != 0 and n > ndig
         if use_cum:
@@ -70,7 +72,7 @@ def plain_extend(  # type: ignore[no-untyped-def]
                 if tail & 2:
                     cum[g[r]] = 1
                 if tail & 4:
-                    for a in range(1, r // 2 + 1):
+                    for a in range(1, (r - unequal) // 2 + 1):
                         cum[g[a] ^ g[r - a]] = 1
         v = 0
         if use_cum:
@@ -138,6 +140,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     hot,
     nhot,
     seen,
+    unequal,
 ):
     """Fill ``g[start:stop]`` of a finite octal game by the rare/common ("sparse space") method.
 
@@ -154,8 +157,10 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     when G(n) itself is rare does the scan run to the end (O(n)), which is rare by definition.
 
     ``rare_pos[:nrare]`` / ``rare_val[:nrare]`` are the rare heaps below ``start`` and their
-    values; the kernel appends to them. ``hot[:nhot]`` is the move-to-front list of small heaps
-    whose pairs recently found the last pending value (kept by the caller between calls).
+    values; the kernel appends to them. With ``unequal`` (1) no split may leave two equal heaps
+    (the pairs are otherwise the same: an equal split has both parts rare or both common).
+    ``hot[:nhot]`` is the move-to-front list of small heaps whose pairs recently found the last
+    pending value (kept by the caller between calls).
     Returns ``(next_n, nrare, nhot, status)``; with ``RARE_FULL`` heap ``next_n`` is not
     computed yet (enlarge the rare arrays and call again).
     """
@@ -185,6 +190,8 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 r = rare_pos[i]
                 if r >= tot:
                     break
+                if unequal and 2 * r == tot:
+                    continue
                 seen[rare_val[i] ^ g[tot - r]] = n
         # the first unmarked common-at-n value bounds the mex
         v = 0
@@ -206,7 +213,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 a = hot[h]
                 for j in range(nsplit):
                     tot = n - split_k[j]
-                    if tot - a < a:
+                    if tot - a < a + unequal:
                         break
                     x = g[a] ^ g[tot - a]
                     fresh = (seen[x] != n) & (x < c)
@@ -220,7 +227,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             while lo <= hi and remaining > 0:
                 for j in range(nsplit):
                     tot = n - split_k[j]
-                    if tot - lo < lo:
+                    if tot - lo < lo + unequal:
                         break
                     x = g[lo] ^ g[tot - lo]
                     fresh = (seen[x] != n) & (x < c)
@@ -228,7 +235,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     remaining -= fresh
                     if fresh:
                         last_lo = lo
-                    if hi > lo and tot - hi >= hi:
+                    if hi > lo and tot - hi >= hi + unequal:
                         x = g[hi] ^ g[tot - hi]
                         fresh = (seen[x] != n) & (x < c)
                         seen[x] = n

@@ -48,6 +48,8 @@ applies, so no period is reported for them.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
 from collections import OrderedDict
@@ -62,14 +64,20 @@ from nimlab.theory import _grundy_kernels as _k
 from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
+    "GRUNDYS_GAME",
+    "GrundyRun",
     "GrundySequence",
+    "GrundyStateError",
     "GrundyStatus",
     "Method",
     "Proof",
     "grundy_period",
     "grundy_sequence",
     "grundy_value",
+    "grundys_game_sequence",
     "naive_grundy",
+    "naive_grundys_game",
+    "warm_up",
 ]
 
 Method = Literal["auto", "sparse", "quadratic"]
@@ -97,6 +105,13 @@ class GrundyStatus:
 
 
 Status = Callable[[GrundyStatus], None]
+Stopped = Literal["time", "stop"]
+"""Why a :class:`GrundyRun` stopped before its goal: its time ran out, or it was asked to stop."""
+
+
+class GrundyStateError(ValueError):
+    """A saved run that cannot be resumed: damaged, not a saved run, or of another game."""
+
 
 _SPARSE_FROM: Final = 2048
 """``"auto"`` computes the first values by the quadratic method, then switches to sparse."""
@@ -147,6 +162,9 @@ class GrundySequence:
     ``rare_mask`` / ``rare_positional`` / ``rare_count`` / ``last_rare`` describe the sparse
     method when it was used: the mask, whether the heap's parity takes part, how many computed
     heaps are rare (heap 0 included, as in the published tables), and the largest of them.
+
+    ``stopped`` says why a :class:`GrundyRun` ended before its goal (``"time"`` or ``"stop"``);
+    ``None`` when it computed all it was asked (or proved the period).
     """
 
     rule: TakeAndBreak
@@ -159,6 +177,7 @@ class GrundySequence:
     rare_positional: bool = False
     rare_count: int | None = None
     last_rare: int | None = None
+    stopped: Stopped | None = None
 
     def __len__(self) -> int:
         return len(self.values)
@@ -244,32 +263,236 @@ def grundy_sequence(
     codes whose rare values die out (R rare heaps), O(n^2 t) at worst; O(n^2) for infinite
     tails. Memory: 2 bytes per value (``uint16``), untouched capacity is not resident.
     """
-    n = _check_count(n)
-    if method not in ("auto", "sparse", "quadratic"):
-        raise ValueError(f"unknown method {method!r}: use 'auto', 'sparse' or 'quadratic'")
-    if rule.is_nim:
-        count = min(n, _TAIL_PROVE_CAP) if prove else n
-        return GrundySequence(rule, np.arange(count, dtype=_dtype_for(count)), None, None, False)
-    if rule.max_take is None and prove:
-        n = min(n, _TAIL_PROVE_CAP)
-    engine = _Engine(rule, n, method)
-    engine.status = status
-    if not prove or rule.max_take is None:
-        engine.extend(n, progress, n)
-        return engine.result()
-    goal = min(n, _PROVE_START)
-    while True:
-        engine.extend(goal, progress, goal)
-        scan = engine.scan()
-        if scan.proven_p > 0 or goal >= n:
-            return engine.result(scan)
-        nxt = max(int(goal * _PROVE_GROWTH), goal + 1)
-        for p, z in ((scan.found_p, scan.found_z), (scan.best_p, scan.best_z)):
-            need = engine.needed_length(p, z)
-            if need is not None and goal < need <= nxt:
-                nxt = max(need, goal + goal // 16)
-                break
-        goal = min(n, nxt)
+    return GrundyRun(rule, n, prove=prove, method=method).run(progress=progress, status=status)
+
+
+class GrundyRun:
+    """One computation of a rule's Grundy sequence that can stop and go on later.
+
+    ``GrundyRun(rule, n, prove=...).run()`` is :func:`grundy_sequence`; :meth:`run` may also
+    stop early, after ``seconds`` of work or when ``stop()`` answers true (checked between
+    chunks of about a quarter of a second), and be called again to go on. :meth:`to_bytes`
+    keeps the state (the values computed, how far the proof search has grown, the limit) with a
+    SHA-256 checksum; :meth:`from_bytes` reads it back, in another process too, and refuses a
+    damaged or foreign state with :class:`GrundyStateError`. Everything else the fast method
+    keeps (mask, rare heaps, histograms) follows from the values and is rebuilt, so a resumed
+    run computes exactly the values of an uninterrupted one.
+    """
+
+    def __init__(
+        self,
+        rule: TakeAndBreak,
+        n: int,
+        *,
+        prove: bool = False,
+        method: Method = "auto",
+        unequal: bool = False,
+    ) -> None:
+        n = _check_count(n)
+        if method not in ("auto", "sparse", "quadratic"):
+            raise ValueError(f"unknown method {method!r}: use 'auto', 'sparse' or 'quadratic'")
+        if (rule.is_nim or rule.max_take is None) and prove:
+            n = min(n, _TAIL_PROVE_CAP)
+        self.rule = rule
+        self.prove = prove
+        self.method: Method = method
+        self.limit = n
+        self.seconds = 0.0
+        """Seconds of work so far, over every call of :meth:`run` (also before a resume)."""
+        if unequal and (rule.is_nim or rule.tail):
+            raise ValueError("only finite codes can forbid splits into equal heaps")
+        self.unequal = unequal
+        """No split may leave two equal heaps: ``GrundyRun(TakeAndBreak((), d0=4), n,
+        unequal=True)`` is Grundy's game. No periodicity theorem is known for such games, so
+        no period is ever proven (``prove`` only computes ``n`` values)."""
+        self._provable = prove and rule.max_take is not None and not rule.is_nim and not unequal
+        self._goal = min(n, _PROVE_START) if self._provable else n
+        self._engine = None if rule.is_nim else _Engine(rule, n, method, unequal=unequal)
+        self._nim_count = 0
+        self._scan_at = _PROVE_START
+
+    @property
+    def computed(self) -> int:
+        """How many values are computed so far."""
+        return self._nim_count if self._engine is None else self._engine.count
+
+    @property
+    def rare(self) -> int | None:
+        """Rare heaps found so far (heap 0 included), ``None`` without the sparse method."""
+        return None if self._engine is None else self._engine.rare_so_far()
+
+    def run(
+        self,
+        *,
+        seconds: float | None = None,
+        stop: Callable[[], bool] | None = None,
+        progress: Progress | None = None,
+        status: Status | None = None,
+    ) -> GrundySequence:
+        """Compute on until the goal (``n`` values, or the proven period with ``prove``), or
+        until ``seconds`` of work have passed or ``stop()`` is true: then the result says so in
+        :attr:`GrundySequence.stopped` and holds the values so far (its period is that of those
+        values). ``progress`` and ``status`` are called between chunks as in
+        :func:`grundy_sequence`. Complexity: that of :func:`grundy_sequence` for the values added.
+        """
+        began = time.monotonic()
+        deadline = None if seconds is None else began + seconds
+
+        def halted() -> Stopped | None:
+            if stop is not None and stop():
+                return "stop"
+            if deadline is not None and time.monotonic() >= deadline:
+                return "time"
+            return None
+
+        try:
+            return self._run(halted, progress, status)
+        finally:
+            self.seconds += time.monotonic() - began
+
+    def _run(
+        self,
+        halted: Callable[[], Stopped | None],
+        progress: Progress | None,
+        status: Status | None,
+    ) -> GrundySequence:
+        engine = self._engine
+        if engine is None:  # Nim: G(n) = n
+            self._nim_count = self.limit
+            values = np.arange(self.limit, dtype=_dtype_for(self.limit))
+            return GrundySequence(self.rule, values, None, None, False)
+        engine.status = status
+        if not self._provable and (
+            self.method != "auto" or self.rule.max_take is None or self.unequal
+        ):
+            return engine.result(stopped=engine.extend(self.limit, progress, self.limit, halted))
+        if not self._provable:
+            # every value is asked for: look for a proof now and then (geometrically, so the
+            # scans cost O(n) in all); once the period is proven the rest follows from it
+            while True:
+                goal = min(self.limit, max(self._scan_at, engine.count))
+                stopped = engine.extend(goal, progress, self.limit, halted)
+                if stopped is not None or engine.count >= self.limit:
+                    return engine.result(stopped=stopped)
+                scan = engine.scan()
+                if scan.proven_p > 0:
+                    engine.fill_periodic(scan, self.limit)
+                    if progress is not None:
+                        progress(engine.count, self.limit)
+                    return engine.result()
+                self._scan_at = 2 * goal
+        while True:
+            goal = self._goal
+            stopped = engine.extend(goal, progress, goal, halted)
+            scan = engine.scan()
+            if stopped is not None or scan.proven_p > 0 or goal >= self.limit:
+                return engine.result(scan, stopped=None if scan.proven_p > 0 else stopped)
+            nxt = max(int(goal * _PROVE_GROWTH), goal + 1)
+            for p, z in ((scan.found_p, scan.found_z), (scan.best_p, scan.best_z)):
+                need = engine.needed_length(p, z)
+                if need is not None and goal < need <= nxt:
+                    nxt = max(need, goal + goal // 16)
+                    break
+            self._goal = min(self.limit, nxt)
+
+    # -- keeping the state -------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        """The state of the run: a header line (JSON), the values (little-endian), a checksum.
+
+        O(values computed). Values are stored in their own width (2 bytes each while they fit).
+        """
+        count = self.computed
+        if self._engine is None:
+            values = np.arange(count, dtype=_dtype_for(count))
+        else:
+            values = self._engine.g[:count]
+        payload = values.astype(values.dtype.newbyteorder("<"), copy=False).tobytes()
+        header = {
+            "rule": {"digits": list(self.rule.digits), "tail": self.rule.tail, "d0": self.rule.d0},
+            "unequal": self.unequal,
+            "code": self.rule.code,
+            "limit": self.limit,
+            "prove": self.prove,
+            "method": self.method,
+            "goal": self._goal,
+            "count": count,
+            "dtype": str(values.dtype),
+            "seconds": round(self.seconds, 3),
+        }
+        head = _STATE_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
+        digest = hashlib.sha256(head + payload).hexdigest().encode()
+        return head + payload + digest + b"\n"
+
+    @classmethod
+    def from_bytes(
+        cls,
+        data: bytes,
+        rule: TakeAndBreak | None = None,
+        *,
+        limit: int | None = None,
+        want_unequal: bool = False,
+    ) -> GrundyRun:
+        """The run kept by :meth:`to_bytes`, ready to go on (with a new ``limit`` if given: at
+        least the values already computed). Raises :class:`GrundyStateError` when ``data`` is
+        damaged (checksum), not a saved run, or of another game than ``rule``. O(values)."""
+        header, payload = _read_state(data)
+        try:
+            spec = header["rule"]
+            saved = TakeAndBreak(tuple(spec["digits"]), spec["tail"], spec["d0"])
+            count, goal, old_limit = int(header["count"]), int(header["goal"]), int(header["limit"])
+            prove, method = bool(header["prove"]), header["method"]
+            dtype = np.dtype(header["dtype"]).newbyteorder("<")
+            seconds = float(header["seconds"])
+            unequal = bool(header.get("unequal", False))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise GrundyStateError(
+                f"not a saved Grundy run: its header is incomplete ({exc})"
+            ) from None
+        if rule is not None and (saved, unequal) != (rule, bool(want_unequal)):
+            theirs = "Grundy's game" if unequal else saved.code
+            mine = "Grundy's game" if want_unequal else rule.code
+            raise GrundyStateError(f"the saved run is of {theirs}, not of {mine}")
+        if dtype.kind != "u" or len(payload) != count * dtype.itemsize or count > old_limit:
+            raise GrundyStateError("the saved run's values do not match its header")
+        new_limit = old_limit if limit is None else _check_count(limit)
+        if new_limit < count:
+            raise GrundyStateError(
+                f"the saved run has {count:,} values already: a limit of {new_limit:,} is too small"
+            )
+        run = cls(saved, new_limit, prove=prove, method=method, unequal=unequal)
+        run.seconds = seconds
+        run._goal = min(max(goal, count), new_limit) if run._provable else new_limit
+        values = np.frombuffer(payload, dtype=dtype)
+        if run._engine is None:
+            run._nim_count = count
+        else:
+            run._engine.restore(values)
+        return run
+
+
+_STATE_MAGIC: Final = b"nimlab-grundy-run/1\n"
+
+
+def _read_state(data: bytes) -> tuple[dict[str, Any], bytes]:
+    """The header and the values of a saved run, checked against its checksum."""
+    if not data.startswith(_STATE_MAGIC):
+        raise GrundyStateError("not a saved Grundy run (it does not start as one)")
+    if len(data) < len(_STATE_MAGIC) + 66 or not data.endswith(b"\n"):
+        raise GrundyStateError("the saved run is damaged: it is cut short")
+    body, digest = data[:-65], data[-65:-1]
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        raise GrundyStateError("the saved run is damaged: its checksum does not match")
+    end = body.find(b"\n", len(_STATE_MAGIC))
+    if end < 0:
+        raise GrundyStateError("not a saved Grundy run: it has no header")
+    try:
+        header = json.loads(body[len(_STATE_MAGIC) : end])
+    except ValueError as exc:
+        raise GrundyStateError(f"not a saved Grundy run: its header is not JSON ({exc})") from None
+    if not isinstance(header, dict):
+        raise GrundyStateError("not a saved Grundy run: its header is not an object")
+    return header, body[end + 1 :]
 
 
 def grundy_value(rule: TakeAndBreak, n: int) -> int:
@@ -327,6 +550,44 @@ def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
     if seq is None or not seq.proven or seq.period is None or seq.preperiod is None:
         return None
     return seq.preperiod, seq.period
+
+
+GRUNDYS_GAME: Final = TakeAndBreak((), d0=4)
+"""The splitting move of Grundy's game (split one heap into two, nothing removed); the game
+forbids the two heaps to be equal: use it with ``unequal=True``."""
+
+
+def grundys_game_sequence(
+    n: int, *, method: Method = "auto", status: Status | None = None
+) -> GrundySequence:
+    """``G(0) .. G(n - 1)`` of Grundy's game: a move splits one heap into two unequal heaps.
+
+    The same kernels as the octal games (the rare/common method from 2048 values on, with the
+    mask chosen from the values). No period is known or claimed (``period`` is ``None``; its
+    values are conjectured to be periodic, which nobody has proven). About O(R n) for R rare
+    heaps when the rare values die out, O(n^2) at worst.
+    """
+    return GrundyRun(GRUNDYS_GAME, n, method=method, unequal=True).run(status=status)
+
+
+def naive_grundys_game(n: int) -> list[int]:
+    """Grundy's game by the plain mex in pure Python: the twin of :func:`grundys_game_sequence`.
+    O(n^2)."""
+    n = _check_count(n)
+    g: list[int] = []
+    for m in range(n):
+        options = {g[a] ^ g[m - a] for a in range(1, (m + 1) // 2) if a != m - a}
+        v = 0
+        while v in options:
+            v += 1
+        g.append(v)
+    return g
+
+
+def warm_up() -> None:
+    """Load (or compile) every kernel :func:`grundy_sequence` uses, so that a time budget given
+    afterwards counts computing only. About 0.1 s once compiled and cached on disk."""
+    grundy_sequence(TakeAndBreak.octal("0.16"), _SPARSE_FROM + 256, prove=True)
 
 
 def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:
@@ -446,8 +707,11 @@ class _Engine:
         *,
         mask: int | None = None,
         positional: bool = False,
+        unequal: bool = False,
     ) -> None:
         self.rule = rule
+        self.unequal = int(unequal)
+        """1 when no split may leave two equal heaps (Grundy's game)."""
         self.capacity = capacity
         self.t = rule.max_take if rule.max_take is not None else 0
         digits = rule.digits
@@ -499,10 +763,19 @@ class _Engine:
 
     # -- computing ---------------------------------------------------------------------------
 
-    def extend(self, stop: int, progress: Progress | None, total: int) -> None:
-        """Compute values up to ``g[stop - 1]``."""
+    def extend(
+        self,
+        stop: int,
+        progress: Progress | None,
+        total: int,
+        halted: Callable[[], Stopped | None] | None = None,
+    ) -> Stopped | None:
+        """Compute values up to ``g[stop - 1]``, or until ``halted()`` gives a reason to stop
+        (asked between chunks); return that reason, ``None`` when done."""
         stop = min(stop, self.capacity)
         while self.count < stop:
+            if halted is not None and (reason := halted()) is not None:
+                return reason
             end = min(stop, self.count + self.chunk)
             began = time.perf_counter()
             if self.sparse_from is not None and end > self.sparse_from:
@@ -522,6 +795,21 @@ class _Engine:
                 progress(self.count, total)
             if self.status is not None:
                 self.status(GrundyStatus(self.count, self.capacity, self.rare_so_far()))
+        return None
+
+    def restore(self, values: npt.NDArray[np.unsignedinteger[Any]]) -> None:
+        """Start from ``values`` (G(0) .. G(len - 1), computed before): the arrays are sized for
+        them; the sparse bookkeeping is rebuilt from them when the next chunk starts."""
+        count = len(values)
+        if count > self.capacity:
+            raise ValueError("more values than the capacity")
+        if count == 0:
+            return
+        self.g = np.zeros(max(self.capacity, 1), dtype=values.dtype)
+        self.g[:count] = values
+        self.count = count
+        if int(values.max()) >= self.size // 2:
+            self._grow()
 
     def _grow(self) -> None:
         """Make the stamp arrays hold twice the largest value (and widen ``g`` if needed)."""
@@ -530,7 +818,9 @@ class _Engine:
         while size // 2 <= top:
             size *= 2
         if size > 1 << 16 and self.g.dtype == np.uint16:
-            self.g = self.g.astype(np.uint32)
+            wide = np.zeros(len(self.g), dtype=np.uint32)  # untouched capacity stays unmapped
+            wide[: self.count] = self.g[: self.count]
+            self.g = wide
         if size > 1 << 17:
             # the sparse bookkeeping is sized for 16-bit values; larger ones use the plain method
             self.sparse_from = None
@@ -554,6 +844,7 @@ class _Engine:
                 self.seen,
                 self.cum,
                 self.cum_upto,
+                self.unequal,
             )
             self.count = int(nxt)
             if status == _k.GROW:
@@ -590,6 +881,7 @@ class _Engine:
                 self.hot,
                 self.nhot,
                 self.seen,
+                self.unequal,
             )
             self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
             if status == _k.GROW:
@@ -602,6 +894,21 @@ class _Engine:
         if self.auto_mask:
             self._update_hist()
             self._choose_mask(force=False)
+
+    def fill_periodic(self, scan: _Scan, stop: int) -> None:
+        """Values up to ``g[stop - 1]`` from the proven period of ``scan`` (exact: the theorem
+        says the sequence repeats forever). O(stop - count) copying, in O(log) NumPy copies."""
+        p = scan.proven_p
+        n0 = self.count - p - scan.proven_z
+        stop = min(stop, self.capacity)
+        while self.count < stop:
+            span = (self.count - n0) // p * p  # g[i] = g[i - span] for every i >= n0 + span
+            start = self.count
+            end = min(stop, start + span)
+            self.g[start:end] = self.g[start - span : end - span]
+            self.count = end
+        if self.sparse_active and not self.dense:
+            self._rebuild_rare()
 
     def _resize_rare(self, capacity: int) -> None:
         pos = np.zeros(capacity, dtype=np.int64)
@@ -669,7 +976,7 @@ class _Engine:
 
     def scan(self) -> _Scan:
         count = self.count
-        provable = self.rule.max_take is not None
+        provable = self.rule.max_take is not None and not self.unequal
         splitting = self.rule.splits
         # Guy–Smith needs p <= (count - t) / 2; the window condition only p <= count - t - 1
         pmax = (count - self.t) // 2 if splitting or not provable else count - self.t - 1
@@ -680,7 +987,7 @@ class _Engine:
 
     def needed_length(self, p: int, z: int) -> int | None:
         """How many values the proof for period ``p`` with a repeating tail ``z`` needs."""
-        if p <= 0 or self.rule.max_take is None:
+        if p <= 0 or self.rule.max_take is None or self.unequal:
             return None
         n0 = self.count - p - z
         if self.rule.splits:
@@ -697,7 +1004,9 @@ class _Engine:
         """1 when heap 0 (G = 0) is rare: the kernels skip it, published counts include it."""
         return int(not self.positional or self.k0 % 2 == 0)
 
-    def result(self, scan: _Scan | None = None) -> GrundySequence:
+    def result(
+        self, scan: _Scan | None = None, *, stopped: Stopped | None = None
+    ) -> GrundySequence:
         if scan is None:
             scan = self.scan()
         values = self.g[: self.count]
@@ -726,6 +1035,7 @@ class _Engine:
             rare_positional=self.positional if sparse else False,
             rare_count=self.nrare + self._heap0_rare() if sparse else None,
             last_rare=last_rare,
+            stopped=stopped,
         )
 
 

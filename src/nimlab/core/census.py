@@ -1,0 +1,102 @@
+"""Running a census of octal games (:mod:`nimlab.theory.census`): in this process, on the
+machine's cores, or on a Dask distributed cluster.
+
+Every game is one task (its own size and time bound, :func:`~nimlab.theory.census.census_row`);
+rows come back as they finish, in any order, and ``done(row)`` is called for each in this
+process, so a caller can keep them (and resume a census from them) as they arrive.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from nimlab.theory.census import CensusRow, census_row, mark_identical
+from nimlab.theory.octal import TakeAndBreak
+
+__all__ = ["default_jobs", "run_census"]
+
+_CONNECT_SECONDS = 15
+"""How long to try reaching a cluster's scheduler before giving up."""
+
+
+def default_jobs() -> int:
+    """Worker processes to use: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_census(
+    rules: Iterable[TakeAndBreak],
+    *,
+    max_values: int,
+    seconds: float | None,
+    jobs: int = 1,
+    scheduler: Any = None,
+    done: Callable[[CensusRow], None] | None = None,
+) -> list[CensusRow]:
+    """Compute a census row for every rule and return the rows in the order of ``rules``, with
+    identical proven games marked (:func:`~nimlab.theory.census.mark_identical`).
+
+    ``jobs`` > 1 runs that many worker processes; ``scheduler`` (an address such as
+    ``tcp://host:8786``, or a ``distributed.Client``) runs every game as a task on that Dask
+    cluster instead (needs the ``distributed`` package: ``pip install nimlab[cluster]``).
+    ``done(row)`` is called in this process as each row arrives. Cost: the sum of the rows'.
+    """
+    todo = list(rules)
+    rows: dict[str, CensusRow] = {}
+
+    def arrived(row: CensusRow) -> None:
+        rows[row.code] = row
+        if done is not None:
+            done(row)
+
+    if scheduler is not None:
+        _on_cluster(todo, max_values, seconds, scheduler, arrived)
+    elif jobs > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+            futures = [pool.submit(census_row, rule, max_values, seconds) for rule in todo]
+            try:
+                for future in as_completed(futures):
+                    arrived(future.result())
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    else:
+        for rule in todo:
+            arrived(census_row(rule, max_values, seconds))
+    return mark_identical(rows[rule.code] for rule in todo)
+
+
+def _on_cluster(
+    todo: list[TakeAndBreak],
+    max_values: int,
+    seconds: float | None,
+    scheduler: Any,
+    arrived: Callable[[CensusRow], None],
+) -> None:
+    try:
+        import distributed
+    except ImportError as exc:
+        raise RuntimeError(
+            "running on a cluster needs the 'distributed' package: pip install 'nimlab[cluster]'"
+        ) from exc
+    dask: Any = distributed  # untyped
+    own = not isinstance(scheduler, dask.Client)
+    client = dask.Client(scheduler, timeout=_CONNECT_SECONDS) if own else scheduler
+    try:
+        futures = client.map(census_row, todo, max_values=max_values, seconds=seconds, pure=False)
+        try:
+            for future in dask.as_completed(futures):
+                arrived(future.result())
+        except BaseException:
+            client.cancel(futures)
+            raise
+    finally:
+        if own:
+            client.close()
