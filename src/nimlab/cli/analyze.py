@@ -24,7 +24,14 @@ from nimlab.cli.common import (
     fail,
     ruleset_from_options,
 )
-from nimlab.core.analysis import DEFAULT_MAX_MOVES, MODELS, Analysis, analyze, describe_move
+from nimlab.core.analysis import (
+    DEFAULT_MAX_MOVES,
+    MODELS,
+    RESULT_CELLS,
+    Analysis,
+    analyze,
+    describe_move,
+)
 from nimlab.core.errors import NimlabError
 from nimlab.core.narrate import rules_text
 from nimlab.core.position import Board, board_for
@@ -63,6 +70,15 @@ def analyze_command(
             help="List every move when there are at most this many, else only winning ones.",
         ),
     ] = DEFAULT_MAX_MOVES,
+    max_result_heaps: Annotated[
+        int,
+        typer.Option(
+            "--max-result-heaps",
+            min=1,
+            help="When only winning moves are listed: most heaps in their results in all (each "
+            "result is a whole position); the winning moves beyond it are counted, not listed.",
+        ),
+    ] = RESULT_CELLS,
     all_moves: Annotated[
         bool, typer.Option("--all", help="Show every move in the table, not only the first 40.")
     ] = False,
@@ -101,7 +117,7 @@ def analyze_command(
         fail(f"unknown model {model!r}: choose paranoid or li")
     if model == "li" and ruleset.misere:
         fail("Li's model is for normal play: drop --misere or use --model paranoid")
-    options = _Options(max_moves, players, model, seconds)
+    options = _Options(max_moves, players, model, seconds, max_result_heaps)
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
@@ -124,6 +140,7 @@ class _Options:
     players: int
     model: str
     seconds: float
+    max_result_heaps: int = RESULT_CELLS
 
     def analyze(self, ruleset: Ruleset, board: Board) -> Analysis:
         budget = Budget(seconds=self.seconds, positions=INTERACTIVE_POSITIONS * 10)
@@ -134,6 +151,7 @@ class _Options:
             budget=budget,
             players=self.players,
             model=self.model,
+            max_cells=self.max_result_heaps,
         )
 
 
@@ -252,9 +270,4 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
             Text(f"... and {hidden} more moves (--all shows them, --json lists them)", style="dim")
         )
     if not a.moves_complete:
-        console.print(
-            Text(
-                f"{a.move_count:,} legal moves in all; only the winning ones are listed.",
-                style="dim",
-            )
-        )
+        console.print(Text(a.listing_note(), style="dim"))

@@ -28,9 +28,11 @@ __all__ = [
     "MoveValue",
     "analyze",
     "board_move",
+    "board_moves",
     "count_moves",
     "display_heaps",
     "move_values",
+    "winning_move_values",
 ]
 
 DEFAULT_MAX_MOVES = 1000
@@ -174,6 +176,58 @@ def _distinct_moves(board: Board, ruleset: Ruleset) -> Iterator[tuple[Move, Boar
             yield move, after
 
 
+def _run_sizes(board: Board) -> dict[int, int]:
+    """How many piles (on rows: runs of stones) have each size. O(piles + runs)."""
+    sizes: dict[int, int] = {}
+    for heap in board.heaps:
+        if heap:
+            sizes[heap] = sizes.get(heap, 0) + 1
+    return sizes
+
+
+def _placements(move: CanonMove, rows: bool) -> int:
+    """Distinct board moves that make the canonical move on one pile or run of its size: on
+    rows a split into two unequal parts can leave the smaller one on either side."""
+    parts = move[2]
+    return 2 if rows and len(parts) == 2 and parts[0] != parts[1] else 1
+
+
+def _runs(board: Board) -> Iterator[tuple[int, int, int]]:
+    """``(pile, first stone's offset, size)`` of every pile (on rows: every run of stones), in
+    board order. O(piles + runs)."""
+    if isinstance(board, Rows):
+        for r, row in enumerate(board.rows, 1):
+            start = 0
+            for i, n in enumerate(row):
+                if i % 2 == 0 and n:
+                    yield r, start, n
+                start += n
+        return
+    for i, h in enumerate(board.heaps, 1):
+        yield i, 0, h
+
+
+def board_moves(board: Board, moves: list[CanonMove]) -> Iterator[tuple[Move, CanonMove]]:
+    """Every distinct board move that makes one of the canonical moves ``(heap, take, parts)``,
+    with the canonical move it makes: on each pile (or run of stones) of that size, and on rows
+    each side a split's unequal parts can take, in board order. O(piles + runs + moves)."""
+    by_heap: dict[int, list[CanonMove]] = {}
+    for m in moves:
+        by_heap.setdefault(m[0], []).append(m)
+    rows = isinstance(board, Rows)
+    for pile, start, size in _runs(board):
+        for m in by_heap.get(size, ()):
+            if not rows:
+                yield Move(pile, m[1]), m
+                continue
+            parts = m[2]
+            lefts = [parts[0]] if len(parts) == 2 else [0]
+            if len(parts) == 2 and parts[0] != parts[1]:
+                lefts.append(parts[1])
+            for left in sorted(lefts):
+                yield Move(pile, m[1], at=start + left + 1), m
+
+
 # -- move values --------------------------------------------------------------------------------
 
 
@@ -185,36 +239,25 @@ def move_values(
     move_count: int | None = None,
     budget: Budget | None = None,
     position: Canon | None = None,
+    max_cells: int = RESULT_CELLS,
 ) -> tuple[list[MoveValue], bool]:
     """The value of every legal move (one per distinct pile and resulting position), and
     whether the list is complete. ``move_count`` and ``position`` (the board's canonical form),
     when the caller knows them, are not computed again.
 
-    With more than ``max_moves`` legal moves only winning moves are listed (from the engine's
-    formulas, O(piles) for Nim) and the second item is ``False``: at most ``max_moves`` of them,
-    and at most :data:`RESULT_CELLS` heaps of results in all (each lists the whole position), so
-    the answer stays linear in the size of the position. Values that
-    could not be proven within ``budget`` are ``None``. Cost: one engine evaluation per distinct
-    resulting canonical position (remembered by the engine).
+    With more than ``max_moves`` legal moves only winning moves are listed and the second item
+    is ``False``: see :func:`winning_move_values`. Values that could not be proven within
+    ``budget`` are ``None``. Cost: one engine evaluation per distinct resulting canonical
+    position (remembered by the engine).
     """
-    engine = ruleset.engine
     budget = budget if budget is not None else interactive_budget()
     count = move_count if move_count is not None else count_moves(ruleset, board)
     if max_moves is not None and count > max_moves:
-        shown = max(1, min(max_moves, RESULT_CELLS // max(1, len(board.heaps))))
-        c = position if position is not None else board.canonical
-        wins = engine.winning_moves(c, limit=shown, budget=budget) or []
-        searchable = engine.remoteness_within_reach(c)
-        values = []
-        for cmove in wins:
-            move = board_move(board, cmove)
-            after = board.play(ruleset.rule, move)
-            remoteness = None
-            child = apply_move(c, cmove)
-            if searchable or is_terminal(ruleset.rule, child, ruleset.end_positions):
-                remoteness = engine.evaluate(child, budget=budget).remoteness
-            values.append(MoveValue(move, display_heaps(after), Outcome.P, remoteness))
+        values, _ = winning_move_values(
+            ruleset, board, budget=budget, position=position, max_cells=max_cells
+        )
         return values, False
+    engine = ruleset.engine
     cache: dict[Canon, Evaluation] = {}
     values = []
     for move, after in _distinct_moves(board, ruleset):
@@ -224,6 +267,51 @@ def move_values(
         ev = cache[c]
         values.append(MoveValue(move, display_heaps(after), ev.outcome, ev.remoteness))
     return values, True
+
+
+def winning_move_values(
+    ruleset: Ruleset,
+    board: Board,
+    *,
+    budget: Budget | None = None,
+    position: Canon | None = None,
+    max_cells: int = RESULT_CELLS,
+) -> tuple[list[MoveValue], int | None]:
+    """Every distinct winning move (one per pile or placement and resulting position), from
+    the engine's formulas without valuing the other moves (O(piles) for Nim), and how many
+    there are (``None`` when they could not be proven within ``budget``).
+
+    Each listed move carries its whole result position, so moves are listed in board order
+    while their results hold at most ``max_cells`` heaps in all (at least one move); the count
+    always covers every winning move, listed or not (a caller shows the difference).
+    For games that split huge heaps with a proven Grundy period the engine offers a
+    representative set of splits.
+    """
+    engine = ruleset.engine
+    budget = budget if budget is not None else interactive_budget()
+    c = position if position is not None else board.canonical
+    wins = engine.winning_moves(c, budget=budget)
+    if wins is None:
+        return [], None
+    rows = isinstance(board, Rows)
+    sizes = _run_sizes(board)
+    total = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
+    room = max(1, max_cells // (len(board.heaps) + 1))
+    searchable = engine.remoteness_within_reach(c)
+    listed: list[tuple[Move, Board, int | None]] = []
+    remoteness_of: dict[Canon, int | None] = {}
+    for move, cmove in board_moves(board, wins):
+        if len(listed) >= room:
+            break
+        child = apply_move(c, cmove)
+        if child not in remoteness_of:
+            known = searchable or is_terminal(ruleset.rule, child, ruleset.end_positions)
+            remoteness_of[child] = (
+                engine.evaluate(child, budget=budget).remoteness if known else None
+            )
+        listed.append((move, board.play(ruleset.rule, move), remoteness_of[child]))
+    values = [MoveValue(move, display_heaps(after), Outcome.P, rem) for move, after, rem in listed]
+    return values, total
 
 
 def paranoid_move_values(
@@ -287,6 +375,10 @@ class Analysis:
     model: str | None = None
     last_mover: int | None = None
     explanation: list[str] = field(default_factory=list)
+    winning_move_count: int | None = None
+    """When only winning moves are listed: how many distinct winning moves there are in all
+    (``None``: not proven); fewer are listed only when their results would exceed the cell
+    limit."""
 
     @property
     def proven(self) -> bool:
@@ -302,14 +394,31 @@ class Analysis:
     def best(self) -> MoveValue | None:
         """The move a perfect player makes, the same every time it is asked (hints and
         explanations name this one): the first of the fastest winning moves, else the first of
-        the longest-resisting ones; ``None`` when nothing is proven or there is no move."""
+        the longest-resisting ones (an unknown length counts as the longest, as for the bot);
+        ``None`` when nothing is proven or there is no move."""
         wins = self.winning_moves
         if wins:
             return min(wins, key=lambda m: m.remoteness if m.remoteness is not None else 1 << 62)
         known = [m for m in self.moves if m.winning is False]
         if not known or self.outcome is None:
             return None
-        return max(known, key=lambda m: m.remoteness if m.remoteness is not None else -1)
+        return max(known, key=lambda m: m.remoteness if m.remoteness is not None else 1 << 62)
+
+    def listing_note(self) -> str:
+        """What the move list leaves out, in a sentence ("" when it lists every move)."""
+        if self.moves_complete:
+            return ""
+        text = f"{self.move_count:,} legal moves in all; only the winning ones are listed"
+        total = self.winning_move_count
+        listed = len(self.winning_moves)
+        if total is None:
+            return text + " (the winning moves could not be proven within the budget)."
+        if listed >= total:
+            return text + f" (all {total:,})."
+        return (
+            text + f": {listed:,} of {total:,}, as their results would list more heaps than "
+            "the limit (analyze --max-result-heaps N lists more)."
+        )
 
     @property
     def nim_sum(self) -> int:
@@ -341,6 +450,8 @@ class Analysis:
         if not self.moves_complete:
             out["moves_complete"] = False
             out["move_count"] = self.move_count
+            if self.winning_move_count is not None:
+                out["winning_move_count"] = self.winning_move_count
         if self.terminal:
             out["terminal"] = True
         return out
@@ -354,9 +465,12 @@ def analyze(
     budget: Budget | None = None,
     players: int = 2,
     model: str = "paranoid",
+    max_cells: int = RESULT_CELLS,
 ) -> Analysis:
     """Analyse a position under a ruleset (see :class:`Analysis`). ``max_moves`` limits only
-    the moves listed one by one. ``budget`` bounds the whole question (default: about 2 s).
+    the moves listed one by one: beyond it every winning move is listed, while their result
+    positions hold at most ``max_cells`` heaps in all, and ``winning_move_count`` counts them
+    all. ``budget`` bounds the whole question (default: about 2 s).
     With ``players > 2`` the position is a round's start with every player in, the first to
     move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas."""
     budget = budget if budget is not None else interactive_budget()
@@ -366,15 +480,23 @@ def analyze(
     count = 0 if terminal else count_moves(ruleset, board)
     if players > 2:
         return _analyze_players(ruleset, board, players, model, budget, terminal, count)
-    small = max_moves is None or count <= max_moves
-    ev = engine.evaluate(c, remoteness=small or terminal, budget=budget)
+    # the remoteness never depends on how many moves are listed: a search adds it wherever
+    # one is within reach (the engine bounds its cost when a formula gave the outcome)
+    ev = engine.evaluate(c, remoteness=True, budget=budget)
     grundy = engine.grundy(c) if not ruleset.misere and not ruleset.end_positions else None
+    moves: list[MoveValue] = []
+    complete = True
+    winning_count: int | None = None
     if terminal:
-        moves: list[MoveValue] = []
-        complete = True
+        pass
+    elif max_moves is not None and count > max_moves:
+        moves, winning_count = winning_move_values(
+            ruleset, board, budget=budget, position=c, max_cells=max_cells
+        )
+        complete = False
     else:
         moves, complete = move_values(
-            ruleset, board, max_moves=max_moves, move_count=count, budget=budget, position=c
+            ruleset, board, max_moves=None, move_count=count, budget=budget, position=c
         )
     analysis = Analysis(
         ruleset=ruleset,
@@ -387,6 +509,7 @@ def analyze(
         moves_complete=complete,
         move_count=count,
         terminal=terminal,
+        winning_move_count=winning_count,
     )
     analysis.explanation.extend(explain(analysis))
     return analysis
