@@ -479,7 +479,7 @@ def test_the_analysis_toggle_hint_and_value_history(page: Page, server: Any) -> 
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     win = page.locator("#board .pile[data-pile='1'] .match").nth(1)
     expect(win.locator(".vmark.win")).to_have_count(1)
-    expect(page.locator("#verdict")).to_contain_text("N-position: Ann (to move) wins")
+    expect(page.locator("#verdict")).to_contain_text("N-position (Next player wins): Ann (to move) wins")
     expect(page.locator("pre.nimsum")).to_contain_text("nim-sum")
     expect(page.locator("pre.nimsum")).to_contain_text("3 = 011")
     page.click("#hint")
@@ -1085,7 +1085,7 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     asked = len([u for u in requests if "/hint" in u or "/analysis" in u])
     release.set()
     expect(page.locator("#hint-out")).to_contain_text("Hint: Take 2 from pile 1")
-    expect(page.locator("#verdict")).to_contain_text("N-position: Ann (to move) wins")
+    expect(page.locator("#verdict")).to_contain_text("N-position (Next player wins): Ann (to move) wins")
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     # nothing was asked again: both answers came over the WebSocket
     assert len([u for u in requests if "/hint" in u or "/analysis" in u]) == asked

@@ -31,7 +31,10 @@ __all__ = [
     "board_moves",
     "count_moves",
     "display_heaps",
+    "explain",
     "move_values",
+    "position_terms",
+    "value_table",
     "winning_move_values",
 ]
 
@@ -649,16 +652,69 @@ def binary_table(heaps: tuple[int, ...], limit: int = 12) -> list[str]:
     return lines
 
 
+def value_table(heaps: tuple[int, ...], values: list[int], limit: int = 12) -> list[str]:
+    """Each heap's Grundy value in binary, one line per heap, and their XOR at the bottom (the
+    lines are indented by two spaces: a table, not a sentence)."""
+    from functools import reduce
+    from operator import xor
+
+    total = reduce(xor, values, 0)
+    shown = list(zip(heaps[:limit], values[:limit], strict=False))
+    width = max([v.bit_length() for _, v in shown] + [total.bit_length(), 1])
+    label = max(len(f"{h:,}") for h, _ in shown) if shown else 1
+    digits = max(len(str(v)) for v in [*values[:limit], total])
+    lines = [f"  heap {h:>{label},}  *{v:<{digits}} = {v:0{width}b}" for h, v in shown]
+    if len(heaps) > limit:
+        lines.append(f"  ... ({len(heaps) - limit:,} more heaps)")
+    pad = len("heap ") + label + 2
+    lines.append("  " + " " * (pad + 1 + digits + 3) + "-" * width)
+    lines.append(
+        f"  {'XOR':<{pad}}*{total:<{digits}} = {total:0{width}b}  (a column is 1 when it "
+        "has an odd number of 1s)"
+    )
+    return lines
+
+
+def _moved(board: Board, result: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """The heap a move played on and the heaps it left in its place (``()`` when none), from
+    the board and the move's result. O(heaps)."""
+    from collections import Counter
+
+    before = Counter(h for h in board.heaps if h)
+    after = Counter(h for h in result if h)
+    gone = list((before - after).elements())
+    parts = tuple(sorted((after - before).elements()))
+    if len(gone) != 1:  # a move that leaves a heap of its own size: take 0 that splits nothing
+        return (gone[0] if gone else 0), parts
+    return gone[0], parts
+
+
+def _parts_text(parts: tuple[int, ...]) -> str:
+    return " and ".join(f"{p:,}" for p in parts) if parts else "nothing"
+
+
+def position_terms(n: Outcome) -> str:
+    """The standard name of an outcome class, with what it means."""
+    if n is Outcome.N:
+        return "an N-position (the Next player, the one to move, wins)"
+    return "a P-position (the Previous player, who just moved, wins)"
+
+
 def explain(a: Analysis) -> list[str]:
-    """Plain-language reasons for the outcome and the winning moves."""
+    """Plain-language reasons for the outcome and the winning moves, the same for every
+    interface: the theorem that decides the position with its working (each heap's Grundy
+    value and their XOR in binary; in misère play each heap's element of the misère quotient
+    and their product), which heap the winning move changes and to which value; where only an
+    exact search decides, why no formula applies and what the moves' remoteness means. Lines
+    that start with two spaces form a table. Cost: O(heaps) beyond the analysis."""
     r = a.ruleset
     lines: list[str] = []
     if a.terminal:
         who = "lost" if r.misere else "won"
         lines.append(
             f"The game is over here: whoever moved into this position has {who} "
-            f"({'misère' if r.misere else 'normal'} play), so it counts as a "
-            f"{'N' if r.misere else 'P'}-position. As a start position, the first player "
+            f"({'misère' if r.misere else 'normal'} play), so it counts as "
+            f"{position_terms(Outcome.of(r.misere))}. As a start position, the first player "
             f"{'is eliminated' if r.misere else 'wins'} at once."
         )
         return lines
@@ -669,89 +725,253 @@ def explain(a: Analysis) -> list[str]:
         )
         return lines
     heaps = tuple(h for h in a.board.heaps if h)
-    plain_nim = r.rule.is_nim and r.is_textbook
-    quotient = a.method == "misere-quotient"
-    if plain_nim and not r.misere:
-        lines += [
-            "Normal-play Nim: a position is P exactly when its nim-sum is 0 (Bouton's theorem).",
-            *binary_table(heaps),
-        ]
-        if a.outcome is Outcome.N:
-            lines.append(
-                "The nim-sum is not 0, so the player to move wins: reduce a heap whose binary "
-                "form has a 1 in the nim-sum's highest column, so that every column becomes even "
-                "(nim-sum 0). Every reply then makes the nim-sum non-zero again."
-            )
+    if r.rule.is_nim and r.is_textbook:
+        lines += _explain_nim(a, heaps)
+    elif r.is_textbook and not r.misere and a.grundy is not None:
+        lines += _explain_grundy(a, heaps)
+    else:
+        quotient = _quotient_of(a, heaps)
+        if quotient is not None:
+            lines += _explain_quotient(a, heaps, quotient)
         else:
-            lines.append(
-                "The nim-sum is 0, so every move makes it non-zero and the opponent can restore 0: "
-                "the player to move loses against perfect play."
-            )
-    elif plain_nim:
-        big = sum(1 for h in heaps if h > 1)
+            lines += _explain_search(a)
+    return lines
+
+
+def _title(ruleset: Ruleset) -> str:
+    """The game's title to start a sentence with."""
+    title = ruleset.game.title
+    return title[:1].upper() + title[1:]
+
+
+def _winning_count(a: Analysis) -> int:
+    if a.winning_move_count is not None:
+        return a.winning_move_count
+    return len(a.winning_moves)
+
+
+def _winning_sentence(a: Analysis, why: str) -> str:
+    """``Winning move: ...``, then ``why`` (which heap changes to which value) and how many
+    other winning moves there are."""
+    best = a.best
+    assert best is not None
+    others = _winning_count(a) - 1
+    ends = ""
+    if best.remoteness == 0:
+        ends = " (which ends the game)"
+    elif best.remoteness is not None:
+        ends = f" (the game then ends within {best.remoteness} more moves)"
+    text = (
+        f"Winning move: {describe_move(best.move, a.board)}, leaving "
+        f"{short_position(best.result)}, a P-position{ends}."
+    )
+    if why:
+        text += " " + why
+    if others > 0:
+        text += f" There {'is' if others == 1 else 'are'} {others:,} other winning move" + (
+            "." if others == 1 else "s."
+        )
+    else:
+        text += " It is the only one."
+    return text
+
+
+def _no_winning_sentence(a: Analysis, why: str) -> str:
+    length = (
+        f" With best resistance the game lasts {a.remoteness} more moves." if a.remoteness else ""
+    )
+    return f"No winning move: {why}{length}"
+
+
+def _explain_nim(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
+    r = a.ruleset
+    lines: list[str] = []
+    best = a.best
+    s = a.nim_sum
+    if r.misere:
         lines.append(
             "Misère Nim: play as in normal Nim (nim-sum 0) while two or more heaps are larger "
             "than 1; once only one is, reduce it to 0 or 1 to leave an odd number of 1-heaps."
         )
-        if big >= 1:
+        if any(h > 1 for h in heaps):
             lines += binary_table(heaps)
         else:
-            ones = len(heaps)
             lines.append(
-                f"All heaps are 1: there are {ones}, and the player who takes the last one loses."
+                f"All heaps are 1: there are {len(heaps)}, and the player who takes the last "
+                "one loses."
             )
-    elif r.is_textbook and not r.misere and a.grundy is not None:
-        lines.append(
-            f"{r.game.title}: by the Sprague–Grundy theorem the position is worth nimber "
-            f"*{a.grundy}, the XOR of its heaps' Grundy values; it is P exactly when that is 0."
-        )
-    elif quotient:
-        lines.append(
-            f"{r.game.title}, misère play: by the game's misère quotient (Plambeck–Siegel) each "
-            "heap stands for an element of a finite monoid; the position is P exactly when "
-            "the product of its heaps' elements lies in the P-portion."
-        )
     else:
-        reason = []
-        if r.end_positions:
-            reason.append("extra end positions")
-        if r.misere:
-            reason.append("misère play")
-        lines.append(
-            f"No formula covers {' and '.join(reason) or 'this game'}: the outcome was proven "
-            "by exact search over all positions reachable from here."
-        )
-    winning = a.winning_moves
-    best = a.best
-    if a.outcome is Outcome.N and winning and best is not None:
-        others = len(winning) - 1
-        lines.append(
-            f"Winning move: {describe_move(best.move, a.board)}, leaving "
-            f"{short_position(best.result)}, a P-position"
-            + (
-                (
-                    " (which ends the game)"
-                    if best.remoteness == 0
-                    else f" (the game then ends within {best.remoteness} more moves)"
-                )
-                if best.remoteness is not None
-                else ""
+        lines += [
+            "Normal-play Nim: a position is P exactly when its nim-sum (the XOR of the heaps) is "
+            "0 (Bouton's theorem).",
+            *binary_table(heaps),
+        ]
+    if a.outcome is Outcome.N and best is not None and best.winning:
+        heap, parts = _moved(a.board, best.result)
+        left = parts[0] if parts else 0
+        why = ""
+        if not r.misere or sum(1 for h in heaps if h > 1) >= 2 or left == heap ^ s:
+            why = (
+                f"The heap of {heap:,} ({heap:b} in binary) has a 1 in the nim-sum's highest "
+                f"column; it goes to {heap:,} XOR {s:,} = {left:,}, so every column becomes "
+                "even (nim-sum 0), and every reply makes the nim-sum non-zero again."
             )
-            + (
-                f"; {others} other winning move{'s' if others > 1 else ''}."
-                if others
-                else "; it is the only one."
+        else:
+            ones = sum(1 for h in best.result if h == 1)
+            why = (
+                f"The heap of {heap:,} goes to {left}, leaving {ones} heap(s) of 1: an odd number."
             )
-        )
+        lines.append(_winning_sentence(a, why))
     elif a.outcome is Outcome.P:
         lines.append(
-            "No winning move: every move leaves an N-position"
-            + (
-                f"; with best resistance the game lasts {a.remoteness} more moves."
-                if a.remoteness
-                else "."
+            _no_winning_sentence(
+                a,
+                "the nim-sum is 0, so every move makes it non-zero, and the opponent can restore 0."
+                if not r.misere or any(h > 1 for h in heaps)
+                else "every move leaves an N-position.",
             )
         )
+    return lines
+
+
+def _explain_grundy(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
+    engine = a.ruleset.engine
+    g = engine.heap_grundy
+    values = [g(h) for h in heaps]
+    total = a.grundy or 0
+    lines = [
+        f"{_title(a.ruleset)}: by the Sprague–Grundy theorem each heap is worth a nimber, "
+        "its Grundy value (the smallest value none of its moves leads to), and the position "
+        f"is worth their XOR, *{total}; it is P exactly when that is 0.",
+        *value_table(heaps, values),
+    ]
+    best = a.best
+    if a.outcome is Outcome.N and best is not None and best.winning:
+        heap, parts = _moved(a.board, best.result)
+        before = g(heap) if heap else 0
+        after = 0
+        for p in parts:
+            after ^= g(p)
+        if not parts:
+            becomes = "nothing (value *0)"
+        elif len(parts) == 1:
+            becomes = f"{parts[0]:,} (value *{after})"
+        else:
+            each = " XOR ".join(f"*{g(p)}" for p in parts)
+            becomes = f"{_parts_text(parts)} (values {each} = *{after})"
+        why = (
+            f"It changes the heap of {heap:,} (value *{before}) into {becomes}, and "
+            f"*{before} XOR *{total} = *{after}: the heap's value XOR the total, so the XOR of "
+            "all values becomes 0."
+        )
+        lines.append(_winning_sentence(a, why))
+    elif a.outcome is Outcome.P:
+        lines.append(
+            _no_winning_sentence(
+                a,
+                "the XOR is 0, and every move changes one heap's value (a heap never has a move "
+                "to its own value), so it leaves a non-zero XOR, an N-position.",
+            )
+        )
+    return lines
+
+
+def _quotient_of(a: Analysis, heaps: tuple[int, ...]) -> Any:
+    """The misère quotient that covers the position, for misère octal games without extra end
+    positions (``None`` otherwise, or out of reach)."""
+    r = a.ruleset
+    if not r.misere or not r.is_textbook or r.rule.is_nim or not heaps:
+        return None
+    try:
+        return r.engine.quotient(canonical(heaps))
+    except (ValueError, BudgetExceeded):
+        return None
+
+
+def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: Any) -> list[str]:
+    """The misère quotient's working: each heap's element, their product, the P-portion."""
+    r = a.ruleset
+    name = q.elements
+    images = [q.image(h) for h in heaps]
+    product = q.element_of(heaps)
+    p_portion = ", ".join(name[x] for x in q.p_elements)
+    how = (
+        "it was proven by the quotient"
+        if a.method == "misere-quotient"
+        else "an exact search agrees, and gives each move's remoteness"
+    )
+    lines = [
+        f"{_title(r)}, misère play: the Sprague–Grundy theorem does not hold when the last "
+        "move loses, but the game's misère quotient (Plambeck–Siegel) does: each heap stands "
+        f"for an element of a finite monoid of {q.order} elements; the position is P exactly "
+        f"when the product of its heaps' elements lies in the P-portion ({p_portion}); {how}.",
+    ]
+    label = max(len(f"{h:,}") for h in heaps[:12])
+    lines += [f"  heap {h:>{label},}  {name[x]}" for h, x in zip(heaps[:12], images, strict=False)]
+    if len(heaps) > 12:
+        lines.append(f"  ... ({len(heaps) - 12:,} more heaps)")
+    in_p = "in the P-portion" if q.is_p(product) else "not in the P-portion"
+    lines.append(f"  {'product':<{label + 5}}  {name[product]}  ({in_p})")
+    lines.append(
+        f"The quotient's generators, relations and heap images: nimlab quotient {r.rule.code}."
+    )
+    best = a.best
+    if a.outcome is Outcome.N and best is not None and best.winning:
+        heap, parts = _moved(a.board, best.result)
+        left = " and ".join(name[q.image(p)] for p in parts)
+        if len(parts) > 1:
+            left = f"elements {left}, product {name[q.element_of(parts)]}"
+        else:
+            left = f"element {left or name[0]}"
+        after = name[q.element_of(tuple(h for h in best.result if h))]
+        why = (
+            f"It changes the heap of {heap:,} (element {name[q.image(heap)]}) into "
+            f"{_parts_text(parts)} ({left}), so the product becomes {after}, in the "
+            "P-portion."
+        )
+        lines.append(_winning_sentence(a, why))
+    elif a.outcome is Outcome.P:
+        lines.append(
+            _no_winning_sentence(a, "the product is in the P-portion, and no move keeps it there.")
+        )
+    return lines
+
+
+def _explain_search(a: Analysis) -> list[str]:
+    """Why no formula applies, and what the moves' remoteness says."""
+    r = a.ruleset
+    if r.end_positions:
+        ends = ", ".join(
+            short_position(e) for e in sorted(r.end_positions, key=lambda e: (len(e), e))
+        )
+        why = (
+            f"No formula applies: the extra end positions ({ends}) end the game early, so it is "
+            "no longer a sum of independent heaps and neither Grundy values nor a misère "
+            "quotient decide it."
+        )
+    elif r.misere:
+        why = (
+            "No formula applies: in misère play the Sprague–Grundy theorem does not hold, and "
+            "this game's misère quotient is out of reach here."
+        )
+    else:
+        why = (
+            "No formula applies here: the heaps' Grundy values are out of reach (a heap too "
+            "large, with no proven period)."
+        )
+    lines = [
+        why + " An exact search over every position reachable from here proved the outcome.",
+    ]
+    if a.remoteness is not None:
+        lines.append(
+            "Remoteness counts the moves left with perfect play (the winner ends the game as "
+            "soon as possible, the loser resists as long as possible); each move's remoteness "
+            "is shown with it."
+        )
+    if a.outcome is Outcome.N and a.best is not None and a.best.winning:
+        lines.append(_winning_sentence(a, ""))
+    elif a.outcome is Outcome.P:
+        lines.append(_no_winning_sentence(a, "every move leaves an N-position."))
     return lines
 
 
@@ -765,7 +985,7 @@ def short_position(heaps: tuple[int, ...], limit: int = 12) -> str:
 def describe_move(move: Move, board: Board) -> str:
     """``"take 3 from pile 2"`` or ``"take 2 stones at 4-5 of row 1"``."""
     if move.at is None:
-        return f"take {move.take} from pile {move.pile}"
+        return f"take {move.take:,} from pile {move.pile}"
     stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{move.at + move.take - 1}"
     return f"take {stones} of row {move.pile}"
 

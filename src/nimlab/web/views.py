@@ -314,12 +314,12 @@ def analysis_out(game: Game) -> AnalysisOut:
     within = f" within {a.remoteness} moves" if a.remoteness is not None else ""
     if a.outcome is Outcome.N:
         out.verdict = (
-            f"N-position: {mover.name} (to move) wins with perfect play{within}; "
+            f"N-position (Next player wins): {mover.name} (to move) wins with perfect play{within}; "
             "winning moves are green."
         )
     elif a.outcome is Outcome.P:
         out.verdict = (
-            f"P-position: every move of {mover.name} loses against perfect play; "
+            f"P-position (Previous player wins): every move of {mover.name} loses against perfect play; "
             f"{other.name} wins{within}."
         )
     else:
