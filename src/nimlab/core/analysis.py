@@ -811,8 +811,9 @@ def _explain_nim(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
         left = parts[0] if parts else 0
         why = ""
         if not r.misere or sum(1 for h in heaps if h > 1) >= 2 or left == heap ^ s:
+            binary = f" ({heap:b} in binary)" if heap.bit_length() <= 32 else ""
             why = (
-                f"The heap of {heap:,} ({heap:b} in binary) has a 1 in the nim-sum's highest "
+                f"The heap of {heap:,}{binary} has a 1 in the nim-sum's highest "
                 f"column; it goes to {heap:,} XOR {s:,} = {left:,}, so every column becomes "
                 "even (nim-sum 0), and every reply makes the nim-sum non-zero again."
             )

@@ -112,8 +112,11 @@ export function showGame(main, gameId) {
     analysisOff,
     h("div", { class: "learn-tools", id: "learn-tools" },
       h("label", { class: "toggle" }, valuesToggle, "Show move values"), hintButton),
-    h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move"),
-      h("span", {}, "number: moves until the game ends")),
+    h("div", { class: "legend", id: "legend" },
+      h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move"),
+      h("span", { class: "l-unknown" }, "not proven"),
+      h("span", {}, "number: moves left until the game ends with best play (remoteness)"),
+      h("span", { class: "l-rows" }, "Rows: a mark under a stone takes that stone, under a link the two stones beside it; each line below a row is another amount (or a cut), its mark under the first stone taken.")),
     hintOut, verdict, explanation,
     h("h3", {}, "Value history"), valueChart);
   const share = h("details", { class: "card share", id: "share" }, h("summary", {}, h("h2", { style: "display:inline" }, "Play together")));
@@ -169,6 +172,8 @@ export function showGame(main, gameId) {
       if (again) again.focus();
     }
     renderStepper();
+    const rowsNote = $("#legend .l-rows");
+    if (rowsNote) rowsNote.hidden = !shown.rows;
     const playing = canPlay() && looking === null;
     finishButton.disabled = !playing || !selection;
     resetButton.disabled = !playing || !selection;
