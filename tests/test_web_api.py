@@ -424,6 +424,23 @@ def test_analysis_values_every_move_and_keeps_a_value_history(client: TestClient
     assert a["history"][1]["mistake"] and a["history"][1]["winner"] == 1
     hint = client.get(f"/api/games/{state['id']}/hint").json()
     assert hint["text"].startswith("Take ") and hint["claim"]
+    # a past position, looked back at: its own moves and explanation, the whole history
+    start = client.get(f"/api/games/{state['id']}/analysis?at=0").json()
+    assert start["move_count"] == 0 and start["outcome"] == "N" and len(start["moves"]) == 12
+    assert start["history"] == a["history"]
+    assert client.get(f"/api/games/{state['id']}/analysis?at=9").json() == a
+    assert client.get(f"/api/games/{state['id']}/analysis?at=-1").status_code == 422
+
+
+def test_rows_list_every_amount_a_move_may_take(client: TestClient) -> None:
+    """Octal 0.137 on a row of 12: take 2 at either end and take 3 anywhere, each valued."""
+    state, _ = new_game(client, game="octal:0.137", piles=[12])
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert sorted((m["take"], m["at"]) for m in a["moves"]) == [(2, 1), (2, 11)] + [
+        (3, at) for at in range(1, 11)
+    ]
+    assert sum(m["winning"] for m in a["moves"]) == 2
+    assert any("Grundy value" in line for line in a["explanation"])
 
 
 def test_rows_get_a_value_for_every_stone(client: TestClient) -> None:

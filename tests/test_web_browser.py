@@ -479,7 +479,7 @@ def test_the_analysis_toggle_hint_and_value_history(page: Page, server: Any) -> 
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     win = page.locator("#board .pile[data-pile='1'] .match").nth(1)
     expect(win.locator(".vmark.win")).to_have_count(1)
-    expect(page.locator("#verdict")).to_contain_text("N-position (Next player wins): Ann (to move) wins")
+    expect(page.locator("#verdict")).to_contain_text("(Next player wins): Ann (to move) wins")
     expect(page.locator("pre.nimsum")).to_contain_text("nim-sum")
     expect(page.locator("pre.nimsum")).to_contain_text("3 = 011")
     page.click("#hint")
@@ -812,8 +812,9 @@ def test_take_back_value_history_resign_delete_and_replay(page: Page, server: An
     page.click("#learn summary")
     expect(page.locator("#value-history li").nth(1)).to_contain_text("a mistake")
     page.locator("#value-history li").nth(1).locator("button").click()
-    expect(page.locator("#looking")).to_contain_text("move 1: Ann took 5 from pile 3")
-    expect(page.locator("#board .match.taken")).to_have_count(5)
+    expect(page.locator("#looking")).to_contain_text("after move 1 (Ann took 5 from pile 3)")
+    expect(page.locator("#board .match")).to_have_count(7)  # the position after move 1
+    expect(page.locator("#verdict")).to_contain_text("After move 1: ")
     page.click("#back-to-game")
     expect(page.locator("#looking")).to_be_hidden()
     page.click("#resign")
@@ -969,7 +970,7 @@ def test_a_long_game_is_paged_in_and_new_moves_are_appended(page: Page, fast_ser
     # the value history looks back at a move from the first page
     page.click("#learn summary")
     page.locator("#value-history li").nth(2).locator("button").click()
-    expect(page.locator("#looking")).to_contain_text("move 2: Bob took 1 from pile 2")
+    expect(page.locator("#looking")).to_contain_text("move 2 (Bob took 1 from pile 2)")
     no_js_errors(page)
 
 
@@ -1085,7 +1086,7 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     asked = len([u for u in requests if "/hint" in u or "/analysis" in u])
     release.set()
     expect(page.locator("#hint-out")).to_contain_text("Hint: Take 2 from pile 1")
-    expect(page.locator("#verdict")).to_contain_text("N-position (Next player wins): Ann (to move) wins")
+    expect(page.locator("#verdict")).to_contain_text("(Next player wins): Ann (to move) wins")
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     # nothing was asked again: both answers came over the WebSocket
     assert len([u for u in requests if "/hint" in u or "/analysis" in u]) == asked

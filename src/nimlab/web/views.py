@@ -314,16 +314,32 @@ def analysis_out(game: Game) -> AnalysisOut:
     within = f" within {a.remoteness} moves" if a.remoteness is not None else ""
     if a.outcome is Outcome.N:
         out.verdict = (
-            f"N-position (Next player wins): {mover.name} (to move) wins with perfect play{within}; "
-            "winning moves are green."
+            f"N-position (Next player wins): {mover.name} (to move) wins with perfect "
+            f"play{within}; winning moves are green."
         )
     elif a.outcome is Outcome.P:
         out.verdict = (
-            f"P-position (Previous player wins): every move of {mover.name} loses against perfect play; "
-            f"{other.name} wins{within}."
+            f"P-position (Previous player wins): every move of {mover.name} loses against "
+            f"perfect play; {other.name} wins{within}."
         )
     else:
         out.verdict = "Not proven: this position is beyond the exact search's budget."
+    return out
+
+
+def analysis_after(game: Game, at: int | None) -> AnalysisOut:
+    """The analysis panel for the position after move ``at`` (0: the start; ``None`` or the
+    move count: the position in play) with the whole game's value history, so a page that looks
+    back at a past position shows it everywhere. ``game`` is a copy: it is taken back to move
+    ``at``. Cost: the game's value history and one analysis."""
+    whole = analysis_out(game)
+    upto = len(game.history) if at is None else min(at, len(game.history))
+    if upto == len(game.history):
+        return whole
+    while len(game.history) > upto:
+        game.pop()
+    out = analysis_out(game)
+    out.history = whole.history
     return out
 
 

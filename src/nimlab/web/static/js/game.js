@@ -69,6 +69,7 @@ export function showGame(main, gameId) {
   let wake = null; // cuts the animation under way short (a newer move is waiting)
   let moving = null; // the seat highlighted while moves are played out (null: the state's)
   let looking = null; // the value-history step looked at (null: the game as it is)
+  let past = null; // the analysis of the position looked at
   let hintFor = -1; // the move count the hint shown (or awaited) is for
   let known = []; // every turn from move 1 that this page has seen, in order
   let knownTakebacks = 0;
@@ -138,15 +139,17 @@ export function showGame(main, gameId) {
   const canPlay = () => myTurn() && !shown.thinking && !animating && !sending && !latest;
 
   function valueMap() {
-    if (!valuesToggle.checked || !analysis || analysisFor !== shown.move_count || animating) return null;
+    if (!valuesToggle.checked || animating) return null;
+    const a = looking === null ? (analysisFor === shown.move_count ? analysis : null) : past;
+    if (!a) return null;
     const map = new Map();
-    for (const m of analysis.moves) map.set(moveKey(m.pile, m.take, m.at), m);
+    for (const m of a.moves) map.set(moveKey(m.pile, m.take, m.at), m);
     return map;
   }
 
   function renderBoard() {
     if (!shown) return;
-    const values = looking === null ? valueMap() : null;
+    const values = valueMap();
     const active = document.activeElement;
     if (active && board.contains(active) && active.dataset.pile) lastPile = active.dataset.pile;
     const refocus = active && board.contains(active);
@@ -233,24 +236,43 @@ export function showGame(main, gameId) {
       takes.length > 2 ? slider : null);
   }
 
-  /** The board after value-history step `n` (0: the start), with the move that led there. */
+  /** The position after value-history step `n` (0: the start): the board the next move was
+   * made on. */
   function lookedBoard(n) {
     if (n === 0) return { board: shown.start, taken: null };
-    const turn = shown.turns[n - 1];
-    return turn ? { board: turn.before, taken: turn.move } : null;
+    const next = shown.turns[n];
+    return next ? { board: next.before, taken: null } : null;
   }
 
-  function look(n) {
+  /** Look back at the position after step `n` everywhere (board, move values, the Learn
+   * panel), or at the game again (`null`). */
+  async function look(n) {
     looking = n === null || n >= shown.move_count ? null : n;
+    past = null;
     lookingBar.hidden = looking === null;
     if (looking !== null) {
       const turn = shown.turns[looking - 1];
       lookingBar.replaceChildren(
-        looking === 0 ? "You are looking at the start position. " : `You are looking at move ${looking}: ${turn.text}. `,
+        looking === 0 ? "You are looking back at the start position. "
+          : `You are looking back at the position after move ${looking} (${turn.text}). `,
         h("button", { type: "button", class: "small", id: "back-to-game", onclick: () => { look(null); board.focus(); } }, "Back to the game"));
+      lookingBar.scrollIntoView({ block: "nearest" });
+      board.scrollIntoView({ block: "nearest" });
     }
     renderBoard();
-    if (analysis) drawValueHistory(analysis.history);
+    if (analysis) renderAnalysis();
+    if (looking === null || !shown.analysis_allowed) return;
+    const at = looking;
+    verdict.textContent = "Working it out…";
+    try {
+      const result = await get(`/api/games/${gameId}/analysis?at=${at}`);
+      if (closed || looking !== at) return;
+      past = result;
+      renderAnalysis();
+      renderBoard();
+    } catch (e) {
+      if (looking === at) verdict.textContent = e.message;
+    }
   }
 
   function renderActions() {
@@ -687,8 +709,10 @@ export function showGame(main, gameId) {
   }
 
   function renderAnalysis() {
-    const a = analysis;
-    verdict.textContent = a.available ? a.verdict : a.note;
+    const a = looking !== null ? past : analysis;
+    if (!a) { verdict.textContent = "Working it out…"; explanation.replaceChildren(); if (analysis) drawValueHistory(analysis.history); return; }
+    verdict.textContent = (looking === null ? "" : looking === 0 ? "At the start: " : `After move ${looking}: `)
+      + (a.available ? a.verdict : a.note);
     if (a.pending) verdict.append(h("span", { class: "muted", id: "analysis-pending" },
       a.available ? " (not proven yet: a deeper search goes on, its answer comes here)" : ""));
     const blocks = [];
@@ -706,7 +730,7 @@ export function showGame(main, gameId) {
     if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
     if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
     explanation.replaceChildren(...blocks);
-    drawValueHistory(a.history);
+    drawValueHistory((analysis || a).history);
   }
 
   function stepColour(s) {
@@ -714,45 +738,69 @@ export function showGame(main, gameId) {
     return s.winner === null ? "#999" : seatColour(s.winner);
   }
 
+  /** The value history as a chart one can read: moves left (remoteness) after each move,
+   * coloured by who is winning, mistakes ringed in red; a click looks back at that position. */
   function drawValueHistory(steps) {
     if (!steps.length) { valueChart.replaceChildren(); return; }
-    const W = Math.max(240, steps.length * 22 + 20);
-    const max = Math.max(1, ...steps.map((s) => s.remoteness || 0));
-    const y = (s) => (s.remoteness === null ? 8 : 8 + (40 * (max - s.remoteness)) / max);
-    const pts = steps.map((s, i) => [12 + i * 22, y(s)]);
-    const svgNS = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(svgNS, "svg");
-    svg.setAttribute("viewBox", `0 0 ${W} 58`);
-    svg.setAttribute("class", "vh");
-    svg.setAttribute("style", `max-width:${W * 1.3}px`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Who was winning after each move (colour) and how many moves were left (height)");
-    const line = document.createElementNS(svgNS, "polyline");
-    line.setAttribute("points", pts.map((p) => p.join(",")).join(" "));
-    line.setAttribute("fill", "none");
-    line.setAttribute("stroke", "#b9b1a2");
-    line.setAttribute("stroke-width", "2");
-    svg.append(line);
-    steps.forEach((s, i) => {
-      const c = document.createElementNS(svgNS, "circle");
-      c.setAttribute("cx", pts[i][0]);
-      c.setAttribute("cy", pts[i][1]);
-      c.setAttribute("r", s.mistake ? 7 : i === (looking ?? steps.length - 1) ? 6.5 : 5);
-      c.setAttribute("fill", stepColour(s));
-      c.style.cursor = "pointer";
-      c.addEventListener("click", () => look(i));
-      if (s.mistake) { c.setAttribute("stroke", "#b3261e"); c.setAttribute("stroke-width", "3"); }
-      const title = document.createElementNS(svgNS, "title");
-      title.textContent = stepText(s);
-      c.append(title);
-      svg.append(c);
-    });
     const current = looking ?? steps.length - 1;
     const list = h("ol", { class: "vh-list", start: "0" }, steps.map((s, i) =>
       h("li", { class: [s.mistake ? "mistake" : "", i === current ? "current" : ""].join(" ").trim(), "aria-current": i === current ? "step" : null },
-        h("button", { type: "button", class: "step", title: "Show this position on the board", onclick: () => look(i) }, stepText(s)),
+        h("button", { type: "button", class: "step", title: "Look back at this position", onclick: () => look(i) }, stepText(s)),
         s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
-    valueChart.replaceChildren(...(steps.length > 1 ? [svg, list] : [list]));
+    valueChart.replaceChildren(...(steps.length > 1 ? [chart(steps, current), list] : [list]));
+  }
+
+  function chart(steps, current) {
+    const svgEl = (tag, attrs, text) => {
+      const el = document.createElementNS(SVG, tag);
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+      if (text !== undefined) el.textContent = text;
+      return el;
+    };
+    const W = Math.max(260, Math.min(720, valueChart.clientWidth || 340));
+    const H = 170;
+    const L = 34, R = 12, T = 14, B = 34;
+    const known = steps.map((s) => s.remoteness).filter((r) => r !== null && r !== undefined);
+    const max = Math.max(1, ...known);
+    const n = steps.length;
+    const x = (i) => L + ((W - L - R) * i) / Math.max(1, n - 1);
+    const y = (r) => T + ((H - T - B) * (max - r)) / max;
+    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vh", role: "img",
+      "aria-label": "Value history: moves left after each move (height), who was winning (colour), mistakes ringed in red. The list below has the same steps." });
+    // axes, ticks and their labels
+    svg.append(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
+    svg.append(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }));
+    for (const r of [...new Set([0, Math.round(max / 2), max])]) {
+      svg.append(svgEl("line", { x1: L - 4, y1: y(r), x2: W - R, y2: y(r), class: "grid" }));
+      svg.append(svgEl("text", { x: L - 7, y: y(r) + 4, "text-anchor": "end", class: "tick" }, String(r)));
+    }
+    const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor((W - L - R) / 34))));
+    for (let i = 0; i < n; i += every) svg.append(svgEl("text", { x: x(i), y: H - B + 15, "text-anchor": "middle", class: "tick" }, String(i)));
+    svg.append(svgEl("text", { x: L + (W - L - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis-title" }, "after move"));
+    svg.append(svgEl("text", { x: 11, y: T + (H - T - B) / 2, "text-anchor": "middle", class: "axis-title",
+      transform: `rotate(-90 11 ${T + (H - T - B) / 2})` }, "moves left"));
+    // the line and the points
+    const pts = steps.map((s, i) => [x(i), s.remoteness === null || s.remoteness === undefined ? null : y(s.remoteness)]);
+    const drawn = pts.filter((p) => p[1] !== null);
+    if (drawn.length > 1) svg.append(svgEl("polyline", { points: drawn.map((p) => p.join(",")).join(" "), class: "vh-line" }));
+    steps.forEach((s, i) => {
+      const unknown = pts[i][1] === null;
+      const cy = unknown ? T : pts[i][1];
+      const g = svgEl("g", { class: "vh-point" + (i === current ? " current" : "") });
+      if (s.mistake) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 9.5, class: "mistake-ring" }));
+      if (i === current) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 11.5, class: "current-ring" }));
+      g.append(svgEl("circle", { cx: pts[i][0], cy, r: 6, fill: unknown ? "#fff" : stepColour(s), stroke: unknown ? "#777" : "none", "stroke-dasharray": unknown ? "2 2" : "" }));
+      g.append(svgEl("circle", { cx: pts[i][0], cy, r: 14, class: "hit" }));
+      g.append(svgEl("title", {}, stepText(s) + (s.mistake ? " — a mistake" : "")));
+      g.addEventListener("click", () => look(i));
+      svg.append(g);
+    });
+    const seatsSeen = [...new Set(steps.filter((s) => !s.paranoid && s.winner !== null && s.winner !== undefined).map((s) => s.winner))];
+    const key = h("p", { class: "vh-key" },
+      seatsSeen.map((seat) => h("span", {}, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), `${shown.players[seat].name} winning`)),
+      steps.some((s) => s.mistake) ? h("span", {}, h("span", { class: "swatch ring" }), "a mistake (the move threw a win away)") : null,
+      h("span", {}, "Click a point or a step below to look back at that position."));
+    return h("div", { class: "vh-chart" }, svg, key);
   }
 
   function stepText(s) {
