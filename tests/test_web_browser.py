@@ -1092,3 +1092,81 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     assert len([u for u in requests if "/hint" in u or "/analysis" in u]) == asked
     page.remove_listener("request", note)
     no_js_errors(page)
+
+
+# -- accessibility: axe-core on every screen, phones ----------------------------------------------
+
+TAP = """() => [...document.querySelectorAll('button, a[href], input, select, summary')]
+  .filter((e) => e.offsetParent && getComputedStyle(e).visibility !== 'hidden'
+    && !e.classList.contains('skip'))
+  .map((e) => { const box = (e.closest('label') || e).getBoundingClientRect();
+    return [e.id || e.textContent.trim().slice(0, 20) || e.tagName, box.width, box.height]; })
+  .filter(([, w, h]) => w < 44 || h < 44)"""
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical violations of the screen shown (axe-core ships in the
+    axe-playwright-python package: nothing is fetched at run time)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("kind", ["desk", "phone"])
+def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind: str) -> None:
+    """No serious or critical axe-core violation on any screen (setup, registry pages, games of
+    piles and of rows with move values on, a past position, a finished game's dialog, a replay);
+    on a phone, tap targets of at least 44 x 44 px and no sideways scrolling with huge piles and
+    long rows."""
+    page = tabs.get(kind)
+    phone = kind == "phone"
+    problems: dict[str, list[str]] = {}
+
+    def check(screen: str) -> None:
+        found = serious_violations(page)
+        if phone:
+            if page.evaluate("document.documentElement.scrollWidth") > 390:
+                found.append("the page scrolls sideways")
+            found += [f"tap target {t}" for t in page.evaluate(TAP)]
+        if found:
+            problems[screen] = found
+
+    for path in ("/", "/players", "/rankings"):
+        visit(page, server.url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        check(path)
+    hal = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    for setup in (
+        {"piles": [10**40 + 7, 60, 3]},
+        {"game": "octal:0.137", "piles": [12, 40]},
+    ):
+        open_game(page, server.url, players=hal, **setup)
+        page.evaluate("document.querySelector('#learn').open = true")
+        page.check("#show-values")
+        expect(page.locator("#board .vmark, #board .hint-badge").first).to_be_attached()
+        expect(page.locator("#explanation p").first).to_be_visible()
+        check(f"game {setup}")
+    page.fill("#typed-move", "1 1 3")
+    page.press("#typed-move", "Enter")
+    expect(page.locator("#value-history li")).to_have_count(3)
+    page.locator("#value-history li").first.locator("button").click()
+    expect(page.locator("#verdict")).to_contain_text("At the start: ")
+    check("a past position")
+    open_game(page, server.url, players=hal, piles=[1])
+    page.fill("#typed-move", "1 1")
+    page.press("#typed-move", "Enter")
+    expect(page.locator("#dialog[open]")).to_contain_text("Ann wins!")
+    check("the winner's dialog")
+    page.locator("#dialog[open]").get_by_role("button", name="Replay").click()
+    expect(page.locator("#replay-board")).to_be_visible()
+    check("a replay")
+    visit(page, server.url + "/history")
+    expect(page.locator("main a[href^='/history/']").first).to_be_visible()
+    check("/history")
+    assert problems == {}
+    no_js_errors(page)

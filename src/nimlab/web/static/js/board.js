@@ -30,7 +30,8 @@ function vmark(v) {
   if (!v) return null;
   const cls = v.winning === true ? "win" : v.winning === false ? "lose" : "unknown";
   const text = v.remoteness === null || v.remoteness === undefined ? "" : String(v.remoteness);
-  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true" }, text);
+  // the number is drawn by CSS (attr): the marks are pictures, their words are in the titles
+  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true", dataset: { n: text } });
 }
 
 /** Describe a selection for people: "take 3 from pile 2", "take stones 4-5 of row 1". */
@@ -137,7 +138,9 @@ function drawPile(i, n, o) {
     dataset: { pile: String(i) },
   },
   h("span", { class: "pile-label", "aria-hidden": "true" }, i),
-  h("div", { class: "matches" }, matches),
+  // a long pile scrolls sideways on a small screen; the keys choose within it, so the box
+  // itself is no Tab stop of its own
+  h("div", { class: "matches", tabindex: "-1" }, matches),
   h("span", { class: "pile-count", "aria-hidden": "true" }, n === 0 ? "empty" : fmt(n)),
   h("span", { class: "minus" }, taken ? `−${fmt(taken)}` : sel ? `−${fmt(sel)}` : ""));
   if (o.live) {
@@ -373,8 +376,8 @@ function drawRow(r, runs, o) {
     + (sel ? `, taking ${sel.take === 1 ? `stone ${sel.at}` : `stones ${sel.at} to ${sel.at + sel.take - 1}`}` : "");
   const shown = taken || sel;
   const strips = o.values ? moveStrips(r, stones, o) : [];
-  const line = h("div", { class: "row-stones" + (stones.length > 20 ? " long" : ""), dataset: { row: String(r) } },
-    h("div", { class: "row-line" }, strips.length ? h("span", { class: "strip-label", "aria-hidden": "true" }, "take 1, 2") : null, parts), ...strips);
+  const line = h("div", { class: "row-stones" + (stones.length > 20 ? " long" : ""), tabindex: "-1", dataset: { row: String(r) } },
+    h("div", { class: "row-line" }, strips.length ? h("span", { class: "strip-label", "aria-hidden": "true", dataset: { label: "take 1, 2" } }) : null, parts), ...strips);
   const el = h("div", {
     class: "stones",
     role: "group",
@@ -445,8 +448,8 @@ function moveStrips(r, stones, o) {
       if (stones[idx + 1]) cells.push(h("span", { class: "gap" }, take === 0 ? mark(s.at + 1) : null));
     });
     const label = take === 0 ? "cut" : `take ${take}`;
-    const strip = h("div", { class: "row-strip", dataset: { take: String(take) }, title: `Moves that ${take === 0 ? "cut a run without taking a stone" : `take ${take} stones`}: each mark is under the first stone taken` },
-      h("span", { class: "strip-label", "aria-hidden": "true" }, label), ...cells);
+    const strip = h("div", { class: "row-strip", dataset: { take: String(take) } },
+      h("span", { class: "strip-label", "aria-hidden": "true", dataset: { label } }), ...cells);
     if (o.live) {
       strip.addEventListener("click", (e) => {
         const m = e.target.closest(".strip-mark");

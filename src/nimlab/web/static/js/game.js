@@ -38,6 +38,8 @@ const RETRY_MAX_MS = 5000;
 /** In a game of bots only, a move's animation never takes longer than this (the server's pace
  * between bot moves is longer: 0.8 s), so watchers never fall behind. */
 const BOTS_ONLY_ANIMATION_MS = 500;
+/** News nobody has to answer (a bot eliminated in a game of bots) closes after this long. */
+const NEWS_MS = 2500;
 
 const cross = () => icon(["M12 8l12 12 12-12 4 4-12 12 12 12-4 4-12-12-12 12-4-4 12-12L8 12z"], "#c0392b");
 
@@ -171,7 +173,7 @@ export function showGame(main, gameId) {
       onMessage: (text) => { error.textContent = text; },
     });
     if (refocus && !board.contains(document.activeElement) && lastPile) {
-      const again = board.querySelector(`[data-pile="${lastPile}"][tabindex]`);
+      const again = board.querySelector(`[data-pile="${lastPile}"][tabindex="0"]`);
       if (again) again.focus();
     }
     renderStepper();
@@ -344,7 +346,8 @@ export function showGame(main, gameId) {
       return h("li", { class: cls.join(" "), "aria-current": current === p.seat ? "true" : null, dataset: { seat: String(p.seat) } },
         h("span", { class: "seat-dot", style: `background:${seatColour(p.seat)}`, "aria-hidden": "true" }),
         p.label,
-        tokens[p.seat] !== undefined ? h("span", { class: "tag" }, "you") : null,
+        tokens[p.seat] !== undefined && p.name !== "You"
+          ? h("span", { class: "tag" }, h("span", { class: "visually-hidden" }, "("), "you", h("span", { class: "visually-hidden" }, ")")) : null,
         shown.winner === p.seat ? h("span", { class: "tag win" }, "winner") : null,
         p.eliminated && shown.winner !== p.seat ? h("span", { class: "visually-hidden" }, "(eliminated)") : null);
     }));
@@ -557,8 +560,8 @@ export function showGame(main, gameId) {
     const lost = !a || a === document.body || !document.contains(a) || a.disabled || !a.getClientRects().length;
     if (!lost) return;
     if ($("#dialog").open) return;
-    const target = (lastPile && board.querySelector(`[data-pile="${lastPile}"][tabindex]`))
-      || board.querySelector("[tabindex]") || (shown && shown.over ? last.querySelector("a") : null);
+    const target = (lastPile && board.querySelector(`[data-pile="${lastPile}"][tabindex="0"]`))
+      || board.querySelector('[tabindex="0"]') || (shown && shown.over ? last.querySelector("a") : null);
     if (target) target.focus();
   }
 
@@ -588,9 +591,12 @@ export function showGame(main, gameId) {
     const eliminated = turn.messages.filter((m) => / eliminated!$/.test(m));
     const rest = turn.messages.filter((m) => !/ eliminated!$/.test(m) && !/ wins?!$/.test(m));
     if (turn.eliminated && eliminated.length) {
-      const told = dialog({ title: eliminated[0], text: rest.join(" "), big: cross() });
-      // a player waits for the news; a watcher of bots (or a player already out) sees it go by
-      if (Object.keys(tokens).length && !allBots(target)) {
+      // a player waits for the news; for a watcher of bots (or a player already out) it closes
+      // by itself after a moment, while the next moves play on
+      const answers = Object.keys(tokens).length && !allBots(target);
+      const told = dialog({ title: eliminated[0], text: rest.join(" "), big: cross(), closeAfterMs: answers ? 0 : NEWS_MS });
+      announce(eliminated[0]);
+      if (answers) {
         await told;
         restoreFocus();
       }
