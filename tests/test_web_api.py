@@ -441,6 +441,10 @@ def test_rows_list_every_amount_a_move_may_take(client: TestClient) -> None:
     ]
     assert sum(m["winning"] for m in a["moves"]) == 2
     assert any("Grundy value" in line for line in a["explanation"])
+    # a move that empties a row is valued too (its result keeps the row, as 0)
+    state, _ = new_game(client, game="octal:0.137", piles=[12, 3])
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert (2, 3, 1) in {(m["pile"], m["take"], m["at"]) for m in a["moves"]}
 
 
 def test_rows_get_a_value_for_every_stone(client: TestClient) -> None:

@@ -18,6 +18,7 @@ from nimlab.core.analysis import (
     binary_table,
     count_moves,
     describe_move,
+    display_heaps,
     paranoid_move_values,
 )
 from nimlab.core.game import Game, Player, Turn
@@ -353,7 +354,7 @@ def _every_move(a: Analysis) -> list[MoveValue]:
     rule = a.ruleset.rule
     out = []
     for move in a.board.legal_moves(rule):
-        after = a.board.play(rule, move).heaps
+        after = display_heaps(a.board.play(rule, move))  # as the listed results are
         known = listed.get((move.pile, after))
         if known is not None:
             out.append(MoveValue(move, after, known.outcome, known.remoteness))

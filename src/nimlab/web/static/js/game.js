@@ -765,7 +765,7 @@ export function showGame(main, gameId) {
     };
     const W = Math.max(260, Math.min(720, valueChart.clientWidth || 340));
     const H = 170;
-    const L = 34, R = 12, T = 14, B = 34;
+    const L = 34, R = 16, T = 16, B = 34;
     const known = steps.map((s) => s.remoteness).filter((r) => r !== null && r !== undefined);
     const max = Math.max(1, ...known);
     const n = steps.length;
