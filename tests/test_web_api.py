@@ -447,6 +447,17 @@ def test_rows_list_every_amount_a_move_may_take(client: TestClient) -> None:
     assert (2, 3, 1) in {(m["pile"], m["take"], m["at"]) for m in a["moves"]}
 
 
+def test_misere_octal_games_show_their_quotient(client: TestClient) -> None:
+    state, _ = new_game(client, game="kayles", piles=[8, 5], misere=True)
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    q = a["quotient"]
+    assert q["code"] == "0.77" and len(q["elements"]) == q["order"] == len(q["table"])
+    assert q["heap_images"][:3] == ["1", "a", "b"] and set(q["p_elements"]) <= set(q["elements"])
+    assert any(line.startswith("  product  ") for line in a["explanation"])
+    plain, _ = new_game(client, piles=[3, 4, 5])
+    assert client.get(f"/api/games/{plain['id']}/analysis").json()["quotient"] is None
+
+
 def test_rows_get_a_value_for_every_stone(client: TestClient) -> None:
     state, _ = new_game(client, game="kayles", piles=[6])
     a = client.get(f"/api/games/{state['id']}/analysis").json()

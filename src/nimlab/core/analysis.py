@@ -32,6 +32,7 @@ __all__ = [
     "count_moves",
     "display_heaps",
     "explain",
+    "misere_quotient_of",
     "move_values",
     "position_terms",
     "value_table",
@@ -378,6 +379,9 @@ class Analysis:
     model: str | None = None
     last_mover: int | None = None
     explanation: list[str] = field(default_factory=list)
+    quotient: Any = None
+    """The misère quotient (a :class:`~nimlab.theory.quotient.MisereQuotient`) that decides the
+    position in misère play of an octal game without extra end positions, when within reach."""
     winning_move_count: int | None = None
     """When only winning moves are listed: how many distinct winning moves there are in all
     (``None``: not proven); fewer are listed only when their results would exceed the cell
@@ -513,6 +517,7 @@ def analyze(
         move_count=count,
         terminal=terminal,
         winning_move_count=winning_count,
+        quotient=None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c),
     )
     analysis.explanation.extend(explain(analysis))
     return analysis
@@ -730,9 +735,8 @@ def explain(a: Analysis) -> list[str]:
     elif r.is_textbook and not r.misere and a.grundy is not None:
         lines += _explain_grundy(a, heaps)
     else:
-        quotient = _quotient_of(a, heaps)
-        if quotient is not None:
-            lines += _explain_quotient(a, heaps, quotient)
+        if a.quotient is not None:
+            lines += _explain_quotient(a, heaps, a.quotient)
         else:
             lines += _explain_search(a)
     return lines
@@ -877,14 +881,15 @@ def _explain_grundy(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
     return lines
 
 
-def _quotient_of(a: Analysis, heaps: tuple[int, ...]) -> Any:
-    """The misère quotient that covers the position, for misère octal games without extra end
-    positions (``None`` otherwise, or out of reach)."""
-    r = a.ruleset
-    if not r.misere or not r.is_textbook or r.rule.is_nim or not heaps:
+def misere_quotient_of(ruleset: Ruleset, position: Canon) -> Any:
+    """The misère quotient that covers ``position``, for misère octal games without extra end
+    positions (``None`` otherwise, or out of reach). Cost: the engine's quotient (computed once
+    per game and remembered)."""
+    r = ruleset
+    if not r.misere or not r.is_textbook or r.rule.is_nim or not position:
         return None
     try:
-        return r.engine.quotient(canonical(heaps))
+        return r.engine.quotient(position)
     except (ValueError, BudgetExceeded):
         return None
 

@@ -50,6 +50,7 @@ from nimlab.web.schemas import (
     HintOut,
     MoveOut,
     MoveValueOut,
+    QuotientOut,
     ReplayFrame,
     TurnOut,
     ValueStepOut,
@@ -263,6 +264,7 @@ def blank_analysis(
         moves=[],
         complete=available,
         history=[],
+        quotient=None,
     )
 
 
@@ -309,6 +311,8 @@ def analysis_out(game: Game) -> AnalysisOut:
     out.remoteness = a.remoteness
     out.grundy = a.grundy
     out.explanation = list(a.explanation)
+    if a.quotient is not None:
+        out.quotient = quotient_out(a.quotient)
     out.moves = [_move_value(m.to_json()) for m in _every_move(a)]
     out.complete = a.moves_complete
     out.proven = a.outcome is not None
@@ -342,6 +346,20 @@ def analysis_after(game: Game, at: int | None) -> AnalysisOut:
     out = analysis_out(game)
     out.history = whole.history
     return out
+
+
+QUOTIENT_TABLE_ORDER = 64
+"""A quotient's multiplication table is sent for at most this many elements."""
+QUOTIENT_IMAGES = 120
+"""Heap images sent: heaps 0 .. this (the period says how they go on)."""
+
+
+def quotient_out(q: Any) -> QuotientOut:
+    """A misère quotient for the Learn panel (see :class:`QuotientOut`)."""
+    data = q.to_json()
+    data["heap_images"] = data["heap_images"][: QUOTIENT_IMAGES + 1]
+    data["table"] = [list(row) for row in q.table] if q.order <= QUOTIENT_TABLE_ORDER else None
+    return QuotientOut.model_validate(data)
 
 
 def _every_move(a: Analysis) -> list[MoveValue]:

@@ -725,6 +725,7 @@ export function showGame(main, gameId) {
     let table = [];
     const flush = () => { if (table.length) { blocks.push(h("pre", { class: "nimsum" }, table.join("\n"))); table = []; } };
     for (const line of a.explanation) {
+      if (a.quotient && line.startsWith("The quotient's generators")) continue; // shown below
       if (line.startsWith("  ")) table.push(line.slice(2));
       else { flush(); blocks.push(h("p", {}, line)); }
     }
@@ -733,6 +734,7 @@ export function showGame(main, gameId) {
       blocks.push(h("p", { class: "muted" }, "The nim-sum in binary (for Nim without extra rules it decides the game):"));
       blocks.push(h("pre", { class: "nimsum" }, a.binary.map((l) => l.slice(2)).join("\n")));
     }
+    if (a.quotient) blocks.push(quotientBlock(a.quotient));
     if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
     if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
     explanation.replaceChildren(...blocks);
@@ -890,6 +892,31 @@ export function showGame(main, gameId) {
     const dlg = $("#dialog");
     if (dlg.open) dlg.close();
   };
+}
+
+/** A misère quotient, folded: its P-portion, presentation, heap images and (for small ones)
+ * its multiplication table, P-portion products marked. */
+export function quotientBlock(q) {
+  const name = (x) => q.elements[x];
+  const pset = new Set(q.p_elements);
+  const parts = [
+    h("summary", {}, `The misère quotient of ${q.code}: ${q.order} elements, ${q.p_elements.length} in the P-portion`),
+    h("p", {}, h("strong", {}, "P-portion: "), q.p_elements.join(", ")),
+    h("p", {}, h("strong", {}, "Generators: "), q.generators.map((g) => `${g.name} = heap ${g.heap}`).join(", ")),
+    q.relations.length ? h("p", {}, h("strong", {}, "Relations: "), q.relations.join(", ")) : null,
+    h("p", {}, h("strong", {}, "Heap images: "), q.heap_images.map((e, i) => `${i}→${e}`).join("  "),
+      q.heap_images.length > 1 ? " …" : ""),
+    h("p", { class: "muted" }, q.reason),
+  ];
+  if (q.table) {
+    const head = h("tr", {}, h("th", { scope: "col" }, "×"), q.elements.map((e) => h("th", { scope: "col" }, e)));
+    const rows = q.table.map((row, x) => h("tr", {}, h("th", { scope: "row" }, name(x)),
+      row.map((y) => h("td", { class: pset.has(name(y)) ? "p" : "" }, name(y)))));
+    parts.push(h("p", { class: "muted" }, "The product of two elements (row × column); products in the P-portion are marked."),
+      h("div", { class: "qtable", tabindex: "0", role: "region", "aria-label": "The quotient's multiplication table" },
+        h("table", {}, h("thead", {}, head), h("tbody", {}, rows))));
+  }
+  return h("details", { class: "quotient", id: "quotient" }, parts);
 }
 
 /** A value-history step in words (two players: who is winning; more: the paranoid model). */
