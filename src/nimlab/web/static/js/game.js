@@ -741,10 +741,6 @@ export function showGame(main, gameId) {
     drawValueHistory((analysis || a).history);
   }
 
-  function stepColour(s) {
-    if (s.paranoid) return s.mover_wins === true ? seatColour(s.to_move) : s.mover_wins === false ? "#b9b1a2" : "#999";
-    return s.winner === null ? "#999" : seatColour(s.winner);
-  }
 
   /** The value history as a chart one can read: moves left (remoteness) after each move,
    * coloured by who is winning, mistakes ringed in red; a click looks back at that position. */
@@ -755,60 +751,8 @@ export function showGame(main, gameId) {
       h("li", { class: [s.mistake ? "mistake" : "", i === current ? "current" : ""].join(" ").trim(), "aria-current": i === current ? "step" : null },
         h("button", { type: "button", class: "step", title: "Look back at this position", onclick: () => look(i) }, stepText(s)),
         s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
-    valueChart.replaceChildren(...(steps.length > 1 ? [chart(steps, current), list] : [list]));
-  }
-
-  function chart(steps, current) {
-    const svgEl = (tag, attrs, text) => {
-      const el = document.createElementNS(SVG, tag);
-      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-      if (text !== undefined) el.textContent = text;
-      return el;
-    };
-    const W = Math.max(260, Math.min(720, valueChart.clientWidth || 340));
-    const H = 170;
-    const L = 34, R = 16, T = 16, B = 34;
-    const known = steps.map((s) => s.remoteness).filter((r) => r !== null && r !== undefined);
-    const max = Math.max(1, ...known);
-    const n = steps.length;
-    const x = (i) => L + ((W - L - R) * i) / Math.max(1, n - 1);
-    const y = (r) => T + ((H - T - B) * (max - r)) / max;
-    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vh", role: "img",
-      "aria-label": "Value history: moves left after each move (height), who was winning (colour), mistakes ringed in red. The list below has the same steps." });
-    // axes, ticks and their labels
-    svg.append(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
-    svg.append(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }));
-    for (const r of [...new Set([0, Math.round(max / 2), max])]) {
-      svg.append(svgEl("line", { x1: L - 4, y1: y(r), x2: W - R, y2: y(r), class: "grid" }));
-      svg.append(svgEl("text", { x: L - 7, y: y(r) + 4, "text-anchor": "end", class: "tick" }, String(r)));
-    }
-    const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor((W - L - R) / 34))));
-    for (let i = 0; i < n; i += every) svg.append(svgEl("text", { x: x(i), y: H - B + 15, "text-anchor": "middle", class: "tick" }, String(i)));
-    svg.append(svgEl("text", { x: L + (W - L - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis-title" }, "after move"));
-    svg.append(svgEl("text", { x: 11, y: T + (H - T - B) / 2, "text-anchor": "middle", class: "axis-title",
-      transform: `rotate(-90 11 ${T + (H - T - B) / 2})` }, "moves left"));
-    // the line and the points
-    const pts = steps.map((s, i) => [x(i), s.remoteness === null || s.remoteness === undefined ? null : y(s.remoteness)]);
-    const drawn = pts.filter((p) => p[1] !== null);
-    if (drawn.length > 1) svg.append(svgEl("polyline", { points: drawn.map((p) => p.join(",")).join(" "), class: "vh-line" }));
-    steps.forEach((s, i) => {
-      const unknown = pts[i][1] === null;
-      const cy = unknown ? T : pts[i][1];
-      const g = svgEl("g", { class: "vh-point" + (i === current ? " current" : "") });
-      if (s.mistake) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 9.5, class: "mistake-ring" }));
-      if (i === current) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 11.5, class: "current-ring" }));
-      g.append(svgEl("circle", { cx: pts[i][0], cy, r: 6, fill: unknown ? "#fff" : stepColour(s), stroke: unknown ? "#777" : "none", "stroke-dasharray": unknown ? "2 2" : "" }));
-      g.append(svgEl("circle", { cx: pts[i][0], cy, r: 14, class: "hit" }));
-      g.append(svgEl("title", {}, stepText(s) + (s.mistake ? " — a mistake" : "")));
-      g.addEventListener("click", () => look(i));
-      svg.append(g);
-    });
-    const seatsSeen = [...new Set(steps.filter((s) => !s.paranoid && s.winner !== null && s.winner !== undefined).map((s) => s.winner))];
-    const key = h("p", { class: "vh-key" },
-      seatsSeen.map((seat) => h("span", {}, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), `${shown.players[seat].name} winning`)),
-      steps.some((s) => s.mistake) ? h("span", {}, h("span", { class: "swatch ring" }), "a mistake (the move threw a win away)") : null,
-      h("span", {}, "Click a point or a step below to look back at that position."));
-    return h("div", { class: "vh-chart" }, svg, key);
+    const width = valueChart.clientWidth || 340;
+    valueChart.replaceChildren(...(steps.length > 1 ? [valueHistoryChart(steps, current, shown.players, (i) => look(i), width), list] : [list]));
   }
 
   function stepText(s) {
@@ -893,6 +837,67 @@ export function showGame(main, gameId) {
     if (dlg.open) dlg.close();
   };
 }
+
+function stepColour(s) {
+  if (s.paranoid) return s.mover_wins === true ? seatColour(s.to_move) : s.mover_wins === false ? "#b9b1a2" : "#999";
+  return s.winner === null ? "#999" : seatColour(s.winner);
+}
+
+/** The value history as a chart one can read: moves left (remoteness) after each move,
+ * coloured by who is winning, mistakes ringed in red; `onPick(i)` looks back at step i. */
+export function valueHistoryChart(steps, current, players, onPick, width) {
+  const svgEl = (tag, attrs, text) => {
+    const el = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    if (text !== undefined) el.textContent = text;
+    return el;
+  };
+  const W = Math.max(260, Math.min(720, width));
+  const H = 170;
+  const L = 34, R = 16, T = 16, B = 34;
+  const known = steps.map((s) => s.remoteness).filter((r) => r !== null && r !== undefined);
+  const max = Math.max(1, ...known);
+  const n = steps.length;
+  const x = (i) => L + 14 + ((W - L - R - 14) * i) / Math.max(1, n - 1);
+  const y = (r) => T + ((H - T - B) * (max - r)) / max;
+  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vh", role: "img",
+    "aria-label": "Value history: moves left after each move (height), who was winning (colour), mistakes ringed in red. The list below has the same steps." });
+  // axes, ticks and their labels
+  svg.append(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
+  svg.append(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }));
+  for (const r of [...new Set([0, Math.round(max / 2), max])]) {
+    svg.append(svgEl("line", { x1: L - 4, y1: y(r), x2: W - R, y2: y(r), class: "grid" }));
+    svg.append(svgEl("text", { x: L - 7, y: y(r) + 4, "text-anchor": "end", class: "tick" }, String(r)));
+  }
+  const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor((W - L - R) / 34))));
+  for (let i = 0; i < n; i += every) svg.append(svgEl("text", { x: x(i), y: H - B + 15, "text-anchor": "middle", class: "tick" }, String(i)));
+  svg.append(svgEl("text", { x: L + (W - L - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis-title" }, "after move"));
+  svg.append(svgEl("text", { x: 11, y: T + (H - T - B) / 2, "text-anchor": "middle", class: "axis-title",
+    transform: `rotate(-90 11 ${T + (H - T - B) / 2})` }, "moves left"));
+  // the line and the points
+  const pts = steps.map((s, i) => [x(i), s.remoteness === null || s.remoteness === undefined ? null : y(s.remoteness)]);
+  const drawn = pts.filter((p) => p[1] !== null);
+  if (drawn.length > 1) svg.append(svgEl("polyline", { points: drawn.map((p) => p.join(",")).join(" "), class: "vh-line" }));
+  steps.forEach((s, i) => {
+    const unknown = pts[i][1] === null;
+    const cy = unknown ? T : pts[i][1];
+    const g = svgEl("g", { class: "vh-point" + (i === current ? " current" : "") });
+    if (s.mistake) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 9.5, class: "mistake-ring" }));
+    if (i === current) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 11.5, class: "current-ring" }));
+    g.append(svgEl("circle", { cx: pts[i][0], cy, r: 6, fill: unknown ? "#fff" : stepColour(s), stroke: unknown ? "#777" : "none", "stroke-dasharray": unknown ? "2 2" : "" }));
+    g.append(svgEl("circle", { cx: pts[i][0], cy, r: 14, class: "hit" }));
+    g.append(svgEl("title", {}, valueStepText(s, players) + (s.mistake ? " — a mistake" : "")));
+    g.addEventListener("click", () => onPick(i));
+    svg.append(g);
+  });
+  const seatsSeen = [...new Set(steps.filter((s) => !s.paranoid && s.winner !== null && s.winner !== undefined).map((s) => s.winner))];
+  const key = h("p", { class: "vh-key" },
+    seatsSeen.map((seat) => h("span", {}, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), `${players[seat].name} winning`)),
+    steps.some((s) => s.mistake) ? h("span", {}, h("span", { class: "swatch ring" }), "a mistake (the move threw a win away)") : null,
+    h("span", {}, "Click a point or a step below to look back at that position."));
+  return h("div", { class: "vh-chart" }, svg, key);
+}
+
 
 /** A misère quotient, folded: its P-portion, presentation, heap images and (for small ones)
  * its multiplication table, P-portion products marked. */
