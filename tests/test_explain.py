@@ -24,7 +24,7 @@ def _rows(lines: list[str]) -> list[tuple[int, str]]:
     return [(int(m[1].replace(",", "")), m[2]) for m in map(ROW.match, lines) if m]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(GAMES, st.lists(st.integers(1, 14), min_size=1, max_size=4), st.booleans())
 def test_each_heap_shows_its_value_and_the_winning_move_says_why(
     game: str, heaps: list[int], misere: bool

@@ -1105,11 +1105,18 @@ TAP = """() => [...document.querySelectorAll('button, a[href], input, select, su
 
 
 def serious_violations(page: Page) -> list[str]:
-    """axe-core's serious and critical violations of the screen shown (axe-core ships in the
-    axe-playwright-python package: nothing is fetched at run time)."""
-    from axe_playwright_python.sync_playwright import Axe
+    """axe-core's serious and critical violations (WCAG 2.1 A and AA, and best practices) of the
+    screen shown. axe-core ships in the axe-playwright-python package, nothing is fetched at run
+    time; it is put into the page once (the app moves between screens without reloading)."""
+    from importlib.resources import files
 
-    found = Axe().run(page).response["violations"]
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(files("axe_playwright_python").joinpath("axe.min.js").read_text("utf-8"))
+    found = page.evaluate(
+        "() => axe.run(document, {runOnly: {type: 'tag', values: "
+        "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, resultTypes: "
+        "['violations']}).then((r) => r.violations)"
+    )
     return [
         f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
         for v in found
