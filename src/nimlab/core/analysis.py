@@ -919,7 +919,8 @@ def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: Any) -> list[str]:
     in_p = "in the P-portion" if q.is_p(product) else "not in the P-portion"
     lines.append(f"  {'product':<{label + 5}}  {name[product]}  ({in_p})")
     lines.append(
-        f"The quotient's generators, relations and heap images: nimlab quotient {r.rule.code}."
+        f"The quotient's generators, relations, heap images and multiplication table: "
+        f"nimlab quotient {r.rule.code} --table."
     )
     best = a.best
     if a.outcome is Outcome.N and best is not None and best.winning:
