@@ -283,7 +283,8 @@ def winning_move_values(
 ) -> tuple[list[MoveValue], int | None]:
     """Every distinct winning move (one per pile or placement and resulting position), from
     the engine's formulas without valuing the other moves (O(piles) for Nim), and how many
-    there are (``None`` when they could not be proven within ``budget``).
+    there are (``None`` when they could not be proven within ``budget``, or, for theories
+    other than Nim's, when there are more than can be listed: they are not all worked out).
 
     Each listed move carries its whole result position, so moves are listed in board order
     while their results hold at most ``max_cells`` heaps in all (at least one move); the count
@@ -294,13 +295,19 @@ def winning_move_values(
     engine = ruleset.engine
     budget = budget if budget is not None else interactive_budget()
     c = position if position is not None else board.canonical
-    wins = engine.winning_moves(c, budget=budget)
+    room = max(1, max_cells // (len(board.heaps) + 1))
+    # Nim's formula names every winning move in O(piles); other theories try options heap by
+    # heap, so they are asked for as many as can be listed (and counted only if that is all)
+    formula = engine.formula_strategy(c)
+    every = formula is not None and formula.name == "nim-formula"
+    wins = engine.winning_moves(c, limit=None if every else room, budget=budget)
     if wins is None:
         return [], None
     rows = isinstance(board, Rows)
     sizes = _run_sizes(board)
-    total = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
-    room = max(1, max_cells // (len(board.heaps) + 1))
+    total: int | None = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
+    if not every and len(wins) >= room:
+        total = None  # there may be more than were asked for
     searchable = engine.remoteness_within_reach(c)
     listed: list[tuple[Move, Board, int | None]] = []
     remoteness_of: dict[Canon, int | None] = {}
@@ -383,9 +390,9 @@ class Analysis:
     """The misère quotient (a :class:`~nimlab.theory.quotient.MisereQuotient`) that decides the
     position in misère play of an octal game without extra end positions, when within reach."""
     winning_move_count: int | None = None
-    """When only winning moves are listed: how many distinct winning moves there are in all
-    (``None``: not proven); fewer are listed only when their results would exceed the cell
-    limit."""
+    """When only winning moves are listed: how many distinct winning moves there are in all;
+    fewer are listed only when their results would exceed the cell limit. ``None``: not proven,
+    or (theories other than Nim's) more than can be listed, not all worked out."""
 
     @property
     def proven(self) -> bool:
@@ -418,6 +425,11 @@ class Analysis:
         text = f"{self.move_count:,} legal moves in all; only the winning ones are listed"
         total = self.winning_move_count
         listed = len(self.winning_moves)
+        if total is None and listed:
+            return (
+                text + f": {listed:,} of them, as their results would list more heaps than the "
+                "limit (analyze --max-result-heaps N lists more)."
+            )
         if total is None:
             return text + " (the winning moves could not be proven within the budget)."
         if listed >= total:
