@@ -5,8 +5,8 @@ highlight and the keyboard focus around a bot's reply, seat colours apart from v
 random first player, a watcher of bots who never falls behind, a phone-sized screen with a huge
 pile, the selection rules
 (only legal moves, on piles, subtraction sets and rows), the game's lifecycle (take back,
-resign, abandon, delete, replay with values) and the phone layout (tap targets, no sideways
-scrolling).
+resign, abandon, delete, replay with values), the phone layout (tap targets, no sideways
+scrolling) and accessibility (axe-core on every screen, desk and phone).
 
 Screenshots of the screens the README shows go to ``test-output/screenshots/``.
 
@@ -1157,10 +1157,13 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
         page.check("#show-values")
         expect(page.locator("#board .vmark, #board .hint-badge").first).to_be_attached()
         expect(page.locator("#explanation p").first).to_be_visible()
+        if "game" in setup:  # every move of the row of 12 has its mark: 2 take-2s, 10 take-3s
+            expect(page.locator("#board [data-pile='1'] .vmark")).to_have_count(12)
         check(f"game {setup}")
     page.fill("#typed-move", "1 1 3")
     page.press("#typed-move", "Enter")
     expect(page.locator("#value-history li")).to_have_count(3)
+    expect(page.locator("#value-history svg .vh-point")).to_have_count(3)
     page.locator("#value-history li").first.locator("button").click()
     expect(page.locator("#verdict")).to_contain_text("At the start: ")
     check("a past position")
@@ -1177,3 +1180,22 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
     check("/history")
     assert problems == {}
     no_js_errors(page)
+
+
+def test_news_nobody_has_to_answer_closes_by_itself(page: Page, server: Any) -> None:
+    """The dialog of a bots-only game's elimination closes after a moment; one a player must
+    answer stays open."""
+    visit(page, server.url + "/players")
+    expect(page.locator("main h1")).to_be_visible()
+    page.evaluate(
+        "async () => { const { dialog } = await import('/static/js/dom.js');"
+        " window.told = dialog({ title: 'Cy was eliminated!', closeAfterMs: 50 }); }"
+    )
+    expect(page.locator("#dialog[open]")).to_have_count(0)
+    assert page.evaluate("() => window.told") is None
+    page.evaluate(
+        "async () => { const { dialog } = await import('/static/js/dom.js');"
+        " dialog({ title: 'Stay' }); }"
+    )
+    expect(page.locator("#dialog[open]")).to_contain_text("Stay")
+    close_dialog(page)
