@@ -776,7 +776,8 @@ def _winning_sentence(a: Analysis, why: str) -> str:
     if best.remoteness == 0:
         ends = " (which ends the game)"
     elif best.remoteness is not None:
-        ends = f" (the game then ends within {best.remoteness} more moves)"
+        n = best.remoteness
+        ends = f" (the game then ends within {n} more move{'s' if n != 1 else ''})"
     text = (
         f"Winning move: {describe_move(best.move, a.board)}, leaving "
         f"{short_position(best.result)}, a P-position{ends}."
@@ -836,7 +837,8 @@ def _explain_nim(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
         else:
             ones = sum(1 for h in best.result if h == 1)
             why = (
-                f"The heap of {heap:,} goes to {left}, leaving {ones} heap(s) of 1: an odd number."
+                f"The heap of {heap:,} goes to {left}, leaving {ones} heap"
+                f"{'s' if ones != 1 else ''} of 1: an odd number."
             )
         lines.append(_winning_sentence(a, why))
     elif a.outcome is Outcome.P:
@@ -995,10 +997,11 @@ def _explain_search(a: Analysis) -> list[str]:
 
 
 def short_position(heaps: tuple[int, ...], limit: int = 12) -> str:
-    """``[1, 4, 5]``, or the first heaps and a count for long positions."""
+    """``[1, 4, 5]`` (thousands separated), or the first heaps and a count for long
+    positions."""
     if len(heaps) <= limit:
-        return "[" + ", ".join(map(str, heaps)) + "]"
-    return "[" + ", ".join(map(str, heaps[:limit])) + f", ... ({len(heaps):,} heaps)]"
+        return "[" + ", ".join(f"{h:,}" for h in heaps) + "]"
+    return "[" + ", ".join(f"{h:,}" for h in heaps[:limit]) + f", ... ({len(heaps):,} heaps)]"
 
 
 def describe_move(move: Move, board: Board) -> str:
