@@ -101,6 +101,11 @@ SAMPLES: tuple[Sample, ...] = (
         "nimlab analyze 3 4 5 --misere --defaults",
         cuts=((r"take 2 from pile 1 ", r"^└"),),
     ),
+    Sample(
+        "README.md",
+        "nimlab analyze 7 5 --game kayles",
+        cuts=((r"take stone 1 of row 1 ", r"^└"),),
+    ),
     Sample("README.md", "nimlab play", _PLAY, cuts=((r"take 2 from pile A:", r"your move: quit"),)),
     Sample(
         "README.md",

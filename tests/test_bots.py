@@ -137,3 +137,15 @@ def test_perfect_bot_many_players_never_misses_a_paranoid_win() -> None:
 
 def test_board_for_splitting_games_is_rows() -> None:
     assert board_for(parse_game("kayles").rule, [3]).heaps == (3,)
+
+
+def test_a_losing_perfect_bot_gives_only_a_proven_length() -> None:
+    """[1000, 1000] is lost; only emptying a pile has a remoteness within reach: the bot plays a
+    move whose length is unknown (longer) and names no count for it."""
+    from nimlab.core.bots import perfect_choice
+
+    g = Game(Ruleset(), [1000, 1000], ["bot:perfect:P", "human:H"], seed=1)
+    for seed in range(5):
+        choice = perfect_choice(g.state, random.Random(seed))
+        assert choice.move.take < 1000
+        assert choice.claim == "every move loses; this one resists longest"

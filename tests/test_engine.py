@@ -100,6 +100,51 @@ def test_a_display_limit_never_hides_a_proven_win() -> None:
     assert (choice.move.pile, choice.move.take) == (2, 697) and choice.proven
 
 
+def _win_keys(a: object) -> list[tuple[object, ...]]:
+    return sorted(
+        (m.move.pile, m.move.take, m.move.at or 0, m.result, m.remoteness)
+        for m in a.winning_moves  # type: ignore[attr-defined]
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["nim", "kayles", "dawson", "subtraction:1,3,4", "octal:0.137", "octal:0.77"]),
+    st.lists(st.integers(0, 6), min_size=1, max_size=6),
+    st.booleans(),
+)
+def test_a_display_limit_never_changes_an_answer(game: str, heaps: list[int], misere: bool) -> None:
+    """With a move limit of 1 the outcome, the remoteness and the set of winning moves (every
+    pile and every placement of them) are those of the full list; the count covers them all."""
+    ruleset = Ruleset(parse_game(game), misere=misere)
+    board = board_for(ruleset.rule, heaps)
+    full = analyze(ruleset, board, max_moves=None, budget=Budget(seconds=60))
+    short = analyze(ruleset, board, max_moves=1, budget=Budget(seconds=60))
+    assert (short.outcome, short.remoteness) == (full.outcome, full.remoteness)
+    assert _win_keys(short) == _win_keys(full)
+    if not short.moves_complete:
+        assert short.winning_move_count == len(full.winning_moves)
+        few = analyze(ruleset, board, max_moves=1, max_cells=1, budget=Budget(seconds=60))
+        # Nim's formula counts every winning move; other theories stop at what can be listed
+        exact = game == "nim" or len(full.winning_moves) == 0
+        assert few.winning_move_count == (len(full.winning_moves) if exact else None)
+        assert len(few.winning_moves) == min(1, len(full.winning_moves))
+        assert few.listing_note()
+
+
+def test_a_result_limit_says_how_many_winning_moves_are_not_listed() -> None:
+    """Every pile of a winning size is a winning move of its own; a cell limit lists fewer but
+    counts them all and says how to list more."""
+    ruleset = Ruleset(parse_game("nim"), misere=True)
+    board = board_for(ruleset.rule, [2, 0, 1, 2, 2, 0, 1, 0, 3, 0])
+    a = analyze(ruleset, board, max_moves=1)
+    assert [m.move.pile for m in a.winning_moves] == [3, 7, 9]
+    assert a.to_json()["winning_move_count"] == 3 and a.remoteness == 10
+    few = analyze(ruleset, board, max_moves=1, max_cells=25)
+    assert len(few.moves) == 2 and few.winning_move_count == 3
+    assert "2 of 3" in few.listing_note() and "--max-result-heaps" in few.listing_note()
+
+
 def test_a_spent_budget_does_not_spoil_the_next_question() -> None:
     engine = Engine(
         Ruleset.parse("kayles misere").rule, misere=True, end_positions=frozenset({(2, 2, 2)})

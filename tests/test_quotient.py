@@ -315,6 +315,18 @@ def test_cli_json() -> None:
     assert len(data["elements"]) == 8 and len(data["heap_images"]) == data["heap_bound"] + 1
 
 
+def test_cli_multiplication_table() -> None:
+    """``--table``: the products of every pair of elements, in JSON as indices."""
+    data = json.loads(runner.invoke(app, ["quotient", "0.75", "--json", "--table"]).output)
+    table = data["table"]
+    assert len(table) == 8 and all(len(row) == 8 for row in table)
+    assert table[0] == list(range(8)) and all(
+        table[x][y] == table[y][x] for x in range(8) for y in range(8)
+    )
+    text = runner.invoke(app, ["quotient", "0.75", "--table"])
+    assert text.exit_code == 0 and "Products (row x column)" in text.output
+
+
 def test_cli_text_kayles() -> None:
     result = runner.invoke(app, ["quotient", "kayles"])
     assert result.exit_code == 0, result.output

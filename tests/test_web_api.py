@@ -430,6 +430,38 @@ def test_analysis_values_every_move_and_keeps_a_value_history(client: TestClient
     assert a["history"][1]["mistake"] and a["history"][1]["winner"] == 1
     hint = client.get(f"/api/games/{state['id']}/hint").json()
     assert hint["text"].startswith("Take ") and hint["claim"]
+    # a past position, looked back at: its own moves and explanation, the whole history
+    start = client.get(f"/api/games/{state['id']}/analysis?at=0").json()
+    assert start["move_count"] == 0 and start["outcome"] == "N" and len(start["moves"]) == 12
+    assert start["history"] == a["history"]
+    assert client.get(f"/api/games/{state['id']}/analysis?at=9").json() == a
+    assert client.get(f"/api/games/{state['id']}/analysis?at=-1").status_code == 422
+
+
+def test_rows_list_every_amount_a_move_may_take(client: TestClient) -> None:
+    """Octal 0.137 on a row of 12: take 2 at either end and take 3 anywhere, each valued."""
+    state, _ = new_game(client, game="octal:0.137", piles=[12])
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert sorted((m["take"], m["at"]) for m in a["moves"]) == [(2, 1), (2, 11)] + [
+        (3, at) for at in range(1, 11)
+    ]
+    assert sum(m["winning"] for m in a["moves"]) == 2
+    assert any("Grundy value" in line for line in a["explanation"])
+    # a move that empties a row is valued too (its result keeps the row, as 0)
+    state, _ = new_game(client, game="octal:0.137", piles=[12, 3])
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    assert (2, 3, 1) in {(m["pile"], m["take"], m["at"]) for m in a["moves"]}
+
+
+def test_misere_octal_games_show_their_quotient(client: TestClient) -> None:
+    state, _ = new_game(client, game="kayles", piles=[8, 5], misere=True)
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    q = a["quotient"]
+    assert q["code"] == "0.77" and len(q["elements"]) == q["order"] == len(q["table"])
+    assert q["heap_images"][:3] == ["1", "a", "b"] and set(q["p_elements"]) <= set(q["elements"])
+    assert any(line.startswith("  product  ") for line in a["explanation"])
+    plain, _ = new_game(client, piles=[3, 4, 5])
+    assert client.get(f"/api/games/{plain['id']}/analysis").json()["quotient"] is None
 
 
 def test_rows_get_a_value_for_every_stone(client: TestClient) -> None:

@@ -5,8 +5,8 @@ highlight and the keyboard focus around a bot's reply, seat colours apart from v
 random first player, a watcher of bots who never falls behind, a phone-sized screen with a huge
 pile, the selection rules
 (only legal moves, on piles, subtraction sets and rows), the game's lifecycle (take back,
-resign, abandon, delete, replay with values) and the phone layout (tap targets, no sideways
-scrolling).
+resign, abandon, delete, replay with values), the phone layout (tap targets, no sideways
+scrolling) and accessibility (axe-core on every screen, desk and phone).
 
 Screenshots of the screens the README shows go to ``test-output/screenshots/``.
 
@@ -479,7 +479,7 @@ def test_the_analysis_toggle_hint_and_value_history(page: Page, server: Any) -> 
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     win = page.locator("#board .pile[data-pile='1'] .match").nth(1)
     expect(win.locator(".vmark.win")).to_have_count(1)
-    expect(page.locator("#verdict")).to_contain_text("N-position: Ann (to move) wins")
+    expect(page.locator("#verdict")).to_contain_text("(Next player wins): Ann (to move) wins")
     expect(page.locator("pre.nimsum")).to_contain_text("nim-sum")
     expect(page.locator("pre.nimsum")).to_contain_text("3 = 011")
     page.click("#hint")
@@ -812,8 +812,9 @@ def test_take_back_value_history_resign_delete_and_replay(page: Page, server: An
     page.click("#learn summary")
     expect(page.locator("#value-history li").nth(1)).to_contain_text("a mistake")
     page.locator("#value-history li").nth(1).locator("button").click()
-    expect(page.locator("#looking")).to_contain_text("move 1: Ann took 5 from pile 3")
-    expect(page.locator("#board .match.taken")).to_have_count(5)
+    expect(page.locator("#looking")).to_contain_text("after move 1 (Ann took 5 from pile 3)")
+    expect(page.locator("#board .match")).to_have_count(7)  # the position after move 1
+    expect(page.locator("#verdict")).to_contain_text("After move 1: ")
     page.click("#back-to-game")
     expect(page.locator("#looking")).to_be_hidden()
     page.click("#resign")
@@ -969,7 +970,7 @@ def test_a_long_game_is_paged_in_and_new_moves_are_appended(page: Page, fast_ser
     # the value history looks back at a move from the first page
     page.click("#learn summary")
     page.locator("#value-history li").nth(2).locator("button").click()
-    expect(page.locator("#looking")).to_contain_text("move 2: Bob took 1 from pile 2")
+    expect(page.locator("#looking")).to_contain_text("move 2 (Bob took 1 from pile 2)")
     no_js_errors(page)
 
 
@@ -1085,9 +1086,116 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
     asked = len([u for u in requests if "/hint" in u or "/analysis" in u])
     release.set()
     expect(page.locator("#hint-out")).to_contain_text("Hint: Take 2 from pile 1")
-    expect(page.locator("#verdict")).to_contain_text("N-position: Ann (to move) wins")
+    expect(page.locator("#verdict")).to_contain_text("(Next player wins): Ann (to move) wins")
     expect(page.locator("#board .vmark.win")).to_have_count(1)
     # nothing was asked again: both answers came over the WebSocket
     assert len([u for u in requests if "/hint" in u or "/analysis" in u]) == asked
     page.remove_listener("request", note)
     no_js_errors(page)
+
+
+# -- accessibility: axe-core on every screen, phones ----------------------------------------------
+
+TAP = """() => [...document.querySelectorAll('button, a[href], input, select, summary')]
+  .filter((e) => e.offsetParent && getComputedStyle(e).visibility !== 'hidden'
+    && !e.classList.contains('skip'))
+  .map((e) => { const box = (e.closest('label') || e).getBoundingClientRect();
+    return [e.id || e.textContent.trim().slice(0, 20) || e.tagName, box.width, box.height]; })
+  .filter(([, w, h]) => w < 44 || h < 44)"""
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical violations (WCAG 2.1 A and AA, and best practices) of the
+    screen shown. axe-core ships in the axe-playwright-python package, nothing is fetched at run
+    time; it is put into the page once (the app moves between screens without reloading)."""
+    from importlib.resources import files
+
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(files("axe_playwright_python").joinpath("axe.min.js").read_text("utf-8"))
+    found = page.evaluate(
+        "() => axe.run(document, {runOnly: {type: 'tag', values: "
+        "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}, resultTypes: "
+        "['violations']}).then((r) => r.violations)"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("kind", ["desk", "phone"])
+def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind: str) -> None:
+    """No serious or critical axe-core violation on any screen (setup, registry pages, games of
+    piles and of rows with move values on, a past position, a finished game's dialog, a replay);
+    on a phone, tap targets of at least 44 x 44 px and no sideways scrolling with huge piles and
+    long rows."""
+    page = tabs.get(kind)
+    phone = kind == "phone"
+    problems: dict[str, list[str]] = {}
+
+    def check(screen: str) -> None:
+        found = serious_violations(page)
+        if phone:
+            if page.evaluate("document.documentElement.scrollWidth") > 390:
+                found.append("the page scrolls sideways")
+            found += [f"tap target {t}" for t in page.evaluate(TAP)]
+        if found:
+            problems[screen] = found
+
+    for path in ("/", "/players", "/rankings"):
+        visit(page, server.url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        check(path)
+    hal = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    for setup in (
+        {"piles": [10**40 + 7, 60, 3]},
+        {"game": "octal:0.137", "piles": [12, 40]},
+    ):
+        open_game(page, server.url, players=hal, **setup)
+        page.evaluate("document.querySelector('#learn').open = true")
+        page.check("#show-values")
+        expect(page.locator("#board .vmark, #board .hint-badge").first).to_be_attached()
+        expect(page.locator("#explanation p").first).to_be_visible()
+        if "game" in setup:  # every move of the row of 12 has its mark: 2 take-2s, 10 take-3s
+            expect(page.locator("#board [data-pile='1'] .vmark")).to_have_count(12)
+        check(f"game {setup}")
+    page.fill("#typed-move", "1 1 3")
+    page.press("#typed-move", "Enter")
+    expect(page.locator("#value-history li")).to_have_count(3)
+    expect(page.locator("#value-history svg .vh-point")).to_have_count(3)
+    page.locator("#value-history li").first.locator("button").click()
+    expect(page.locator("#verdict")).to_contain_text("At the start: ")
+    check("a past position")
+    open_game(page, server.url, players=hal, piles=[1])
+    page.fill("#typed-move", "1 1")
+    page.press("#typed-move", "Enter")
+    expect(page.locator("#dialog[open]")).to_contain_text("Ann wins!")
+    check("the winner's dialog")
+    page.locator("#dialog[open]").get_by_role("button", name="Replay").click()
+    expect(page.locator("#replay-board")).to_be_visible()
+    check("a replay")
+    visit(page, server.url + "/history")
+    expect(page.locator("main a[href^='/history/']").first).to_be_visible()
+    check("/history")
+    assert problems == {}
+    no_js_errors(page)
+
+
+def test_news_nobody_has_to_answer_closes_by_itself(page: Page, server: Any) -> None:
+    """The dialog of a bots-only game's elimination closes after a moment; one a player must
+    answer stays open."""
+    visit(page, server.url + "/players")
+    expect(page.locator("main h1")).to_be_visible()
+    page.evaluate(
+        "async () => { const { dialog } = await import('/static/js/dom.js');"
+        " window.told = dialog({ title: 'Cy was eliminated!', closeAfterMs: 50 }); }"
+    )
+    expect(page.locator("#dialog[open]")).to_have_count(0)
+    assert page.evaluate("() => window.told") is None
+    page.evaluate(
+        "async () => { const { dialog } = await import('/static/js/dom.js');"
+        " dialog({ title: 'Stay' }); }"
+    )
+    expect(page.locator("#dialog[open]")).to_contain_text("Stay")
+    close_dialog(page)

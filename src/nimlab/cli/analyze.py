@@ -28,6 +28,7 @@ from nimlab.cli.common import (
 from nimlab.core.analysis import (
     DEFAULT_MAX_MOVES,
     MODELS,
+    RESULT_CELLS,
     Analysis,
     analyze,
     count_text,
@@ -73,6 +74,15 @@ def analyze_command(
             help="List every move when there are at most this many, else only winning ones.",
         ),
     ] = DEFAULT_MAX_MOVES,
+    max_result_heaps: Annotated[
+        int,
+        typer.Option(
+            "--max-result-heaps",
+            min=1,
+            help="When only winning moves are listed: most heaps in their results in all (each "
+            "result is a whole position); the winning moves beyond it are counted, not listed.",
+        ),
+    ] = RESULT_CELLS,
     all_moves: Annotated[
         bool, typer.Option("--all", help="Show every move in the table, not only the first 40.")
     ] = False,
@@ -119,7 +129,7 @@ def analyze_command(
             highlight=False,
             soft_wrap=True,
         )
-    options = _Options(max_moves, players, model, seconds)
+    options = _Options(max_moves, players, model, seconds, max_result_heaps)
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
@@ -142,6 +152,7 @@ class _Options:
     players: int
     model: str
     seconds: float
+    max_result_heaps: int = RESULT_CELLS
 
     def analyze(self, ruleset: Ruleset, board: Board) -> Analysis:
         budget = Budget(seconds=self.seconds, positions=INTERACTIVE_POSITIONS * 10)
@@ -152,6 +163,7 @@ class _Options:
             budget=budget,
             players=self.players,
             model=self.model,
+            max_cells=self.max_result_heaps,
         )
 
 
@@ -281,9 +293,4 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
             )
         )
     if not a.moves_complete:
-        console.print(
-            Text(
-                f"{a.move_count:,} legal moves in all; only the winning ones are listed.",
-                style="dim",
-            )
-        )
+        console.print(Text(a.listing_note(), style="dim"))

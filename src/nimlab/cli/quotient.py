@@ -38,6 +38,14 @@ def quotient_command(
         ),
     ] = DEFAULT_MAX_HEAP,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    table: Annotated[
+        bool,
+        typer.Option(
+            "--table",
+            help="Also print the multiplication table (row x column; P-portion products in bold); "
+            'with --json, add it as "table" (indices of elements).',
+        ),
+    ] = False,
 ) -> None:
     """The misère quotient of a take-and-break game, verified heap by heap."""
     from nimlab.theory.budget import Budget, BudgetExceeded
@@ -58,9 +66,14 @@ def quotient_command(
     except QuotientError as e:
         fail(str(e))
     if as_json:
-        typer.echo(json.dumps(q.to_json()))
+        out = q.to_json()
+        if table:
+            out["table"] = [list(row) for row in q.table]
+        typer.echo(json.dumps(out))
         return
     _print(kind.title, q)
+    if table:
+        _print_table(q)
 
 
 def _print(title: str, q: MisereQuotient) -> None:
@@ -89,3 +102,19 @@ def _print(title: str, q: MisereQuotient) -> None:
         console.print(Text(f"Proven for every heap size: {q.reason}.", style="green"))
     else:
         console.print(Text(f"Not proven beyond heap {q.heap_bound}: {q.reason}.", style="yellow"))
+
+
+def _print_table(q: MisereQuotient) -> None:
+    """The multiplication table: the product of the row's and the column's elements."""
+    from rich.table import Table
+
+    grid = Table(title="Products (row x column); bold: in the P-portion", title_justify="left")
+    grid.add_column("x", style="bold")
+    for name in q.elements:
+        grid.add_column(name, justify="center")
+    for x, row in enumerate(q.table):
+        grid.add_row(
+            q.elements[x],
+            *(Text(q.elements[y], style="bold green" if q.is_p(y) else "") for y in row),
+        )
+    console.print(grid)

@@ -28,10 +28,16 @@ __all__ = [
     "MoveValue",
     "analyze",
     "board_move",
+    "board_moves",
     "count_moves",
     "count_text",
     "display_heaps",
+    "explain",
+    "misere_quotient_of",
     "move_values",
+    "position_terms",
+    "value_table",
+    "winning_move_values",
 ]
 
 DEFAULT_MAX_MOVES = 1000
@@ -175,6 +181,58 @@ def _distinct_moves(board: Board, ruleset: Ruleset) -> Iterator[tuple[Move, Boar
             yield move, after
 
 
+def _run_sizes(board: Board) -> dict[int, int]:
+    """How many piles (on rows: runs of stones) have each size. O(piles + runs)."""
+    sizes: dict[int, int] = {}
+    for heap in board.heaps:
+        if heap:
+            sizes[heap] = sizes.get(heap, 0) + 1
+    return sizes
+
+
+def _placements(move: CanonMove, rows: bool) -> int:
+    """Distinct board moves that make the canonical move on one pile or run of its size: on
+    rows a split into two unequal parts can leave the smaller one on either side."""
+    parts = move[2]
+    return 2 if rows and len(parts) == 2 and parts[0] != parts[1] else 1
+
+
+def _runs(board: Board) -> Iterator[tuple[int, int, int]]:
+    """``(pile, first stone's offset, size)`` of every pile (on rows: every run of stones), in
+    board order. O(piles + runs)."""
+    if isinstance(board, Rows):
+        for r, row in enumerate(board.rows, 1):
+            start = 0
+            for i, n in enumerate(row):
+                if i % 2 == 0 and n:
+                    yield r, start, n
+                start += n
+        return
+    for i, h in enumerate(board.heaps, 1):
+        yield i, 0, h
+
+
+def board_moves(board: Board, moves: list[CanonMove]) -> Iterator[tuple[Move, CanonMove]]:
+    """Every distinct board move that makes one of the canonical moves ``(heap, take, parts)``,
+    with the canonical move it makes: on each pile (or run of stones) of that size, and on rows
+    each side a split's unequal parts can take, in board order. O(piles + runs + moves)."""
+    by_heap: dict[int, list[CanonMove]] = {}
+    for m in moves:
+        by_heap.setdefault(m[0], []).append(m)
+    rows = isinstance(board, Rows)
+    for pile, start, size in _runs(board):
+        for m in by_heap.get(size, ()):
+            if not rows:
+                yield Move(pile, m[1]), m
+                continue
+            parts = m[2]
+            lefts = [parts[0]] if len(parts) == 2 else [0]
+            if len(parts) == 2 and parts[0] != parts[1]:
+                lefts.append(parts[1])
+            for left in sorted(lefts):
+                yield Move(pile, m[1], at=start + left + 1), m
+
+
 # -- move values --------------------------------------------------------------------------------
 
 
@@ -186,36 +244,25 @@ def move_values(
     move_count: int | None = None,
     budget: Budget | None = None,
     position: Canon | None = None,
+    max_cells: int = RESULT_CELLS,
 ) -> tuple[list[MoveValue], bool]:
     """The value of every legal move (one per distinct pile and resulting position), and
     whether the list is complete. ``move_count`` and ``position`` (the board's canonical form),
     when the caller knows them, are not computed again.
 
-    With more than ``max_moves`` legal moves only winning moves are listed (from the engine's
-    formulas, O(piles) for Nim) and the second item is ``False``: at most ``max_moves`` of them,
-    and at most :data:`RESULT_CELLS` heaps of results in all (each lists the whole position), so
-    the answer stays linear in the size of the position. Values that
-    could not be proven within ``budget`` are ``None``. Cost: one engine evaluation per distinct
-    resulting canonical position (remembered by the engine).
+    With more than ``max_moves`` legal moves only winning moves are listed and the second item
+    is ``False``: see :func:`winning_move_values`. Values that could not be proven within
+    ``budget`` are ``None``. Cost: one engine evaluation per distinct resulting canonical
+    position (remembered by the engine).
     """
-    engine = ruleset.engine
     budget = budget if budget is not None else interactive_budget()
     count = move_count if move_count is not None else count_moves(ruleset, board)
     if max_moves is not None and count > max_moves:
-        shown = max(1, min(max_moves, RESULT_CELLS // max(1, len(board.heaps))))
-        c = position if position is not None else board.canonical
-        wins = engine.winning_moves(c, limit=shown, budget=budget) or []
-        searchable = engine.remoteness_within_reach(c)
-        values = []
-        for cmove in wins:
-            move = board_move(board, cmove)
-            after = board.play(ruleset.rule, move)
-            remoteness = None
-            child = apply_move(c, cmove)
-            if searchable or is_terminal(ruleset.rule, child, ruleset.end_positions):
-                remoteness = engine.evaluate(child, budget=budget).remoteness
-            values.append(MoveValue(move, display_heaps(after), Outcome.P, remoteness))
+        values, _ = winning_move_values(
+            ruleset, board, budget=budget, position=position, max_cells=max_cells
+        )
         return values, False
+    engine = ruleset.engine
     cache: dict[Canon, Evaluation] = {}
     values = []
     for move, after in _distinct_moves(board, ruleset):
@@ -225,6 +272,58 @@ def move_values(
         ev = cache[c]
         values.append(MoveValue(move, display_heaps(after), ev.outcome, ev.remoteness))
     return values, True
+
+
+def winning_move_values(
+    ruleset: Ruleset,
+    board: Board,
+    *,
+    budget: Budget | None = None,
+    position: Canon | None = None,
+    max_cells: int = RESULT_CELLS,
+) -> tuple[list[MoveValue], int | None]:
+    """Every distinct winning move (one per pile or placement and resulting position), from
+    the engine's formulas without valuing the other moves (O(piles) for Nim), and how many
+    there are (``None`` when they could not be proven within ``budget``, or, for theories
+    other than Nim's, when there are more than can be listed: they are not all worked out).
+
+    Each listed move carries its whole result position, so moves are listed in board order
+    while their results hold at most ``max_cells`` heaps in all (at least one move); the count
+    always covers every winning move, listed or not (a caller shows the difference).
+    For games that split huge heaps with a proven Grundy period the engine offers a
+    representative set of splits.
+    """
+    engine = ruleset.engine
+    budget = budget if budget is not None else interactive_budget()
+    c = position if position is not None else board.canonical
+    room = max(1, max_cells // (len(board.heaps) + 1))
+    # Nim's formula names every winning move in O(piles); other theories try options heap by
+    # heap, so they are asked for as many as can be listed (and counted only if that is all)
+    formula = engine.formula_strategy(c)
+    every = formula is not None and formula.name == "nim-formula"
+    wins = engine.winning_moves(c, limit=None if every else room, budget=budget)
+    if wins is None:
+        return [], None
+    rows = isinstance(board, Rows)
+    sizes = _run_sizes(board)
+    total: int | None = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
+    if not every and len(wins) >= room:
+        total = None  # there may be more than were asked for
+    searchable = engine.remoteness_within_reach(c)
+    listed: list[tuple[Move, Board, int | None]] = []
+    remoteness_of: dict[Canon, int | None] = {}
+    for move, cmove in board_moves(board, wins):
+        if len(listed) >= room:
+            break
+        child = apply_move(c, cmove)
+        if child not in remoteness_of:
+            known = searchable or is_terminal(ruleset.rule, child, ruleset.end_positions)
+            remoteness_of[child] = (
+                engine.evaluate(child, budget=budget).remoteness if known else None
+            )
+        listed.append((move, board.play(ruleset.rule, move), remoteness_of[child]))
+    values = [MoveValue(move, display_heaps(after), Outcome.P, rem) for move, after, rem in listed]
+    return values, total
 
 
 def paranoid_move_values(
@@ -288,6 +387,13 @@ class Analysis:
     model: str | None = None
     last_mover: int | None = None
     explanation: list[str] = field(default_factory=list)
+    quotient: Any = None
+    """The misère quotient (a :class:`~nimlab.theory.quotient.MisereQuotient`) that decides the
+    position in misère play of an octal game without extra end positions, when within reach."""
+    winning_move_count: int | None = None
+    """When only winning moves are listed: how many distinct winning moves there are in all;
+    fewer are listed only when their results would exceed the cell limit. ``None``: not proven,
+    or (theories other than Nim's) more than can be listed, not all worked out."""
 
     @property
     def proven(self) -> bool:
@@ -303,14 +409,36 @@ class Analysis:
     def best(self) -> MoveValue | None:
         """The move a perfect player makes, the same every time it is asked (hints and
         explanations name this one): the first of the fastest winning moves, else the first of
-        the longest-resisting ones; ``None`` when nothing is proven or there is no move."""
+        the longest-resisting ones (an unknown length counts as the longest, as for the bot);
+        ``None`` when nothing is proven or there is no move."""
         wins = self.winning_moves
         if wins:
             return min(wins, key=lambda m: m.remoteness if m.remoteness is not None else 1 << 62)
         known = [m for m in self.moves if m.winning is False]
         if not known or self.outcome is None:
             return None
-        return max(known, key=lambda m: m.remoteness if m.remoteness is not None else -1)
+        return max(known, key=lambda m: m.remoteness if m.remoteness is not None else 1 << 62)
+
+    def listing_note(self) -> str:
+        """What the move list leaves out, in a sentence ("" when it lists every move)."""
+        if self.moves_complete:
+            return ""
+        text = f"{self.move_count:,} legal moves in all; only the winning ones are listed"
+        total = self.winning_move_count
+        listed = len(self.winning_moves)
+        if total is None and listed:
+            return (
+                text + f": {listed:,} of them, as their results would list more heaps than the "
+                "limit (analyze --max-result-heaps N lists more)."
+            )
+        if total is None:
+            return text + " (the winning moves could not be proven within the budget)."
+        if listed >= total:
+            return text + f" (all {total:,})."
+        return (
+            text + f": {listed:,} of {total:,}, as their results would list more heaps than "
+            "the limit (analyze --max-result-heaps N lists more)."
+        )
 
     @property
     def nim_sum(self) -> int:
@@ -342,6 +470,8 @@ class Analysis:
         if not self.moves_complete:
             out["moves_complete"] = False
             out["move_count"] = self.move_count
+            if self.winning_move_count is not None:
+                out["winning_move_count"] = self.winning_move_count
         if self.terminal:
             out["terminal"] = True
         return out
@@ -355,9 +485,12 @@ def analyze(
     budget: Budget | None = None,
     players: int = 2,
     model: str = "paranoid",
+    max_cells: int = RESULT_CELLS,
 ) -> Analysis:
     """Analyse a position under a ruleset (see :class:`Analysis`). ``max_moves`` limits only
-    the moves listed one by one. ``budget`` bounds the whole question (default: about 2 s).
+    the moves listed one by one: beyond it every winning move is listed, while their result
+    positions hold at most ``max_cells`` heaps in all, and ``winning_move_count`` counts them
+    all. ``budget`` bounds the whole question (default: about 2 s).
     With ``players > 2`` the position is a round's start with every player in, the first to
     move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas.
     ``ruleset`` and ``board`` are what :class:`~nimlab.core.game.Game` takes: a ruleset or its
@@ -371,15 +504,23 @@ def analyze(
     count = 0 if terminal else count_moves(ruleset, board)
     if players > 2:
         return _analyze_players(ruleset, board, players, model, budget, terminal, count)
-    small = max_moves is None or count <= max_moves
-    ev = engine.evaluate(c, remoteness=small or terminal, budget=budget)
+    # the remoteness never depends on how many moves are listed: a search adds it wherever
+    # one is within reach (the engine bounds its cost when a formula gave the outcome)
+    ev = engine.evaluate(c, remoteness=True, budget=budget)
     grundy = engine.grundy(c) if not ruleset.misere and not ruleset.end_positions else None
+    moves: list[MoveValue] = []
+    complete = True
+    winning_count: int | None = None
     if terminal:
-        moves: list[MoveValue] = []
-        complete = True
+        pass
+    elif max_moves is not None and count > max_moves:
+        moves, winning_count = winning_move_values(
+            ruleset, board, budget=budget, position=c, max_cells=max_cells
+        )
+        complete = False
     else:
         moves, complete = move_values(
-            ruleset, board, max_moves=max_moves, move_count=count, budget=budget, position=c
+            ruleset, board, max_moves=None, move_count=count, budget=budget, position=c
         )
     analysis = Analysis(
         ruleset=ruleset,
@@ -392,6 +533,8 @@ def analyze(
         moves_complete=complete,
         move_count=count,
         terminal=terminal,
+        winning_move_count=winning_count,
+        quotient=None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c),
     )
     analysis.explanation.extend(explain(analysis))
     return analysis
@@ -531,16 +674,69 @@ def binary_table(heaps: tuple[int, ...], limit: int = 12) -> list[str]:
     return lines
 
 
+def value_table(heaps: tuple[int, ...], values: list[int], limit: int = 12) -> list[str]:
+    """Each heap's Grundy value in binary, one line per heap, and their XOR at the bottom (the
+    lines are indented by two spaces: a table, not a sentence)."""
+    from functools import reduce
+    from operator import xor
+
+    total = reduce(xor, values, 0)
+    shown = list(zip(heaps[:limit], values[:limit], strict=False))
+    width = max([v.bit_length() for _, v in shown] + [total.bit_length(), 1])
+    label = max(len(f"{h:,}") for h, _ in shown) if shown else 1
+    digits = max(len(str(v)) for v in [*values[:limit], total])
+    lines = [f"  heap {h:>{label},}  *{v:<{digits}} = {v:0{width}b}" for h, v in shown]
+    if len(heaps) > limit:
+        lines.append(f"  ... ({len(heaps) - limit:,} more heaps)")
+    pad = len("heap ") + label + 2
+    lines.append("  " + " " * (pad + 1 + digits + 3) + "-" * width)
+    lines.append(
+        f"  {'XOR':<{pad}}*{total:<{digits}} = {total:0{width}b}  (a column is 1 when it "
+        "has an odd number of 1s)"
+    )
+    return lines
+
+
+def _moved(board: Board, result: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """The heap a move played on and the heaps it left in its place (``()`` when none), from
+    the board and the move's result. O(heaps)."""
+    from collections import Counter
+
+    before = Counter(h for h in board.heaps if h)
+    after = Counter(h for h in result if h)
+    gone = list((before - after).elements())
+    parts = tuple(sorted((after - before).elements()))
+    if len(gone) != 1:  # a move that leaves a heap of its own size: take 0 that splits nothing
+        return (gone[0] if gone else 0), parts
+    return gone[0], parts
+
+
+def _parts_text(parts: tuple[int, ...]) -> str:
+    return " and ".join(f"{p:,}" for p in parts) if parts else "nothing"
+
+
+def position_terms(n: Outcome) -> str:
+    """The standard name of an outcome class, with what it means."""
+    if n is Outcome.N:
+        return "an N-position (the Next player, the one to move, wins)"
+    return "a P-position (the Previous player, who just moved, wins)"
+
+
 def explain(a: Analysis) -> list[str]:
-    """Plain-language reasons for the outcome and the winning moves."""
+    """Plain-language reasons for the outcome and the winning moves, the same for every
+    interface: the theorem that decides the position with its working (each heap's Grundy
+    value and their XOR in binary; in misère play each heap's element of the misère quotient
+    and their product), which heap the winning move changes and to which value; where only an
+    exact search decides, why no formula applies and what the moves' remoteness means. Lines
+    that start with two spaces form a table. Cost: O(heaps) beyond the analysis."""
     r = a.ruleset
     lines: list[str] = []
     if a.terminal:
         who = "lost" if r.misere else "won"
         lines.append(
             f"The game is over here: whoever moved into this position has {who} "
-            f"({'misère' if r.misere else 'normal'} play), so it counts as a "
-            f"{'N' if r.misere else 'P'}-position. As a start position, the first player "
+            f"({'misère' if r.misere else 'normal'} play), so it counts as "
+            f"{position_terms(Outcome.of(r.misere))}. As a start position, the first player "
             f"{'is eliminated' if r.misere else 'wins'} at once."
         )
         return lines
@@ -551,103 +747,273 @@ def explain(a: Analysis) -> list[str]:
         )
         return lines
     heaps = tuple(h for h in a.board.heaps if h)
-    plain_nim = r.rule.is_nim and r.is_textbook
-    quotient = a.method == "misere-quotient"
-    if plain_nim and not r.misere:
-        lines += [
-            "Normal-play Nim: a position is P exactly when its nim-sum is 0 (Bouton's theorem).",
-            *binary_table(heaps),
-        ]
-        if a.outcome is Outcome.N:
-            lines.append(
-                "The nim-sum is not 0, so the player to move wins: reduce a heap whose binary "
-                "form has a 1 in the nim-sum's highest column, so that every column becomes even "
-                "(nim-sum 0). Every reply then makes the nim-sum non-zero again."
-            )
+    if r.rule.is_nim and r.is_textbook:
+        lines += _explain_nim(a, heaps)
+    elif r.is_textbook and not r.misere and a.grundy is not None:
+        lines += _explain_grundy(a, heaps)
+    else:
+        if a.quotient is not None:
+            lines += _explain_quotient(a, heaps, a.quotient)
         else:
-            lines.append(
-                "The nim-sum is 0, so every move makes it non-zero and the opponent can restore 0: "
-                "the player to move loses against perfect play."
-            )
-    elif plain_nim:
-        big = sum(1 for h in heaps if h > 1)
+            lines += _explain_search(a)
+    return lines
+
+
+def _title(ruleset: Ruleset) -> str:
+    """The game's title to start a sentence with."""
+    title = ruleset.game.title
+    return title[:1].upper() + title[1:]
+
+
+def _winning_count(a: Analysis) -> int:
+    if a.winning_move_count is not None:
+        return a.winning_move_count
+    return len(a.winning_moves)
+
+
+def _winning_sentence(a: Analysis, why: str) -> str:
+    """``Winning move: ...``, then ``why`` (which heap changes to which value) and how many
+    other winning moves there are."""
+    best = a.best
+    assert best is not None
+    others = _winning_count(a) - 1
+    ends = ""
+    if best.remoteness == 0:
+        ends = " (which ends the game)"
+    elif best.remoteness is not None:
+        ends = f" (the game then ends within {count_text(best.remoteness, 'more move')})"
+    text = (
+        f"Winning move: {describe_move(best.move, a.board)}, leaving "
+        f"{short_position(best.result)}, a P-position{ends}."
+    )
+    if why:
+        text += " " + why
+    if others > 0:
+        text += (
+            f" There {'is' if others == 1 else 'are'} {count_text(others, 'other winning move')}."
+        )
+    else:
+        text += " It is the only one."
+    return text
+
+
+def _no_winning_sentence(a: Analysis, why: str) -> str:
+    length = (
+        f" With best resistance the game lasts {count_text(a.remoteness, 'more move')}."
+        if a.remoteness
+        else ""
+    )
+    return f"No winning move: {why}{length}"
+
+
+def _explain_nim(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
+    r = a.ruleset
+    lines: list[str] = []
+    best = a.best
+    s = a.nim_sum
+    if r.misere:
         lines.append(
             "Misère Nim: play as in normal Nim (nim-sum 0) while two or more heaps are larger "
             "than 1; once only one is, reduce it to 0 or 1 to leave an odd number of 1-heaps."
         )
-        if big >= 1:
+        if any(h > 1 for h in heaps):
             lines += binary_table(heaps)
         else:
-            ones = len(heaps)
             lines.append(
-                f"All heaps are 1: there are {ones}, and the player who takes the last one loses."
+                f"All heaps are 1: there are {len(heaps)}, and the player who takes the last "
+                "one loses."
             )
-    elif r.is_textbook and not r.misere and a.grundy is not None:
-        lines.append(
-            f"{r.game.title}: by the Sprague–Grundy theorem the position is worth nimber "
-            f"*{a.grundy}, the XOR of its heaps' Grundy values; it is P exactly when that is 0."
-        )
-    elif quotient:
-        lines.append(
-            f"{r.game.title}, misère play: by the game's misère quotient (Plambeck–Siegel) each "
-            "heap stands for an element of a finite monoid; the position is P exactly when "
-            "the product of its heaps' elements lies in the P-portion."
-        )
     else:
-        reason = []
-        if r.end_positions:
-            reason.append("extra end positions")
-        if r.misere:
-            reason.append("misère play")
-        lines.append(
-            f"No formula covers {' and '.join(reason) or 'this game'}: the outcome was proven "
-            "by exact search over all positions reachable from here."
-        )
-    winning = a.winning_moves
-    best = a.best
-    if a.outcome is Outcome.N and winning and best is not None:
-        others = len(winning) - 1
-        lines.append(
-            f"Winning move: {describe_move(best.move, a.board)}, leaving "
-            f"{short_position(best.result)}, a P-position"
-            + (
-                (
-                    " (which ends the game)"
-                    if best.remoteness == 0
-                    else f" (the game then ends within {count_text(best.remoteness, 'more move')})"
-                )
-                if best.remoteness is not None
-                else ""
+        lines += [
+            "Normal-play Nim: a position is P exactly when its nim-sum (the XOR of the heaps) is "
+            "0 (Bouton's theorem).",
+            *binary_table(heaps),
+        ]
+    if a.outcome is Outcome.N and best is not None and best.winning:
+        heap, parts = _moved(a.board, best.result)
+        left = parts[0] if parts else 0
+        why = ""
+        if not r.misere or sum(1 for h in heaps if h > 1) >= 2 or left == heap ^ s:
+            binary = f" ({heap:b} in binary)" if heap.bit_length() <= 32 else ""
+            why = (
+                f"The heap of {heap:,}{binary} has a 1 in the nim-sum's highest "
+                f"column; it goes to {heap:,} XOR {s:,} = {left:,}, so every column becomes "
+                "even (nim-sum 0), and every reply makes the nim-sum non-zero again."
             )
-            + (
-                f"; {others} other winning move{'s' if others > 1 else ''}."
-                if others
-                else "; it is the only one."
+        else:
+            ones = sum(1 for h in best.result if h == 1)
+            why = (
+                f"The heap of {heap:,} goes to {left}, leaving {ones} heap"
+                f"{'s' if ones != 1 else ''} of 1: an odd number."
             )
-        )
+        lines.append(_winning_sentence(a, why))
     elif a.outcome is Outcome.P:
         lines.append(
-            "No winning move: every move leaves an N-position"
-            + (
-                f"; with best resistance the game lasts {count_text(a.remoteness, 'more move')}."
-                if a.remoteness
-                else "."
+            _no_winning_sentence(
+                a,
+                "the nim-sum is 0, so every move makes it non-zero, and the opponent can restore 0."
+                if not r.misere or any(h > 1 for h in heaps)
+                else "every move leaves an N-position.",
             )
         )
     return lines
 
 
+def _explain_grundy(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
+    engine = a.ruleset.engine
+    g = engine.heap_grundy
+    values = [g(h) for h in heaps]
+    total = a.grundy or 0
+    lines = [
+        f"{_title(a.ruleset)}: by the Sprague–Grundy theorem each heap is worth a nimber, "
+        "its Grundy value (the smallest value none of its moves leads to), and the position "
+        f"is worth their XOR, *{total}; it is P exactly when that is 0.",
+        *value_table(heaps, values),
+    ]
+    best = a.best
+    if a.outcome is Outcome.N and best is not None and best.winning:
+        heap, parts = _moved(a.board, best.result)
+        before = g(heap) if heap else 0
+        after = 0
+        for p in parts:
+            after ^= g(p)
+        if not parts:
+            becomes = "nothing (value *0)"
+        elif len(parts) == 1:
+            becomes = f"{parts[0]:,} (value *{after})"
+        else:
+            each = " XOR ".join(f"*{g(p)}" for p in parts)
+            becomes = f"{_parts_text(parts)} (values {each} = *{after})"
+        why = (
+            f"It changes the heap of {heap:,} (value *{before}) into {becomes}, and "
+            f"*{before} XOR *{total} = *{after}: the heap's value XOR the total, so the XOR of "
+            "all values becomes 0."
+        )
+        lines.append(_winning_sentence(a, why))
+    elif a.outcome is Outcome.P:
+        lines.append(
+            _no_winning_sentence(
+                a,
+                "the XOR is 0, and every move changes one heap's value (a heap never has a move "
+                "to its own value), so it leaves a non-zero XOR, an N-position.",
+            )
+        )
+    return lines
+
+
+def misere_quotient_of(ruleset: Ruleset, position: Canon) -> Any:
+    """The misère quotient that covers ``position``, for misère octal games without extra end
+    positions (``None`` otherwise, or out of reach). Cost: the engine's quotient (computed once
+    per game and remembered)."""
+    r = ruleset
+    if not r.misere or not r.is_textbook or r.rule.is_nim or not position:
+        return None
+    try:
+        return r.engine.quotient(position)
+    except (ValueError, BudgetExceeded):
+        return None
+
+
+def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: Any) -> list[str]:
+    """The misère quotient's working: each heap's element, their product, the P-portion."""
+    r = a.ruleset
+    name = q.elements
+    images = [q.image(h) for h in heaps]
+    product = q.element_of(heaps)
+    p_portion = ", ".join(name[x] for x in q.p_elements)
+    how = (
+        "it was proven by the quotient"
+        if a.method == "misere-quotient"
+        else "an exact search agrees, and gives each move's remoteness"
+    )
+    lines = [
+        f"{_title(r)}, misère play: the Sprague–Grundy theorem does not hold when the last "
+        "move loses, but the game's misère quotient (Plambeck–Siegel) does: each heap stands "
+        f"for an element of a finite monoid of {q.order} elements; the position is P exactly "
+        f"when the product of its heaps' elements lies in the P-portion ({p_portion}); {how}.",
+    ]
+    label = max(len(f"{h:,}") for h in heaps[:12])
+    lines += [f"  heap {h:>{label},}  {name[x]}" for h, x in zip(heaps[:12], images, strict=False)]
+    if len(heaps) > 12:
+        lines.append(f"  ... ({len(heaps) - 12:,} more heaps)")
+    in_p = "in the P-portion" if q.is_p(product) else "not in the P-portion"
+    lines.append(f"  {'product':<{label + 5}}  {name[product]}  ({in_p})")
+    lines.append(
+        f"The quotient's generators, relations, heap images and multiplication table: "
+        f"nimlab quotient {r.rule.code} --table."
+    )
+    best = a.best
+    if a.outcome is Outcome.N and best is not None and best.winning:
+        heap, parts = _moved(a.board, best.result)
+        left = " and ".join(name[q.image(p)] for p in parts)
+        if len(parts) > 1:
+            left = f"elements {left}, product {name[q.element_of(parts)]}"
+        else:
+            left = f"element {left or name[0]}"
+        after = name[q.element_of(tuple(h for h in best.result if h))]
+        why = (
+            f"It changes the heap of {heap:,} (element {name[q.image(heap)]}) into "
+            f"{_parts_text(parts)} ({left}), so the product becomes {after}, in the "
+            "P-portion."
+        )
+        lines.append(_winning_sentence(a, why))
+    elif a.outcome is Outcome.P:
+        lines.append(
+            _no_winning_sentence(a, "the product is in the P-portion, and no move keeps it there.")
+        )
+    return lines
+
+
+def _explain_search(a: Analysis) -> list[str]:
+    """Why no formula applies, and what the moves' remoteness says."""
+    r = a.ruleset
+    if r.end_positions:
+        ends = ", ".join(
+            short_position(e) for e in sorted(r.end_positions, key=lambda e: (len(e), e))
+        )
+        why = (
+            f"No formula applies: the extra end positions ({ends}) end the game early, so it is "
+            "no longer a sum of independent heaps and neither Grundy values nor a misère "
+            "quotient decide it."
+        )
+    elif r.misere:
+        why = (
+            "No formula applies: in misère play the Sprague–Grundy theorem does not hold, and "
+            "this game's misère quotient is out of reach here."
+        )
+    else:
+        why = (
+            "No formula applies here: the heaps' Grundy values are out of reach (a heap too "
+            "large, with no proven period)."
+        )
+    lines = [
+        why + " An exact search over every position reachable from here proved the outcome.",
+    ]
+    if a.remoteness is not None:
+        lines.append(
+            "Remoteness counts the moves left with perfect play (the winner ends the game as "
+            "soon as possible, the loser resists as long as possible); each move's remoteness "
+            "is shown with it."
+        )
+    if a.outcome is Outcome.N and a.best is not None and a.best.winning:
+        lines.append(_winning_sentence(a, ""))
+    elif a.outcome is Outcome.P:
+        lines.append(_no_winning_sentence(a, "every move leaves an N-position."))
+    return lines
+
+
 def short_position(heaps: tuple[int, ...], limit: int = 12) -> str:
-    """``[1, 4, 5]``, or the first heaps and a count for long positions."""
+    """``[1, 4, 5]`` (thousands separated), or the first heaps and a count for long
+    positions."""
     if len(heaps) <= limit:
-        return "[" + ", ".join(map(str, heaps)) + "]"
-    return "[" + ", ".join(map(str, heaps[:limit])) + f", ... ({len(heaps):,} heaps)]"
+        return "[" + ", ".join(f"{h:,}" for h in heaps) + "]"
+    return "[" + ", ".join(f"{h:,}" for h in heaps[:limit]) + f", ... ({len(heaps):,} heaps)]"
 
 
 def describe_move(move: Move, board: Board) -> str:
     """``"take 3 from pile 2"`` or ``"take 2 stones at 4-5 of row 1"``."""
     if move.at is None:
-        return f"take {move.take} from pile {move.pile}"
+        return f"take {move.take:,} from pile {move.pile}"
     stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{move.at + move.take - 1}"
     return f"take {stones} of row {move.pile}"
 

@@ -261,7 +261,8 @@ def _ranked_choice(scored: list[Scored], rng: random.Random) -> Choice:
     if wins:
         when = f" in {_moves(length)}" if length is not None else ""
         return Choice(move, f"a proven winning move (wins{when})", True)
-    return Choice(move, f"every move loses; this one resists longest ({_moves(length or 1)})", True)
+    count = "" if length is None else f" ({_moves(length)})"
+    return Choice(move, f"every move loses; this one resists longest{count}", True)
 
 
 def _ranked_scores(ruleset: Ruleset, board: Board, budget: Budget) -> list[Scored] | None:
@@ -349,8 +350,8 @@ def _perfect_pick(scored: list[Scored], rng: random.Random) -> Scored:
         best = min(s[1] if s[1] is not None else 1 << 60 for s in winning)
         pool = [s for s in winning if (s[1] if s[1] is not None else 1 << 60) == best]
     else:
-        best = max(s[1] if s[1] is not None else 0 for s in scored)
-        pool = [s for s in scored if (s[1] if s[1] is not None else 0) == best]
+        best = max(s[1] if s[1] is not None else 1 << 60 for s in scored)
+        pool = [s for s in scored if (s[1] if s[1] is not None else 1 << 60) == best]
     return rng.choice(pool)
 
 

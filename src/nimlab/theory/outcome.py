@@ -29,5 +29,5 @@ class Outcome(StrEnum):
     def description(self) -> str:
         """Plain words for people."""
         if self is Outcome.N:
-            return "N-position: the player to move wins with perfect play"
-        return "P-position: the previous player (who just moved) wins with perfect play"
+            return "N-position (Next player wins): the player to move wins with perfect play"
+        return "P-position (Previous player wins): the player who just moved wins with perfect play"

@@ -374,7 +374,21 @@ async def get_game(
     "history; within about 2 s, proven or not (a proof found later is pushed to the game's "
     "WebSocket)",
 )
-async def get_analysis(key: GameKey, request: Request) -> Response:
+async def get_analysis(
+    key: GameKey,
+    request: Request,
+    at: Annotated[
+        int | None,
+        Query(
+            ge=0,
+            le=MAX_TURN,
+            description="A past position: the one after this move (0: the start); default: the "
+            "position in play",
+        ),
+    ] = None,
+) -> Response:
+    if at is not None:
+        return _json(await live(request).analysis_at(key, at))
     return _json(await live(request).analysis(key))
 
 

@@ -49,7 +49,7 @@ from nimlab.web.schemas import (
     SeatIn,
     StopIn,
 )
-from nimlab.web.views import analysis_out, blank_analysis
+from nimlab.web.views import analysis_after, blank_analysis
 
 __all__ = ["DeletedOut", "router"]
 
@@ -289,16 +289,7 @@ async def stored_analysis(
     stored = await manager.read(lambda s: s.game(game_id))
 
     def work() -> AnalysisOut:
-        game = Game.from_record(stored.record)
-        whole = analysis_out(game)
-        upto = len(game.history) if at is None else min(at, len(game.history))
-        if upto == len(game.history):
-            return whole
-        while len(game.history) > upto:
-            game.pop()
-        out = analysis_out(game)
-        out.history = whole.history
-        return out
+        return analysis_after(Game.from_record(stored.record), at)
 
     try:
         out = await manager.compute(f"stored:{game_id}", "analysis", work)

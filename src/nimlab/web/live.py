@@ -82,7 +82,14 @@ from nimlab.web.schemas import (
     SetupIn,
 )
 from nimlab.web.settings import ServerSettings
-from nimlab.web.views import analysis_out, blank_analysis, game_state, hint_out, status_text
+from nimlab.web.views import (
+    analysis_after,
+    analysis_out,
+    blank_analysis,
+    game_state,
+    hint_out,
+    status_text,
+)
 from nimlab.web.work import EngineBusy, EngineWorkers
 
 __all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Superseded", "build_game", "ended_text"]
@@ -850,7 +857,7 @@ class LiveGames:
                 entry.task.cancel()
         lg.learning.clear()
         if self.workers is not None:
-            self.workers.cancel(lg.key, ("hint", "analysis") if keep_driver else None)
+            self.workers.cancel(lg.key, ("hint", "analysis", "past") if keep_driver else None)
         if not keep_driver and lg.driver is not None and not lg.driver.done():
             lg.driver.cancel()
         lg.thinking = False
@@ -1158,6 +1165,28 @@ class LiveGames:
                 "itself as soon as it is worked out.",
             )
         return result
+
+    async def analysis_at(self, key: str, at: int) -> AnalysisOut:
+        """The analysis of the position after move ``at`` (0: the start) of a game in play, with
+        the whole value history: a page looking back at a past position shows it everywhere.
+        The position in play (``at`` at or past the move count) is :meth:`analysis`."""
+        lg = await self.lookup(key)
+        if not lg.analysis_open:
+            raise Forbidden("this game's setup allows no analysis during play: after the game")
+        if at >= len(lg.game.history):
+            return await self.analysis(key)
+        record = lg.game.to_record()  # a copy, taken on the event loop's thread
+        try:
+            return await self.compute(
+                lg.key,
+                "past",
+                lambda: analysis_after(Game.from_record(record), at),
+                client=lg.client,
+            )
+        except BudgetExceeded:
+            return blank_analysis(
+                at, available=False, note="Not worked out: beyond the engine's budget."
+            )
 
     async def hint(self, key: str) -> HintOut | None:
         """The hint for the player to move, or ``None`` when the engine could not start on it

@@ -403,6 +403,26 @@ class ValueStepOut(BaseModel):
     paranoid: bool = False
 
 
+class QuotientOut(BaseModel):
+    """A misère quotient, for the Learn panel: its elements, P-portion, presentation, the
+    element of each heap size and (for at most 64 elements) its multiplication table."""
+
+    code: str
+    order: int
+    elements: list[str]
+    p_elements: list[str]
+    generators: list[dict[str, Any]]
+    relations: list[str]
+    heap_images: list[str] = Field(..., description="The element of a heap of 0, 1, 2, ...")
+    period: int | None
+    preperiod: int | None
+    proven: bool
+    reason: str
+    table: list[list[int]] | None = Field(
+        None, description="table[x][y]: the product of elements x and y (indices of elements)."
+    )
+
+
 class AnalysisOut(BaseModel):
     move_count: int
     available: bool
@@ -425,6 +445,9 @@ class AnalysisOut(BaseModel):
     moves: list[MoveValueOut]
     complete: bool
     history: list[ValueStepOut]
+    quotient: QuotientOut | None = Field(
+        None, description="The misère quotient that decides the position, when one does."
+    )
 
 
 class HintOut(BaseModel):

@@ -19,6 +19,7 @@ from nimlab.core.analysis import (
     count_moves,
     count_text,
     describe_move,
+    display_heaps,
     paranoid_move_values,
 )
 from nimlab.core.game import Game, Player, Turn
@@ -50,6 +51,7 @@ from nimlab.web.schemas import (
     HintOut,
     MoveOut,
     MoveValueOut,
+    QuotientOut,
     ReplayFrame,
     TurnOut,
     ValueStepOut,
@@ -263,6 +265,7 @@ def blank_analysis(
         moves=[],
         complete=available,
         history=[],
+        quotient=None,
     )
 
 
@@ -309,23 +312,55 @@ def analysis_out(game: Game) -> AnalysisOut:
     out.remoteness = a.remoteness
     out.grundy = a.grundy
     out.explanation = list(a.explanation)
+    if a.quotient is not None:
+        out.quotient = quotient_out(a.quotient)
     out.moves = [_move_value(m.to_json()) for m in _every_move(a)]
     out.complete = a.moves_complete
     out.proven = a.outcome is not None
     within = f" within {count_text(a.remoteness)}" if a.remoteness is not None else ""
     if a.outcome is Outcome.N:
         out.verdict = (
-            f"N-position: {mover.name} (to move) wins with perfect play{within}; "
-            "winning moves are green."
+            f"N-position (Next player wins): {mover.name} (to move) wins with perfect "
+            f"play{within}; winning moves are green."
         )
     elif a.outcome is Outcome.P:
         out.verdict = (
-            f"P-position: every move of {mover.name} loses against perfect play; "
-            f"{other.name} wins{within}."
+            f"P-position (Previous player wins): every move of {mover.name} loses against "
+            f"perfect play; {other.name} wins{within}."
         )
     else:
         out.verdict = "Not proven: this position is beyond the exact search's budget."
     return out
+
+
+def analysis_after(game: Game, at: int | None) -> AnalysisOut:
+    """The analysis panel for the position after move ``at`` (0: the start; ``None`` or the
+    move count: the position in play) with the whole game's value history, so a page that looks
+    back at a past position shows it everywhere. ``game`` is a copy: it is taken back to move
+    ``at``. Cost: the game's value history and one analysis."""
+    whole = analysis_out(game)
+    upto = len(game.history) if at is None else min(at, len(game.history))
+    if upto == len(game.history):
+        return whole
+    while len(game.history) > upto:
+        game.pop()
+    out = analysis_out(game)
+    out.history = whole.history
+    return out
+
+
+QUOTIENT_TABLE_ORDER = 64
+"""A quotient's multiplication table is sent for at most this many elements."""
+QUOTIENT_IMAGES = 120
+"""Heap images sent: heaps 0 .. this (the period says how they go on)."""
+
+
+def quotient_out(q: Any) -> QuotientOut:
+    """A misère quotient for the Learn panel (see :class:`QuotientOut`)."""
+    data = q.to_json()
+    data["heap_images"] = data["heap_images"][: QUOTIENT_IMAGES + 1]
+    data["table"] = [list(row) for row in q.table] if q.order <= QUOTIENT_TABLE_ORDER else None
+    return QuotientOut.model_validate(data)
 
 
 def _every_move(a: Analysis) -> list[MoveValue]:
@@ -338,7 +373,7 @@ def _every_move(a: Analysis) -> list[MoveValue]:
     rule = a.ruleset.rule
     out = []
     for move in a.board.legal_moves(rule):
-        after = a.board.play(rule, move).heaps
+        after = display_heaps(a.board.play(rule, move))  # as the listed results are
         known = listed.get((move.pile, after))
         if known is not None:
             out.append(MoveValue(move, after, known.outcome, known.remoteness))

@@ -30,7 +30,8 @@ function vmark(v) {
   if (!v) return null;
   const cls = v.winning === true ? "win" : v.winning === false ? "lose" : "unknown";
   const text = v.remoteness === null || v.remoteness === undefined ? "" : String(v.remoteness);
-  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true" }, text);
+  // the number is drawn by CSS (attr): the marks are pictures, their words are in the titles
+  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true", dataset: { n: text } });
 }
 
 /** Describe a selection for people: "take 3 from pile 2", "take stones 4-5 of row 1". */
@@ -72,7 +73,7 @@ export function drawBoard(root, o) {
   }
   const mark = root.querySelector(".stone.cursor") || root.querySelector(".stone.taking");
   if (mark) {
-    const line = mark.parentElement;
+    const line = mark.closest(".row-stones");
     const a = mark.offsetLeft - line.offsetLeft;
     if (a < line.scrollLeft || a + mark.offsetWidth > line.scrollLeft + line.clientWidth) {
       line.scrollLeft = Math.max(0, a - line.clientWidth / 2);
@@ -137,7 +138,9 @@ function drawPile(i, n, o) {
     dataset: { pile: String(i) },
   },
   h("span", { class: "pile-label", "aria-hidden": "true" }, i),
-  h("div", { class: "matches" }, matches),
+  // a long pile scrolls sideways on a small screen; the keys choose within it, so the box
+  // itself is no Tab stop of its own
+  h("div", { class: "matches", tabindex: "-1" }, matches),
   h("span", { class: "pile-count", "aria-hidden": "true" }, n === 0 ? "empty" : fmt(n)),
   h("span", { class: "minus" }, taken ? `−${fmt(taken)}` : sel ? `−${fmt(sel)}` : ""));
   if (o.live) {
@@ -372,7 +375,9 @@ function drawRow(r, runs, o) {
   const label = `Row ${r}: ${present} ${present === 1 ? "stone" : "stones"} in ${stones.length} places`
     + (sel ? `, taking ${sel.take === 1 ? `stone ${sel.at}` : `stones ${sel.at} to ${sel.at + sel.take - 1}`}` : "");
   const shown = taken || sel;
-  const line = h("div", { class: "row-stones" + (stones.length > 20 ? " long" : ""), dataset: { row: String(r) } }, parts);
+  const strips = o.values ? moveStrips(r, stones, o) : [];
+  const line = h("div", { class: "row-stones" + (stones.length > 20 ? " long" : ""), tabindex: "-1", dataset: { row: String(r) } },
+    h("div", { class: "row-line" }, strips.length ? h("span", { class: "strip-label", "aria-hidden": "true", dataset: { label: "take 1, 2" } }) : null, parts), ...strips);
   const el = h("div", {
     class: "stones",
     role: "group",
@@ -410,6 +415,51 @@ function drawRow(r, runs, o) {
     });
   }
   return el;
+}
+
+/**
+ * One line under row `r` for every other amount a move may take (3 or more, or 0: a cut that
+ * takes nothing), drawn in step with the stones: each move's mark sits under the first stone it
+ * takes (a cut: under the gap it cuts), coloured by its value, so every legal move is seen.
+ */
+function moveStrips(r, stones, o) {
+  const byTake = new Map();
+  for (const [key, v] of o.values) {
+    const [pile, take, at] = key.split(":");
+    if (Number(pile) !== r || at === "" || take === "1" || take === "2") continue;
+    if (!byTake.has(Number(take))) byTake.set(Number(take), new Map());
+    byTake.get(Number(take)).set(Number(at), v);
+  }
+  return [...byTake.keys()].sort((a, b) => a - b).map((take) => {
+    const marks = byTake.get(take);
+    const cells = [];
+    const mark = (at) => {
+      const v = marks.get(at);
+      if (!v) return null;
+      const what = take === 0 ? `Cut before stone ${at}` : `Stones ${at}-${at + take - 1}`;
+      const m = vmark(v);
+      m.classList.add("strip-mark");
+      m.dataset.at = String(at);
+      m.title = `${what}: ${valueText(v)}`;
+      return m;
+    };
+    stones.forEach((s, idx) => {
+      cells.push(h("span", { class: "slot" }, take === 0 ? null : mark(s.at)));
+      if (stones[idx + 1]) cells.push(h("span", { class: "gap" }, take === 0 ? mark(s.at + 1) : null));
+    });
+    const label = take === 0 ? "cut" : `take ${take}`;
+    const strip = h("div", { class: "row-strip", dataset: { take: String(take) } },
+      h("span", { class: "strip-label", "aria-hidden": "true", dataset: { label } }), ...cells);
+    if (o.live) {
+      strip.addEventListener("click", (e) => {
+        const m = e.target.closest(".strip-mark");
+        if (!m) return;
+        e.stopPropagation();
+        o.onSelect({ pile: r, at: Number(m.dataset.at), take });
+      });
+    }
+    return strip;
+  });
 }
 
 function rowKey(e, r, stones, digits, o, apply) {

@@ -75,15 +75,18 @@ export function fmt(n) {
 const SEAT_COLOURS = ["#1f5fa8", "#8e44ad", "#d98a00", "#4a5a6a", "#6d4c41", "#3f51b5", "#b04bb5", "#0d6e8a"];
 export const seatColour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];
 
-/** A modal dialog; resolves with the value of the button pressed (Escape: null). */
-export function dialog({ title, text = "", big = "", buttons = [{ label: "Ok", value: true, primary: true }] }) {
+/** A modal dialog; resolves with the value of the button pressed (Escape: null). With
+ * `closeAfterMs` (news nobody has to answer) it closes by itself after that long (null). */
+export function dialog({ title, text = "", big = "", buttons = [{ label: "Ok", value: true, primary: true }], closeAfterMs = 0 }) {
   const dlg = $("#dialog");
   if (dlg.open) dlg.close();
   return new Promise((resolve) => {
     let settled = false;
+    let timer = null;
     const done = (value) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       if (dlg.open) dlg.close();
       resolve(value);
     };
@@ -97,6 +100,7 @@ export function dialog({ title, text = "", big = "", buttons = [{ label: "Ok", v
     ].filter(Boolean));
     dlg.oncancel = (e) => { e.preventDefault(); done(null); };
     dlg.showModal();
+    if (closeAfterMs > 0) timer = setTimeout(() => { if (dlg.contains(actions[0] || null) || !actions.length) done(null); }, closeAfterMs);
     const primary = actions.find((b) => b.classList.contains("primary")) || actions[0];
     if (primary) primary.focus();
   });

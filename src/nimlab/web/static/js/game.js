@@ -38,6 +38,8 @@ const RETRY_MAX_MS = 5000;
 /** In a game of bots only, a move's animation never takes longer than this (the server's pace
  * between bot moves is longer: 0.8 s), so watchers never fall behind. */
 const BOTS_ONLY_ANIMATION_MS = 500;
+/** News nobody has to answer (a bot eliminated in a game of bots) closes after this long. */
+const NEWS_MS = 2500;
 
 const cross = () => icon(["M12 8l12 12 12-12 4 4-12 12 12 12-4 4-12-12-12 12-4-4 12-12L8 12z"], "#c0392b");
 
@@ -72,6 +74,7 @@ export function showGame(main, gameId) {
   let wake = null; // cuts the animation under way short (a newer move is waiting)
   let moving = null; // the seat highlighted while moves are played out (null: the state's)
   let looking = null; // the value-history step looked at (null: the game as it is)
+  let past = null; // the analysis of the position looked at
   let hintFor = -1; // the move count the hint shown (or awaited) is for
   let known = []; // every turn from move 1 that this page has seen, in order
   let knownTakebacks = 0;
@@ -117,8 +120,11 @@ export function showGame(main, gameId) {
     analysisOff,
     h("div", { class: "learn-tools", id: "learn-tools" },
       h("label", { class: "toggle" }, valuesToggle, "Show move values"), hintButton),
-    h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move"),
-      h("span", {}, "number: moves until the game ends")),
+    h("div", { class: "legend", id: "legend" },
+      h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move"),
+      h("span", { class: "l-unknown" }, "not proven"),
+      h("span", {}, "number: moves left until the game ends with best play (remoteness)"),
+      h("span", { class: "l-rows" }, "Rows: a mark under a stone takes that stone, under a link the two stones beside it; each line below a row is another amount (or a cut), its mark under the first stone taken.")),
     hintOut, verdict, explanation,
     h("h3", {}, "Value history"), valueChart);
   const share = h("details", { class: "card share", id: "share" }, h("summary", {}, h("h2", { style: "display:inline" }, "Play together")));
@@ -140,15 +146,17 @@ export function showGame(main, gameId) {
   const canPlay = () => myTurn() && !shown.thinking && !animating && !sending && !latest;
 
   function valueMap() {
-    if (!valuesToggle.checked || !analysis || analysisFor !== shown.move_count || animating) return null;
+    if (!valuesToggle.checked || animating) return null;
+    const a = looking === null ? (analysisFor === shown.move_count ? analysis : null) : past;
+    if (!a) return null;
     const map = new Map();
-    for (const m of analysis.moves) map.set(moveKey(m.pile, m.take, m.at), m);
+    for (const m of a.moves) map.set(moveKey(m.pile, m.take, m.at), m);
     return map;
   }
 
   function renderBoard() {
     if (!shown) return;
-    const values = looking === null ? valueMap() : null;
+    const values = valueMap();
     const active = document.activeElement;
     if (active && board.contains(active) && active.dataset.pile) lastPile = active.dataset.pile;
     const refocus = active && board.contains(active);
@@ -170,10 +178,12 @@ export function showGame(main, gameId) {
       onMessage: (text) => { error.textContent = text; },
     });
     if (refocus && !board.contains(document.activeElement) && lastPile) {
-      const again = board.querySelector(`[data-pile="${lastPile}"][tabindex]`);
+      const again = board.querySelector(`[data-pile="${lastPile}"][tabindex="0"]`);
       if (again) again.focus();
     }
     renderStepper();
+    const rowsNote = $("#legend .l-rows");
+    if (rowsNote) rowsNote.hidden = !shown.rows;
     const playing = canPlay() && looking === null;
     finishButton.disabled = !playing || !selection;
     resetButton.disabled = !playing || !selection;
@@ -233,24 +243,43 @@ export function showGame(main, gameId) {
       takes.length > 2 ? slider : null);
   }
 
-  /** The board after value-history step `n` (0: the start), with the move that led there. */
+  /** The position after value-history step `n` (0: the start): the board the next move was
+   * made on. */
   function lookedBoard(n) {
     if (n === 0) return { board: shown.start, taken: null };
-    const turn = shown.turns[n - 1];
-    return turn ? { board: turn.before, taken: turn.move } : null;
+    const next = shown.turns[n];
+    return next ? { board: next.before, taken: null } : null;
   }
 
-  function look(n) {
+  /** Look back at the position after step `n` everywhere (board, move values, the Learn
+   * panel), or at the game again (`null`). */
+  async function look(n) {
     looking = n === null || n >= shown.move_count ? null : n;
+    past = null;
     lookingBar.hidden = looking === null;
     if (looking !== null) {
       const turn = shown.turns[looking - 1];
       lookingBar.replaceChildren(
-        looking === 0 ? "You are looking at the start position. " : `You are looking at move ${looking}: ${turn.text}. `,
+        looking === 0 ? "You are looking back at the start position. "
+          : `You are looking back at the position after move ${looking} (${turn.text}). `,
         h("button", { type: "button", class: "small", id: "back-to-game", onclick: () => { look(null); board.focus(); } }, "Back to the game"));
+      lookingBar.scrollIntoView({ block: "nearest" });
+      board.scrollIntoView({ block: "nearest" });
     }
     renderBoard();
-    if (analysis) drawValueHistory(analysis.history);
+    if (analysis) renderAnalysis();
+    if (looking === null || !shown.analysis_allowed) return;
+    const at = looking;
+    verdict.textContent = "Working it out…";
+    try {
+      const result = await get(`/api/games/${gameId}/analysis?at=${at}`);
+      if (closed || looking !== at) return;
+      past = result;
+      renderAnalysis();
+      renderBoard();
+    } catch (e) {
+      if (looking === at) verdict.textContent = e.message;
+    }
   }
 
   function renderActions() {
@@ -340,7 +369,8 @@ export function showGame(main, gameId) {
       return h("li", { class: cls.join(" "), "aria-current": current === p.seat ? "true" : null, dataset: { seat: String(p.seat) } },
         h("span", { class: "seat-dot", style: `background:${seatColour(p.seat)}`, "aria-hidden": "true" }),
         p.label,
-        tokens[p.seat] !== undefined ? h("span", { class: "tag" }, "you") : null,
+        tokens[p.seat] !== undefined && p.name !== "You"
+          ? h("span", { class: "tag" }, h("span", { class: "visually-hidden" }, "("), "you", h("span", { class: "visually-hidden" }, ")")) : null,
         shown.winner === p.seat ? h("span", { class: "tag win" }, "winner") : null,
         p.eliminated && shown.winner !== p.seat ? h("span", { class: "visually-hidden" }, "(eliminated)") : null);
     }));
@@ -553,8 +583,8 @@ export function showGame(main, gameId) {
     const lost = !a || a === document.body || !document.contains(a) || a.disabled || !a.getClientRects().length;
     if (!lost) return;
     if ($("#dialog").open) return;
-    const target = (lastPile && board.querySelector(`[data-pile="${lastPile}"][tabindex]`))
-      || board.querySelector("[tabindex]") || (shown && shown.over ? last.querySelector("a") : null);
+    const target = (lastPile && board.querySelector(`[data-pile="${lastPile}"][tabindex="0"]`))
+      || board.querySelector('[tabindex="0"]') || (shown && shown.over ? last.querySelector("a") : null);
     if (target) target.focus();
   }
 
@@ -584,9 +614,12 @@ export function showGame(main, gameId) {
     const eliminated = turn.messages.filter((m) => / eliminated!$/.test(m));
     const rest = turn.messages.filter((m) => !/ eliminated!$/.test(m) && !/ wins?!$/.test(m));
     if (turn.eliminated && eliminated.length) {
-      const told = dialog({ title: eliminated[0], text: rest.join(" "), big: cross() });
-      // a player waits for the news; a watcher of bots (or a player already out) sees it go by
-      if (Object.keys(tokens).length && !allBots(target)) {
+      // a player waits for the news; for a watcher of bots (or a player already out) it closes
+      // by itself after a moment, while the next moves play on
+      const answers = Object.keys(tokens).length && !allBots(target);
+      const told = dialog({ title: eliminated[0], text: rest.join(" "), big: cross(), closeAfterMs: answers ? 0 : NEWS_MS });
+      announce(eliminated[0]);
+      if (answers) {
         await told;
         restoreFocus();
       }
@@ -705,14 +738,17 @@ export function showGame(main, gameId) {
   }
 
   function renderAnalysis() {
-    const a = analysis;
-    verdict.textContent = a.available ? a.verdict : a.note;
+    const a = looking !== null ? past : analysis;
+    if (!a) { verdict.textContent = "Working it out…"; explanation.replaceChildren(); if (analysis) drawValueHistory(analysis.history); return; }
+    verdict.textContent = (looking === null ? "" : looking === 0 ? "At the start: " : `After move ${looking}: `)
+      + (a.available ? a.verdict : a.note);
     if (a.pending) verdict.append(h("span", { class: "muted", id: "analysis-pending" },
       a.available ? " (not proven yet: a deeper search goes on, its answer comes here)" : ""));
     const blocks = [];
     let table = [];
     const flush = () => { if (table.length) { blocks.push(h("pre", { class: "nimsum" }, table.join("\n"))); table = []; } };
     for (const line of a.explanation) {
+      if (a.quotient && line.startsWith("The quotient's generators")) continue; // shown below
       if (line.startsWith("  ")) table.push(line.slice(2));
       else { flush(); blocks.push(h("p", {}, line)); }
     }
@@ -721,56 +757,25 @@ export function showGame(main, gameId) {
       blocks.push(h("p", { class: "muted" }, "The nim-sum in binary (for Nim without extra rules it decides the game):"));
       blocks.push(h("pre", { class: "nimsum" }, a.binary.map((l) => l.slice(2)).join("\n")));
     }
+    if (a.quotient) blocks.push(quotientBlock(a.quotient));
     if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
     if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
     explanation.replaceChildren(...blocks);
-    drawValueHistory(a.history);
+    drawValueHistory((analysis || a).history);
   }
 
-  function stepColour(s) {
-    if (s.paranoid) return s.mover_wins === true ? seatColour(s.to_move) : s.mover_wins === false ? "#b9b1a2" : "#999";
-    return s.winner === null ? "#999" : seatColour(s.winner);
-  }
 
+  /** The value history as a chart one can read: moves left (remoteness) after each move,
+   * coloured by who is winning, mistakes ringed in red; a click looks back at that position. */
   function drawValueHistory(steps) {
     if (!steps.length) { valueChart.replaceChildren(); return; }
-    const W = Math.max(240, steps.length * 22 + 20);
-    const max = Math.max(1, ...steps.map((s) => s.remoteness || 0));
-    const y = (s) => (s.remoteness === null ? 8 : 8 + (40 * (max - s.remoteness)) / max);
-    const pts = steps.map((s, i) => [12 + i * 22, y(s)]);
-    const svgNS = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(svgNS, "svg");
-    svg.setAttribute("viewBox", `0 0 ${W} 58`);
-    svg.setAttribute("class", "vh");
-    svg.setAttribute("style", `max-width:${W * 1.3}px`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Who was winning after each move (colour) and how many moves were left (height)");
-    const line = document.createElementNS(svgNS, "polyline");
-    line.setAttribute("points", pts.map((p) => p.join(",")).join(" "));
-    line.setAttribute("fill", "none");
-    line.setAttribute("stroke", "#b9b1a2");
-    line.setAttribute("stroke-width", "2");
-    svg.append(line);
-    steps.forEach((s, i) => {
-      const c = document.createElementNS(svgNS, "circle");
-      c.setAttribute("cx", pts[i][0]);
-      c.setAttribute("cy", pts[i][1]);
-      c.setAttribute("r", s.mistake ? 7 : i === (looking ?? steps.length - 1) ? 6.5 : 5);
-      c.setAttribute("fill", stepColour(s));
-      c.style.cursor = "pointer";
-      c.addEventListener("click", () => look(i));
-      if (s.mistake) { c.setAttribute("stroke", "#b3261e"); c.setAttribute("stroke-width", "3"); }
-      const title = document.createElementNS(svgNS, "title");
-      title.textContent = stepText(s);
-      c.append(title);
-      svg.append(c);
-    });
     const current = looking ?? steps.length - 1;
     const list = h("ol", { class: "vh-list", start: "0" }, steps.map((s, i) =>
       h("li", { class: [s.mistake ? "mistake" : "", i === current ? "current" : ""].join(" ").trim(), "aria-current": i === current ? "step" : null },
-        h("button", { type: "button", class: "step", title: "Show this position on the board", onclick: () => look(i) }, stepText(s)),
+        h("button", { type: "button", class: "step", title: "Look back at this position", onclick: () => look(i) }, stepText(s)),
         s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
-    valueChart.replaceChildren(...(steps.length > 1 ? [svg, list] : [list]));
+    const width = valueChart.clientWidth || 340;
+    valueChart.replaceChildren(...(steps.length > 1 ? [valueHistoryChart(steps, current, shown.players, (i) => look(i), width), list] : [list]));
   }
 
   function stepText(s) {
@@ -854,6 +859,92 @@ export function showGame(main, gameId) {
     const dlg = $("#dialog");
     if (dlg.open) dlg.close();
   };
+}
+
+function stepColour(s) {
+  if (s.paranoid) return s.mover_wins === true ? seatColour(s.to_move) : s.mover_wins === false ? "#b9b1a2" : "#999";
+  return s.winner === null ? "#999" : seatColour(s.winner);
+}
+
+/** The value history as a chart one can read: moves left (remoteness) after each move,
+ * coloured by who is winning, mistakes ringed in red; `onPick(i)` looks back at step i. */
+export function valueHistoryChart(steps, current, players, onPick, width) {
+  const svgEl = (tag, attrs, text) => {
+    const el = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    if (text !== undefined) el.textContent = text;
+    return el;
+  };
+  const W = Math.max(260, Math.min(720, width));
+  const H = 170;
+  const L = 34, R = 16, T = 16, B = 34;
+  const known = steps.map((s) => s.remoteness).filter((r) => r !== null && r !== undefined);
+  const max = Math.max(1, ...known);
+  const n = steps.length;
+  const x = (i) => L + 14 + ((W - L - R - 14) * i) / Math.max(1, n - 1);
+  const y = (r) => T + ((H - T - B) * (max - r)) / max;
+  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "vh", role: "img",
+    "aria-label": "Value history: moves left after each move (height), who was winning (colour), mistakes ringed in red. The list below has the same steps." });
+  // axes, ticks and their labels
+  svg.append(svgEl("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }));
+  svg.append(svgEl("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }));
+  for (const r of [...new Set([0, Math.round(max / 2), max])]) {
+    svg.append(svgEl("line", { x1: L - 4, y1: y(r), x2: W - R, y2: y(r), class: "grid" }));
+    svg.append(svgEl("text", { x: L - 7, y: y(r) + 4, "text-anchor": "end", class: "tick" }, String(r)));
+  }
+  const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor((W - L - R) / 34))));
+  for (let i = 0; i < n; i += every) svg.append(svgEl("text", { x: x(i), y: H - B + 15, "text-anchor": "middle", class: "tick" }, String(i)));
+  svg.append(svgEl("text", { x: L + (W - L - R) / 2, y: H - 4, "text-anchor": "middle", class: "axis-title" }, "after move"));
+  svg.append(svgEl("text", { x: 11, y: T + (H - T - B) / 2, "text-anchor": "middle", class: "axis-title",
+    transform: `rotate(-90 11 ${T + (H - T - B) / 2})` }, "moves left"));
+  // the line and the points
+  const pts = steps.map((s, i) => [x(i), s.remoteness === null || s.remoteness === undefined ? null : y(s.remoteness)]);
+  const drawn = pts.filter((p) => p[1] !== null);
+  if (drawn.length > 1) svg.append(svgEl("polyline", { points: drawn.map((p) => p.join(",")).join(" "), class: "vh-line" }));
+  steps.forEach((s, i) => {
+    const unknown = pts[i][1] === null;
+    const cy = unknown ? T : pts[i][1];
+    const g = svgEl("g", { class: "vh-point" + (i === current ? " current" : "") });
+    if (s.mistake) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 9.5, class: "mistake-ring" }));
+    if (i === current) g.append(svgEl("circle", { cx: pts[i][0], cy, r: 11.5, class: "current-ring" }));
+    g.append(svgEl("circle", { cx: pts[i][0], cy, r: 6, fill: unknown ? "#fff" : stepColour(s), stroke: unknown ? "#777" : "none", "stroke-dasharray": unknown ? "2 2" : "" }));
+    g.append(svgEl("circle", { cx: pts[i][0], cy, r: 14, class: "hit" }));
+    g.append(svgEl("title", {}, valueStepText(s, players) + (s.mistake ? " — a mistake" : "")));
+    g.addEventListener("click", () => onPick(i));
+    svg.append(g);
+  });
+  const seatsSeen = [...new Set(steps.filter((s) => !s.paranoid && s.winner !== null && s.winner !== undefined).map((s) => s.winner))];
+  const key = h("p", { class: "vh-key" },
+    seatsSeen.map((seat) => h("span", {}, h("span", { class: "swatch", style: `background:${seatColour(seat)}` }), `${players[seat].name} winning`)),
+    steps.some((s) => s.mistake) ? h("span", {}, h("span", { class: "swatch ring" }), "a mistake (the move threw a win away)") : null,
+    h("span", {}, "Click a point or a step below to look back at that position."));
+  return h("div", { class: "vh-chart" }, svg, key);
+}
+
+
+/** A misère quotient, folded: its P-portion, presentation, heap images and (for small ones)
+ * its multiplication table, P-portion products marked. */
+export function quotientBlock(q) {
+  const name = (x) => q.elements[x];
+  const pset = new Set(q.p_elements);
+  const parts = [
+    h("summary", {}, `The misère quotient of ${q.code}: ${q.order} elements, ${q.p_elements.length} in the P-portion`),
+    h("p", {}, h("strong", {}, "P-portion: "), q.p_elements.join(", ")),
+    h("p", {}, h("strong", {}, "Generators: "), q.generators.map((g) => `${g.name} = heap ${g.heap}`).join(", ")),
+    q.relations.length ? h("p", {}, h("strong", {}, "Relations: "), q.relations.join(", ")) : null,
+    h("p", {}, h("strong", {}, "Heap images: "), q.heap_images.map((e, i) => `${i}→${e}`).join("  "),
+      q.heap_images.length > 1 ? " …" : ""),
+    h("p", { class: "muted" }, q.reason),
+  ];
+  if (q.table) {
+    const head = h("tr", {}, h("th", { scope: "col" }, "×"), q.elements.map((e) => h("th", { scope: "col" }, e)));
+    const rows = q.table.map((row, x) => h("tr", {}, h("th", { scope: "row" }, name(x)),
+      row.map((y) => h("td", { class: pset.has(name(y)) ? "p" : "" }, name(y)))));
+    parts.push(h("p", { class: "muted" }, "The product of two elements (row × column); products in the P-portion are marked."),
+      h("div", { class: "qtable", tabindex: "0", role: "region", "aria-label": "The quotient's multiplication table" },
+        h("table", {}, h("thead", {}, head), h("tbody", {}, rows))));
+  }
+  return h("details", { class: "quotient", id: "quotient" }, parts);
 }
 
 /** A value-history step in words (two players: who is winning; more: the paranoid model). */

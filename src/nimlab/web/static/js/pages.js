@@ -4,7 +4,7 @@ import { h, $, fmt, plural, dialog, setTitle, seatColour } from "./dom.js";
 import { get, post, del } from "./api.js";
 import { drawBoard, moveKey } from "./board.js";
 import { notFound } from "./router.js";
-import { valueStepText } from "./game.js";
+import { valueStepText, valueHistoryChart } from "./game.js";
 
 const kindText = (p) => (p.ai ? `AI (${p.bot} bot)` : "human");
 
@@ -170,6 +170,7 @@ export function showReplay(main, id) {
   const valuesToggle = h("input", { type: "checkbox", id: "replay-values", checked: true, onchange: () => go(at) });
   const verdict = h("p", { class: "verdict", id: "replay-verdict" });
   const valueList = h("ol", { class: "vh-list", start: "0", id: "replay-history" });
+  const valueChart = h("div", { id: "replay-chart" });
   const btn = (label, aria, fn) => h("button", { type: "button", class: "icon", "aria-label": aria, onclick: fn }, label);
 
   async function analysisAt(n) {
@@ -188,6 +189,8 @@ export function showReplay(main, id) {
   }
 
   function drawHistory() {
+    valueChart.replaceChildren(...(history.length > 1
+      ? [valueHistoryChart(history, at, players, (i) => go(i), valueList.clientWidth || valueChart.clientWidth || 340)] : []));
     valueList.replaceChildren(...history.map((s, i) => h("li", { class: [s.mistake ? "mistake" : "", i === at ? "current" : ""].join(" ").trim(), "aria-current": i === at ? "step" : null },
       h("button", { type: "button", class: "step", onclick: () => go(i) }, valueStepText(s, players)),
       s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
@@ -266,7 +269,7 @@ export function showReplay(main, id) {
           h("section", { class: "card learn" }, h("h2", {}, "Analysis"),
             h("label", { class: "toggle" }, valuesToggle, "Show move values"),
             h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move")),
-            verdict, h("h3", {}, "Value history"), valueList)),
+            verdict, h("h3", {}, "Value history"), valueChart, valueList)),
         h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
     const result = g.ending === "abandoned" ? "Abandoned, no winner, after"
       : g.ending === "resigned" ? `${(g.winners || []).join(" and ")} won by resignation after`
