@@ -16,7 +16,7 @@ from typing import Any
 
 from nimlab.core.position import Board, Move, Rows
 from nimlab.core.ruleset import Ruleset
-from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical, is_terminal
@@ -287,6 +287,8 @@ class Analysis:
     model: str | None = None
     last_mover: int | None = None
     explanation: list[str] = field(default_factory=list)
+    shortfall: Shortfall | None = None
+    """When not proven: which step ran out of which budget."""
 
     @property
     def proven(self) -> bool:
@@ -387,6 +389,7 @@ def analyze(
         moves_complete=complete,
         move_count=count,
         terminal=terminal,
+        shortfall=ev.shortfall,
     )
     analysis.explanation.extend(explain(analysis))
     return analysis
@@ -408,6 +411,7 @@ def _analyze_players(
     moves: list[MoveValue] = []
     complete = True
     method = "not proven"
+    shortfall: Shortfall | None = None
     if model == "li":
         from nimlab.theory.li import li_last_mover
 
@@ -437,16 +441,17 @@ def _analyze_players(
                     )
             else:
                 complete = terminal
-        except BudgetExceeded:
+        except BudgetExceeded as e:
             moves, complete = [], False
+            shortfall = Shortfall("the search of Li's model", e.reason)
     else:
         solver = ruleset.engine.paranoid(board.canonical)
         try:
             wins = solver.round_winner_value(seats, 0, budget=budget)
             outcome = Outcome.of(wins)
             method = "paranoid"
-        except BudgetExceeded:
-            pass
+        except BudgetExceeded as e:
+            shortfall = Shortfall("the paranoid search", e.reason)
         if not terminal:
             found = paranoid_move_values(ruleset, board, board, seats, 0, budget=budget)
             if found is not None:
@@ -467,6 +472,7 @@ def _analyze_players(
         players=players,
         model=model,
         last_mover=last_mover,
+        shortfall=shortfall,
     )
     analysis.explanation.extend(explain_players(analysis))
     return analysis

@@ -59,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nimlab.theory import _grundy_kernels as _k
+from nimlab.theory import kernels
 from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
@@ -447,6 +448,7 @@ class _Engine:
         mask: int | None = None,
         positional: bool = False,
     ) -> None:
+        kernels.ensure("grundy")
         self.rule = rule
         self.capacity = capacity
         self.t = rule.max_take if rule.max_take is not None else 0

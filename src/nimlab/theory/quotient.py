@@ -417,6 +417,9 @@ class _Explorer:
 
     def start(self, pbits: Any, stop: bool, seed: Any = None, target: int = 0) -> Any:
         """A fresh exploration (not run yet); see :meth:`resume`."""
+        from nimlab.theory import kernels
+
+        kernels.ensure("quotient")
         from nimlab.theory import _quotient_kernels as kern
 
         ex = kern.Exploration(
@@ -436,6 +439,9 @@ class _Explorer:
     def resume(self, ex: Any) -> Any:
         """Run ``ex`` until it is done, hits its target or (when stopping) its first conflict,
         charging the budget as it goes."""
+        from nimlab.theory import kernels
+
+        kernels.ensure("quotient")
         from nimlab.theory import _quotient_kernels as kern
 
         before = int(ex.scalars[7])

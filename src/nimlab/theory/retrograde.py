@@ -26,6 +26,7 @@ from math import comb
 import numpy as np
 from numpy.typing import NDArray
 
+from nimlab.theory import kernels
 from nimlab.theory._retrograde_kernels import solve_table, solve_table_any_take
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
@@ -179,6 +180,7 @@ class DenseSolver:
         O(N * K) time for Nim-like rules (no explicit digit, tail digit with bit 2) and
         O(N * K * (K + L)) otherwise, for ``N = C(M + K, K)`` positions and ``L`` explicit
         digits; memory as in the class docstring."""
+        kernels.ensure("retrograde")
         if self._scores is not None:
             return
         rule = self.rule
