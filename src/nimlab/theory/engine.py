@@ -476,60 +476,37 @@ class Engine:
     def quotient(self, position: Canon, budget: Budget | None = None) -> MisereQuotient | None:
         """The misère quotient that covers every heap of ``position``, or ``None``.
 
-        A game's quotient is first computed up to :data:`QUOTIENT_HEAP_LIMIT` (it stops early
-        once proven); failing that, up to a heap bound (the next power of two above the largest
-        heap, at least 16). Each attempt has :data:`QUOTIENT_SHARE` of the time left of
-        ``budget`` (the question's; default :func:`interactive_budget`). An attempt that runs
-        out is not tried again within the same question (``budget.failed``), and is tried again
-        by the next one; a bound at which the quotient provably cannot be built (too large, or
-        infinite) is remembered for the process. A proven quotient covers every heap size."""
+        The quotient is computed up to a heap bound: the next power of two at or above the
+        largest heap (at least 16), or :data:`QUOTIENT_HEAP_LIMIT` for larger heaps (then only
+        a proven quotient, periodic, answers); it stops early once proven, and a proven quotient
+        covers every heap size. The attempt has :data:`QUOTIENT_SHARE` of the time left of
+        ``budget`` (the question's; default :func:`interactive_budget`). One that runs out is
+        not tried again within the same question (``budget.failed``), but the next question
+        tries again, going on from what was verified (and what was verified answers when it
+        covers the heaps). A bound at which the quotient provably cannot be built (too large,
+        or infinite) is remembered for the process."""
         if self.rule.max_take is None or not position:
             return None
         if budget is None:
             budget = interactive_budget()
-        from nimlab.theory.quotient import QuotientError, quotient_for
+        from nimlab.theory.quotient import QuotientError, quotient_for, quotient_progress
 
         top = position[-1]
-        failed_key = ("quotient", self.rule)
-
-        def failed_at() -> int | None:
-            bounds = [
-                b
-                for b in (_QUOTIENT_IMPOSSIBLE.get(self.rule), budget.failed.get(failed_key))
-                if isinstance(b, int)
-            ]
-            return min(bounds) if bounds else None
-
-        def attempt(bound: int) -> MisereQuotient | None:
-            try:
-                q: MisereQuotient = quotient_for(
-                    self.rule, bound, budget=budget.share(QUOTIENT_SHARE)
-                )
-            except QuotientError:
-                _QUOTIENT_IMPOSSIBLE[self.rule] = min(
-                    bound, _QUOTIENT_IMPOSSIBLE.get(self.rule, bound)
-                )
-                return None
-            except BudgetExceeded:
-                before = budget.failed.get(failed_key)
-                budget.failed[failed_key] = min(bound, before) if isinstance(before, int) else bound
-                return None
-            return q
-
-        if failed_at() is None:
-            # first try the whole range: a quotient that is proven (periodic) stops early and
-            # then covers every heap size, at once and for good
-            whole = attempt(QUOTIENT_HEAP_LIMIT)
-            if whole is not None:
-                return whole if whole.proven or top <= whole.heap_bound else None
         bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
-        failed = failed_at()
-        if failed is not None and bound >= failed:
-            bound = max(top, failed // 2)
-            if bound >= failed or top > bound:
-                return None
         bound = min(bound, QUOTIENT_HEAP_LIMIT)
-        q = attempt(bound)
+        failed_key = ("quotient", self.rule)
+        for failed in (_QUOTIENT_IMPOSSIBLE.get(self.rule), budget.failed.get(failed_key)):
+            if isinstance(failed, int) and bound >= failed:
+                return None
+        q: MisereQuotient | None
+        try:
+            q = quotient_for(self.rule, bound, budget=budget.share(QUOTIENT_SHARE))
+        except QuotientError:
+            _QUOTIENT_IMPOSSIBLE[self.rule] = min(bound, _QUOTIENT_IMPOSSIBLE.get(self.rule, bound))
+            return None
+        except BudgetExceeded:
+            budget.failed[failed_key] = bound
+            q = quotient_progress(self.rule)  # what the attempt verified stays
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
 
     def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
@@ -578,7 +555,7 @@ class Engine:
     def dense_value(self, position: Canon, budget: Budget) -> Value:
         """Outcome and remoteness from the dense table (built on demand, at most
         :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one)."""
-        kernels.ensure("retrograde")  # outside the budget
+        kernels.load("retrograde")  # imported outside the budget (the build prepares kernels)
         from nimlab.theory.retrograde import DenseSolver
 
         dense = self._dense  # a table is published only once built: read it without waiting

@@ -562,6 +562,7 @@ class _Engine:
                 self._grow()
 
     def _start_sparse(self) -> None:
+        kernels.ensure("grundy-sparse")  # only games that split heaps, past the first values
         self.sparse_active = True
         if self.auto_mask:
             self._update_hist()

@@ -7,8 +7,12 @@ A *group* is one kernel module and the solver that drives it:
 =============  ==================================  =====================================
 group          module                              used by
 =============  ==================================  =====================================
-grundy         ``_grundy_kernels``                 :mod:`nimlab.theory.grundy`
-retrograde     ``_retrograde_kernels``             :mod:`nimlab.theory.retrograde`
+grundy         ``_grundy_kernels`` (quadratic)     :mod:`nimlab.theory.grundy`
+grundy-sparse  ``_grundy_kernels`` (sparse)        :mod:`nimlab.theory.grundy`, games that split
+retrograde     ``_retrograde_kernels`` (by digit)  :mod:`nimlab.theory.retrograde`
+retrograde-any ``_retrograde_kernels`` (Nim-like)  :mod:`nimlab.theory.retrograde`
+retrograde-    ``_retrograde_kernels`` (32-bit     :mod:`nimlab.theory.retrograde`, remoteness
+wide           scores)                             beyond 32,767
 split          ``_split_kernels``                  :mod:`nimlab.theory.splitsearch`
 paranoid       ``_paranoid_kernels``               :mod:`nimlab.theory.paranoid`
 quotient       ``_quotient_kernels``               :mod:`nimlab.theory.quotient`
@@ -34,24 +38,39 @@ from types import ModuleType
 from nimlab.theory.budget import not_counted
 from nimlab.theory.octal import TakeAndBreak
 
-__all__ = ["COLD_SECONDS", "GROUPS", "cold", "ensure", "groups_for", "prepare", "ready"]
+__all__ = ["COLD_SECONDS", "GROUPS", "cold", "ensure", "groups_for", "load", "prepare", "ready"]
 
 
 def _warm_grundy() -> None:
     from nimlab.theory.grundy import grundy_sequence
 
-    for code in ("0.77", "0.123"):
-        for method in ("sparse", "quadratic"):
-            grundy_sequence(TakeAndBreak.octal(code), 100, method=method, prove=True)
+    grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="quadratic", prove=True)
+
+
+def _warm_grundy_sparse() -> None:
+    from nimlab.theory.grundy import grundy_sequence
+
+    grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="sparse", prove=True)
 
 
 def _warm_retrograde() -> None:
     from nimlab.theory.retrograde import DenseSolver
 
-    for rule in (TakeAndBreak.nim(), TakeAndBreak.subtraction({1, 2})):
-        DenseSolver(rule, max_heap=3, max_piles=2).value((1, 2))
+    DenseSolver(TakeAndBreak.subtraction({1, 2}), max_heap=3, max_piles=2).value((1, 2))
+
+
+def _warm_retrograde_any() -> None:
+    from nimlab.theory.retrograde import DenseSolver
+
+    DenseSolver(TakeAndBreak.nim(), max_heap=3, max_piles=2).value((1, 2))
+
+
+def _warm_retrograde_wide() -> None:
+    from nimlab.theory.retrograde import DenseSolver
+
     # scores of 32 bits (remoteness beyond 16 bits' reach)
-    DenseSolver(TakeAndBreak.subtraction({1, 2}), max_heap=33_000, max_piles=1).value((5,))
+    for rule in (TakeAndBreak.nim(), TakeAndBreak.subtraction({1, 2})):
+        DenseSolver(rule, max_heap=33_000, max_piles=1).value((5,))
 
 
 def _warm_split() -> None:
@@ -74,19 +93,34 @@ def _warm_quotient() -> None:
 
 GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
     "grundy": ("nimlab.theory._grundy_kernels", _warm_grundy),
+    "grundy-sparse": ("nimlab.theory._grundy_kernels", _warm_grundy_sparse),
     "retrograde": ("nimlab.theory._retrograde_kernels", _warm_retrograde),
+    "retrograde-any": ("nimlab.theory._retrograde_kernels", _warm_retrograde_any),
+    "retrograde-wide": ("nimlab.theory._retrograde_kernels", _warm_retrograde_wide),
     "split": ("nimlab.theory._split_kernels", _warm_split),
     "paranoid": ("nimlab.theory._paranoid_kernels", _warm_paranoid),
     "quotient": ("nimlab.theory._quotient_kernels", _warm_quotient),
 }
 """Each group: its kernel module and a small question that compiles every kernel of it."""
 
+_SHARED = {
+    "grundy": ("plain_extend", "parity_table", "period_scan"),
+    "grundy-sparse": ("sparse_extend", "count_rare", "collect_rare"),
+    "retrograde": ("solve_table",),
+    "retrograde-any": ("solve_table_any_take",),
+    "retrograde-wide": ("solve_table", "solve_table_any_take"),
+}
+"""The kernels of groups that share a module (the others have all of their module's)."""
+
 COLD_SECONDS: dict[str, float] = {
-    "grundy": 12.0,
-    "retrograde": 9.0,
+    "grundy": 2.0,
+    "grundy-sparse": 6.0,
+    "retrograde": 3.0,
+    "retrograde-any": 3.0,
+    "retrograde-wide": 6.0,
     "split": 7.0,
-    "paranoid": 1.0,
-    "quotient": 3.0,
+    "paranoid": 2.0,
+    "quotient": 5.0,
 }
 """About how long each group takes to compile on an idle two-core machine (for messages)."""
 
@@ -135,16 +169,26 @@ def prepare(
         progress("", len(wanted), len(wanted))
 
 
-def _module_cached(module: ModuleType) -> bool:
+def _group_cached(group: str, module: ModuleType) -> bool:
     from numba.core.dispatcher import Dispatcher
 
-    for value in vars(module).values():
+    names = _SHARED.get(group)
+    for name, value in vars(module).items():
+        if names is not None and name not in names:
+            continue
         if isinstance(value, Dispatcher) and value.__module__ == module.__name__:
             cache = getattr(value, "_cache", None)
             index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
             if index is not None and not Path(index).exists():
                 return False
     return True
+
+
+def load(group: str) -> ModuleType:
+    """The kernel module of ``group``, imported outside every budget (its kernels are compiled
+    or loaded when :func:`ensure` prepares them)."""
+    with not_counted():
+        return importlib.import_module(GROUPS[group][0])
 
 
 def cold(groups: Iterable[str] | None = None) -> list[str]:
@@ -155,9 +199,7 @@ def cold(groups: Iterable[str] | None = None) -> list[str]:
     for group in GROUPS if groups is None else groups:
         if group in _ready:
             continue
-        with not_counted():
-            module = importlib.import_module(GROUPS[group][0])
-        if not _module_cached(module):
+        if not _group_cached(group, load(group)):
             out.append(group)
     return out
 
@@ -166,9 +208,14 @@ def groups_for(rule: TakeAndBreak, *, misere: bool, players: int = 2) -> list[st
     """The groups questions about games under ``rule`` use (more may be prepared on demand)."""
     if players > 2:
         return ["paranoid"]
-    groups = ["split" if rule.splits else "retrograde"]
+    if rule.splits:
+        groups = ["split"]
+    else:
+        groups = ["retrograde" if rule.digits or not rule.tail & 2 else "retrograde-any"]
     if misere and rule.max_take is not None and not rule.is_nim:
         groups.append("quotient")
     if not misere and not rule.is_nim:
         groups.append("grundy")
+        if rule.splits:
+            groups.append("grundy-sparse")
     return groups

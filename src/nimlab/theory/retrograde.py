@@ -180,10 +180,14 @@ class DenseSolver:
         O(N * K) time for Nim-like rules (no explicit digit, tail digit with bit 2) and
         O(N * K * (K + L)) otherwise, for ``N = C(M + K, K)`` positions and ``L`` explicit
         digits; memory as in the class docstring."""
-        kernels.ensure("retrograde")
         if self._scores is not None:
             return
         rule = self.rule
+        any_take = not rule.digits and rule.tail & 2
+        wide = self._dtype is np.uint32
+        kernels.ensure(
+            "retrograde-wide" if wide else "retrograde-any" if any_take else "retrograde"
+        )
         K, M = self.max_piles, self.max_heap
         binom = np.array(self._binom, dtype=np.int64)
         ends = sorted(
@@ -197,7 +201,7 @@ class DenseSolver:
         end_ranks = np.array(ends, dtype=np.int64)
         ring_off = np.array(offsets, dtype=np.int64)
         ring_mask = np.array(masks, dtype=np.int64)
-        if not rule.digits and rule.tail & 2:
+        if any_take:
             solve_table_any_take(
                 M,
                 K,
