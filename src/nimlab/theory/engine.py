@@ -708,7 +708,9 @@ class Engine:
             if known is not None:
                 return Evaluation(known.outcome, found.remoteness, known.method)
             return found
-        if known is None and shortfall is None and ("quotient", self.rule) in budget.failed:
+        quotient_ran_out = ("quotient", self.rule) in budget.failed
+        if known is None and quotient_ran_out and not (shortfall and shortfall.more_time_helps):
+            # the quotient would have answered with more time: that is what to say
             shortfall = Shortfall(_STEPS[MisereQuotientStrategy.name], "time")
         if known is not None:
             return known if shortfall is None else replace(known, shortfall=shortfall)
