@@ -20,6 +20,7 @@ from nimlab.core.analysis import analyze
 from nimlab.core.position import board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory import budget as budget_module
+from nimlab.theory import engine as engine_module
 from nimlab.theory import quotient
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import Engine
@@ -154,3 +155,27 @@ def test_a_quotient_that_ran_out_goes_on_from_what_it_verified(
     n = partial.heap_bound
     pairs = [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
     assert [partial.outcome(p) for p in pairs] == [whole.outcome(p) for p in pairs]
+
+
+def test_not_proven_says_which_step_ran_out_and_what_to_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from nimlab.cli.analyze import _shortfall_text
+
+    monkeypatch.setattr(quotient, "_cache", OrderedDict())
+    monkeypatch.setattr(quotient, "_progress", OrderedDict())
+    monkeypatch.setattr(engine_module, "_ENGINES", OrderedDict())  # no answer remembered
+    clock = [0.0]
+
+    def monotonic() -> float:
+        clock[0] += 0.001  # time passes a little with every look at the clock
+        return clock[0]
+
+    monkeypatch.setattr(budget_module.time, "monotonic", monotonic)
+    budget = Budget(seconds=30)
+    clock[0] = 31.0  # the deadline has passed before any work
+    ruleset = Ruleset.parse("kayles misere")
+    a = analyze(ruleset, board_for(ruleset.rule, [200, 300]), budget=budget)
+    assert a.outcome is None and a.shortfall is not None and a.shortfall.more_time_helps
+    text = _shortfall_text(a, 30)
+    assert text.startswith("the ") and "ran out of time" in text and "--seconds 120" in text
