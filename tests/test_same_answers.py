@@ -21,7 +21,7 @@ from nimlab.core.position import board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory import budget as budget_module
 from nimlab.theory import engine as engine_module
-from nimlab.theory import quotient
+from nimlab.theory import kernels, quotient
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import Engine
 from nimlab.theory.octal import TakeAndBreak
@@ -165,6 +165,8 @@ def test_not_proven_says_which_step_ran_out_and_what_to_pass(
     monkeypatch.setattr(quotient, "_cache", OrderedDict())
     monkeypatch.setattr(quotient, "_progress", OrderedDict())
     monkeypatch.setattr(engine_module, "_ENGINES", OrderedDict())  # no answer remembered
+    ruleset = Ruleset.parse("kayles misere")
+    kernels.prepare(kernels.groups_for(ruleset.rule, misere=True))  # as the command line does
     clock = [0.0]
 
     def monotonic() -> float:
@@ -173,8 +175,7 @@ def test_not_proven_says_which_step_ran_out_and_what_to_pass(
 
     monkeypatch.setattr(budget_module.time, "monotonic", monotonic)
     budget = Budget(seconds=30)
-    clock[0] = 31.0  # the deadline has passed before any work
-    ruleset = Ruleset.parse("kayles misere")
+    clock[0] = 10_000.0  # the deadline has passed long before any work
     a = analyze(ruleset, board_for(ruleset.rule, [200, 300]), budget=budget)
     assert a.outcome is None and a.shortfall is not None and a.shortfall.more_time_helps
     text = _shortfall_text(a, 30)
