@@ -25,6 +25,7 @@ from nimlab.cli.common import (
     fail,
     ruleset_from_options,
 )
+from nimlab.cli.prepare import prepare_solvers
 from nimlab.core.analysis import (
     DEFAULT_MAX_MOVES,
     MODELS,
@@ -38,11 +39,15 @@ from nimlab.core.errors import NimlabError
 from nimlab.core.narrate import rules_text
 from nimlab.core.position import Board, board_for
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory import kernels
 from nimlab.theory.budget import Budget
 from nimlab.theory.engine import INTERACTIVE_POSITIONS
 
 SHOWN_MOVES = 40
 MAX_LINE = 50_000_000
+DEFAULT_SECONDS = 30.0
+"""The command line's time budget per position: generous, so that work, not the machine's load,
+decides what is proven (bots and the web keep about 2 s per move)."""
 
 
 @app.command("analyze", context_settings={"ignore_unknown_options": True})
@@ -110,10 +115,11 @@ def analyze_command(
             "--seconds",
             min=0.1,
             max=3600,
-            help="Time budget of the exact search per position; past it the answer says "
-            "'not proven'.",
+            help=f"Time budget of the work on each position (default {DEFAULT_SECONDS:.0f} s; "
+            "preparing the solvers on the first run is not counted); past it the answer says "
+            "'not proven', which step ran out, and how many seconds to try next.",
         ),
-    ] = 2.0,
+    ] = DEFAULT_SECONDS,
 ) -> None:
     """Analyse a position: who wins, why, and the value of every legal move."""
     ruleset = ruleset_from_options(game, misere, end, defaults)
@@ -130,6 +136,7 @@ def analyze_command(
             soft_wrap=True,
         )
     options = _Options(max_moves, players, model, seconds, max_result_heaps)
+    prepare_solvers(kernels.groups_for(ruleset.rule, misere=ruleset.misere, players=players))
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
@@ -143,7 +150,7 @@ def analyze_command(
     if as_json:
         typer.echo(json.dumps(analysis.to_json()))
     else:
-        _print_analysis(analysis, all_moves)
+        _print_analysis(analysis, all_moves, seconds)
 
 
 @dataclass(frozen=True)
@@ -219,7 +226,17 @@ def _batch_line(ruleset: Ruleset, raw: bytes, options: _Options) -> dict[str, An
         return {"error": str(e)}
 
 
-def _print_analysis(a: Analysis, all_moves: bool) -> None:
+def _shortfall_text(a: Analysis, seconds: float) -> str:
+    """Which step ran out, and what to pass to go further."""
+    if a.shortfall is None:
+        return "no exact method answers this position within the budget"
+    if a.shortfall.more_time_helps:
+        more = max(60, round(4 * seconds))
+        return f"{a.shortfall}: pass --seconds {more} to go further"
+    return f"{a.shortfall}: the position is beyond what nimlab searches"
+
+
+def _print_analysis(a: Analysis, all_moves: bool, seconds: float = 0.0) -> None:
     heaps = a.board.heaps
     shown = " ".join(map(str, heaps)) if len(heaps) <= 30 else f"{len(heaps):,} heaps"
     console.print(
@@ -237,7 +254,7 @@ def _print_analysis(a: Analysis, all_moves: bool) -> None:
         )
     elif a.outcome is None:
         console.print(
-            Text("Outcome: not proven (the exact search ran out of budget)", style="bold yellow")
+            Text(f"Outcome: not proven ({_shortfall_text(a, seconds)})", style="bold yellow")
         )
     elif a.model == "paranoid":
         wins = a.outcome.next_player_wins

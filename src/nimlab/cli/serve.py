@@ -386,6 +386,9 @@ def serve(**options: Any) -> None:
         update={"allowed_hosts": allowed_hosts(host, list(settings.allow_host))}
     )
     port = int(sock.getsockname()[1])
+    from nimlab.cli.prepare import prepare_solvers
+
+    prepare_solvers()  # every kernel, before the first move needs one
     typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
     run_server(create_app(db, settings=settings), sock, settings=settings)
 

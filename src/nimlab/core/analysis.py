@@ -16,7 +16,7 @@ from typing import Any
 
 from nimlab.core.position import Board, Move, Rows, as_board
 from nimlab.core.ruleset import Ruleset, as_ruleset
-from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical, is_terminal
@@ -394,6 +394,8 @@ class Analysis:
     """When only winning moves are listed: how many distinct winning moves there are in all;
     fewer are listed only when their results would exceed the cell limit. ``None``: not proven,
     or (theories other than Nim's) more than can be listed, not all worked out."""
+    shortfall: Shortfall | None = None
+    """When not proven: which step ran out of which budget."""
 
     @property
     def proven(self) -> bool:
@@ -535,6 +537,7 @@ def analyze(
         terminal=terminal,
         winning_move_count=winning_count,
         quotient=None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c),
+        shortfall=ev.shortfall,
     )
     analysis.explanation.extend(explain(analysis))
     return analysis
@@ -556,6 +559,7 @@ def _analyze_players(
     moves: list[MoveValue] = []
     complete = True
     method = "not proven"
+    shortfall: Shortfall | None = None
     if model == "li":
         from nimlab.theory.li import li_last_mover
 
@@ -585,16 +589,17 @@ def _analyze_players(
                     )
             else:
                 complete = terminal
-        except BudgetExceeded:
+        except BudgetExceeded as e:
             moves, complete = [], False
+            shortfall = Shortfall("the search of Li's model", e.reason)
     else:
         solver = ruleset.engine.paranoid(board.canonical)
         try:
             wins = solver.round_winner_value(seats, 0, budget=budget)
             outcome = Outcome.of(wins)
             method = "paranoid"
-        except BudgetExceeded:
-            pass
+        except BudgetExceeded as e:
+            shortfall = Shortfall("the paranoid search", e.reason)
         if not terminal:
             found = paranoid_move_values(ruleset, board, board, seats, 0, budget=budget)
             if found is not None:
@@ -615,6 +620,7 @@ def _analyze_players(
         players=players,
         model=model,
         last_mover=last_mover,
+        shortfall=shortfall,
     )
     analysis.explanation.extend(explain_players(analysis))
     return analysis

@@ -7,6 +7,10 @@ Every search that a request, a command or a bot can start takes a :class:`Budget
 limit is reached, or :meth:`Budget.cancel` was called from another thread (its answer is no
 longer wanted). What was solved before stays valid; nothing is guessed.
 
+A budget counts work, never preparing: time spent in :func:`not_counted` (importing and compiling
+the Numba kernels, see :mod:`nimlab.theory.kernels`), in any thread, moves every deadline back by
+as much, so the same question gets the same answer on the first run after an install as later.
+
 A budget belongs to one question: a later question gets a fresh budget, so one question that ran
 out never makes the next one "not proven".
 
@@ -27,16 +31,56 @@ positions
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["CHECK_EVERY", "Budget", "BudgetExceeded", "budget_scope", "current_scope"]
+__all__ = [
+    "CHECK_EVERY",
+    "Budget",
+    "BudgetExceeded",
+    "Shortfall",
+    "budget_scope",
+    "current_scope",
+    "not_counted",
+    "uncounted_seconds",
+]
 
 CHECK_EVERY = 4096
 """Charges between two reads of the clock and the cancel flag."""
+
+
+_UNCOUNTED: list[float] = [0.0, 0.0, 0.0]
+"""[seconds in ended :func:`not_counted` periods, blocks open now, when the open period began]:
+overlapping blocks (several threads preparing at once) count once."""
+_UNCOUNTED_LOCK = threading.Lock()
+
+
+def uncounted_seconds() -> float:
+    """Seconds spent so far (this process, all threads) inside :func:`not_counted` blocks,
+    including the one open now. O(1)."""
+    closed, open_blocks, since = _UNCOUNTED
+    return closed + (time.monotonic() - since if open_blocks else 0.0)
+
+
+@contextmanager
+def not_counted() -> Iterator[None]:
+    """A block whose time no budget counts (preparing kernels: importing, compiling, loading
+    them from the cache): every budget's deadline moves back by the block's duration."""
+    with _UNCOUNTED_LOCK:
+        if not _UNCOUNTED[1]:
+            _UNCOUNTED[2] = time.monotonic()
+        _UNCOUNTED[1] += 1
+    try:
+        yield
+    finally:
+        with _UNCOUNTED_LOCK:
+            _UNCOUNTED[1] -= 1
+            if not _UNCOUNTED[1]:
+                _UNCOUNTED[0] += time.monotonic() - _UNCOUNTED[2]
 
 
 class BudgetExceeded(RuntimeError):
@@ -57,6 +101,33 @@ class BudgetExceeded(RuntimeError):
         super().__init__(text)
         self.budget = budget
         self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Shortfall:
+    """Why a question was not proven: which ``step`` ran out (``"the misère quotient"``,
+    ``"the retrograde table"``, ``"the exact search"``, ...) and of what (``reason``, as in
+    :class:`BudgetExceeded`).
+
+    >>> str(Shortfall("the exact search", "time"))
+    'the exact search ran out of time'
+    """
+
+    step: str
+    reason: str
+
+    @property
+    def more_time_helps(self) -> bool:
+        """Whether a larger time budget may prove it (the step ran out of time)."""
+        return self.reason == "time"
+
+    def __str__(self) -> str:
+        what = {
+            "time": "ran out of time",
+            "memory": "needs more memory than its budget",
+            "cancelled": "was cancelled",
+        }.get(self.reason, "needs more positions than its budget")
+        return f"{self.step} {what}"
 
 
 class _Flag:
@@ -85,10 +156,19 @@ class Budget:
     _cancel: _Flag = field(default_factory=lambda: _Flag(), init=False, repr=False)
     _next_check: int = field(default=CHECK_EVERY, init=False, repr=False)
     _parent: Budget | None = field(default=None, init=False, repr=False)
+    _uncounted0: float = field(default=0.0, init=False, repr=False)
+    failed: dict[object, object] = field(default_factory=dict, init=False, repr=False)
+    """What a step of this question found out of reach (so the question does not try it again);
+    shared with the budgets derived from this one, and forgotten with the question."""
 
     def __post_init__(self) -> None:
+        self._uncounted0 = uncounted_seconds()
         if self.seconds is not None:
             self.deadline = time.monotonic() + self.seconds
+
+    def _now(self) -> float:
+        """The clock of this budget: monotonic time less what was spent not counted since."""
+        return time.monotonic() - (uncounted_seconds() - self._uncounted0)
 
     @classmethod
     def unlimited(cls) -> Budget:
@@ -106,7 +186,7 @@ class Budget:
         """Seconds left before the deadline (never negative), or ``None`` without one."""
         if self.deadline is None:
             return None
-        return max(0.0, self.deadline - time.monotonic())
+        return max(0.0, self.deadline - self._now())
 
     def derive(
         self,
@@ -134,15 +214,33 @@ class Budget:
         child = Budget(seconds=seconds, positions=positions, nbytes=nbytes)
         child._cancel = self._cancel
         child._parent = self
+        child.failed = self.failed
         if self.cancelled or (left is not None and left <= 0):
             child._next_check = 1  # spent already: the first charge says so
+        return child
+
+    def share(self, fraction: float) -> Budget:
+        """A budget for one step of this question (a misère quotient, a table): ``fraction`` of
+        the time left (no deadline when this budget has none), the same memory limit, and no
+        position limit of its own (what the step stores is not charged here); cancelled with
+        this budget. O(1).
+
+        >>> Budget(seconds=10).share(0.5).seconds <= 5
+        True
+        """
+        left = self.remaining_seconds()
+        child = Budget(seconds=None if left is None else left * fraction, nbytes=self.nbytes)
+        child._cancel = self._cancel
+        child.failed = self.failed
+        if self.cancelled or (left is not None and left <= 0):
+            child._next_check = 1
         return child
 
     def check(self) -> None:
         """Raise :class:`BudgetExceeded` if cancelled or past the deadline. O(1)."""
         if self._cancel.raised:
             raise BudgetExceeded(None, "cancelled")
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and self._now() > self.deadline:
             raise BudgetExceeded(self.seconds, "time")
 
     def check_bytes(self, nbytes: int) -> None:

@@ -43,12 +43,13 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import reduce
 from operator import xor
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from nimlab.theory.budget import Budget, BudgetExceeded, current_scope
+from nimlab.theory import kernels
+from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, current_scope
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, is_terminal
@@ -102,11 +103,13 @@ QUOTIENT_FROM = 20_000
 """Positions whose exact search stores fewer positions than this are searched instead (the
 quotient of some games takes long to build, or cannot be built)."""
 
-QUOTIENT_SECONDS = 2.0
-"""Time one misère quotient may take to compute (once per game and bound, then cached)."""
+QUOTIENT_SHARE = 0.5
+"""The share of a question's time left that one attempt at a misère quotient may take (a
+quotient is computed once per game and bound, then cached)."""
 
-_QUOTIENT_FAILED: dict[TakeAndBreak, int] = {}
-"""The least heap bound at which a game's quotient could not be built (not tried again)."""
+_QUOTIENT_IMPOSSIBLE: dict[TakeAndBreak, int] = {}
+"""The least heap bound at which a game's quotient provably cannot be built (too large, or
+infinite: :class:`~nimlab.theory.quotient.QuotientError`, whatever the budget)."""
 
 _SMALL_HEAP = 4096
 """Heaps up to this size have their options listed one by one; larger ones need a period."""
@@ -128,12 +131,15 @@ class Evaluation:
 
     ``outcome`` is ``None`` only when it could not be proven within the budget; ``remoteness``
     is ``None`` when only a formula answered (and a search for it did not fit the budget).
-    ``method`` names the strategy that proved the outcome (or ``"not proven"``).
+    ``method`` names the strategy that proved the outcome (or ``"not proven"``);
+    ``shortfall`` says, when the outcome or the remoteness is missing, which step ran out of
+    which budget (``None`` when every step that could answer did, or none fits any budget).
     """
 
     outcome: Outcome | None
     remoteness: int | None
     method: str
+    shortfall: Shortfall | None = None
 
     @property
     def proven(self) -> bool:
@@ -170,7 +176,9 @@ class Strategy:
     formula: ClassVar[bool] = False
     description: ClassVar[str] = ""
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
+        """Whether this strategy answers ``position``; ``budget`` is the question's (a formula
+        may have to compute its tables within it)."""
         raise NotImplementedError
 
     def cost(self, engine: Engine, position: Canon) -> float:
@@ -192,7 +200,7 @@ class Terminal(Strategy):
     name = "terminal"
     description = "an end position, or no legal move is left"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         return is_terminal(engine.rule, position, engine.end_positions)
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
@@ -209,7 +217,7 @@ class NimFormula(Strategy):
     formula = True
     description = "Bouton's theorem: nim-sum 0 (misère: with the endgame rule) is a P-position"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         return engine.rule.is_nim and not engine.end_positions
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
@@ -241,7 +249,7 @@ class GrundySum(Strategy):
     formula = True
     description = "the Sprague–Grundy theorem: the XOR of the heaps' Grundy values is 0 at P"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         if engine.misere or engine.end_positions or engine.rule.is_nim:
             return False
         return engine.grundy(position) is not None
@@ -280,22 +288,22 @@ class MisereQuotientStrategy(Strategy):
 
     description = "the game's misère quotient (Plambeck–Siegel): the product of heap images"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         if not engine.misere or engine.end_positions or engine.rule.is_nim:
             return False
         if self.min_cost > 0 and engine.search_cost(position) <= self.min_cost:
             return False  # a search is cheap here, exact, and gives the remoteness too
-        return engine.quotient(position) is not None
+        return engine.quotient(position, budget) is not None
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
-        q = engine.quotient(position)
+        q = engine.quotient(position, budget)
         assert q is not None
         return Evaluation(q.outcome(position), None, self.name)
 
     def winning_moves(
         self, engine: Engine, position: Canon, limit: int | None, budget: Budget
     ) -> list[CanonMove] | None:
-        q = engine.quotient(position)
+        q = engine.quotient(position, budget)
         if q is None:
             return None
         from nimlab.theory.quotient import quotient_winning_moves
@@ -315,7 +323,7 @@ class DenseTable(_Compiled):
     name = "dense-table"
     description = "the retrograde table of every position up to the query's heaps"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         if engine.rule.splits:
             return False
         return (
@@ -336,7 +344,7 @@ class SplitSearch(_Compiled):
     name = "split-search"
     description = "the compiled exact search over every reachable position"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         if engine.split_solver() is None:
             return False
         return self.min_cost <= 0 or self.cost(engine, position) >= self.min_cost
@@ -366,7 +374,7 @@ class Search(Strategy):
     name = "search"
     description = "the exact memoised search over every reachable position"
 
-    def applies(self, engine: Engine, position: Canon) -> bool:
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         return True
 
     def cost(self, engine: Engine, position: Canon) -> float:
@@ -376,6 +384,14 @@ class Search(Strategy):
         v = engine.search_value(position, budget)
         return Evaluation(v.outcome, v.remoteness, self.name)
 
+
+_STEPS = {
+    MisereQuotientStrategy.name: "the misère quotient",
+    DenseTable.name: "the retrograde table",
+    SplitSearch.name: "the exact search",
+    Search.name: "the exact search",
+}
+"""The step each strategy is, in the words of a "not proven" answer."""
 
 STRATEGIES: tuple[Strategy, ...] = (
     Terminal(),
@@ -433,6 +449,7 @@ class Engine:
         """The Grundy value of one heap (raises :class:`ValueError` when out of reach)."""
         if self.rule.is_nim:
             return heap
+        kernels.ensure("grundy")  # outside the budget
         from nimlab.theory.grundy import grundy_value
 
         return grundy_value(self.rule, heap)
@@ -456,46 +473,41 @@ class Engine:
         except (ValueError, OverflowError):
             return None
 
-    def quotient(self, position: Canon) -> MisereQuotient | None:
+    def quotient(self, position: Canon, budget: Budget | None = None) -> MisereQuotient | None:
         """The misère quotient that covers every heap of ``position``, or ``None``.
 
-        A game's quotient is first computed up to :data:`QUOTIENT_HEAP_LIMIT` (it stops early
-        once proven); failing that, up to a heap bound (the next power of two above the largest
-        heap, at least 16), each within
-        :data:`QUOTIENT_SECONDS`; a game whose quotient could not be built up to a bound is not
-        tried again up to that bound. A proven quotient covers every heap size."""
+        The quotient is computed up to a heap bound: the next power of two at or above the
+        largest heap (at least 16), or :data:`QUOTIENT_HEAP_LIMIT` for larger heaps (then only
+        a proven quotient, periodic, answers); it stops early once proven, and a proven quotient
+        covers every heap size. The attempt has :data:`QUOTIENT_SHARE` of the time left of
+        ``budget`` (the question's; default :func:`interactive_budget`). One that runs out is
+        not tried again within the same question (``budget.failed``), but the next question
+        tries again, going on from what was verified (and what was verified answers when it
+        covers the heaps). A bound at which the quotient provably cannot be built (too large,
+        or infinite) is remembered for the process."""
         if self.rule.max_take is None or not position:
             return None
-        from nimlab.theory.quotient import QuotientError, quotient_for
+        if budget is None:
+            budget = interactive_budget()
+        from nimlab.theory.quotient import QuotientError, quotient_for, quotient_progress
 
         top = position[-1]
-        if self.rule not in _QUOTIENT_FAILED:
-            # first try the whole range: a quotient that is proven (periodic) stops early and
-            # then covers every heap size, at once and for good
-            try:
-                whole: MisereQuotient = quotient_for(
-                    self.rule, QUOTIENT_HEAP_LIMIT, budget=Budget(seconds=QUOTIENT_SECONDS)
-                )
-            except (QuotientError, BudgetExceeded):
-                _QUOTIENT_FAILED[self.rule] = QUOTIENT_HEAP_LIMIT
-            else:
-                return whole if whole.proven or top <= whole.heap_bound else None
         bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
-        failed = _QUOTIENT_FAILED.get(self.rule)
-        if failed is not None and bound >= failed:
-            bound = max(top, failed // 2)
-            if bound >= failed or top > bound:
+        bound = min(bound, QUOTIENT_HEAP_LIMIT)
+        failed_key = ("quotient", self.rule)
+        for failed in (_QUOTIENT_IMPOSSIBLE.get(self.rule), budget.failed.get(failed_key)):
+            if isinstance(failed, int) and bound >= failed:
                 return None
-        if bound > QUOTIENT_HEAP_LIMIT:
-            bound = QUOTIENT_HEAP_LIMIT
+        q: MisereQuotient | None
         try:
-            q: MisereQuotient = quotient_for(
-                self.rule, bound, budget=Budget(seconds=QUOTIENT_SECONDS)
-            )
-        except (QuotientError, BudgetExceeded):
-            _QUOTIENT_FAILED[self.rule] = min(bound, failed or bound)
+            q = quotient_for(self.rule, bound, budget=budget.share(QUOTIENT_SHARE))
+        except QuotientError:
+            _QUOTIENT_IMPOSSIBLE[self.rule] = min(bound, _QUOTIENT_IMPOSSIBLE.get(self.rule, bound))
             return None
-        return q if q.proven or top <= q.heap_bound else None
+        except BudgetExceeded:
+            budget.failed[failed_key] = bound
+            q = quotient_progress(self.rule)  # what the attempt verified stays
+        return q if q is not None and (q.proven or top <= q.heap_bound) else None
 
     def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
         """The options of one heap as ``(take, parts)``: all of them for small heaps; for a
@@ -505,6 +517,7 @@ class Engine:
         if heap <= _SMALL_HEAP or self.rule.is_nim:
             yield from self.rule.options(heap)
             return
+        kernels.ensure("grundy")
         from nimlab.theory.grundy import grundy_period
 
         period = grundy_period(self.rule)
@@ -542,6 +555,7 @@ class Engine:
     def dense_value(self, position: Canon, budget: Budget) -> Value:
         """Outcome and remoteness from the dense table (built on demand, at most
         :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one)."""
+        kernels.load("retrograde")  # imported outside the budget (the build prepares kernels)
         from nimlab.theory.retrograde import DenseSolver
 
         dense = self._dense  # a table is published only once built: read it without waiting
@@ -650,7 +664,8 @@ class Engine:
         """Everything known about a canonical position: the first formula that applies gives
         the outcome; with ``remoteness`` (or without a formula) the first search that fits the
         budget gives outcome and remoteness. Never raises for budget reasons: beyond the budget
-        the answer is not proven (or has no remoteness). Proven answers are remembered."""
+        the answer is not proven (or has no remoteness). Proven answers are remembered
+        (unless a step ran out: a later question may complete them)."""
         key = (position, remoteness)
         answer = self._answers.get(key)
         if answer is not None:
@@ -658,7 +673,7 @@ class Engine:
         if budget is None:
             budget = interactive_budget()
         answer = self._evaluate(position, remoteness, budget)
-        if answer.proven:
+        if answer.proven and answer.shortfall is None:  # what ran out is tried again next time
             if len(self._answers) >= _ANSWERS:
                 self._answers.clear()
             self._answers[key] = answer
@@ -666,27 +681,40 @@ class Engine:
 
     def _evaluate(self, position: Canon, remoteness: bool, budget: Budget) -> Evaluation:
         known: Evaluation | None = None
+        shortfall: Shortfall | None = None
         for strategy in self.strategies:
             if strategy.formula:
-                if known is None and strategy.applies(self, position):
+                if known is None and strategy.applies(self, position, budget):
                     known = strategy.value(self, position, budget)
                     if not remoteness:
                         return known
                 continue
-            if not strategy.applies(self, position):
+            if not strategy.applies(self, position, budget):
                 continue
             cost = strategy.cost(self, position)
             limit = _REMOTENESS_COST if known is not None else math.inf
-            if cost > limit or not budget.allows(int(min(cost, 1e18))):
+            if cost > limit:
+                continue
+            if not budget.allows(int(min(cost, 1e18))):
+                shortfall = shortfall or Shortfall(
+                    _STEPS.get(strategy.name, "the exact search"), "positions"
+                )
                 continue
             try:
                 found = strategy.value(self, position, budget)
-            except BudgetExceeded:
+            except BudgetExceeded as e:
+                shortfall = Shortfall(_STEPS.get(strategy.name, "the exact search"), e.reason)
                 break
             if known is not None:
                 return Evaluation(known.outcome, found.remoteness, known.method)
             return found
-        return known if known is not None else NOT_PROVEN
+        quotient_ran_out = ("quotient", self.rule) in budget.failed
+        if known is None and quotient_ran_out and not (shortfall and shortfall.more_time_helps):
+            # the quotient would have answered with more time: that is what to say
+            shortfall = Shortfall(_STEPS[MisereQuotientStrategy.name], "time")
+        if known is not None:
+            return known if shortfall is None else replace(known, shortfall=shortfall)
+        return NOT_PROVEN if shortfall is None else replace(NOT_PROVEN, shortfall=shortfall)
 
     def remoteness_within_reach(self, position: Canon) -> bool:
         """Whether some search could find the remoteness of ``position`` (and so of every
@@ -703,11 +731,12 @@ class Engine:
         """The outcome, or ``None`` if it could not be proven within the budget."""
         return self.evaluate(position, remoteness=False, budget=budget).outcome
 
-    def formula_strategy(self, position: Canon) -> Strategy | None:
-        """The first formula (or the terminal rule) that answers ``position``, if any."""
+    def formula_strategy(self, position: Canon, budget: Budget | None = None) -> Strategy | None:
+        """The first formula (or the terminal rule) that answers ``position`` (within
+        ``budget``, for a formula that computes its tables), if any."""
         for strategy in self.strategies:
             if (strategy.formula or strategy.name == "terminal") and strategy.applies(
-                self, position
+                self, position, budget
             ):
                 return strategy
         return None
@@ -720,7 +749,7 @@ class Engine:
         they could not be proven within the budget."""
         if budget is None:
             budget = interactive_budget()
-        strategy = self.formula_strategy(position)
+        strategy = self.formula_strategy(position, budget)
         if strategy is not None:
             try:
                 moves = strategy.winning_moves(self, position, limit, budget)

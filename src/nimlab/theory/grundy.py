@@ -61,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nimlab.theory import _grundy_kernels as _k
+from nimlab.theory import kernels
 from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
@@ -709,6 +710,7 @@ class _Engine:
         positional: bool = False,
         unequal: bool = False,
     ) -> None:
+        kernels.ensure("grundy")
         self.rule = rule
         self.unequal = int(unequal)
         """1 when no split may leave two equal heaps (Grundy's game)."""
@@ -851,6 +853,7 @@ class _Engine:
                 self._grow()
 
     def _start_sparse(self) -> None:
+        kernels.ensure("grundy-sparse")  # only games that split heaps, past the first values
         self.sparse_active = True
         if self.auto_mask:
             self._update_hist()

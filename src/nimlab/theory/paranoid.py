@@ -330,6 +330,9 @@ class ParanoidSolver:
     def _build(self, n: int, h: int, wins: list[bool], budget: Budget) -> NDArray[np.signedinteger]:
         import numpy as np
 
+        from nimlab.theory import kernels
+
+        kernels.ensure("paranoid")
         from nimlab.theory._paranoid_kernels import paranoid_pass
 
         half = self._half

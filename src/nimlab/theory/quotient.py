@@ -63,6 +63,7 @@ __all__ = [
     "QuotientError",
     "misere_quotient",
     "quotient_for",
+    "quotient_progress",
     "quotient_winning_moves",
 ]
 
@@ -417,6 +418,9 @@ class _Explorer:
 
     def start(self, pbits: Any, stop: bool, seed: Any = None, target: int = 0) -> Any:
         """A fresh exploration (not run yet); see :meth:`resume`."""
+        from nimlab.theory import kernels
+
+        kernels.ensure("quotient")
         from nimlab.theory import _quotient_kernels as kern
 
         ex = kern.Exploration(
@@ -436,6 +440,9 @@ class _Explorer:
     def resume(self, ex: Any) -> Any:
         """Run ``ex`` until it is done, hits its target or (when stopping) its first conflict,
         charging the budget as it goes."""
+        from nimlab.theory import kernels
+
+        kernels.ensure("quotient")
         from nimlab.theory import _quotient_kernels as kern
 
         before = int(ex.scalars[7])
@@ -1096,10 +1103,23 @@ def _renumber(
 # -- the entry points -------------------------------------------------------------------------
 
 
-def _rounds(rule: TakeAndBreak, max_heap: int, budget: Budget) -> Iterator[tuple[int, _Quotient]]:
-    cur = _trivial(budget)
+_cache_lock = threading.Lock()
+_progress: OrderedDict[TakeAndBreak, _Quotient] = OrderedDict()
+"""Per game, the quotient an attempt had verified when its budget ran out (at most
+``_CACHE_SIZE`` games): the next attempt goes on from it instead of starting again."""
+
+
+def _rounds(
+    rule: TakeAndBreak, max_heap: int, budget: Budget, start: _Quotient | None = None
+) -> Iterator[tuple[int, _Quotient]]:
+    """The verified quotients of heaps ``1..heap`` for each heap up to ``max_heap``, from
+    ``start`` (a quotient computed before) on."""
+    cur = start if start is not None else _trivial(budget)
     parts: list[set[tuple[int, ...]]] = [set()]
-    for heap in range(1, max_heap + 1):
+    done = len(cur.images) - 1
+    for heap in range(1, done + 1):
+        parts.append(_parts_of(rule, heap))
+    for heap in range(done + 1, max_heap + 1):
         budget.check()
         parts.append(_parts_of(rule, heap))
         opts = _option_images(_table_mul(cur.table), cur.images, parts[heap])
@@ -1133,13 +1153,36 @@ def misere_quotient(
             "(a digit before the point) are not computed yet"
         )
     budget = budget or Budget()
-    cur = _trivial(budget)
+    with _cache_lock:
+        start = _progress.get(rule)
+    if start is not None and len(start.images) - 1 > max_heap:
+        start = None
+    cur = start if start is not None else _trivial(budget)
     found: tuple[int, int] | None = None
-    for _heap, cur in _rounds(rule, max_heap, budget):
-        found = _periodicity(rule, cur.images)
-        if found is not None:
-            break
+    try:
+        for _heap, cur in _rounds(rule, max_heap, budget, start):
+            found = _periodicity(rule, cur.images)
+            if found is not None:
+                break
+    except BudgetExceeded:
+        if len(cur.images) > 1:
+            with _cache_lock:  # a later attempt, with a budget of its own, goes on from here
+                _progress[rule] = cur
+                _progress.move_to_end(rule)
+                while len(_progress) > _CACHE_SIZE:
+                    _progress.popitem(last=False)
+        raise
+    with _cache_lock:
+        _progress.pop(rule, None)
     return _result(rule, cur, found)
+
+
+def quotient_progress(rule: TakeAndBreak) -> MisereQuotient | None:
+    """The quotient of the heaps up to where the last attempt that ran out of its budget got
+    (verified like every other; not proven for larger heaps), or ``None``. O(|Q|^2)."""
+    with _cache_lock:
+        cur = _progress.get(rule)
+    return None if cur is None else _result(rule, cur, None)
 
 
 def _result(rule: TakeAndBreak, cur: _Quotient, found: tuple[int, int] | None) -> MisereQuotient:
@@ -1174,7 +1217,6 @@ def _result(rule: TakeAndBreak, cur: _Quotient, found: tuple[int, int] | None) -
 
 
 _cache: OrderedDict[TakeAndBreak, MisereQuotient] = OrderedDict()
-_cache_lock = threading.Lock()
 
 
 def quotient_for(

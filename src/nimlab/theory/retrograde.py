@@ -26,6 +26,7 @@ from math import comb
 import numpy as np
 from numpy.typing import NDArray
 
+from nimlab.theory import kernels
 from nimlab.theory._retrograde_kernels import solve_table, solve_table_any_take
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
@@ -182,6 +183,11 @@ class DenseSolver:
         if self._scores is not None:
             return
         rule = self.rule
+        any_take = not rule.digits and rule.tail & 2
+        wide = self._dtype is np.uint32
+        kernels.ensure(
+            "retrograde-wide" if wide else "retrograde-any" if any_take else "retrograde"
+        )
         K, M = self.max_piles, self.max_heap
         binom = np.array(self._binom, dtype=np.int64)
         ends = sorted(
@@ -195,7 +201,7 @@ class DenseSolver:
         end_ranks = np.array(ends, dtype=np.int64)
         ring_off = np.array(offsets, dtype=np.int64)
         ring_mask = np.array(masks, dtype=np.int64)
-        if not rule.digits and rule.tail & 2:
+        if any_take:
             solve_table_any_take(
                 M,
                 K,

@@ -116,6 +116,9 @@ class _RankTables:
 
 
 def _kernels() -> ModuleType:
+    from nimlab.theory import kernels
+
+    kernels.ensure("split")
     from nimlab.theory import _split_kernels
 
     return _split_kernels

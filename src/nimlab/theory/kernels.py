@@ -1,0 +1,221 @@
+"""Every Numba kernel of the theory layer, in one place: which exist, whether they are cached,
+and preparing them (importing, then compiling or loading from Numba's cache) outside every
+budget.
+
+A *group* is one kernel module and the solver that drives it:
+
+=============  ==================================  =====================================
+group          module                              used by
+=============  ==================================  =====================================
+grundy         ``_grundy_kernels`` (quadratic)     :mod:`nimlab.theory.grundy`
+grundy-sparse  ``_grundy_kernels`` (sparse)        :mod:`nimlab.theory.grundy`, games that split
+retrograde     ``_retrograde_kernels`` (by digit)  :mod:`nimlab.theory.retrograde`
+retrograde-any ``_retrograde_kernels`` (Nim-like)  :mod:`nimlab.theory.retrograde`
+retrograde-    ``_retrograde_kernels`` (32-bit     :mod:`nimlab.theory.retrograde`, remoteness
+wide           scores)                             beyond 32,767
+split          ``_split_kernels``                  :mod:`nimlab.theory.splitsearch`
+paranoid       ``_paranoid_kernels``               :mod:`nimlab.theory.paranoid`
+quotient       ``_quotient_kernels``               :mod:`nimlab.theory.quotient`
+=============  ==================================  =====================================
+
+Every kernel is compiled with ``cache=True``: the first process compiles it (seconds), the later
+ones load it from the cache (next to the sources, or under ``NUMBA_CACHE_DIR``). Each solver calls
+:func:`ensure` for its group before its first kernel call; :func:`ensure` runs a small question
+through the solver (so each kernel is compiled for the argument types real questions use) inside
+:func:`~nimlab.theory.budget.not_counted`: a budget counts work, never compiling or importing.
+Interfaces call :func:`prepare` before they start answering (``nimlab serve``, a command's first
+run with :func:`cold` groups, which can then say so).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+
+from nimlab.theory.budget import not_counted
+from nimlab.theory.octal import TakeAndBreak
+
+__all__ = ["COLD_SECONDS", "GROUPS", "cold", "ensure", "groups_for", "load", "prepare", "ready"]
+
+
+def _warm_grundy() -> None:
+    from nimlab.theory.grundy import grundy_sequence
+
+    grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="quadratic", prove=True)
+
+
+def _warm_grundy_sparse() -> None:
+    from nimlab.theory.grundy import grundy_sequence
+
+    grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="sparse", prove=True)
+
+
+def _warm_retrograde() -> None:
+    from nimlab.theory.retrograde import DenseSolver
+
+    DenseSolver(TakeAndBreak.subtraction({1, 2}), max_heap=3, max_piles=2).value((1, 2))
+
+
+def _warm_retrograde_any() -> None:
+    from nimlab.theory.retrograde import DenseSolver
+
+    DenseSolver(TakeAndBreak.nim(), max_heap=3, max_piles=2).value((1, 2))
+
+
+def _warm_retrograde_wide() -> None:
+    from nimlab.theory.retrograde import DenseSolver
+
+    # scores of 32 bits (remoteness beyond 16 bits' reach)
+    for rule in (TakeAndBreak.nim(), TakeAndBreak.subtraction({1, 2})):
+        DenseSolver(rule, max_heap=33_000, max_piles=1).value((5,))
+
+
+def _warm_split() -> None:
+    from nimlab.theory.splitsearch import SplitSolver
+
+    SplitSolver(TakeAndBreak.octal("0.77"), misere=True).value((4, 3))
+
+
+def _warm_paranoid() -> None:
+    from nimlab.theory.paranoid import ParanoidSolver
+
+    ParanoidSolver(TakeAndBreak.nim(), (1, 2, 3)).value((1, 2, 3), (0, 1, 2), 0, 0)
+
+
+def _warm_quotient() -> None:
+    from nimlab.theory.quotient import misere_quotient
+
+    misere_quotient(TakeAndBreak.octal("0.77"), 5)
+
+
+GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
+    "grundy": ("nimlab.theory._grundy_kernels", _warm_grundy),
+    "grundy-sparse": ("nimlab.theory._grundy_kernels", _warm_grundy_sparse),
+    "retrograde": ("nimlab.theory._retrograde_kernels", _warm_retrograde),
+    "retrograde-any": ("nimlab.theory._retrograde_kernels", _warm_retrograde_any),
+    "retrograde-wide": ("nimlab.theory._retrograde_kernels", _warm_retrograde_wide),
+    "split": ("nimlab.theory._split_kernels", _warm_split),
+    "paranoid": ("nimlab.theory._paranoid_kernels", _warm_paranoid),
+    "quotient": ("nimlab.theory._quotient_kernels", _warm_quotient),
+}
+"""Each group: its kernel module and a small question that compiles every kernel of it."""
+
+_SHARED = {
+    "grundy": ("plain_extend", "parity_table", "period_scan"),
+    "grundy-sparse": ("sparse_extend", "count_rare", "collect_rare"),
+    "retrograde": ("solve_table",),
+    "retrograde-any": ("solve_table_any_take",),
+    "retrograde-wide": ("solve_table", "solve_table_any_take"),
+}
+"""The kernels of groups that share a module (the others have all of their module's)."""
+
+COLD_SECONDS: dict[str, float] = {
+    "grundy": 2.0,
+    "grundy-sparse": 6.0,
+    "retrograde": 3.0,
+    "retrograde-any": 3.0,
+    "retrograde-wide": 6.0,
+    "split": 7.0,
+    "paranoid": 2.0,
+    "quotient": 5.0,
+}
+"""About how long each group takes to compile on an idle two-core machine (for messages)."""
+
+_ready: set[str] = set()
+_busy: set[str] = set()
+_lock = threading.RLock()
+
+
+def ready(group: str) -> bool:
+    """Whether ``group`` is prepared in this process. O(1)."""
+    return group in _ready
+
+
+def ensure(group: str) -> None:
+    """Prepare ``group`` (import its module, compile or load its kernels) unless it is ready,
+    outside every budget; thread safe, and a no-op while the group's own small question runs.
+    O(1) once prepared."""
+    if group in _ready:
+        return
+    with _lock:
+        if group in _ready or group in _busy:
+            return
+        module, warm = GROUPS[group]
+        _busy.add(group)
+        try:
+            with not_counted():
+                importlib.import_module(module)
+                warm()
+        finally:
+            _busy.discard(group)
+        _ready.add(group)
+
+
+def prepare(
+    groups: Iterable[str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> None:
+    """Prepare ``groups`` (all of them by default), calling ``progress(group, done, total)``
+    before each one and once more at the end (``group`` is then ``""``)."""
+    wanted = [g for g in (GROUPS if groups is None else groups) if g not in _ready]
+    for done, group in enumerate(wanted):
+        if progress is not None:
+            progress(group, done, len(wanted))
+        ensure(group)
+    if progress is not None:
+        progress("", len(wanted), len(wanted))
+
+
+def _group_cached(group: str, module: ModuleType) -> bool:
+    from numba.core.dispatcher import Dispatcher
+
+    names = _SHARED.get(group)
+    for name, value in vars(module).items():
+        if names is not None and name not in names:
+            continue
+        if isinstance(value, Dispatcher) and value.__module__ == module.__name__:
+            cache = getattr(value, "_cache", None)
+            index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+            if index is not None and not Path(index).exists():
+                return False
+    return True
+
+
+def load(group: str) -> ModuleType:
+    """The kernel module of ``group``, imported outside every budget (its kernels are compiled
+    or loaded when :func:`ensure` prepares them)."""
+    with not_counted():
+        return importlib.import_module(GROUPS[group][0])
+
+
+def cold(groups: Iterable[str] | None = None) -> list[str]:
+    """The groups among ``groups`` (all by default) not prepared in this process whose kernels
+    are not in Numba's cache yet: preparing them compiles (seconds, see
+    :data:`COLD_SECONDS`). Imports the kernel modules (outside every budget)."""
+    out = []
+    for group in GROUPS if groups is None else groups:
+        if group in _ready:
+            continue
+        if not _group_cached(group, load(group)):
+            out.append(group)
+    return out
+
+
+def groups_for(rule: TakeAndBreak, *, misere: bool, players: int = 2) -> list[str]:
+    """The groups questions about games under ``rule`` use (more may be prepared on demand)."""
+    if players > 2:
+        return ["paranoid"]
+    if rule.splits:
+        groups = ["split"]
+    else:
+        groups = ["retrograde" if rule.digits or not rule.tail & 2 else "retrograde-any"]
+    if misere and rule.max_take is not None and not rule.is_nim:
+        groups.append("quotient")
+    if not misere and not rule.is_nim:
+        groups.append("grundy")
+        if rule.splits:
+            groups.append("grundy-sparse")
+    return groups
