@@ -15,21 +15,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from nimlab.theory.budget import current_scope
-from nimlab.web import ServerSettings, create_app
+from nimlab.web import create_app
 from nimlab.web import live as live_module
 from nimlab.web.schemas import TURN_PAGE, HintOut, MoveOut
 from nimlab.web.work import EngineWorkers
 from processes import until
-
-FAST = ServerSettings(
-    bot_pace=0,
-    reply_wait=30.0,
-    compute_wait=30.0,
-    workers=2,
-    move_seconds=0.3,
-    deep_seconds=0.6,
-    job_positions=50_000,
-)
+from webtools import FAST
 
 
 @pytest.fixture

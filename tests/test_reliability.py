@@ -28,25 +28,17 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
-from nimlab.web import ServerSettings, create_app
+from nimlab.web import create_app
 from nimlab.web import settings as web_settings
 from nimlab.web.live import LiveGames
 from nimlab.web.work import EngineWorkers
 from processes import PATIENCE, until
+from webtools import FAST as SETTINGS
 from webtools import free_port
 
 pytestmark = pytest.mark.reliability
 
-FAST = ServerSettings(
-    bot_pace=0,
-    reply_wait=30.0,
-    compute_wait=30.0,
-    workers=2,
-    move_seconds=0.3,
-    deep_seconds=0.6,
-    job_positions=50_000,
-    create_burst=1000,
-)
+FAST = SETTINGS.model_copy(update={"create_burst": 1000})
 
 ANN, BOB = {"name": "Ann"}, {"name": "Bob"}
 

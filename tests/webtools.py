@@ -15,7 +15,19 @@ from typing import Any
 
 import uvicorn
 
+from nimlab.web import ServerSettings
 from processes import PATIENCE
+
+FAST = ServerSettings(
+    bot_pace=0,
+    reply_wait=30.0,
+    compute_wait=30.0,
+    workers=2,
+    move_seconds=0.3,
+    deep_seconds=0.6,
+    job_positions=50_000,
+)
+"""Server settings for tests: bots move at once, short engine budgets, long waits."""
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
