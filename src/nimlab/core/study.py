@@ -103,6 +103,14 @@ class GrundyValues:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        period = (
+            f"period={self.period}, preperiod={self.preperiod}, proven"
+            if self.period is not None
+            else f"guessed_period={self.guessed_period}, not proven"
+        )
+        return f"<GrundyValues of {self.title}: {len(self.values):,} values, {period}>"
+
     def _repr_svg_(self) -> str:
         from nimlab.core.render import grundy_svg
 
