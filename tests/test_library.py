@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nimlab
 from nimlab.core.errors import RulesetError
@@ -27,6 +29,29 @@ def test_grundy_values_are_plain_ints_equal_to_the_reference() -> None:
     assert len(g) == 60
     assert all(_plain(v) for v in g.values)
     assert list(g.values) == naive_grundy(TakeAndBreak.octal("0.77"), 60)
+
+
+codes = st.builds(
+    lambda d0, digits, last: f"{d0}." + "".join(map(str, digits)) + str(last),
+    st.sampled_from(["0", "4"]),
+    st.lists(st.integers(0, 7), max_size=2),
+    st.integers(1, 7),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(code=codes, n=st.integers(1, 40))
+def test_grundy_of_any_octal_game_agrees_with_the_reference_and_proves_only_what_holds(
+    code: str, n: int
+) -> None:
+    g = nimlab.grundy(code, n, prove=True)
+    rule = TakeAndBreak.octal(code)
+    assert list(g.values) == naive_grundy(rule, len(g.values))
+    if g.proven:  # a proven period holds beyond the values computed
+        far = 3 * len(g.values) + 20
+        assert [g[k] for k in range(far)] == naive_grundy(rule, far)
+    else:
+        assert g.period is None and g.preperiod is None and g.proof is None
 
 
 def test_a_period_comes_only_with_its_proof() -> None:
@@ -88,6 +113,13 @@ def test_a_position_draws_its_piles_and_an_analysis_marks_its_winning_move() -> 
     assert "-2" in html  # the only winning move takes 2 from pile 1
     svg = _svg(re.search(r"<svg.*?</svg>", html, re.S).group(0))  # type: ignore[union-attr]
     assert sum(1 for e in svg.iter() if e.get("fill") == "#7fdc9f") == 1
+
+
+def test_huge_positions_draw_a_bounded_picture() -> None:
+    piles = nimlab.Position.of([10**9] * 10_000)._repr_svg_()
+    assert len(piles) < 300_000 and "first 40 drawn" in piles
+    rows = nimlab.Rows.full([10**9, 5])._repr_svg_()
+    assert len(rows) < 50_000 and "1,000,000,000 in all" in rows
 
 
 def test_rows_draw_as_stones_with_winning_stones_ringed() -> None:

@@ -60,6 +60,12 @@ def board_svg(board: Board, winning: Iterable[Move] = ()) -> str:
     return _piles_svg(heaps, wins)
 
 
+def _listed(heaps: tuple[int, ...]) -> str:
+    """Heap sizes as text, the first :data:`MAX_PILES_DRAWN` only (``…`` for the rest)."""
+    text = " ".join(f"{h:,}" for h in heaps[:MAX_PILES_DRAWN])
+    return text + (" …" if len(heaps) > MAX_PILES_DRAWN else "")
+
+
 def _frame(width: int, height: int, body: list[str], label: str) -> str:
     return (
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
@@ -113,7 +119,7 @@ def _piles_svg(heaps: tuple[int, ...], wins: list[Move]) -> str:
             f"<text x='12' y='{height - 8}' font-size='12' fill='{_LABEL}' {_FONT}>"
             f"and {len(heaps) - len(shown):,} more piles</text>"
         )
-    return _frame(width, height, body, "piles " + " ".join(str(h) for h in heaps))
+    return _frame(width, height, body, "piles " + _listed(heaps))
 
 
 def _rows_svg(board: Rows, wins: list[Move]) -> str:
@@ -167,7 +173,8 @@ def _rows_svg(board: Rows, wins: list[Move]) -> str:
         f"<stop offset='.55' stop-color='{_STONE}'/><stop offset='1' stop-color='{_STONE_DARK}'/>"
         "</radialGradient></defs>"
     )
-    return _frame(width, height, [gradient, *body], "rows " + " / ".join(board.to_strings()[:5]))
+    lengths = tuple(sum(row) for row in board.rows[: MAX_PILES_DRAWN + 1])
+    return _frame(width, height, [gradient, *body], "rows of " + _listed(lengths))
 
 
 def analysis_html(a: Analysis) -> str:
@@ -186,7 +193,7 @@ def analysis_html(a: Analysis) -> str:
         verdict = "a loss for the player to move (P-position)"
     facts = [
         f"<b>{escape(a.ruleset.game.title)}</b>{' (misère)' if a.ruleset.misere else ''}",
-        f"Position {escape(' '.join(map(str, display_heaps(a.board))))}: {verdict}",
+        f"Position {escape(_listed(display_heaps(a.board)))}: {verdict}",
     ]
     if a.grundy is not None:
         facts.append(f"Grundy value {a.grundy}")

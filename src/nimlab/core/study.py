@@ -13,7 +13,7 @@ a quotient as its table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from nimlab.core.errors import RulesetError
 from nimlab.core.ruleset import Ruleset, as_ruleset
@@ -75,8 +75,15 @@ class GrundyValues:
     def __len__(self) -> int:
         return len(self.values)
 
-    def __getitem__(self, n: int) -> int:
-        """``G(n)``: a computed value, or one given by the proven period. O(1)."""
+    @overload
+    def __getitem__(self, n: int) -> int: ...
+    @overload
+    def __getitem__(self, n: slice) -> tuple[int, ...]: ...
+    def __getitem__(self, n: int | slice) -> int | tuple[int, ...]:
+        """``G(n)``: a computed value, or one given by the proven period. O(1). A slice gives
+        computed values only (``g[:12]``)."""
+        if isinstance(n, slice):
+            return self.values[n]
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise IndexError(f"heap sizes are whole numbers 0 or more, not {n!r}")
         if n < len(self.values):
