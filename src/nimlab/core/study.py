@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_VALUES",
     "GRUNDY_SECONDS",
     "MAX_QUOTIENT_HEAP",
+    "MAX_VALUES",
     "QUOTIENT_SECONDS",
     "GrundyValues",
     "Quotient",
@@ -38,6 +39,9 @@ GRUNDY_SECONDS = 60.0
 """The longest :func:`grundy` computes unless told: then it returns the values so far."""
 QUOTIENT_SECONDS = 60.0
 """The longest :func:`quotient` computes unless told."""
+MAX_VALUES = 10_000_000
+"""The most values :func:`grundy` computes (about 80 MB as a tuple of ints; ``nimlab grundy``
+at the command line goes further)."""
 MAX_QUOTIENT_HEAP = 1000
 """The largest heap bound :func:`quotient` accepts."""
 
@@ -137,7 +141,8 @@ def grundy(
     ``game`` is what :class:`~nimlab.core.game.Game` takes: ``"kayles"``, ``"0.77"``,
     ``"dawson"``, a :class:`~nimlab.core.ruleset.Ruleset`. Grundy values are those of normal
     play; misère play and end positions do not change them. With ``prove=True`` the values are
-    computed until the period is proven, at most ``n`` of them. At most ``seconds`` of work:
+    computed until the period is proven, at most ``n`` of them (``n`` is at most
+    :data:`MAX_VALUES`). At most ``seconds`` of work:
     then the values so far come back with ``stopped="time"``. Raises
     :class:`~nimlab.core.errors.RulesetError` for rules that are not understood and
     ``ValueError`` for a count out of range.
@@ -151,8 +156,8 @@ def grundy(
     from nimlab.theory.grundy import GrundyRun
 
     ruleset = as_ruleset(game)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n is how many values to compute, a whole number 1 or more, not {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_VALUES:
+        raise ValueError(f"n is how many values to compute, 1 to {MAX_VALUES:,}, not {n!r}")
     seq = GrundyRun(ruleset.rule, n, prove=prove).run(seconds=seconds)
     values = tuple(int(v) for v in seq.values)
     if seq.proven and seq.period is not None:
