@@ -180,7 +180,7 @@ def _rows_svg(board: Rows, wins: list[Move]) -> str:
 def analysis_html(a: Analysis) -> str:
     """An analysis as HTML: the board with its winning moves marked, the outcome, the Grundy
     value, and the explanation. O(objects drawn + moves)."""
-    from nimlab.core.analysis import display_heaps
+    from nimlab.core.analysis import describe_move, display_heaps
 
     winning = [m.move for m in a.winning_moves]
     if a.terminal:
@@ -193,14 +193,16 @@ def analysis_html(a: Analysis) -> str:
         verdict = "a loss for the player to move (P-position)"
     facts = [
         f"<b>{escape(a.ruleset.game.title)}</b>{' (misère)' if a.ruleset.misere else ''}",
-        f"Position {escape(_listed(display_heaps(a.board)))}: {verdict}",
+        f"position {escape(_listed(display_heaps(a.board)))}: {verdict}",
     ]
     if a.grundy is not None:
         facts.append(f"Grundy value {a.grundy}")
     if a.remoteness is not None:
         facts.append(f"remoteness {a.remoteness}")
     if winning:
-        facts.append("winning moves: " + ", ".join(escape(str(m)) for m in winning[:12]))
+        listed = "; ".join(f"{describe_move(m, a.board)} ({m})" for m in winning[:12])
+        more = f" and {len(winning) - 12:,} more" if len(winning) > 12 else ""
+        facts.append(f"winning {'move' if len(winning) == 1 else 'moves'}: {escape(listed)}{more}")
     lines = escape("\n".join(a.explanation))
     return (
         "<div class='nimlab-analysis'>"
