@@ -171,3 +171,9 @@ def test_nimlab_ships_py_typed_and_a_users_script_passes_mypy_strict(tmp_path: P
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_analysis_of_three_players_names_its_model_and_claims_no_two_player_outcome() -> None:
+    for model in ("paranoid", "li"):
+        html = nimlab.analyze("nim", [1, 2, 3], players=3, model=model)._repr_html_()
+        assert f"3 players, {model} model" in html and "P-position" not in html

@@ -185,6 +185,8 @@ def analysis_html(a: Analysis) -> str:
     winning = [m.move for m in a.winning_moves]
     if a.terminal:
         verdict = "an end position: no move is left"
+    elif a.players > 2:  # the explanation below says what the model proves
+        verdict = f"{a.players} players, {a.model} model" + ("" if a.proven else ", not proven")
     elif a.outcome is None:
         verdict = "not proven within the budget"
     elif str(a.outcome) == "N":
