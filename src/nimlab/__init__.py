@@ -19,7 +19,7 @@ and, for a notebook or a script, three questions that take a game as ``Game`` ta
 
 Positions, games, analyses, Grundy values and quotients draw themselves in Jupyter.
 
-The names below are imported on first use (PEP 562), so ``import nimlab.storage`` or
+nimlab's names are imported on first use (PEP 562), so ``import nimlab.storage`` or
 ``nimlab --help`` do not load the engine, NumPy or Numba.
 """
 
