@@ -6,7 +6,20 @@ The core types, in the style of python-chess::
     >>> ruleset = Ruleset.parse("nim misere defaults")
     >>> game = Game(ruleset, [3, 4, 5], ["human:Ann", "bot:perfect:Hal"])
 
-The names below are imported on first use (PEP 562), so ``import nimlab.storage`` or
+and, for a notebook or a script, three questions that take a game as ``Game`` takes its rules
+(text such as ``"kayles"`` or ``"0.77"``, or a ``Ruleset``) and answer with plain ints::
+
+    >>> import nimlab
+    >>> nimlab.analyze("nim", [3, 4, 5]).grundy
+    2
+    >>> nimlab.grundy("kayles", 12).values
+    (0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6)
+    >>> nimlab.quotient("kayles").proven
+    True
+
+Positions, games, analyses, Grundy values and quotients draw themselves in Jupyter.
+
+nimlab's names are imported on first use (PEP 562), so ``import nimlab.storage`` or
 ``nimlab --help`` do not load the engine, NumPy or Numba.
 """
 
@@ -49,6 +62,10 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_END_POSITIONS": "nimlab.core.ruleset",
     "Ruleset": "nimlab.core.ruleset",
     "Outcome": "nimlab.theory.outcome",
+    "GrundyValues": "nimlab.core.study",
+    "Quotient": "nimlab.core.study",
+    "grundy": "nimlab.core.study",
+    "quotient": "nimlab.core.study",
 }
 
 __all__ = [
@@ -63,6 +80,7 @@ __all__ = [
     "GameRecord",
     "GameSetup",
     "GameState",
+    "GrundyValues",
     "IllegalMoveError",
     "InvalidMoveError",
     "Move",
@@ -73,16 +91,19 @@ __all__ = [
     "PlayerError",
     "Position",
     "PositionError",
+    "Quotient",
     "Rows",
     "Ruleset",
     "RulesetError",
     "Turn",
     "analyze",
     "board_for",
+    "grundy",
     "load_game",
     "make_bot",
     "parse_bot",
     "parse_game",
+    "quotient",
 ]
 
 if TYPE_CHECKING:
@@ -105,6 +126,7 @@ if TYPE_CHECKING:
     from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
     from nimlab.core.setup import GameSetup
     from nimlab.core.state import GameState
+    from nimlab.core.study import GrundyValues, Quotient, grundy, quotient
     from nimlab.theory.outcome import Outcome
 
 

@@ -448,6 +448,12 @@ class Analysis:
 
         return nim_sum(self.board.heaps)
 
+    def _repr_html_(self) -> str:
+        """The board with its winning moves marked, and the explanation (Jupyter shows this)."""
+        from nimlab.core.render import analysis_html
+
+        return analysis_html(self)
+
     def to_json(self) -> dict[str, Any]:
         """The ``analyze --json`` object."""
         out: dict[str, Any] = {

@@ -188,6 +188,12 @@ class Game:
     def to_move(self) -> Player:
         return self.players[self._state.to_move]
 
+    def _repr_html_(self) -> str:
+        """The board and whose turn it is (Jupyter shows this)."""
+        from nimlab.core.render import game_html
+
+        return game_html(self)
+
     @property
     def state(self) -> GameState:
         """The current moment of the game as an immutable :class:`GameState` (the session

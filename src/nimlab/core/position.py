@@ -266,6 +266,12 @@ class Position:
     def pile_count(self) -> int:
         return len(self.heaps)
 
+    def _repr_svg_(self) -> str:
+        """The piles drawn as matches (Jupyter shows this)."""
+        from nimlab.core.render import board_svg
+
+        return board_svg(self)
+
     def to_json(self) -> list[int]:
         return list(self.heaps)
 
@@ -374,6 +380,12 @@ class Rows:
             "".join(("*" * n) if i % 2 == 0 else ("x" * n if n else "|") for i, n in enumerate(row))
             for row in self.rows
         ]
+
+    def _repr_svg_(self) -> str:
+        """The rows drawn as stones (Jupyter shows this)."""
+        from nimlab.core.render import board_svg
+
+        return board_svg(self)
 
     def to_json(self) -> list[str]:
         return self.to_strings()

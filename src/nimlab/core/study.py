@@ -1,0 +1,315 @@
+"""Grundy values and misère quotients of a game, for people working in Python or a notebook.
+
+:func:`grundy` and :func:`quotient` take a game as :class:`~nimlab.core.game.Game` takes its
+rules (text such as ``"kayles"`` or ``"0.77"``, or a :class:`~nimlab.core.ruleset.Ruleset`)
+and answer with plain Python values (``int``, ``tuple``), never NumPy scalars. A period is
+reported only with the argument that proves it; a repetition seen in the computed values but
+not proven is reported apart, as a guess (:attr:`GrundyValues.guessed_period`).
+
+Both results render in Jupyter (:mod:`nimlab.core.render`): a Grundy sequence as a small plot,
+a quotient as its table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, overload
+
+from nimlab.core.errors import RulesetError
+from nimlab.core.ruleset import Ruleset, as_ruleset
+
+if TYPE_CHECKING:
+    from nimlab.theory.quotient import MisereQuotient
+
+__all__ = [
+    "DEFAULT_VALUES",
+    "GRUNDY_SECONDS",
+    "MAX_QUOTIENT_HEAP",
+    "MAX_VALUES",
+    "QUOTIENT_SECONDS",
+    "GrundyValues",
+    "Quotient",
+    "grundy",
+    "quotient",
+]
+
+DEFAULT_VALUES = 1000
+"""How many values :func:`grundy` computes unless told (with ``prove=True``: the most)."""
+GRUNDY_SECONDS = 60.0
+"""The longest :func:`grundy` computes unless told: then it returns the values so far."""
+QUOTIENT_SECONDS = 60.0
+"""The longest :func:`quotient` computes unless told."""
+MAX_VALUES = 10_000_000
+"""The most values :func:`grundy` computes (about 80 MB as a tuple of ints; ``nimlab grundy``
+at the command line goes further)."""
+MAX_QUOTIENT_HEAP = 1000
+"""The largest heap bound :func:`quotient` accepts."""
+
+
+@dataclass(frozen=True)
+class GrundyValues:
+    """The Grundy values ``G(0) .. G(len(values) - 1)`` of one heap of a game.
+
+    ``period`` and ``preperiod`` are set only when the period is **proven** (then
+    ``G(n + period) = G(n)`` for every ``n >= preperiod``, forever) and ``proof`` says by which
+    argument and what was checked. When the values repeat but no theorem proves it,
+    ``period``/``preperiod``/``proof`` are ``None`` and ``guessed_period``/``guessed_preperiod``
+    hold the repetition seen: a guess, not a claim. ``stopped`` is ``"time"`` when the time
+    budget ran out before the goal (the values so far are kept).
+    """
+
+    title: str
+    """The game's name, e.g. ``"Kayles (octal 0.77)"``."""
+    code: str
+    """The game's octal code, e.g. ``"0.77"``."""
+    values: tuple[int, ...]
+    period: int | None
+    preperiod: int | None
+    proof: str | None
+    """How the period is proven, in a sentence (``None`` when it is not)."""
+    guessed_period: int | None = None
+    guessed_preperiod: int | None = None
+    stopped: str | None = None
+
+    @property
+    def proven(self) -> bool:
+        """Whether the period is proven (for every heap size)."""
+        return self.period is not None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @overload
+    def __getitem__(self, n: int) -> int: ...
+    @overload
+    def __getitem__(self, n: slice) -> tuple[int, ...]: ...
+    def __getitem__(self, n: int | slice) -> int | tuple[int, ...]:
+        """``G(n)``: a computed value, or one given by the proven period. O(1). A slice gives
+        computed values only (``g[:12]``)."""
+        if isinstance(n, slice):
+            return self.values[n]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise IndexError(f"heap sizes are whole numbers 0 or more, not {n!r}")
+        if n < len(self.values):
+            return self.values[n]
+        if self.period is not None and self.preperiod is not None:
+            n0, p = self.preperiod, self.period
+            return self.values[n0 + (n - n0) % p]
+        raise IndexError(
+            f"G({n}) is beyond the {len(self.values):,} computed values and no period is proven"
+        )
+
+    def summary(self) -> str:
+        """One line: what was computed and what is proven."""
+        head = f"Grundy values of {self.title}: {len(self.values):,} computed"
+        if self.period is not None:
+            return f"{head}; period {self.period:,} from heap {self.preperiod:,}, proven"
+        if self.guessed_period is not None:
+            return (
+                f"{head}; they seem to repeat with period {self.guessed_period:,} from heap "
+                f"{self.guessed_preperiod:,} (a guess: not proven)"
+            )
+        return f"{head}; no period found"
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        period = (
+            f"period={self.period}, preperiod={self.preperiod}, proven"
+            if self.period is not None
+            else f"guessed_period={self.guessed_period}, not proven"
+        )
+        return f"<GrundyValues of {self.title}: {len(self.values):,} values, {period}>"
+
+    def _repr_svg_(self) -> str:
+        from nimlab.core.render import grundy_svg
+
+        return grundy_svg(self)
+
+
+def grundy(
+    game: Ruleset | str,
+    n: int = DEFAULT_VALUES,
+    *,
+    prove: bool = False,
+    seconds: float = GRUNDY_SECONDS,
+) -> GrundyValues:
+    """The Grundy values of one heap of ``game`` for heaps ``0 .. n - 1``, with the period when
+    it is proven.
+
+    ``game`` is what :class:`~nimlab.core.game.Game` takes: ``"kayles"``, ``"0.77"``,
+    ``"dawson"``, a :class:`~nimlab.core.ruleset.Ruleset`. Grundy values are those of normal
+    play; misère play and end positions do not change them. With ``prove=True`` the values are
+    computed until the period is proven, at most ``n`` of them (``n`` is at most
+    :data:`MAX_VALUES`). At most ``seconds`` of work:
+    then the values so far come back with ``stopped="time"``. Raises
+    :class:`~nimlab.core.errors.RulesetError` for rules that are not understood and
+    ``ValueError`` for a count out of range.
+
+    >>> g = grundy("kayles", 1000, prove=True)
+    >>> g.values[:12]
+    (0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6)
+    >>> g.period, g.preperiod
+    (12, 71)
+    """
+    from nimlab.theory.grundy import GrundyRun
+
+    ruleset = as_ruleset(game)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_VALUES:
+        raise ValueError(f"n is how many values to compute, 1 to {MAX_VALUES:,}, not {n!r}")
+    seq = GrundyRun(ruleset.rule, n, prove=prove).run(seconds=seconds)
+    values = tuple(int(v) for v in seq.values)
+    if seq.proven and seq.period is not None:
+        return GrundyValues(
+            title=ruleset.game.title,
+            code=ruleset.rule.code,
+            values=values,
+            period=int(seq.period),
+            preperiod=int(seq.preperiod or 0),
+            proof=("Guy–Smith theorem: " if seq.proof == "guy-smith" else "window argument: ")
+            + seq.certificate(),
+            stopped=seq.stopped,
+        )
+    return GrundyValues(
+        title=ruleset.game.title,
+        code=ruleset.rule.code,
+        values=values,
+        period=None,
+        preperiod=None,
+        proof=None,
+        guessed_period=None if seq.period is None else int(seq.period),
+        guessed_preperiod=None if seq.preperiod is None else int(seq.preperiod),
+        stopped=seq.stopped,
+    )
+
+
+@dataclass(frozen=True)
+class Quotient:
+    """The misère quotient of a game: a finite commutative monoid that decides misère play of
+    every sum of heaps it covers (:meth:`outcome`).
+
+    ``order`` elements (numbered ``0 .. order - 1``, ``0`` the empty position, ``elements[x]``
+    a word in the generators), the P-portion ``p_elements``, the element of one heap of ``h``
+    objects ``heap_images[h]`` (``h <= heap_bound``) and the multiplication ``table``.
+    ``proven`` is True when the periodicity test proves the quotient for every heap size (then
+    ``period`` and ``preperiod`` say how the heap images repeat); otherwise it holds, verified,
+    for heaps up to ``heap_bound`` only. ``reason`` says which. ``theory`` is the
+    :class:`~nimlab.theory.quotient.MisereQuotient` itself.
+    """
+
+    title: str
+    theory: MisereQuotient = field(repr=False)
+
+    @property
+    def order(self) -> int:
+        return self.theory.order
+
+    @property
+    def elements(self) -> tuple[str, ...]:
+        return self.theory.elements
+
+    @property
+    def p_elements(self) -> tuple[str, ...]:
+        """The names of the elements in the P-portion."""
+        return tuple(self.theory.elements[x] for x in self.theory.p_elements)
+
+    @property
+    def heap_images(self) -> tuple[str, ...]:
+        """The names of the elements of heaps ``0 .. heap_bound``."""
+        return tuple(self.theory.elements[x] for x in self.theory.heap_images)
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return self.theory.relations
+
+    @property
+    def table(self) -> tuple[tuple[int, ...], ...]:
+        return self.theory.table
+
+    @property
+    def heap_bound(self) -> int:
+        return self.theory.heap_bound
+
+    @property
+    def proven(self) -> bool:
+        return self.theory.proven
+
+    @property
+    def period(self) -> int | None:
+        """The period of the heap images, set only when the quotient is proven."""
+        return self.theory.period if self.theory.proven else None
+
+    @property
+    def preperiod(self) -> int | None:
+        return self.theory.preperiod if self.theory.proven else None
+
+    @property
+    def reason(self) -> str:
+        return self.theory.reason
+
+    def outcome(self, position: list[int] | tuple[int, ...]) -> str:
+        """``"P"`` or ``"N"``: the misère outcome of a sum of heaps, read off the quotient.
+        O(heaps); raises :class:`~nimlab.theory.quotient.QuotientError` for a heap it does not
+        cover."""
+        return str(self.theory.outcome(tuple(sorted(position))))
+
+    def summary(self) -> str:
+        """One line: the order, the P-portion, and what is proven."""
+        head = (
+            f"Misère quotient of {self.title}: order {self.order}, P-portion "
+            f"{{{', '.join(self.p_elements)}}}"
+        )
+        if self.proven:
+            return f"{head}; proven for every heap size"
+        return f"{head}; verified for heaps up to {self.heap_bound} (not proven beyond)"
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        from nimlab.core.render import quotient_html
+
+        return quotient_html(self)
+
+
+def quotient(
+    game: Ruleset | str,
+    max_heap: int = 200,
+    *,
+    seconds: float = QUOTIENT_SECONDS,
+) -> Quotient:
+    """The misère quotient of ``game`` over sums of heaps of at most ``max_heap`` objects (the
+    computation stops earlier once the quotient is proven for every heap size).
+
+    ``game`` is what :class:`~nimlab.core.game.Game` takes (``"kayles"``, ``"0.77"``, a
+    :class:`~nimlab.core.ruleset.Ruleset`); misère play is implied. Raises
+    :class:`~nimlab.core.errors.RulesetError` for a game without one here (infinite digits,
+    end positions, splits that remove nothing), ``ValueError`` for a bound out of range, and
+    :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
+
+    >>> q = quotient("kayles")
+    >>> q.order, q.proven
+    (40, True)
+    """
+    from nimlab.theory.budget import Budget
+    from nimlab.theory.quotient import QuotientError, misere_quotient
+
+    ruleset = as_ruleset(game)
+    if isinstance(max_heap, bool) or not isinstance(max_heap, int):
+        raise ValueError(f"max_heap is a whole number, not {max_heap!r}")
+    if not 0 <= max_heap <= MAX_QUOTIENT_HEAP:
+        raise ValueError(f"max_heap is 0 to {MAX_QUOTIENT_HEAP}, not {max_heap}")
+    rule = ruleset.rule
+    if rule.tail:
+        raise RulesetError(
+            f"{ruleset.game.title} has infinitely many digits: misère quotients are computed "
+            "for finite octal codes like 0.77"
+        )
+    if ruleset.end_positions:
+        raise RulesetError("a misère quotient is computed for rules without extra end positions")
+    try:
+        q = misere_quotient(rule, max_heap, budget=Budget(seconds=seconds))
+    except QuotientError as e:
+        raise RulesetError(str(e)) from None
+    return Quotient(title=ruleset.game.title, theory=q)

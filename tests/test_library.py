@@ -1,0 +1,179 @@
+"""The notebook-first library: top-level grundy/quotient/analyze answer with plain ints and
+honest proofs, and positions, games, analyses, sequences and quotients draw themselves."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nimlab
+from nimlab.core.errors import RulesetError
+from nimlab.theory.grundy import naive_grundy
+from nimlab.theory.octal import TakeAndBreak
+
+
+def _plain(value: object) -> bool:
+    return type(value) is int
+
+
+def test_grundy_values_are_plain_ints_equal_to_the_reference() -> None:
+    g = nimlab.grundy("kayles", 60)
+    assert len(g) == 60
+    assert all(_plain(v) for v in g.values)
+    assert list(g.values) == naive_grundy(TakeAndBreak.octal("0.77"), 60)
+
+
+codes = st.builds(
+    lambda d0, digits, last: f"{d0}." + "".join(map(str, digits)) + str(last),
+    st.sampled_from(["0", "4"]),
+    st.lists(st.integers(0, 7), max_size=2),
+    st.integers(1, 7),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(code=codes, n=st.integers(1, 40))
+def test_grundy_of_any_octal_game_agrees_with_the_reference_and_proves_only_what_holds(
+    code: str, n: int
+) -> None:
+    g = nimlab.grundy(code, n, prove=True)
+    rule = TakeAndBreak.octal(code)
+    assert list(g.values) == naive_grundy(rule, len(g.values))
+    if g.proven:  # a proven period holds beyond the values computed
+        far = 3 * len(g.values) + 20
+        assert [g[k] for k in range(far)] == naive_grundy(rule, far)
+    else:
+        assert g.period is None and g.preperiod is None and g.proof is None
+
+
+def test_a_period_comes_only_with_its_proof() -> None:
+    short = nimlab.grundy("0.77", 100)  # Kayles repeats from 71 with period 12: too few to prove
+    assert short.period is None and short.preperiod is None and short.proof is None
+    assert not short.proven
+    assert (short.guessed_period, short.guessed_preperiod) == (12, 71)
+    assert "guess" in short.summary()
+    proven = nimlab.grundy(nimlab.Ruleset.parse("kayles"), 400, prove=True)
+    assert (proven.period, proven.preperiod) == (12, 71)
+    assert proven.proof is not None and proven.proof.startswith("Guy–Smith theorem")
+    assert proven.guessed_period is None
+    assert all(_plain(x) for x in (proven.period, proven.preperiod))
+    assert proven[10_000] == proven[71 + (10_000 - 71) % 12]
+    with pytest.raises(IndexError):
+        short[10_000]
+
+
+def test_grundy_refuses_what_it_cannot_read() -> None:
+    with pytest.raises(RulesetError):
+        nimlab.grundy("no such game", 10)
+    for n in (0, 10**12, 2.5):
+        with pytest.raises(ValueError, match="how many values"):
+            nimlab.grundy("kayles", n)  # type: ignore[arg-type]
+
+
+def test_quotient_of_kayles() -> None:
+    q = nimlab.quotient("kayles")
+    assert q.proven and _plain(q.order) and q.order == len(q.elements)
+    assert q.outcome([1]) == "P" and q.outcome([1, 1]) == "N"
+    assert q.period is not None
+    html = q._repr_html_()
+    assert "<table" in html and html.count("<tr>") == q.order + 1
+
+
+def test_quotient_refuses_an_infinite_game() -> None:
+    with pytest.raises(RulesetError, match="infinitely many digits"):
+        nimlab.quotient("nim")
+
+
+def test_analyze_accepts_text_and_plain_lists_and_answers_plain_ints() -> None:
+    a = nimlab.analyze("nim", [3, 4, 5])
+    assert _plain(a.grundy) and a.grundy == 2
+    assert _plain(a.remoteness)
+    for m in a.moves:
+        assert all(_plain(h) for h in m.result)
+
+
+def _svg(text: str) -> ET.Element:
+    root = ET.fromstring(text)
+    assert root.tag.endswith("svg")
+    return root
+
+
+def test_a_position_draws_its_piles_and_an_analysis_marks_its_winning_move() -> None:
+    svg = _svg(nimlab.Position.of([3, 4, 5])._repr_svg_())
+    heads = [e for e in svg.iter() if e.tag.endswith("ellipse")]
+    assert len(heads) == 12  # one match head per object
+    html = nimlab.analyze("nim", [3, 4, 5])._repr_html_()
+    assert "-2" in html  # the only winning move takes 2 from pile 1
+    svg = _svg(re.search(r"<svg.*?</svg>", html, re.S).group(0))  # type: ignore[union-attr]
+    assert sum(1 for e in svg.iter() if e.get("fill") == "#7fdc9f") == 1
+
+
+def test_huge_positions_draw_a_bounded_picture() -> None:
+    piles = nimlab.Position.of([10**9] * 10_000)._repr_svg_()
+    assert len(piles) < 300_000 and "first 40 drawn" in piles
+    rows = nimlab.Rows.full([10**9, 5])._repr_svg_()
+    assert len(rows) < 50_000 and "1,000,000,000 in all" in rows
+
+
+def test_rows_draw_as_stones_with_winning_stones_ringed() -> None:
+    rows = nimlab.Rows.from_strings(["***x**"])
+    svg = _svg(rows._repr_svg_())
+    circles = [e for e in svg.iter() if e.tag.endswith("circle")]
+    assert len(circles) == 6  # five stones and one gap
+    html = nimlab.analyze("kayles", rows)._repr_html_()
+    assert "stroke='#7fdc9f'" in html
+
+
+def test_a_game_and_a_grundy_sequence_draw_themselves() -> None:
+    game = nimlab.Game("nim", [1, 2], ["human:Ann", "bot:perfect:Hal"])
+    assert "Ann to move" in game._repr_html_()
+    g = nimlab.grundy("dawson", 50)
+    svg = _svg(g._repr_svg_())
+    points = [e for e in svg.iter() if e.tag.endswith("circle")]
+    assert len(points) == 50
+
+
+def test_nimlab_ships_py_typed_and_a_users_script_passes_mypy_strict(tmp_path: Path) -> None:
+    import nimlab as package
+
+    assert (Path(package.__file__).parent / "py.typed").is_file()
+    script = tmp_path / "study.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import nimlab
+
+            g = nimlab.grundy("kayles", 100)
+            first: int = g.values[0]
+            period: int | None = g.period
+            order: int = nimlab.quotient("kayles").order
+            value: int | None = nimlab.analyze("nim", [3, 4, 5]).grundy
+            game = nimlab.Game("nim misere", [3, 4, 5], ["human:Ann", "bot:perfect:Hal"])
+            game.push("1 1")
+            print(first, period, order, value, game.position)
+            """
+        )
+    )
+    # run from the script's folder, so that mypy finds nimlab as installed (not the source tree)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", script.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_analysis_of_three_players_names_its_model_and_claims_no_two_player_outcome() -> None:
+    for model in ("paranoid", "li"):
+        html = nimlab.analyze("nim", [1, 2, 3], players=3, model=model)._repr_html_()
+        assert f"3 players, {model} model" in html and "P-position" not in html
