@@ -8,8 +8,12 @@ import asyncio
 import http.client
 import json
 import os
+import shlex
 import shutil
+import signal
 import subprocess
+import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -167,3 +171,117 @@ async def _first_message(url: str) -> Any:
 
     async with websockets.connect(url, open_timeout=120) as ws:
         return json.loads(await asyncio.wait_for(ws.recv(), 120))
+
+
+# -- the systemd unit and the container recipe, run as docs/deploy.md writes them -----------------
+# Neither systemd nor a container engine runs here, so the test runs what they would run: the
+# unit's Environment= lines and ExecStart=, the recipe's ENV, CMD and HEALTHCHECK, with the
+# guide's folders moved into the test's own folder and its fixed port replaced by a free one.
+
+DEPLOY = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
+
+
+def _block(kind: str) -> list[str]:
+    """The lines of the first ```kind block of docs/deploy.md."""
+    text = DEPLOY.read_text(encoding="utf-8")
+    body = text.split(f"```{kind}\n", 1)[1].split("```", 1)[0]
+    return body.splitlines()
+
+
+def _moved(text: str, folders: dict[str, Path]) -> str:
+    for old, new in folders.items():
+        text = text.replace(old, str(new))
+    return text
+
+
+def _run_until_healthy(
+    command: list[str], env: dict[str, str], port: int
+) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        command, env=dict(os.environ) | env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/healthz")
+    except OSError:
+        proc.kill()
+        raise AssertionError(proc.communicate()[1].decode()) from None
+    return proc
+
+
+def _stop(proc: subprocess.Popen[bytes], within: float) -> None:
+    proc.terminate()  # SIGTERM, as KillSignal= and STOPSIGNAL say
+    try:
+        # after its graceful stop Uvicorn ends by the signal it caught, which systemd and
+        # container engines count as a clean stop
+        assert proc.wait(within) in (0, -signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_the_systemd_unit_runs_as_written(tmp_path: Path) -> None:
+    unit = _block("ini")
+    bin_dir = Path(sys.executable).parent
+    folders = {
+        "/var/lib/nimlab": tmp_path / "state",
+        "/etc/nimlab": tmp_path / "etc",
+        "/opt/nimlab/.venv/bin": bin_dir,
+    }
+    for folder in folders.values():
+        folder.mkdir(exist_ok=True)
+    port = free_port()
+    (tmp_path / "etc" / "nimlab.toml").write_text(f"port = {port}\n", encoding="utf-8")
+    (tmp_path / "etc" / "admin-token").write_text("s3cret-token\n", encoding="utf-8")
+    env: dict[str, str] = {}
+    command: list[str] = []
+    stop_within = 90.0
+    for line in unit:
+        key, _, value = line.partition("=")
+        if key == "Environment":
+            name, _, setting = value.partition("=")
+            env[name] = _moved(setting, folders)
+        elif key == "ExecStart":
+            command = _moved(value, folders).split()
+        elif key == "TimeoutStopSec":
+            stop_within = float(value)
+    assert command and Path(command[0]).exists(), command
+    proc = _run_until_healthy(command, env, port)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=60) as r:
+            assert r.status == 200
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/history/1", method="DELETE")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=60)  # the token file is in force
+        assert refused.value.code == 401
+    finally:
+        _stop(proc, stop_within)
+    assert (tmp_path / "state" / "nimlab.db").exists()
+
+
+def test_the_container_recipe_runs_as_written(tmp_path: Path) -> None:
+    recipe = _block("dockerfile")
+    port = free_port()
+    folders = {"/data": tmp_path / "data", "8000": str(port)}
+    (tmp_path / "data").mkdir()
+    env: dict[str, str] = {}
+    command: list[str] = []
+    health: list[str] = []
+    for line in recipe:
+        instruction, _, rest = line.partition(" ")
+        if instruction == "ENV":
+            for pair in rest.split():
+                name, _, value = pair.partition("=")
+                env[name] = _moved(value, folders)
+        elif instruction == "CMD":
+            command = json.loads(rest)
+        elif instruction == "HEALTHCHECK":
+            health = shlex.split(_moved(rest.removeprefix("CMD "), folders))
+    assert command[0] == "nimlab" and health[0] == "python", (command, health)
+    bin_dir = Path(sys.executable).parent
+    proc = _run_until_healthy([str(bin_dir / command[0]), *command[1:]], env, port)
+    try:
+        check = subprocess.run([sys.executable, *health[1:]], capture_output=True, timeout=120)
+        assert check.returncode == 0, check.stderr.decode()
+    finally:
+        _stop(proc, 60)
+    assert (tmp_path / "data" / "nimlab.db").exists()
