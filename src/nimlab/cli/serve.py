@@ -431,11 +431,22 @@ GC_THRESHOLD = 20_000
 makes the collector run every few requests; the server's objects are short-lived)."""
 
 
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread running Python code keeps the interpreter lock while another thread waits
+for it (Python's default is 0.005). The event loop gives the lock up at each of its system calls
+and then waits this long for it whenever an engine thread runs Python code (a bot's paranoid
+search). With the default, two people's moves beside 20 heavy games of bots had a 99th
+percentile about 2.7 times as high as with this value (median of five runs of
+``bench/bench_abuse.py --only heavy-bots``)."""
+
+
 def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None = None) -> None:
     """Serve ``app`` on a bound socket until stopped, the way ``nimlab serve`` does: timed
     connections, bounded request heads and WebSocket messages, no server header; the objects
-    made while starting are frozen out of garbage collection, which then runs less often."""
+    made while starting are frozen out of garbage collection, which then runs less often, and
+    threads take turns with the event loop every :data:`SWITCH_INTERVAL` seconds."""
     import gc
+    import sys
 
     import uvicorn
 
@@ -461,6 +472,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_THRESHOLD, 20, 20)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     _stopping_server(config, s.shutdown_timeout).run(sockets=[sock])
 
 

@@ -22,7 +22,7 @@ GROW = 1
 RARE_FULL = 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def plain_extend(  # type: ignore[no-untyped-def]
     g, start, stop, digits, tail, d0, seen, cum, cum_upto, unequal
 ):
@@ -87,7 +87,7 @@ def plain_extend(  # type: ignore[no-untyped-def]
     return stop, cum_upto, DONE
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def parity_table(mask, size):  # type: ignore[no-untyped-def]
     """``table[v] = popcount(v & mask) & 1`` for ``0 <= v < size``."""
     table = np.zeros(size, np.uint8)
@@ -101,7 +101,7 @@ def parity_table(mask, size):  # type: ignore[no-untyped-def]
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_rare(g, n, partab, positional, k0):  # type: ignore[no-untyped-def]
     """How many heaps 1 <= i < n are *rare*: ``partab[G(i)] == positional & ((i - k0) & 1)``."""
     count = 0
@@ -111,7 +111,7 @@ def count_rare(g, n, partab, positional, k0):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def collect_rare(g, n, partab, positional, k0, rare_pos, rare_val):  # type: ignore[no-untyped-def]
     """Write the rare heaps 1 <= i < n (ascending) and their values; return how many."""
     count = 0
@@ -123,7 +123,7 @@ def collect_rare(g, n, partab, positional, k0, rare_pos, rare_val):  # type: ign
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sparse_extend(  # type: ignore[no-untyped-def]
     g,
     start,
@@ -274,7 +274,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     return stop, nrare, nhot, DONE
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[no-untyped-def]
     """Look for periods p = 1 .. pmax of ``g[:count]``.
 

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 __all__ = ["paranoid_pass"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def paranoid_pass(
     r0: int,
     r1: int,

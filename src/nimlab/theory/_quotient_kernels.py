@@ -46,7 +46,7 @@ _NS, _POOL, _HEAP, _CS, _CO, _STOP, _MARK, _POPPED, _OLD, _ONLY, _MARKED, _TARGE
 )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mix(x: Any) -> Any:  # pragma: no cover - compiled
     """A 64-bit mixer (splitmix64's finaliser) of an unsigned 64-bit integer."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -54,7 +54,7 @@ def _mix(x: Any) -> Any:  # pragma: no cover - compiled
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mixed(m: int) -> Any:  # pragma: no cover - compiled
     """``_mix(x)`` for every element ``x < m`` (the summands of :func:`_hash`)."""
     out = np.empty(m, dtype=np.uint64)
@@ -63,7 +63,7 @@ def _mixed(m: int) -> Any:  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hash(q: int, pool: Any, a: int, b: int) -> int:  # pragma: no cover - compiled
     """The hash of state ``(q, set(pool[a:b]))``: independent of the order of the set (a sum of
     mixed elements), so option sets need not be sorted."""
@@ -73,7 +73,7 @@ def _hash(q: int, pool: Any, a: int, b: int) -> int:  # pragma: no cover - compi
     return int(h >> np.uint64(1))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rehash(hcap: int, qs: Any, tptr: Any, pool: Any, n: int) -> Any:  # pragma: no cover
     table = np.full(hcap, -1, dtype=np.int32)
     mask = hcap - 1
@@ -85,7 +85,7 @@ def _rehash(hcap: int, qs: Any, tptr: Any, pool: Any, n: int) -> Any:  # pragma:
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _push(heap: Any, size: int, key: int) -> int:  # pragma: no cover - compiled
     i = size
     heap[i] = key
@@ -98,7 +98,7 @@ def _push(heap: Any, size: int, key: int) -> int:  # pragma: no cover - compiled
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pop(heap: Any, size: int) -> int:  # pragma: no cover - compiled
     top = heap[0]
     size -= 1
@@ -118,7 +118,7 @@ def _pop(heap: Any, size: int) -> int:  # pragma: no cover - compiled
     return int(top)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _explore(
     act: Any,
     optcol: Any,

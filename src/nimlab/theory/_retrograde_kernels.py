@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 __all__ = ["solve_table", "solve_table_any_take"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_table(
     max_piles: int,
     digits: NDArray[np.int64],
@@ -159,7 +159,7 @@ def solve_table(
                 c[u] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_table_any_take(
     max_heap: int,
     max_piles: int,

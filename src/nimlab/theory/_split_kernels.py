@@ -85,13 +85,13 @@ _PAGE_MASK = (1 << PAGE_BITS) - 1
 _INDEX_MASK = (1 << INDEX_BITS) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _home(tagged: int, shift: int) -> int:
     h = np.uint64(tagged) * np.uint64(_GOLDEN)
     return int(np.int64(h >> np.uint64(shift)))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _page_row(directory: NDArray[np.int64], shift: int, page: int) -> int:
     """The row of ``page`` in the pages, or -1 when it has none. O(1) expected."""
     mask = directory.shape[0] - 1
@@ -106,7 +106,7 @@ def _page_row(directory: NDArray[np.int64], shift: int, page: int) -> int:
         s = (s + 1) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _add_page(directory: NDArray[np.int64], shift: int, page: int, row: int) -> None:
     mask = directory.shape[0] - 1
     tagged = page + 1
@@ -116,7 +116,7 @@ def _add_page(directory: NDArray[np.int64], shift: int, page: int, row: int) -> 
     directory[s] = (tagged << INDEX_BITS) | row
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rehash_directory(old: NDArray[np.int64], new: NDArray[np.int64], new_shift: int) -> None:
     """Insert every entry of directory ``old`` into the empty directory ``new``."""
     for s in range(old.shape[0]):
@@ -125,7 +125,7 @@ def rehash_directory(old: NDArray[np.int64], new: NDArray[np.int64], new_shift: 
             _add_page(new, new_shift, (e >> INDEX_BITS) - 1, e & _INDEX_MASK)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def lookup(pages: NDArray[np.uint16], directory: NDArray[np.int64], shift: int, key: int) -> int:
     """The code stored for ``key``, or -1 when it is not stored. O(1) expected."""
     r = _page_row(directory, shift, key >> PAGE_BITS)
@@ -134,7 +134,7 @@ def lookup(pages: NDArray[np.uint16], directory: NDArray[np.int64], shift: int, 
     return int(np.int64(pages[r, key & _PAGE_MASK])) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _is_end(ends: NDArray[np.int64], key: int) -> bool:
     if ends.shape[0] == 0:
         return False
@@ -142,7 +142,7 @@ def _is_end(ends: NDArray[np.int64], key: int) -> bool:
     return bool(i < ends.shape[0] and ends[i] == key)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _init_frame(frames: NDArray[np.int64], d: int, n: int, key: int, total: int, end: bool) -> None:
     frames[d, _LEN] = n
     frames[d, _I] = n if end else 0  # an extra end position has no move to try
@@ -155,7 +155,7 @@ def _init_frame(frames: NDArray[np.int64], d: int, n: int, key: int, total: int,
     frames[d, _TOTAL] = total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def push_root(
     row: NDArray[np.int64],
     n: int,
@@ -174,7 +174,7 @@ def push_root(
     state[0] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _child_key(
     row: NDArray[np.int64],
     n: int,
@@ -213,7 +213,7 @@ def _child_key(
     return int(key)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(
     pages: NDArray[np.uint16],
     directory: NDArray[np.int64],

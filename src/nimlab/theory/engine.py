@@ -412,7 +412,11 @@ class Engine:
     """Answers for one two-player ruleset (move rule, misère or normal play, extra end
     positions). Its tables and caches persist across questions and are bounded; each question
     has its own :class:`Budget`, so one question that ran out never spoils the next.
-    Thread safe: one lock per engine serialises the searches.
+    Thread safe: one lock per engine serialises the searches that write its tables. The
+    compiled kernels release Python's global interpreter lock while they run (other threads,
+    such as a server's event loop, go on meanwhile); every kernel that writes a table kept
+    across questions runs under this lock (or the paranoid solver's own), the others only
+    write arrays of their own call.
     """
 
     def __init__(
@@ -602,15 +606,17 @@ class Engine:
         return isinstance(dense, DenseSolver) and dense.covers(position)
 
     def split_solver(self) -> SplitSolverLike | None:
-        """The compiled search for this ruleset (``None`` where it is not available)."""
+        """The compiled search for this ruleset (``None`` where it is not available). Made
+        once, under the lock: another thread never sees it missing while it is being made."""
         if not self._split_checked:
-            self._split_checked = True
-            module = _optional("nimlab.theory.splitsearch")
-            if module is None:
-                return None
-            self._split = module.SplitSolver(
-                self.rule, misere=self.misere, end_positions=self.end_positions
-            )
+            with self.lock:
+                if not self._split_checked:
+                    module = _optional("nimlab.theory.splitsearch")
+                    if module is not None:
+                        self._split = module.SplitSolver(
+                            self.rule, misere=self.misere, end_positions=self.end_positions
+                        )
+                    self._split_checked = True
         return self._split
 
     def search_cost(self, position: Canon) -> float:
