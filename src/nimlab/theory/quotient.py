@@ -1179,7 +1179,8 @@ def misere_quotient(
 
 def quotient_progress(rule: TakeAndBreak) -> MisereQuotient | None:
     """The quotient of the heaps up to where the last attempt that ran out of its budget got
-    (verified like every other; not proven for larger heaps), or ``None``. O(|Q|^2)."""
+    (verified like every other; not proven for larger heaps), or ``None``. O(q²) for a quotient
+    of q elements."""
     with _cache_lock:
         cur = _progress.get(rule)
     return None if cur is None else _result(rule, cur, None)
