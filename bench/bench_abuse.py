@@ -362,27 +362,10 @@ def main() -> None:
     parser.add_argument("--heavy", type=int, default=20)
     parser.add_argument("--registrations", type=int, default=3000)
     parser.add_argument("--restart-games", type=int, default=1100)
-    parser.add_argument(
-        "--only",
-        choices=[
-            "connections",
-            "many-pages",
-            "slow-bodies",
-            "heavy-bots",
-            "registrations",
-            "restart",
-        ],
-        action="append",
-    )
+    attacks = ["connections", "many-pages", "slow-bodies", "heavy-bots", "registrations", "restart"]
+    parser.add_argument("--only", choices=attacks, action="append")
     args = parser.parse_args()
-    todo = args.only or [
-        "connections",
-        "many-pages",
-        "slow-bodies",
-        "heavy-bots",
-        "registrations",
-        "restart",
-    ]
+    todo = args.only or attacks
     os.environ.setdefault("NIMLAB_MAX_GAMES_IN_PLAY", "5000")
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "abuse.db", free_port())
