@@ -13,9 +13,9 @@ its own with a fresh database and its default settings, while a victim on anothe
   game): all admitted, and the memory before, while held and after they closed;
 - ``slow-bodies``: ``--slow`` (default 300) requests sending their body one byte every 2 s:
   how many were cut (408) or refused (429);
-- ``heavy-bots``: ``--heavy`` (default 20) games of three perfect bots on misère Kayles, rows of
-  10 x 90 stones, each watched by one open page (they would pause unwatched), then stopped by
-  their owner token;
+- ``heavy-bots``: ``--heavy`` (default 20) games of ``--heavy-players`` (default 6) perfect
+  bots on misère Kayles, 10 rows of ``--heavy-row`` (default 100) stones, each watched by one
+  open page (they would pause unwatched), then stopped by their owner token;
 - ``registrations``: ``--registrations`` (default 3,000) players registered as fast as
   possible: how many were accepted (201) and refused (429);
 - ``restart``: ``--restart-games`` (default 1,100) games in play (from many loopback addresses,
@@ -244,10 +244,12 @@ async def slow_bodies(server: Server, count: int) -> dict[str, int]:
     return {r: results.count(r) for r in set(results)}
 
 
-async def heavy_bots(server: Server, count: int) -> tuple[list[Any], list[tuple[str, str]]]:
+async def heavy_bots(
+    server: Server, count: int, players: int, row: int
+) -> tuple[list[Any], list[tuple[str, str]]]:
     setup = {
-        "players": [{"kind": "perfect"}] * 3,
-        "piles": [90] * 10,
+        "players": [{"kind": "perfect"}] * players,
+        "piles": [row] * 10,
         "game": "kayles",
         "misere": True,
     }
@@ -333,7 +335,7 @@ async def attack(name: str, server: Server, args: argparse.Namespace) -> Any:
         print(f"  slow bodies: {await slow}")
         return lat
     if name == "heavy-bots":
-        pages, owned = await heavy_bots(server, args.heavy)
+        pages, owned = await heavy_bots(server, args.heavy, args.heavy_players, args.heavy_row)
         await asyncio.sleep(2)
         lat = await victim(server, args.moves)
         async with server.client(ATTACKER) as c:
@@ -360,6 +362,8 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=3900)
     parser.add_argument("--slow", type=int, default=300)
     parser.add_argument("--heavy", type=int, default=20)
+    parser.add_argument("--heavy-players", type=int, default=6, help="perfect bots per game")
+    parser.add_argument("--heavy-row", type=int, default=100, help="stones in each of 10 rows")
     parser.add_argument("--registrations", type=int, default=3000)
     parser.add_argument("--restart-games", type=int, default=1100)
     attacks = ["connections", "many-pages", "slow-bodies", "heavy-bots", "registrations", "restart"]
