@@ -235,6 +235,31 @@ def test_misere_quotient_strategy_agrees_with_the_exact_solver(code: str, positi
     }
 
 
+def test_a_quotient_that_ran_out_answers_the_whole_question_with_what_it_verified(
+    monkeypatch,
+) -> None:
+    """The strategy asks for the quotient in applies, value and winning moves: once this
+    question's attempt ran out, each is answered from what that attempt verified."""
+    import nimlab.theory.quotient as quotient_module
+    from nimlab.theory.budget import BudgetExceeded
+
+    rule = TakeAndBreak.octal("0.77")
+    verified = quotient_module.misere_quotient(rule, 12)
+
+    def ran_out(*args: object, **kwargs: object) -> None:
+        raise BudgetExceeded(1.0, "time")
+
+    monkeypatch.setattr(quotient_module, "quotient_for", ran_out)
+    monkeypatch.setattr(quotient_module, "quotient_progress", lambda rule: verified)
+    strategy = MisereQuotientStrategy(min_cost=0)
+    engine = Engine(rule, misere=True, strategies=(Terminal(), strategy))
+    position, budget = (9, 10, 12), Budget(seconds=60)
+    assert strategy.applies(engine, position, budget)
+    exact = ExactSolver(rule, misere=True)
+    assert strategy.value(engine, position, budget).outcome == exact.value(position).outcome
+    assert strategy.winning_moves(engine, position, None, budget) is not None
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.sampled_from(["nim", "subtraction:1,3,4", "kayles", "dawson", "octal:0.137"]),

@@ -485,10 +485,11 @@ class Engine:
         a proven quotient, periodic, answers); it stops early once proven, and a proven quotient
         covers every heap size. The attempt has :data:`QUOTIENT_SHARE` of the time left of
         ``budget`` (the question's; default :func:`interactive_budget`). One that runs out is
-        not tried again within the same question (``budget.failed``), but the next question
-        tries again, going on from what was verified (and what was verified answers when it
-        covers the heaps). A bound at which the quotient provably cannot be built (too large,
-        or infinite) is remembered for the process."""
+        not tried again within the same question (``budget.failed``: what it verified answers
+        there, every time it is asked), but the next question tries again, going on from what
+        was verified (and what was verified answers when it covers the heaps). A bound at which
+        the quotient provably cannot be built (too large, or infinite) is remembered for the
+        process."""
         if self.rule.max_take is None or not position:
             return None
         if budget is None:
@@ -498,19 +499,25 @@ class Engine:
         top = position[-1]
         bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
         bound = min(bound, QUOTIENT_HEAP_LIMIT)
-        failed_key = ("quotient", self.rule)
-        for failed in (_QUOTIENT_IMPOSSIBLE.get(self.rule), budget.failed.get(failed_key)):
-            if isinstance(failed, int) and bound >= failed:
-                return None
-        q: MisereQuotient | None
-        try:
-            q = quotient_for(self.rule, bound, budget=budget.share(QUOTIENT_SHARE))
-        except QuotientError:
-            _QUOTIENT_IMPOSSIBLE[self.rule] = min(bound, _QUOTIENT_IMPOSSIBLE.get(self.rule, bound))
+        impossible = _QUOTIENT_IMPOSSIBLE.get(self.rule)
+        if impossible is not None and bound >= impossible:
             return None
-        except BudgetExceeded:
-            budget.failed[failed_key] = bound
-            q = quotient_progress(self.rule)  # what the attempt verified stays
+        failed_key = ("quotient", self.rule)
+        ran_out = budget.failed.get(failed_key)
+        q: MisereQuotient | None
+        if isinstance(ran_out, int) and bound >= ran_out:
+            # this question's attempt ran out: it answers (and is asked again by the strategy's
+            # applies, value and winning moves) with what that attempt verified
+            q = quotient_progress(self.rule)
+        else:
+            try:
+                q = quotient_for(self.rule, bound, budget=budget.share(QUOTIENT_SHARE))
+            except QuotientError:
+                _QUOTIENT_IMPOSSIBLE[self.rule] = min(bound, impossible or bound)
+                return None
+            except BudgetExceeded:
+                budget.failed[failed_key] = bound
+                q = quotient_progress(self.rule)  # what the attempt verified stays
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
 
     def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
