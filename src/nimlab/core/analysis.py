@@ -542,7 +542,9 @@ def analyze(
         move_count=count,
         terminal=terminal,
         winning_move_count=winning_count,
-        quotient=None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c),
+        quotient=(
+            None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c, budget)
+        ),
         shortfall=ev.shortfall,
     )
     analysis.explanation.extend(explain(analysis))
@@ -913,15 +915,16 @@ def _explain_grundy(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
     return lines
 
 
-def misere_quotient_of(ruleset: Ruleset, position: Canon) -> Any:
+def misere_quotient_of(ruleset: Ruleset, position: Canon, budget: Budget | None = None) -> Any:
     """The misère quotient that covers ``position``, for misère octal games without extra end
-    positions (``None`` otherwise, or out of reach). Cost: the engine's quotient (computed once
-    per game and remembered)."""
+    positions (``None`` otherwise, or out of reach within ``budget``, the question's: the one
+    that valued the position, so that its attempt is not made twice). Cost: the engine's
+    quotient (computed once per game and remembered)."""
     r = ruleset
     if not r.misere or not r.is_textbook or r.rule.is_nim or not position:
         return None
     try:
-        return r.engine.quotient(position)
+        return r.engine.quotient(position, budget)
     except (ValueError, BudgetExceeded):
         return None
 
