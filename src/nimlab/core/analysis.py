@@ -857,8 +857,8 @@ def _explain_nim(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
         else:
             ones = sum(1 for h in best.result if h == 1)
             why = (
-                f"The heap of {heap:,} goes to {left}, leaving {ones} heap"
-                f"{'s' if ones != 1 else ''} of 1: an odd number."
+                f"The heap of {heap:,} goes to {left}, leaving {count_text(ones, 'heap')} of 1: "
+                "an odd number."
             )
         lines.append(_winning_sentence(a, why))
     elif a.outcome is Outcome.P:
