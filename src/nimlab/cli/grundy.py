@@ -108,7 +108,9 @@ def grundy_command(
     (games that split heaps) or the window argument (games that never do)."""
     unequal = game.strip().lower() in GRUNDYS_GAME_NAMES
     if unequal:
-        rule, title, name = TakeAndBreak((), d0=4), "Grundy's game", "grundys-game"
+        from nimlab.theory.grundy import GRUNDYS_GAME  # the command computes with it anyway
+
+        rule, title, name = GRUNDYS_GAME, "Grundy's game", "grundys-game"
         if prove:
             fail("no periodicity theorem is known for Grundy's game: --prove cannot apply")
     else:
