@@ -36,7 +36,7 @@ def prepare_solvers(groups: Iterable[str] | None = None) -> None:
         console=err_console,
         transient=True,
     ) as bar:
-        task = bar.add_task("solvers", total=sum(kernels.COLD_SECONDS[g] for g in cold))
+        task = bar.add_task("solvers", total=seconds)
         done = 0.0
 
         def step(group: str, _index: int, _total: int) -> None:
