@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nimlab.core.position import Board, Move, Rows, as_board
 from nimlab.core.ruleset import Ruleset, as_ruleset
@@ -20,6 +20,9 @@ from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical, is_terminal
+
+if TYPE_CHECKING:
+    from nimlab.theory.quotient import MisereQuotient
 
 __all__ = [
     "DEFAULT_MAX_MOVES",
@@ -387,7 +390,7 @@ class Analysis:
     model: str | None = None
     last_mover: int | None = None
     explanation: list[str] = field(default_factory=list)
-    quotient: Any = None
+    quotient: MisereQuotient | None = None
     """The misère quotient (a :class:`~nimlab.theory.quotient.MisereQuotient`) that decides the
     position in misère play of an octal game without extra end positions, when within reach."""
     winning_move_count: int | None = None
@@ -915,7 +918,9 @@ def _explain_grundy(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
     return lines
 
 
-def misere_quotient_of(ruleset: Ruleset, position: Canon, budget: Budget | None = None) -> Any:
+def misere_quotient_of(
+    ruleset: Ruleset, position: Canon, budget: Budget | None = None
+) -> MisereQuotient | None:
     """The misère quotient that covers ``position``, for misère octal games without extra end
     positions (``None`` otherwise, or out of reach within ``budget``, the question's: the one
     that valued the position, so that its attempt is not made twice). Cost: the engine's
@@ -929,7 +934,7 @@ def misere_quotient_of(ruleset: Ruleset, position: Canon, budget: Budget | None 
         return None
 
 
-def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: Any) -> list[str]:
+def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) -> list[str]:
     """The misère quotient's working: each heap's element, their product, the P-portion."""
     r = a.ruleset
     name = q.elements
