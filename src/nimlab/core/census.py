@@ -8,11 +8,11 @@ process, so a caller can keep them (and resume a census from them) as they arriv
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
+from nimlab.core.simulation import default_jobs
 from nimlab.theory.census import CensusRow, census_row, mark_identical
 from nimlab.theory.octal import TakeAndBreak
 
@@ -20,14 +20,6 @@ __all__ = ["default_jobs", "run_census"]
 
 _CONNECT_SECONDS = 15
 """How long to try reaching a cluster's scheduler before giving up."""
-
-
-def default_jobs() -> int:
-    """Worker processes to use: the cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def run_census(
