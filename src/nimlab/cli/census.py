@@ -208,16 +208,16 @@ def _write(prefix: Path, rows: list[Any], summary: dict[str, Any]) -> None:
 
     csv_path = prefix.with_name(prefix.name + ".csv")
     json_path = prefix.with_name(prefix.name + ".json")
+    dicts = [row.as_dict() for row in rows]
     tmp = csv_path.with_name(csv_path.name + ".tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(CENSUS_FIELDS)
-        for row in rows:
-            data = row.as_dict()
+        for data in dicts:
             writer.writerow(["" if data[k] is None else data[k] for k in CENSUS_FIELDS])
     os.replace(tmp, csv_path)
     tmp = json_path.with_name(json_path.name + ".tmp")
-    body = {"summary": summary, "rows": [{k: r.as_dict()[k] for k in CENSUS_FIELDS} for r in rows]}
+    body = {"summary": summary, "rows": [{k: d[k] for k in CENSUS_FIELDS} for d in dicts]}
     tmp.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, json_path)
 
