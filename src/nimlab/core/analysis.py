@@ -431,18 +431,14 @@ class Analysis:
         text = f"{self.move_count:,} legal moves in all; only the winning ones are listed"
         total = self.winning_move_count
         listed = len(self.winning_moves)
-        if total is None and listed:
-            return (
-                text + f": {listed:,} of them, as their results would list more heaps than the "
-                "limit (analyze --max-result-heaps N lists more)."
-            )
-        if total is None:
+        if total is None and not listed:
             return text + " (the winning moves could not be proven within the budget)."
-        if listed >= total:
+        if total is not None and listed >= total:
             return text + f" (all {total:,})."
         return (
-            text + f": {listed:,} of {total:,}, as their results would list more heaps than "
-            "the limit (analyze --max-result-heaps N lists more)."
+            text + f": {listed:,} of {'them' if total is None else f'{total:,}'}, as their "
+            "results would list more heaps than the limit (analyze --max-result-heaps N lists "
+            "more)."
         )
 
     @property
