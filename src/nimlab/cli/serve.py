@@ -22,7 +22,7 @@ import typing
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -360,7 +360,7 @@ def serve(**options: Any) -> None:
     config: Path | None = options.pop("config")
     print_config: bool = options.pop("print_config")
     if options.pop("admin_token") is not None:
-        _usage(
+        raise UsageError(
             "--admin-token would show the token in the process list: put it in a file "
             "(--admin-token-file PATH) or in $NIMLAB_ADMIN_TOKEN"
         )
@@ -368,7 +368,7 @@ def serve(**options: Any) -> None:
     try:
         settings, sources = ServerSettings.load(flags, config)
     except SettingsError as e:
-        _usage(str(e))
+        raise UsageError(str(e)) from None
     if print_config:
         _print_config(settings, sources)
         return
@@ -412,11 +412,6 @@ def _check_database(db: str | None) -> None:
             err=True,
         )
         raise typer.Exit(1)
-
-
-def _usage(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
 
 
 serve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
