@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
+from starlette.requests import HTTPConnection
 
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
@@ -105,9 +106,10 @@ def live(request: Request) -> LiveGames:
     return manager
 
 
-def client_of(request: Request) -> str | None:
-    """Who sent the request (its network address), for the limits per client."""
-    return request.client.host if request.client is not None else None
+def client_of(connection: HTTPConnection) -> str | None:
+    """Who sent the request or opened the WebSocket (its network address), for the limits per
+    client."""
+    return connection.client.host if connection.client is not None else None
 
 
 def is_admin(request: Request) -> bool:
@@ -438,7 +440,7 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         )
         await websocket.close(code=4404)
         return
-    client = websocket.client.host if websocket.client is not None else None
+    client = client_of(websocket)
     refused = manager.admit(lg, client)
     if refused is not None:  # 1013: try again later, with the reason
         await websocket.send_text(json.dumps({"type": "error", "detail": refused}))
