@@ -661,6 +661,7 @@ class LiveGames:
         tokens = {s: secrets.token_urlsafe(18) for s, p in enumerate(game.players) if not p.is_bot}
         hashes = {s: _hash(t) for s, t in tokens.items()}
         owner = secrets.token_urlsafe(18) if not tokens else None
+        owner_hash = None if owner is None else _hash(owner)
         record = game.to_record()
         meta = {
             "tokens": {str(s): h for s, h in hashes.items()},
@@ -668,7 +669,7 @@ class LiveGames:
             "analysis": setup.analysis,
             "client": client,
             "public": setup.public,
-            "owner": None if owner is None else _hash(owner),
+            "owner": owner_hash,
         }
         try:
             await self.write(lambda s: s.add_live_game(key, record, meta, client=client))
@@ -677,7 +678,7 @@ class LiveGames:
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         lg.public = setup.public
-        lg.owner_hash = None if owner is None else _hash(owner)
+        lg.owner_hash = owner_hash
         self.games[key] = lg
         self._forget_old()
         await self._changed(lg)
