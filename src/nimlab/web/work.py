@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from nimlab.theory.budget import Budget, budget_scope
@@ -65,9 +66,10 @@ class Job:
     started: float | None = None
     finished: float | None = None
 
-    @property
+    @cached_property
     def turn_of(self) -> str:
-        """Whose turn the job takes in the round robin: its client, else its owner."""
+        """Whose turn the job takes in the round robin: its client, else its owner (made once:
+        every pick asks it of every waiting job)."""
         return f"client:{self.client}" if self.client is not None else f"owner:{self.owner}"
 
     @property
