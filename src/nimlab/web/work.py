@@ -29,6 +29,7 @@ import concurrent.futures
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -131,7 +132,7 @@ class EngineWorkers:
         self._usage = _Usage()
         self._served: dict[str, int] = {}  # the turn at which each client was last served
         self._turns = 0
-        self.started: list[Job] = []
+        self.started: deque[Job] = deque(maxlen=256)
         """The last jobs started, oldest first (at most 256; for tests and monitoring)."""
         self._stopped = False
         self._threads = [
@@ -271,8 +272,6 @@ class EngineWorkers:
                     continue
                 self._running[job.owner] = job
                 self.started.append(job)
-                if len(self.started) > 256:
-                    del self.started[:128]
             self._run(job)
             with self._cond:
                 del self._running[job.owner]
