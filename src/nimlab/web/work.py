@@ -95,20 +95,16 @@ class WorkStats:
 
 
 class _Usage:
-    """Engine seconds used per key, decaying exponentially (half-life :data:`HALF_LIFE`)."""
+    """Engine seconds used per owner, decaying exponentially (half-life :data:`HALF_LIFE`)."""
 
     def __init__(self) -> None:
         self._values: dict[str, tuple[float, float]] = {}
 
-    def get(self, key: str | None, now: float) -> float:
-        if key is None:
-            return 0.0
+    def get(self, key: str, now: float) -> float:
         value, at = self._values.get(key, (0.0, now))
         return value * math.pow(0.5, (now - at) / HALF_LIFE)
 
-    def add(self, key: str | None, seconds: float, now: float) -> None:
-        if key is None:
-            return
+    def add(self, key: str, seconds: float, now: float) -> None:
         self._values[key] = (self.get(key, now) + seconds, now)
         if len(self._values) > 4096:  # forget what has decayed away (bounded memory)
             self._values = {
