@@ -159,13 +159,11 @@ class Corked:
         return getattr(self._transport, name)
 
 
-def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
+def timed_protocol(base: type[Any], seconds: float, *, per_client: int) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
-    from an address that holds ``MAX_CONNECTIONS_PER_CLIENT`` (:mod:`nimlab.web.settings`)
+    from an address that holds ``per_client`` (the setting ``max_connections_per_client``)
     already, so one client cannot take every connection the server has."""
-    from nimlab.web import settings
-
     # open connections per client address (weak: a closed connection is forgotten with it)
     held: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
     made = [0]
@@ -174,7 +172,7 @@ def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         mine = held.setdefault(host, weakref.WeakSet())
-        if sum(1 for t in mine if not t.is_closing()) >= settings.MAX_CONNECTIONS_PER_CLIENT:
+        if sum(1 for t in mine if not t.is_closing()) >= per_client:
             return False
         mine.add(transport)
         made[0] += 1
@@ -453,7 +451,9 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         log_level="warning",
         log_config=None,  # nimlab's logging is set up by nimlab serve
         access_log=False,  # at "warning" nothing is logged, but each request still formats it
-        http=timed_protocol(_http_protocol(), s.request_timeout),
+        http=timed_protocol(
+            _http_protocol(), s.request_timeout, per_client=s.max_connections_per_client
+        ),
         timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,
         ws_max_size=s.ws_max_size,

@@ -23,7 +23,7 @@ from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
-from nimlab.web import metrics, settings
+from nimlab.web import metrics
 from nimlab.web.errors import Forbidden, NotFound, Unauthorized, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
@@ -239,7 +239,9 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
 
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
 async def options(request: Request) -> Response:
-    registered = await live(request).read(lambda s: s.players(limit=settings.MAX_PAGE))
+    manager = live(request)
+    largest = manager.settings.max_page
+    registered = await manager.read(lambda s: s.players(limit=largest))
     out = OptionsOut(
         bots=list(BOT_KINDS),
         bot_kinds=[
@@ -308,11 +310,11 @@ async def check_setup(setup: SetupIn, request: Request) -> Response:
 # -- games in play --------------------------------------------------------------------------------
 
 
-def _page(limit: int | None) -> int:
-    """How many entries one answer of a list holds: ``limit``, the default page, at most the
-    largest page."""
-    largest: int = settings.MAX_PAGE
-    return min(settings.PAGE_SIZE, largest) if limit is None else min(limit, largest)
+def _page(request: Request, limit: int | None) -> int:
+    """How many entries one answer of a list holds: ``limit``, the default page (``page_size``),
+    at most the largest page (``max_page``)."""
+    s = live(request).settings
+    return min(s.page_size, s.max_page) if limit is None else min(limit, s.max_page)
 
 
 Limit = Annotated[
@@ -335,7 +337,7 @@ async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) 
         for lg in reversed(list(manager.games.values()))  # newest first
         if lg.public and not lg.game.is_over and lg.ended is None
     )
-    page = itertools.islice(listed, offset, offset + _page(limit))
+    page = itertools.islice(listed, offset, offset + _page(request, limit))
     entries = [
         {
             "id": lg.key,
@@ -488,7 +490,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
     summary="Registered players by username (a page of them)",
 )
 async def list_players(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
-    size = _page(limit)
+    size = _page(request, limit)
     players = await live(request).read(lambda s: s.players(limit=size, offset=offset))
     return _json([_player_json(p) for p in players])
 
@@ -579,11 +581,12 @@ async def history(
     offset: Offset = 0,
 ) -> Response:
     username = None if player is None else check_username(player)
+    size = min(limit, live(request).settings.max_page)
 
     def games(store: Store) -> list[GameSummary]:
         if username is not None:
             store.get_player(username)
-        return store.games(username=username, limit=min(limit, settings.MAX_PAGE), offset=offset)
+        return store.games(username=username, limit=size, offset=offset)
 
     summaries = await live(request).read(games)
     return _json({"games": [_summary_json(s) for s in summaries]})

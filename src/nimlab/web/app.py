@@ -115,6 +115,7 @@ def create_app(
         Guard,
         paths=paths,
         max_body=settings.max_body,
+        body_timeout=settings.body_timeout,
         allowed_hosts=settings.allowed_hosts,
     )
     app.add_middleware(logs.RequestIds)
