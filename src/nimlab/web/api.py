@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
-import ipaddress
 import itertools
 import json
 import time
@@ -13,7 +11,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
-from starlette.requests import HTTPConnection
 
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
@@ -24,7 +21,8 @@ from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
 from nimlab.web import metrics
-from nimlab.web.errors import Forbidden, NotFound, Unauthorized, Unavailable
+from nimlab.web.access import client_of, live, require_admin
+from nimlab.web.errors import NotFound, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
     MAX_NAME,
@@ -99,58 +97,6 @@ _MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
     409: {"model": ErrorOut, "description": "Not that seat's turn, stale, or the game is over"},
 }
-
-
-def live(request: Request) -> LiveGames:
-    manager: LiveGames = request.app.state.live
-    return manager
-
-
-def client_of(connection: HTTPConnection) -> str | None:
-    """Who sent the request or opened the WebSocket (its network address), for the limits per
-    client."""
-    return connection.client.host if connection.client is not None else None
-
-
-def is_admin(request: Request) -> bool:
-    """Whether the server has an admin token and the request carries it as
-    ``Authorization: Bearer TOKEN``."""
-    token = live(request).settings.admin_secret()
-    if not token:
-        return False
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        value.strip().encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
-    )
-
-
-def require_admin(request: Request) -> None:
-    """With an admin token set (``$NIMLAB_ADMIN_TOKEN`` / ``--admin-token-file``), registry
-    changes need ``Authorization: Bearer TOKEN``: raises :class:`Unauthorized` (401) otherwise.
-    Without one, they are allowed only from this machine (a loopback address, after a trusted
-    proxy's ``X-Forwarded-For``): raises :class:`Forbidden` (403) saying how to allow them."""
-    if not live(request).settings.admin_secret():
-        if not _loopback(client_of(request)):
-            raise Forbidden(
-                "removing players, resetting statistics and deleting stored games are allowed "
-                "only from the server's own machine; to allow them from elsewhere, start the "
-                "server with an admin token (NIMLAB_ADMIN_TOKEN or --admin-token-file) and send "
-                "it as Authorization: Bearer TOKEN"
-            )
-        return
-    if not is_admin(request):
-        raise Unauthorized(
-            "this server keeps its registry behind an admin token: send it as "
-            "Authorization: Bearer TOKEN"
-        )
-
-
-def _loopback(host: str | None) -> bool:
-    try:
-        return host is not None and ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _json(content: Any, status: int = 200) -> Response:
