@@ -28,6 +28,7 @@ import typer
 
 from nimlab.cli.app import UsageError, app
 from nimlab.cli.database import open_store
+from nimlab.storage import StorageError
 
 if TYPE_CHECKING:
     from nimlab.web.settings import ServerSettings
@@ -393,7 +394,8 @@ def serve(**options: Any) -> None:
 
 def _check_database(db: str | None) -> None:
     """Open the database and look for damage (a missing table or index; SQLite's quick_check
-    where the file is small enough for it to be cheap); exit 1 saying what is wrong."""
+    where the file is small enough for it to be cheap); raises :class:`StorageError` saying what
+    is wrong (the CLI's exit status 1)."""
     store = open_store(db)
     try:
         problems = store.problems()
@@ -404,12 +406,10 @@ def _check_database(db: str | None) -> None:
         shown = "; ".join(problems[:5]) + (
             f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
         )
-        typer.echo(
-            f"error: the database {path} is damaged: {shown}. Restore it from a backup "
-            "(nimlab db backup makes one), or start with another --db.",
-            err=True,
+        raise StorageError(
+            f"the database {path} is damaged: {shown}. Restore it from a backup "
+            "(nimlab db backup makes one), or start with another --db."
         )
-        raise typer.Exit(1)
 
 
 serve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
