@@ -93,7 +93,7 @@ def serve(port: int, db: str) -> None:
         move_rate=1e9,
         move_burst=10**9,
     )
-    run_server(create_app(db, settings=settings), bind("127.0.0.1", port))
+    run_server(create_app(db, settings=settings), bind("127.0.0.1", port), settings=settings)
 
 
 def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:

@@ -29,7 +29,6 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from nimlab.web import create_app
-from nimlab.web import settings as web_settings
 from nimlab.web.live import LiveGames
 from nimlab.web.work import EngineWorkers
 from processes import PATIENCE, until
@@ -98,11 +97,8 @@ def test_a_restart_resumes_every_game_the_bound_allows(
         assert r.status_code == 429 and "30 games in play" in r.json()["detail"]
 
 
-def test_expiry_runs_while_serving(
-    db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.setattr(web_settings, "EXPIRY_INTERVAL", 0.05)
-    with caplog.at_level(logging.INFO, "nimlab.web"), app_client(db) as c:
+def test_expiry_runs_while_serving(db: str, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, "nimlab.web"), app_client(db, expiry_interval=0.05) as c:
         old = create(c, [ANN, BOB], [3, 4])["state"]["id"]
         fresh = create(c, [ANN, BOB], [3, 4])["state"]["id"]
         with sqlite3.connect(db) as conn:  # nobody played it since 2020
@@ -193,12 +189,8 @@ def test_an_old_link_leads_to_the_replay_after_a_schema_upgrade(db: str, early: 
 # -- lists are paged, private games are not listed -------------------------------------------------
 
 
-def test_lists_are_paged_and_private_games_unlisted(
-    db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(web_settings, "PAGE_SIZE", 3)
-    monkeypatch.setattr(web_settings, "MAX_PAGE", 4)
-    with app_client(db) as c:
+def test_lists_are_paged_and_private_games_unlisted(db: str) -> None:
+    with app_client(db, page_size=3, max_page=4) as c:
         for i in range(6):
             body = {"username": f"p{i}", "given": "P", "family": str(i)}
             assert c.post("/api/players", json=body).status_code == 201
@@ -236,7 +228,11 @@ class Served:
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
-            http=timed_protocol(_http_protocol(), 10.0),
+            http=timed_protocol(
+                _http_protocol(),
+                10.0,
+                per_client=app.state.live.settings.max_connections_per_client,
+            ),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -286,11 +282,9 @@ def read_answer(sock: socket.socket) -> bytes:
     return out
 
 
-def test_connections_per_client_are_capped_with_a_429(
-    db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(web_settings, "MAX_CONNECTIONS_PER_CLIENT", 5)
-    with Served(create_app(db, settings=FAST)) as server:
+def test_connections_per_client_are_capped_with_a_429(db: str) -> None:
+    settings = FAST.model_copy(update={"max_connections_per_client": 5})
+    with Served(create_app(db, settings=settings)) as server:
         held = [server.connect() for _ in range(5)]
         for s in held:  # each is served (and kept open)
             s.sendall(b"GET /api/games HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
@@ -304,9 +298,9 @@ def test_connections_per_client_are_capped_with_a_429(
         until(lambda: server.get("/api/games")[0] == 200, "the address to be served again")
 
 
-def test_a_slow_body_is_cut(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_settings, "BODY_TIMEOUT", 0.5)
-    with Served(create_app(db, settings=FAST)) as server, server.connect() as s:
+def test_a_slow_body_is_cut(db: str) -> None:
+    settings = FAST.model_copy(update={"body_timeout": 0.5})
+    with Served(create_app(db, settings=settings)) as server, server.connect() as s:
         s.sendall(
             b"POST /api/players HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json"
             b"\r\ncontent-length: 100000\r\n\r\n{"
@@ -315,12 +309,9 @@ def test_a_slow_body_is_cut(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
         assert answer.startswith(b"HTTP/1.1 408") and b"did not arrive within 0.5 s" in answer
 
 
-def test_websockets_per_client_and_watchers_per_game_are_capped(
-    db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(web_settings, "MAX_SOCKETS_PER_CLIENT", 2)
-    monkeypatch.setattr(web_settings, "MAX_WATCHERS_PER_GAME", 3)
-    with Served(create_app(db, settings=FAST)) as server, contextlib.ExitStack() as stack:
+def test_websockets_per_client_and_watchers_per_game_are_capped(db: str) -> None:
+    settings = FAST.model_copy(update={"max_sockets_per_client": 2, "max_watchers_per_game": 3})
+    with Served(create_app(db, settings=settings)) as server, contextlib.ExitStack() as stack:
         r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3]})
         key = r.json()["state"]["id"]
         mine = [stack.enter_context(server.watch(key)) for _ in range(2)]
@@ -344,9 +335,8 @@ def test_websockets_per_client_and_watchers_per_game_are_capped(
         until(admitted, "a page to be admitted again once one closed")
 
 
-def test_registrations_per_client_are_capped(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_settings, "REGISTER_PER_HOUR", 3)
-    with app_client(db) as c:
+def test_registrations_per_client_are_capped(db: str) -> None:
+    with app_client(db, register_per_hour=3) as c:
         for i in range(3):
             body = {"username": f"p{i}", "given": "P", "family": str(i)}
             assert c.post("/api/players", json=body).status_code == 201
@@ -459,11 +449,8 @@ def test_a_game_of_bots_only_has_an_owner_who_stops_it(db: str) -> None:
         assert r.status_code == 200 and r.json()["ended"] == "Stopped by the admin: nobody wins."
 
 
-def test_a_game_of_bots_only_pauses_while_nobody_watches(
-    db: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(web_settings, "UNWATCHED_PAUSE", 0.0)  # open pages only
-    with app_client(db, bot_pace=0.01) as c:
+def test_a_game_of_bots_only_pauses_while_nobody_watches(db: str) -> None:
+    with app_client(db, bot_pace=0.01, unwatched_pause=0.0) as c:  # open pages only
         key = create(c, [{"kind": "random"}] * 2, [10**6] * 3)["state"]["id"]
         lg = manager(c).games[key]
         until(lambda: lg.paused, "the game to pause")

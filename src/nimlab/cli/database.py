@@ -100,12 +100,7 @@ def backup_command(
     PATH and renamed over it when whole and checked; the server goes on answering meanwhile."""
     path = resolve_db_path(db)
     if isinstance(path, Path) and not path.exists():
-        err_console.print(
-            Text.assemble(("error: ", "bold red"), f"there is no database at {path} yet"),
-            highlight=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(1)
+        raise StorageError(f"there is no database at {path} yet")
     with open_store(db, read_only=True) as store:
         written = store.backup(target)
         players, games = len(store.players()), store.game_count()

@@ -22,12 +22,13 @@ import typing
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
 from nimlab.cli.app import UsageError, app
 from nimlab.cli.database import open_store
+from nimlab.storage import StorageError
 
 if TYPE_CHECKING:
     from nimlab.web.settings import ServerSettings
@@ -159,13 +160,11 @@ class Corked:
         return getattr(self._transport, name)
 
 
-def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
+def timed_protocol(base: type[Any], seconds: float, *, per_client: int) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
-    from an address that holds ``MAX_CONNECTIONS_PER_CLIENT`` (:mod:`nimlab.web.settings`)
+    from an address that holds ``per_client`` (the setting ``max_connections_per_client``)
     already, so one client cannot take every connection the server has."""
-    from nimlab.web import settings
-
     # open connections per client address (weak: a closed connection is forgotten with it)
     held: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
     made = [0]
@@ -174,7 +173,7 @@ def timed_protocol(base: type[Any], seconds: float) -> type[Any]:
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         mine = held.setdefault(host, weakref.WeakSet())
-        if sum(1 for t in mine if not t.is_closing()) >= settings.MAX_CONNECTIONS_PER_CLIENT:
+        if sum(1 for t in mine if not t.is_closing()) >= per_client:
             return False
         mine.add(transport)
         made[0] += 1
@@ -360,7 +359,7 @@ def serve(**options: Any) -> None:
     config: Path | None = options.pop("config")
     print_config: bool = options.pop("print_config")
     if options.pop("admin_token") is not None:
-        _usage(
+        raise UsageError(
             "--admin-token would show the token in the process list: put it in a file "
             "(--admin-token-file PATH) or in $NIMLAB_ADMIN_TOKEN"
         )
@@ -368,7 +367,7 @@ def serve(**options: Any) -> None:
     try:
         settings, sources = ServerSettings.load(flags, config)
     except SettingsError as e:
-        _usage(str(e))
+        raise UsageError(str(e)) from None
     if print_config:
         _print_config(settings, sources)
         return
@@ -395,7 +394,8 @@ def serve(**options: Any) -> None:
 
 def _check_database(db: str | None) -> None:
     """Open the database and look for damage (a missing table or index; SQLite's quick_check
-    where the file is small enough for it to be cheap); exit 1 saying what is wrong."""
+    where the file is small enough for it to be cheap); raises :class:`StorageError` saying what
+    is wrong (the CLI's exit status 1)."""
     store = open_store(db)
     try:
         problems = store.problems()
@@ -406,17 +406,10 @@ def _check_database(db: str | None) -> None:
         shown = "; ".join(problems[:5]) + (
             f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
         )
-        typer.echo(
-            f"error: the database {path} is damaged: {shown}. Restore it from a backup "
-            "(nimlab db backup makes one), or start with another --db.",
-            err=True,
+        raise StorageError(
+            f"the database {path} is damaged: {shown}. Restore it from a backup "
+            "(nimlab db backup makes one), or start with another --db."
         )
-        raise typer.Exit(1)
-
-
-def _usage(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
 
 
 serve.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -458,7 +451,9 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         log_level="warning",
         log_config=None,  # nimlab's logging is set up by nimlab serve
         access_log=False,  # at "warning" nothing is logged, but each request still formats it
-        http=timed_protocol(_http_protocol(), s.request_timeout),
+        http=timed_protocol(
+            _http_protocol(), s.request_timeout, per_client=s.max_connections_per_client
+        ),
         timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,
         ws_max_size=s.ws_max_size,

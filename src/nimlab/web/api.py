@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
-import ipaddress
 import itertools
 import json
 import time
@@ -22,8 +20,9 @@ from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
-from nimlab.web import metrics, settings
-from nimlab.web.errors import Forbidden, NotFound, Unauthorized, Unavailable
+from nimlab.web import metrics
+from nimlab.web.access import client_of, live, require_admin
+from nimlab.web.errors import NotFound, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
     MAX_NAME,
@@ -98,57 +97,6 @@ _MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
     409: {"model": ErrorOut, "description": "Not that seat's turn, stale, or the game is over"},
 }
-
-
-def live(request: Request) -> LiveGames:
-    manager: LiveGames = request.app.state.live
-    return manager
-
-
-def client_of(request: Request) -> str | None:
-    """Who sent the request (its network address), for the limits per client."""
-    return request.client.host if request.client is not None else None
-
-
-def is_admin(request: Request) -> bool:
-    """Whether the server has an admin token and the request carries it as
-    ``Authorization: Bearer TOKEN``."""
-    token = live(request).settings.admin_secret()
-    if not token:
-        return False
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        value.strip().encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
-    )
-
-
-def require_admin(request: Request) -> None:
-    """With an admin token set (``$NIMLAB_ADMIN_TOKEN`` / ``--admin-token-file``), registry
-    changes need ``Authorization: Bearer TOKEN``: raises :class:`Unauthorized` (401) otherwise.
-    Without one, they are allowed only from this machine (a loopback address, after a trusted
-    proxy's ``X-Forwarded-For``): raises :class:`Forbidden` (403) saying how to allow them."""
-    if not live(request).settings.admin_secret():
-        if not _loopback(client_of(request)):
-            raise Forbidden(
-                "removing players, resetting statistics and deleting stored games are allowed "
-                "only from the server's own machine; to allow them from elsewhere, start the "
-                "server with an admin token (NIMLAB_ADMIN_TOKEN or --admin-token-file) and send "
-                "it as Authorization: Bearer TOKEN"
-            )
-        return
-    if not is_admin(request):
-        raise Unauthorized(
-            "this server keeps its registry behind an admin token: send it as "
-            "Authorization: Bearer TOKEN"
-        )
-
-
-def _loopback(host: str | None) -> bool:
-    try:
-        return host is not None and ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _json(content: Any, status: int = 200) -> Response:
@@ -237,7 +185,9 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
 
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
 async def options(request: Request) -> Response:
-    registered = await live(request).read(lambda s: s.players(limit=settings.MAX_PAGE))
+    manager = live(request)
+    largest = manager.settings.max_page
+    registered = await manager.read(lambda s: s.players(limit=largest))
     out = OptionsOut(
         bots=list(BOT_KINDS),
         bot_kinds=[
@@ -306,11 +256,11 @@ async def check_setup(setup: SetupIn, request: Request) -> Response:
 # -- games in play --------------------------------------------------------------------------------
 
 
-def _page(limit: int | None) -> int:
-    """How many entries one answer of a list holds: ``limit``, the default page, at most the
-    largest page."""
-    largest: int = settings.MAX_PAGE
-    return min(settings.PAGE_SIZE, largest) if limit is None else min(limit, largest)
+def _page(request: Request, limit: int | None) -> int:
+    """How many entries one answer of a list holds: ``limit``, the default page (``page_size``),
+    at most the largest page (``max_page``)."""
+    s = live(request).settings
+    return min(s.page_size, s.max_page) if limit is None else min(limit, s.max_page)
 
 
 Limit = Annotated[
@@ -333,7 +283,7 @@ async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) 
         for lg in reversed(list(manager.games.values()))  # newest first
         if lg.public and not lg.game.is_over and lg.ended is None
     )
-    page = itertools.islice(listed, offset, offset + _page(limit))
+    page = itertools.islice(listed, offset, offset + _page(request, limit))
     entries = [
         {
             "id": lg.key,
@@ -438,7 +388,7 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         )
         await websocket.close(code=4404)
         return
-    client = websocket.client.host if websocket.client is not None else None
+    client = client_of(websocket)
     refused = manager.admit(lg, client)
     if refused is not None:  # 1013: try again later, with the reason
         await websocket.send_text(json.dumps({"type": "error", "detail": refused}))
@@ -486,7 +436,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
     summary="Registered players by username (a page of them)",
 )
 async def list_players(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
-    size = _page(limit)
+    size = _page(request, limit)
     players = await live(request).read(lambda s: s.players(limit=size, offset=offset))
     return _json([_player_json(p) for p in players])
 
@@ -577,11 +527,12 @@ async def history(
     offset: Offset = 0,
 ) -> Response:
     username = None if player is None else check_username(player)
+    size = min(limit, live(request).settings.max_page)
 
     def games(store: Store) -> list[GameSummary]:
         if username is not None:
             store.get_player(username)
-        return store.games(username=username, limit=min(limit, settings.MAX_PAGE), offset=offset)
+        return store.games(username=username, limit=size, offset=offset)
 
     summaries = await live(request).read(games)
     return _json({"games": [_summary_json(s) for s in summaries]})

@@ -34,6 +34,7 @@ from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized, Unavailab
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
+from nimlab.web.schemas import whole_number
 from nimlab.web.settings import ServerSettings
 
 __all__ = ["STATIC_DIR", "ServerSettings", "create_app"]
@@ -114,6 +115,7 @@ def create_app(
         Guard,
         paths=paths,
         max_body=settings.max_body,
+        body_timeout=settings.body_timeout,
         allowed_hosts=settings.allowed_hosts,
     )
     app.add_middleware(logs.RequestIds)
@@ -134,9 +136,8 @@ def _whole_bounds(schema: Any) -> Any:
     the whole number it was. Changes ``schema`` in place."""
     if isinstance(schema, dict):
         for key, value in schema.items():
-            if key in _BOUNDS and isinstance(value, float) and value.is_integer():
-                if abs(value) < 2**63:
-                    schema[key] = int(value)
+            if key in _BOUNDS:
+                schema[key] = whole_number(value)
             else:
                 _whole_bounds(value)
     elif isinstance(schema, list):

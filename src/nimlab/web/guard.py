@@ -8,7 +8,7 @@ methods a path allows, and rate limits per client.
 - a request body over the limit is refused with 413 before any of it is parsed (by its
   ``Content-Length``, or while it streams in), and so is one naming more than
   :data:`MAX_JSON_FIELDS` fields (each would cost the validation time on the event loop); a
-  body that takes more than ``settings.BODY_TIMEOUT`` seconds to arrive is cut with 408 and
+  body that takes more than ``body_timeout`` seconds to arrive is cut with 408 and
   its connection closed (slow bodies hold connections as slow headers would);
 - every HTTP answer carries the security headers :data:`SECURITY_HEADERS`;
 - ``OPTIONS`` answers 204 with ``Allow`` listing every method of the path, and a 405 lists them
@@ -29,7 +29,7 @@ from typing import Any
 
 from starlette.routing import compile_path
 
-from nimlab.web import metrics, settings
+from nimlab.web import metrics
 from nimlab.web.logs import request_id
 
 __all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
@@ -105,12 +105,14 @@ class Guard:
         *,
         paths: Callable[[], dict[str, set[str]]],
         max_body: int,
+        body_timeout: float,
         allowed_hosts: tuple[str, ...] | None = None,
     ) -> None:
         self.app = app
         self._paths = paths
         self._table: list[tuple[re.Pattern[str], set[str]]] | None = None
         self.max_body = max_body
+        self.body_timeout = body_timeout
         self.allowed = None if allowed_hosts is None else {host_name(h) for h in allowed_hosts}
 
     def methods(self, scope: Scope) -> list[str]:
@@ -184,7 +186,7 @@ class Guard:
                     return
             chunks: list[bytes] = []
             size = 0
-            seconds = settings.BODY_TIMEOUT
+            seconds = self.body_timeout
             try:
                 async with asyncio.timeout(seconds):
                     while True:

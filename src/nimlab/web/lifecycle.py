@@ -38,6 +38,7 @@ from pydantic import BaseModel
 from nimlab.core.errors import GameOverError, NimlabError, PlayerError
 from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web.access import client_of, is_admin, live, require_admin
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
 from nimlab.web.schemas import (
@@ -73,15 +74,10 @@ class DeletedOut(BaseModel):
     detail: str
 
 
-def _live(request: Request) -> LiveGames:
-    manager: LiveGames = request.app.state.live
-    return manager
-
-
 def _guarded(request: Request) -> LiveGames:
     """The games, after taking one of the client's move tokens (429 beyond the rate limit)."""
-    manager = _live(request)
-    manager.limit("move", request.client.host if request.client is not None else None)
+    manager = live(request)
+    manager.limit("move", client_of(request))
     return manager
 
 
@@ -148,8 +144,6 @@ async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     "admin (Authorization: Bearer TOKEN); it is stored as abandoned, nobody wins",
 )
 async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
-    from nimlab.web.api import is_admin
-
     manager = _guarded(request)
     lg = manager.get(key)
     admin = is_admin(request)
@@ -212,8 +206,6 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     "history, and the stored game is deleted once every human seat asked (or by the admin)",
 )
 async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    from nimlab.web.api import is_admin
-
     manager = _guarded(request)
     lg = await manager.lookup(key)
     name = _seat(lg, body)
@@ -256,8 +248,6 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
     "token when the server has one)",
 )
 async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
-    from nimlab.web.api import require_admin
-
     require_admin(request)
     manager = _guarded(request)
     await manager.write(lambda s: s.delete_game(game_id))
@@ -285,7 +275,7 @@ async def stored_analysis(
         int | None, Query(ge=0, le=2**31 - 1, description="The move (default: the last)")
     ] = None,
 ) -> JSONResponse:
-    manager = _live(request)
+    manager = live(request)
     stored = await manager.read(lambda s: s.game(game_id))
 
     def work() -> AnalysisOut:

@@ -61,7 +61,7 @@ from nimlab.storage import (
     ending_of,
 )
 from nimlab.theory.budget import BudgetExceeded
-from nimlab.web import metrics, settings
+from nimlab.web import metrics
 from nimlab.web.errors import (
     ApiError,
     Conflict,
@@ -305,7 +305,7 @@ class LiveGames:
         """Open the database, delete the expired games in progress and resume every other one
         the bound on games in play allows (the most recently played first; see
         :class:`nimlab.storage.InPlayLimits`), then sweep expired games every
-        ``settings.EXPIRY_INTERVAL`` seconds while serving."""
+        ``expiry_interval`` seconds (a setting) while serving."""
         self.workers = EngineWorkers(self.settings.workers)
         store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store, observe=metrics.db_commit)
@@ -377,7 +377,7 @@ class LiveGames:
 
     async def _expire_loop(self) -> None:
         while True:
-            await asyncio.sleep(settings.EXPIRY_INTERVAL)
+            await asyncio.sleep(self.settings.expiry_interval)
             try:
                 await self.expire()
             except ApiError as e:  # the database is busy: try again at the next sweep
@@ -661,6 +661,7 @@ class LiveGames:
         tokens = {s: secrets.token_urlsafe(18) for s, p in enumerate(game.players) if not p.is_bot}
         hashes = {s: _hash(t) for s, t in tokens.items()}
         owner = secrets.token_urlsafe(18) if not tokens else None
+        owner_hash = None if owner is None else _hash(owner)
         record = game.to_record()
         meta = {
             "tokens": {str(s): h for s, h in hashes.items()},
@@ -668,7 +669,7 @@ class LiveGames:
             "analysis": setup.analysis,
             "client": client,
             "public": setup.public,
-            "owner": None if owner is None else _hash(owner),
+            "owner": owner_hash,
         }
         try:
             await self.write(lambda s: s.add_live_game(key, record, meta, client=client))
@@ -677,7 +678,7 @@ class LiveGames:
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         lg.public = setup.public
-        lg.owner_hash = None if owner is None else _hash(owner)
+        lg.owner_hash = owner_hash
         self.games[key] = lg
         self._forget_old()
         await self._changed(lg)
@@ -915,13 +916,12 @@ class LiveGames:
         finally:
             lg.thinking = False
 
-    @staticmethod
-    def _watched(lg: LiveGame) -> bool:
-        return bool(lg.subscribers) or time.monotonic() - lg.seen < settings.UNWATCHED_PAUSE
+    def _watched(self, lg: LiveGame) -> bool:
+        return bool(lg.subscribers) or time.monotonic() - lg.seen < self.settings.unwatched_pause
 
     async def _until_watched(self, lg: LiveGame) -> None:
         """Wait while nobody watches a game of bots only: no open page, and no request for its
-        state for ``settings.UNWATCHED_PAUSE`` seconds (see :meth:`looked_at`)."""
+        state for ``unwatched_pause`` seconds (see :meth:`looked_at`)."""
         while not self._watched(lg):
             if not lg.paused:
                 lg.paused = True
@@ -991,16 +991,16 @@ class LiveGames:
 
     def admit(self, lg: LiveGame, client: str | None) -> str | None:
         """Count a new WebSocket of ``client`` on game ``lg``: ``None`` when admitted (give it
-        back with :meth:`release`), else why not (at most ``settings.MAX_SOCKETS_PER_CLIENT``
-        per client and ``settings.MAX_WATCHERS_PER_GAME`` per game). O(1)."""
-        if len(lg.subscribers) >= settings.MAX_WATCHERS_PER_GAME:
+        back with :meth:`release`), else why not (at most ``max_sockets_per_client`` per client
+        and ``max_watchers_per_game`` per game, settings). O(1)."""
+        if len(lg.subscribers) >= self.settings.max_watchers_per_game:
             return (
                 f"this game has {len(lg.subscribers):,} open pages, as many as one game may "
                 "have: try again later"
             )
         if client is not None:
             mine = self._sockets.get(client, 0)
-            if mine >= settings.MAX_SOCKETS_PER_CLIENT:
+            if mine >= self.settings.max_sockets_per_client:
                 return f"you have {mine:,} game pages open, as many as one client may: close one"
             self._sockets[client] = mine + 1
         return None
@@ -1210,7 +1210,7 @@ class LiveGames:
         if action == "create":
             rate, burst = s.create_rate / 60.0, s.create_burst
         elif action == "register":
-            rate, burst = settings.REGISTER_PER_HOUR / 3600.0, settings.REGISTER_PER_HOUR
+            rate, burst = s.register_per_hour / 3600.0, s.register_per_hour
         else:
             rate, burst = s.move_rate, s.move_burst
         wait = self._limiter.take(action, client, rate, burst)

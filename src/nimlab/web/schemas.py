@@ -51,6 +51,7 @@ __all__ = [
     "TurnOut",
     "UsernameIn",
     "ValueStepOut",
+    "whole_number",
 ]
 
 MAX_SETUP_PILES = 100
@@ -71,6 +72,14 @@ MAX_NAME = 40
 
 TURN_PAGE = 100
 """The most turns one game state holds (``GET /api/games/{key}?since=N`` pages the rest)."""
+
+
+def whole_number(value: Any) -> Any:
+    """``value`` as the whole number it equals when it is a float with a zero fraction below
+    2^63 (where a float is exact, so it is the number that was meant); anything else as it is."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
 
 
 def _digits_only(value: object) -> object:
@@ -107,14 +116,9 @@ class _In(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _whole_numbers(cls, value: Any) -> Any:
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-            return int(value)
         if isinstance(value, list) and any(isinstance(v, float) for v in value):
-            return [
-                int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**63 else v
-                for v in value
-            ]
-        return value
+            return [whole_number(v) for v in value]
+        return whole_number(value)
 
 
 class PlayerIn(_In):

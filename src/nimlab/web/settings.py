@@ -6,9 +6,11 @@ A setting has one name everywhere: the field ``create_rate`` is the flag ``--cre
 which wins over the file, which wins over the default (:meth:`ServerSettings.load`).
 docs/configuration.md holds the table :func:`settings_table` makes from the class.
 
-The settings of the app being served are also this module's attributes in capitals, for code
-that reads a bound as ``settings.NAME`` (``settings.CREATE_RATE`` is the current
-``create_rate``): :func:`use` sets them (``create_app`` does), :func:`current` returns them.
+The server's own code reads the instance it was given (``LiveGames.settings``, the arguments of
+the guard and of the connection protocol). The settings of the app created last are also this
+module's attributes in capitals, for a script that reads a bound as ``settings.NAME``
+(``settings.CREATE_RATE`` is the current ``create_rate``): :func:`use` sets them
+(``create_app`` does), :func:`current` returns them.
 """
 
 from __future__ import annotations

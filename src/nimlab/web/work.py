@@ -29,8 +29,10 @@ import concurrent.futures
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from nimlab.theory.budget import Budget, budget_scope
@@ -65,9 +67,10 @@ class Job:
     started: float | None = None
     finished: float | None = None
 
-    @property
+    @cached_property
     def turn_of(self) -> str:
-        """Whose turn the job takes in the round robin: its client, else its owner."""
+        """Whose turn the job takes in the round robin: its client, else its owner (made once:
+        every pick asks it of every waiting job)."""
         return f"client:{self.client}" if self.client is not None else f"owner:{self.owner}"
 
     @property
@@ -92,20 +95,16 @@ class WorkStats:
 
 
 class _Usage:
-    """Engine seconds used per key, decaying exponentially (half-life :data:`HALF_LIFE`)."""
+    """Engine seconds used per owner, decaying exponentially (half-life :data:`HALF_LIFE`)."""
 
     def __init__(self) -> None:
         self._values: dict[str, tuple[float, float]] = {}
 
-    def get(self, key: str | None, now: float) -> float:
-        if key is None:
-            return 0.0
+    def get(self, key: str, now: float) -> float:
         value, at = self._values.get(key, (0.0, now))
         return value * math.pow(0.5, (now - at) / HALF_LIFE)
 
-    def add(self, key: str | None, seconds: float, now: float) -> None:
-        if key is None:
-            return
+    def add(self, key: str, seconds: float, now: float) -> None:
         self._values[key] = (self.get(key, now) + seconds, now)
         if len(self._values) > 4096:  # forget what has decayed away (bounded memory)
             self._values = {
@@ -129,7 +128,7 @@ class EngineWorkers:
         self._usage = _Usage()
         self._served: dict[str, int] = {}  # the turn at which each client was last served
         self._turns = 0
-        self.started: list[Job] = []
+        self.started: deque[Job] = deque(maxlen=256)
         """The last jobs started, oldest first (at most 256; for tests and monitoring)."""
         self._stopped = False
         self._threads = [
@@ -269,8 +268,6 @@ class EngineWorkers:
                     continue
                 self._running[job.owner] = job
                 self.started.append(job)
-                if len(self.started) > 256:
-                    del self.started[:128]
             self._run(job)
             with self._cond:
                 del self._running[job.owner]
