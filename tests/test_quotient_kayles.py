@@ -125,7 +125,7 @@ def deep_recursion() -> object:
 def test_orders_per_heap_bound_equal_an_independent_count(bound: int) -> None:
     """nimlab's order of the quotient of heaps <= N equals the number of classes plain search
     tells apart (2, 6, 6, 6, 12, 12, 12, 12, 18, 18, 18 for N = 1..11; the same count gives 24
-    for N = 12..16 in a few minutes, too slow for the suite)."""
+    for N = 12..24, up to a minute each, too slow for the suite)."""
     q = misere_quotient(KAYLES, bound)
     g = PlainKayles(bound)
     assert q.order == g.told_apart()
