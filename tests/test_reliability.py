@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
+from nimlab.storage import SCHEMA_VERSION
 from nimlab.web import create_app
 from nimlab.web.live import LiveGames
 from nimlab.web.work import EngineWorkers
@@ -164,6 +165,8 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     """Make the database what version 4 was: no delete requests; ``early``: the first version
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE live_changes")  # version 6
+        conn.execute("ALTER TABLE live_games DROP COLUMN version")
         conn.execute("DROP TABLE delete_requests")
         if early:
             conn.execute("ALTER TABLE finished_keys DROP COLUMN meta")
@@ -183,7 +186,7 @@ def test_an_old_link_leads_to_the_replay_after_a_schema_upgrade(db: str, early: 
         with c.websocket_connect(f"/api/games/{key}/live") as ws:
             assert ws.receive_json()["state"]["saved_as"] == saved
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 5
+        assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
 
 
 # -- lists are paged, private games are not listed -------------------------------------------------

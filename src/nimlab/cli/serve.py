@@ -20,7 +20,7 @@ import math
 import socket
 import typing
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -374,6 +374,12 @@ def serve(**options: Any) -> None:
     from nimlab.web import create_app, logs
 
     host, db = settings.host, settings.db
+    if settings.processes > 1 and not _shared_database(db):
+        raise UsageError(
+            f"--processes {settings.processes} needs a PostgreSQL database: SQLite lets one "
+            "process write at a time, so more processes on one file make moves slower, not "
+            "faster. Give --db postgresql://USER@HOST/DB, or serve with one process."
+        )
     _check_database(db)  # a database that cannot be used is reported now, not at startup
     secret = settings.admin_secret()
     logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
@@ -388,8 +394,85 @@ def serve(**options: Any) -> None:
     from nimlab.cli.prepare import prepare_solvers
 
     prepare_solvers()  # every kernel, before the first move needs one
-    typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}  (Ctrl+C stops it)")
-    run_server(create_app(db, settings=settings), sock, settings=settings)
+    shown = f"  ({settings.processes} processes)" if settings.processes > 1 else ""
+    typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}{shown}  (Ctrl+C stops it)")
+    if settings.processes > 1:
+        make = lambda: create_app(db, settings=settings)  # noqa: E731
+        serve_processes(settings.processes, make, sock, settings)
+    else:
+        run_server(create_app(db, settings=settings), sock, settings=settings)
+
+
+def _shared_database(db: str | None) -> bool:
+    """Whether the database named is one that several server processes share well (a URL of a
+    database server, not an SQLite file)."""
+    from nimlab.storage import DatabaseChoiceError, resolve_db_path
+
+    try:
+        where = resolve_db_path(db)
+    except DatabaseChoiceError:
+        return True  # a URL: its own check says what is wrong with it
+    return isinstance(where, str) and where != ":memory:"
+
+
+def serve_processes(
+    count: int, make_app: Callable[[], Any], sock: socket.socket, settings: ServerSettings
+) -> None:
+    """Serve with ``count`` processes on the one listening socket ``sock`` (forked after the
+    kernels are loaded, so each starts at once; the kernel shares the connections among them).
+    This process supervises them: a stop signal (SIGTERM, Ctrl+C) is passed on to each and
+    waited for; a process that dies otherwise (a crash, SIGKILL) is started again. Returns once
+    every process has stopped."""
+    import os
+    import signal
+    import sys
+    import time
+
+    children: dict[int, int] = {}  # pid -> slot
+    stopping = False
+
+    def spawn(slot: int) -> None:
+        pid = os.fork()
+        if pid == 0:  # the child: serve until stopped, then leave without the parent's cleanup
+            status = 0
+            try:
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, signal.SIG_DFL)
+                run_server(make_app(), sock, settings=settings)
+            except BaseException:  # reported by the logging of the server itself
+                status = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(status)
+        children[pid] = slot
+
+    def stop(sig: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, stop)
+    for slot in range(count):
+        spawn(slot)
+    while children:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        slot = children.pop(pid, -1)
+        if slot < 0 or stopping:
+            continue
+        code = os.waitstatus_to_exitcode(status)
+        typer.echo(f"server process {pid} ended ({code}): starting another", err=True)
+        time.sleep(0.5)  # a process that cannot start is not restarted in a busy loop
+        if not stopping:
+            spawn(slot)
 
 
 def _check_database(db: str | None) -> None:

@@ -378,15 +378,24 @@ class Game:
         :class:`InvalidMoveError` for a move that cannot be played."""
         rec = GameRecord.from_json(record)
         game = cls(rec.ruleset, rec.start, rec.players, first=rec.first, seed=rec.seed)
-        for number, entry in enumerate(rec.moves, 1):
-            if game.is_over:
-                raise PositionError(f"the game record has moves after the end (move {number})")
-            if entry.seat != game.to_move_seat:
-                raise PositionError(
-                    f"record says seat {entry.seat} moved, "
-                    f"but it was seat {game.to_move_seat}'s turn"
-                )
-            game.push(game.parse_move(entry.move), claim=entry.claim)
-            game._steps[-1].at = entry.at or game._steps[-1].at
+        game.play_recorded(rec.moves)
         game.started_at = rec.started_at or game.started_at
         return game
+
+    def play_recorded(self, moves: Sequence[RecordedMove]) -> None:
+        """Play recorded moves (as :meth:`recorded_moves` gives them) after the moves made so
+        far, keeping their times and claims; every move is checked as :meth:`push` checks it,
+        and its seat must be the one to move. Raises :class:`PositionError`,
+        :class:`IllegalMoveError` or :class:`InvalidMoveError` at the first move that does not
+        replay (the moves before it stay played). O(moves)."""
+        for entry in moves:
+            number = len(self._steps) + 1
+            if self.is_over:
+                raise PositionError(f"the game record has moves after the end (move {number})")
+            if entry.seat != self.to_move_seat:
+                raise PositionError(
+                    f"record says seat {entry.seat} moved, "
+                    f"but it was seat {self.to_move_seat}'s turn"
+                )
+            self.push(self.parse_move(entry.move), claim=entry.claim)
+            self._steps[-1].at = entry.at or self._steps[-1].at

@@ -19,6 +19,7 @@ from nimlab.storage.errors import (
     ReadOnlyError,
     RecordError,
     RegistryError,
+    StaleGameError,
     StorageError,
     TooManyGamesInPlayError,
     TooManyMovesError,
@@ -26,6 +27,7 @@ from nimlab.storage.errors import (
     UnsupportedDatabaseError,
     WriterBusyError,
 )
+from nimlab.storage.feed import Change, ChangeFeed, Changes
 from nimlab.storage.inplay import InPlayLimits
 from nimlab.storage.schema import SCHEMA_VERSION, record_hash
 from nimlab.storage.store import (
@@ -50,6 +52,9 @@ __all__ = [
     "ENDINGS",
     "EXPORT_FORMAT",
     "SCHEMA_VERSION",
+    "Change",
+    "ChangeFeed",
+    "Changes",
     "DatabaseChoiceError",
     "Ending",
     "GameNotFoundError",
@@ -65,6 +70,7 @@ __all__ = [
     "RecordError",
     "RegistryError",
     "Seat",
+    "StaleGameError",
     "StorageError",
     "Store",
     "StoreWriter",

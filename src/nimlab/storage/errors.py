@@ -15,6 +15,7 @@ __all__ = [
     "ReadOnlyError",
     "RecordError",
     "RegistryError",
+    "StaleGameError",
     "StorageError",
     "TooManyGamesInPlayError",
     "TooManyMovesError",
@@ -97,3 +98,9 @@ class TooManyGamesInPlayError(LimitError):
 
 class TooManyMovesError(LimitError):
     """A game in play has as many moves stored as one game may have."""
+
+
+class StaleGameError(RecordError):
+    """A change to a game in play was made against an older state of it than the stored one
+    (another process moved, took back or finished it first): nothing was written; read the game
+    again and judge the change against its current state."""

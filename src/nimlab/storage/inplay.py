@@ -17,6 +17,15 @@ resigned or abandoned is finished the same way (its record says how it ended, se
 :class:`~nimlab.storage.archive.Ending`). The key a game had in play is remembered with the id
 it was stored under (:meth:`GamesInPlay.finished_game`), so the interface can lead the game's
 old link to the stored game, also after a restart; deleting the stored game forgets it.
+
+Several processes may share the games in play. Each game has a ``version`` (its changes so far:
+moves appended, take-backs, its end); a change made from what a process read passes the version
+it read (``expect``), and is written only if the game is still at that version, in the same
+transaction (``UPDATE ... WHERE key = ? AND version = ?``): otherwise :class:`StaleGameError` and
+nothing is written, so two processes never both play one turn. Every change is announced in the
+same transaction (``live_changes``: the game's key and its new version, read by
+:class:`~nimlab.storage.feed.ChangeFeed`), so an announcement exists exactly when its change was
+committed.
 """
 
 from __future__ import annotations
@@ -33,13 +42,14 @@ from nimlab.storage.archive import dumps, insert_game
 from nimlab.storage.connection import Database, now_stamp, storage_error
 from nimlab.storage.errors import (
     RecordError,
+    StaleGameError,
     StorageError,
     TooManyGamesInPlayError,
     TooManyMovesError,
 )
 from nimlab.storage.registry import clamp_limit, now
 
-__all__ = ["GamesInPlay", "InPlayLimits", "LiveEntry"]
+__all__ = ["CHANGES_KEPT", "GamesInPlay", "InPlayLimits", "LiveEntry", "announce"]
 
 LiveEntry = tuple[str, dict[str, Any], dict[str, Any]]
 """A game in play as ``(key, record with its stored moves, meta)``."""
@@ -92,6 +102,68 @@ _STORED_MOVES = (
 )
 """One row (how many moves game ?1 has stored, when it was last touched) when the game is in
 play, none otherwise."""
+
+
+CHANGES_KEPT = 4096
+"""Announcements of changes kept in ``live_changes`` (older ones are deleted as new ones come: a
+reader that fell further behind resyncs every game it holds)."""
+
+_ANNOUNCE = "INSERT INTO live_changes (key, version) VALUES (?, ?)"
+
+_BUMP = "UPDATE live_games SET version = version + 1, touched_at = ? WHERE key = ? AND version = ?"
+
+
+def announce(conn: sqlite3.Connection, key: str, version: int) -> None:
+    """Announce in the open transaction that game ``key`` changed to ``version`` (visible to
+    readers of the change feed once, and only if, the transaction commits). Prunes the oldest
+    announcements beyond :data:`CHANGES_KEPT` every 1,024th. O(1) amortised."""
+    seq = conn.execute(_ANNOUNCE, (key, version)).lastrowid
+    if seq is not None and seq % 1024 == 0:
+        conn.execute("DELETE FROM live_changes WHERE seq <= ?", (seq - CHANGES_KEPT,))
+
+
+def _fence(conn: sqlite3.Connection, key: str, expect: int, stamp: str) -> None:
+    """Move game ``key`` from version ``expect`` to the next and announce it; raises
+    :class:`StaleGameError` (nothing changed) when it is at another version, :class:`RecordError`
+    when it is not in play."""
+    if conn.execute(_BUMP, (stamp, key, expect)).rowcount == 1:
+        announce(conn, key, expect + 1)
+        return
+    row = conn.execute("SELECT version FROM live_games WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        raise RecordError(f"no game in progress has the key {key!r}")
+    raise StaleGameError(
+        f"game {key!r} changed meanwhile (version {int(row[0])}, not {expect}): read it again"
+    )
+
+
+def _bump(conn: sqlite3.Connection, key: str, stamp: str) -> int | None:
+    """Move game ``key`` to its next version, whatever it was, and announce it; its new version
+    (``None``: not in play)."""
+    row = conn.execute(
+        "UPDATE live_games SET version = version + 1, touched_at = ? WHERE key = ? "
+        "RETURNING version",
+        (stamp, key),
+    ).fetchone()
+    if row is None:
+        return None
+    announce(conn, key, int(row[0]))
+    return int(row[0])
+
+
+def _gone(conn: sqlite3.Connection, key: str, expect: int | None) -> None:
+    """Announce that game ``key`` is leaving the games in play (finished, removed, expired), at
+    version ``expect`` if given (else :class:`StaleGameError`); raises :class:`RecordError`
+    when it is not in play. Call before deleting it."""
+    row = conn.execute("SELECT version FROM live_games WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        raise RecordError(f"no game in progress has the key {key!r}")
+    version = int(row[0])
+    if expect is not None and version != expect:
+        raise StaleGameError(
+            f"game {key!r} changed meanwhile (version {version}, not {expect}): read it again"
+        )
+    announce(conn, key, version + 1)
 
 
 def _move_rows(
@@ -188,18 +260,29 @@ class GamesInPlay:
                 raise RecordError(f"a game in progress already has the key {key!r}") from None
             _insert_moves(conn, key, 1, moves)
 
-    def add_moves(self, batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]]) -> None:
+    def add_moves(
+        self,
+        batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]],
+        *,
+        expect: Mapping[str, int] | None = None,
+    ) -> None:
         """Append moves to games in play, all in one transaction (group commit): each item is
         ``(key, number of the first move, moves)``, moves as in ``Game.to_record()["moves"]``.
         The first move's number must follow the stored ones (1 + the number stored), so a
-        retried append cannot land twice. Raises :class:`RecordError` for an unknown key or a
-        wrong number, :class:`TooManyMovesError` beyond ``max_moves``; nothing is written then.
-        O(moves) plus O(log n) per game."""
+        retried append cannot land twice. ``expect`` maps a key to the version its moves were
+        made from (see the module docstring): its version goes one up. Raises
+        :class:`RecordError` for an unknown key or a wrong number, :class:`StaleGameError` for a
+        version that is no longer the game's, :class:`TooManyMovesError` beyond ``max_moves``;
+        nothing is written then. O(moves) plus O(log n) per game."""
         stamp = now_stamp()
         limit = self.limits.max_moves
+        fences = expect or {}
         with self._db.write() as conn:
             execute = conn.execute
             for key, first, moves in batch:
+                version = fences.get(key)
+                if version is not None:
+                    _fence(conn, key, version, stamp)
                 row = execute(_STORED_MOVES, (key,)).fetchone()
                 if row is None:
                     raise RecordError(f"no game in progress has the key {key!r}")
@@ -216,8 +299,24 @@ class GamesInPlay:
                         f"a game has at most {limit:,} moves: game {key!r} has reached the limit"
                     )
                 _insert_moves(conn, key, first, moves)
-                if row[1] != stamp:  # touched already this second: nothing to change
-                    execute("UPDATE live_games SET touched_at = ? WHERE key = ?", (stamp, key))
+                if version is None:
+                    _bump(conn, key, stamp)
+
+    def changes(self, after: int, *, limit: int = 1000) -> tuple[list[tuple[int, str, int]], int]:
+        """The announcements of changes after number ``after``, oldest first (at most ``limit``):
+        ``(number, key, version)``; with the number of the oldest one kept (a reader whose
+        ``after`` is older than that by more than one missed some). O(log n + rows)."""
+        rows = self._db.rows(
+            "SELECT seq, key, version FROM live_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, limit),
+        )
+        first = self._db.one("SELECT COALESCE(MIN(seq), 0) FROM live_changes")
+        return [(int(a), str(k), int(v)) for a, k, v in rows], int(first[0]) if first else 0
+
+    def last_change(self) -> int:
+        """The number of the last announcement (0: none yet). O(1)."""
+        row = self._db.one("SELECT COALESCE(MAX(seq), 0) FROM live_changes")
+        return int(row[0]) if row else 0
 
     def _entry(self, key: str, record_text: str, meta_text: str) -> LiveEntry:
         record = json.loads(record_text)
@@ -235,26 +334,49 @@ class GamesInPlay:
         stored moves, ready for ``Game.from_record``. With ``limit``: only the ``limit`` most
         recently touched games (a bounded startup; the others stay stored and can be read one by
         one with :meth:`game`). O(games returned x their moves)."""
+        return [entry for entry, _ in self.games_with_versions(limit=limit)]
+
+    def games_with_versions(self, *, limit: int | None = None) -> list[tuple[LiveEntry, int]]:
+        """:meth:`games`, each with its version (see the module docstring): the version is read
+        before the moves, so the moves are never older than the version says (a change in
+        between makes the version look stale, which a fenced change then finds out)."""
         if limit is None:
             rows = self._db.rows(
-                "SELECT key, record, meta FROM live_games ORDER BY created_at, rowid"
+                "SELECT key, record, meta, version FROM live_games ORDER BY created_at, rowid"
             )
         else:
             rows = self._db.rows(
-                "SELECT key, record, meta FROM (SELECT rowid AS r, * FROM live_games "
+                "SELECT key, record, meta, version FROM (SELECT rowid AS r, * FROM live_games "
                 "ORDER BY touched_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, r",
                 (clamp_limit(limit),),
             )
-        return [self._entry(*r) for r in rows]
+        return [(self._entry(k, r, m), int(v)) for k, r, m, v in rows]
 
     def game(self, key: str) -> LiveEntry | None:
         """One game in play with its moves, or ``None``. O(its moves)."""
-        row = self._db.one("SELECT key, record, meta FROM live_games WHERE key = ?", (key,))
-        return None if row is None else self._entry(*row)
+        found = self.game_with_version(key)
+        return None if found is None else found[0]
+
+    def game_with_version(self, key: str) -> tuple[LiveEntry, int] | None:
+        """:meth:`game` with its version (read before its moves, as in
+        :meth:`games_with_versions`), or ``None``. O(its moves)."""
+        row = self._db.one(
+            "SELECT key, record, meta, version FROM live_games WHERE key = ?", (key,)
+        )
+        return None if row is None else (self._entry(row[0], row[1], row[2]), int(row[3]))
+
+    def version(self, key: str) -> int | None:
+        """The version of game ``key`` in play (``None``: not in play): one indexed read."""
+        row = self._db.one("SELECT version FROM live_games WHERE key = ?", (key,))
+        return None if row is None else int(row[0])
 
     def remove(self, key: str) -> bool:
         """Forget a game in play (abandoned) with its moves; ``False`` if there was none."""
         with self._db.write() as conn:
+            try:
+                _gone(conn, key, None)
+            except RecordError:
+                return False
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
             return bool(conn.execute("DELETE FROM live_games WHERE key = ?", (key,)).rowcount)
 
@@ -265,17 +387,20 @@ class GamesInPlay:
         usernames: Sequence[str | None] = (),
         *,
         source: str = "web",
+        expect: int | None = None,
     ) -> int:
         """Store the finished game ``record`` (see :meth:`Archive.save_game`; a username no
         longer registered is stored as a plain name) and remove the game in play ``key`` with
         its moves, in ONE transaction: either both happen or neither (the game stays in play).
         The finished record is saved before the game in play and its moves are deleted. Raises
         :class:`RecordError` (nothing written) when no game in play has that key, so a game is
-        finished at most once. Returns the finished game's id."""
+        finished at most once, and :class:`StaleGameError` when ``expect`` is given and is no
+        longer the game's version. Returns the finished game's id."""
         with self._db.write() as conn:
             known = conn.execute("SELECT meta FROM live_games WHERE key = ?", (key,)).fetchone()
             if known is None:
                 raise RecordError(f"no game in progress has the key {key!r}")
+            _gone(conn, key, expect)
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
                 "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?)",
@@ -293,20 +418,22 @@ class GamesInPlay:
         row = self._db.one("SELECT game_id, meta FROM finished_keys WHERE key = ?", (key,))
         return None if row is None else (int(row[0]), json.loads(row[1]))
 
-    def take_back(self, key: str, keep: int) -> int:
+    def take_back(self, key: str, keep: int, *, expect: int | None = None) -> int:
         """Forget the stored moves of game ``key`` after its first ``keep`` (a take-back), in one
         transaction; returns how many were deleted. Raises :class:`RecordError` for an unknown
-        key or a negative ``keep``. O(moves deleted)."""
+        key or a negative ``keep``, :class:`StaleGameError` when ``expect`` is given and is no
+        longer the game's version. O(moves deleted)."""
         if keep < 0:
             raise RecordError(f"a game keeps 0 or more moves, not {keep}")
         with self._db.write() as conn:
-            known = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
-            if known is None:
-                raise RecordError(f"no game in progress has the key {key!r}")
+            if expect is None:
+                if _bump(conn, key, now()) is None:
+                    raise RecordError(f"no game in progress has the key {key!r}")
+            else:
+                _fence(conn, key, expect, now())
             gone = conn.execute(
                 "DELETE FROM live_moves WHERE key = ? AND number > ?", (key, keep)
             ).rowcount
-            conn.execute("UPDATE live_games SET touched_at = ? WHERE key = ?", (now(), key))
         return int(gone)
 
     def expire(
@@ -325,6 +452,7 @@ class GamesInPlay:
                 )
             ]
             for key in keys:
+                _gone(conn, key, None)
                 conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
                 conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
         return keys

@@ -161,7 +161,21 @@ def _v5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5)
+_V6 = """
+ALTER TABLE live_games ADD COLUMN version INTEGER NOT NULL DEFAULT 0; -- changes so far: the fence
+CREATE TABLE live_changes (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT, -- commit order (writers take turns in SQLite)
+    key     TEXT NOT NULL,                     -- the game in play that changed
+    version INTEGER NOT NULL                   -- its version after the change
+);
+"""
+"""Version 6: several processes share the games in play. Each game's ``version`` counts its
+changes (moves appended, take-backs); a change is written only against the version it was made
+from (``UPDATE ... WHERE version = ?``), so two processes never both play a turn. Every change is
+announced in ``live_changes`` in its own transaction (the change feed other processes read;
+pruned as it grows)."""
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _V6)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

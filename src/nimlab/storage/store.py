@@ -249,17 +249,34 @@ class Store:
         """See :meth:`GamesInPlay.add`."""
         self.in_play.add(key, record, meta, client=client)
 
-    def add_live_moves(self, batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]]) -> None:
+    def add_live_moves(
+        self,
+        batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]],
+        *,
+        expect: Mapping[str, int] | None = None,
+    ) -> None:
         """See :meth:`GamesInPlay.add_moves`."""
-        self.in_play.add_moves(batch)
+        self.in_play.add_moves(batch, expect=expect)
 
     def live_games(self, *, limit: int | None = None) -> list[LiveEntry]:
         """See :meth:`GamesInPlay.games`."""
         return self.in_play.games(limit=limit)
 
+    def live_games_with_versions(self, *, limit: int | None = None) -> list[tuple[LiveEntry, int]]:
+        """See :meth:`GamesInPlay.games_with_versions`."""
+        return self.in_play.games_with_versions(limit=limit)
+
     def live_game(self, key: str) -> LiveEntry | None:
         """See :meth:`GamesInPlay.game`."""
         return self.in_play.game(key)
+
+    def live_game_with_version(self, key: str) -> tuple[LiveEntry, int] | None:
+        """See :meth:`GamesInPlay.game_with_version`."""
+        return self.in_play.game_with_version(key)
+
+    def live_version(self, key: str) -> int | None:
+        """See :meth:`GamesInPlay.version`."""
+        return self.in_play.version(key)
 
     def remove_live_game(self, key: str) -> bool:
         """See :meth:`GamesInPlay.remove`."""
@@ -272,17 +289,18 @@ class Store:
         usernames: Sequence[str | None] = (),
         *,
         source: str = "web",
+        expect: int | None = None,
     ) -> int:
         """See :meth:`GamesInPlay.finish`: one transaction, the game is never lost."""
-        return self.in_play.finish(key, record, usernames, source=source)
+        return self.in_play.finish(key, record, usernames, source=source, expect=expect)
 
     def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:
         """See :meth:`GamesInPlay.finished_game`."""
         return self.in_play.finished_game(key)
 
-    def take_back_live_moves(self, key: str, keep: int) -> int:
+    def take_back_live_moves(self, key: str, keep: int, *, expect: int | None = None) -> int:
         """See :meth:`GamesInPlay.take_back`."""
-        return self.in_play.take_back(key, keep)
+        return self.in_play.take_back(key, keep, expect=expect)
 
     def count_games_in_play(self, client: str | None = None) -> int:
         """See :meth:`GamesInPlay.count`."""

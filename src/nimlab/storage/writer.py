@@ -138,12 +138,19 @@ class StoreWriter:
         return future
 
     def add_moves(
-        self, key: str, first: int, moves: Sequence[Mapping[str, Any]], *, block: float = 0.0
+        self,
+        key: str,
+        first: int,
+        moves: Sequence[Mapping[str, Any]],
+        *,
+        block: float = 0.0,
+        expect: int | None = None,
     ) -> concurrent.futures.Future[None]:
         """Append moves to a game in play (``Store.add_live_moves``), group-committed with the
-        other games' moves waiting at the same time. O(moves)."""
+        other games' moves waiting at the same time; with ``expect``: only if the game is still
+        at that version (else ``StaleGameError``). O(moves)."""
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._put(_Job(_moves_job(key, first, moves), future, True), block)
+        self._put(_Job(_moves_job(key, first, moves, expect), future, True), block)
         return future
 
     def finish_game(
@@ -156,6 +163,7 @@ class StoreWriter:
         first: int = 1,
         moves: Sequence[Mapping[str, Any]] = (),
         block: float = 0.0,
+        expect: int | None = None,
     ) -> concurrent.futures.Future[int]:
         """Finish a game in play (``Store.finish_live_game``: the finished record stored and the
         game in play removed, in one transaction); the future gets the stored game's id. With
@@ -163,11 +171,11 @@ class StoreWriter:
         appended first (``Store.add_live_moves``, with its checks and bounds), in the same
         transaction. The same as ``submit`` of a function doing both, cheaper: it shares a
         savepoint with the moves and games finished next to it (see the module docstring).
+        With ``expect``: only if the game is still at that version (else ``StaleGameError``).
         ``record`` must not change until the future is done. O(size of the record)."""
         future: concurrent.futures.Future[int] = concurrent.futures.Future()
-        self._put(
-            _Job(_finish_job(key, record, usernames, source, first, moves), future, True), block
-        )
+        job = _finish_job(key, record, usernames, source, first, moves, expect)
+        self._put(_Job(job, future, True), block)
         return future
 
     def flush(self, timeout: float | None = None) -> None:
@@ -235,9 +243,12 @@ class StoreWriter:
             job.future.set_result(result)
 
 
-def _moves_job(key: str, first: int, moves: Sequence[Mapping[str, Any]]) -> Callable[[Store], None]:
+def _moves_job(
+    key: str, first: int, moves: Sequence[Mapping[str, Any]], expect: int | None = None
+) -> Callable[[Store], None]:
     batch: tuple[MoveBatch] = ((key, first, list(moves)),)
-    return lambda store: store.add_live_moves(batch)
+    fence = None if expect is None else {key: expect}
+    return lambda store: store.add_live_moves(batch, expect=fence)
 
 
 def _finish_job(
@@ -247,14 +258,17 @@ def _finish_job(
     source: str,
     first: int,
     moves: Sequence[Mapping[str, Any]],
+    expect: int | None = None,
 ) -> Callable[[Store], int]:
     names = list(usernames)
     batch: tuple[MoveBatch, ...] = ((key, first, list(moves)),) if moves else ()
 
     def finish(store: Store) -> int:
+        version = expect
         if batch:
-            store.add_live_moves(batch)
-        return store.finish_live_game(key, record, names, source=source)
+            store.add_live_moves(batch, expect=None if version is None else {key: version})
+            version = None if version is None else version + 1
+        return store.finish_live_game(key, record, names, source=source, expect=version)
 
     return finish
 
@@ -377,11 +391,16 @@ class LoopWriter:
         return future
 
     def add_moves(
-        self, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+        self,
+        key: str,
+        first: int,
+        moves: Sequence[Mapping[str, Any]],
+        *,
+        expect: int | None = None,
     ) -> asyncio.Future[None]:
         """See :meth:`StoreWriter.add_moves`."""
         future: asyncio.Future[None] = self._loop.create_future()
-        self._put(_Job(_moves_job(key, first, moves), future, True))
+        self._put(_Job(_moves_job(key, first, moves, expect), future, True))
         return future
 
     def finish_game(
@@ -393,10 +412,12 @@ class LoopWriter:
         source: str = "web",
         first: int = 1,
         moves: Sequence[Mapping[str, Any]] = (),
+        expect: int | None = None,
     ) -> asyncio.Future[int]:
         """See :meth:`StoreWriter.finish_game`."""
         future: asyncio.Future[int] = self._loop.create_future()
-        self._put(_Job(_finish_job(key, record, usernames, source, first, moves), future, True))
+        job = _finish_job(key, record, usernames, source, first, moves, expect)
+        self._put(_Job(job, future, True))
         return future
 
     async def close(self) -> None:

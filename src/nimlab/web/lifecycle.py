@@ -37,10 +37,11 @@ from pydantic import BaseModel
 
 from nimlab.core.errors import GameOverError, NimlabError, PlayerError
 from nimlab.core.game import Game
+from nimlab.storage import StaleGameError
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.access import client_of, is_admin, live, require_admin
 from nimlab.web.errors import Conflict, Forbidden
-from nimlab.web.live import LiveGame, LiveGames
+from nimlab.web.live import LiveGame, LiveGames, Stale
 from nimlab.web.schemas import (
     AnalysisOut,
     ErrorOut,
@@ -107,12 +108,19 @@ async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONRespo
     lg = await manager.lookup(key)
     name = _seat(lg, body)
     _in_play(lg)
-    if body.seat not in lg.game.active:
-        raise Conflict(f"{name} is out of the game already")
-    await manager.halt(lg)
-    async with lg.lock:
-        _in_play(lg)
-        await manager.end(lg, how, body.seat)
+    for attempt in range(2):
+        if body.seat not in lg.game.active:
+            raise Conflict(f"{name} is out of the game already")
+        await manager.halt(lg)
+        try:
+            async with lg.lock:
+                _in_play(lg)
+                await manager.end(lg, how, body.seat)
+            break
+        except Stale:  # another process changed the game first: judge again on the new state
+            if attempt or not await manager.sync_if_stale(lg):
+                raise
+            _in_play(lg)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -145,7 +153,7 @@ async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
 )
 async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
-    lg = manager.get(key)
+    lg = await manager.lookup(key)
     admin = is_admin(request)
     if not manager.may_stop(lg, body.token, admin=admin):
         raise Forbidden(
@@ -170,7 +178,7 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
 )
 async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
-    lg = manager.get(key)
+    lg = await manager.lookup(key)
     name = _seat(lg, body)
     game = lg.game
     humans = [s for s, p in enumerate(game.players) if not p.is_bot]
@@ -184,12 +192,16 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
         if not mine:
             raise Conflict(f"{name} has no move to take back")
         keep = mine[-1]
-        key_ = lg.key
+        key_, expect = lg.key, lg.stored
         # the store first: if it fails, nothing changed
-        await manager.write(lambda s: s.take_back_live_moves(key_, keep))
+        try:
+            await manager.write(lambda s: s.take_back_live_moves(key_, keep, expect=expect))
+        except StaleGameError as e:
+            raise Stale(f"{e}: look at the game again") from None
         while len(game.history) > keep:
             game.pop()
         lg.saved = keep
+        lg.stored += 1
         manager.rewound(lg, keep)
         lg.problem = None
         lg.takebacks += 1

@@ -13,11 +13,23 @@
 
 A restart reads the games in progress back from the database and replays them with the core
 (``Game.from_record``), so every unfinished game resumes where it was.
+
+Several processes may serve one database (``nimlab serve --processes N``, or several machines):
+the database holds the truth. A process keeps copies of the games it serves, each with the
+version it reflects (``LiveGame.stored``); every change is written only against that version (the
+storage's fence, :class:`~nimlab.storage.StaleGameError` otherwise), and a change refused so is
+judged again against the game read afresh (:meth:`LiveGames.sync`). The change feed
+(:class:`~nimlab.storage.ChangeFeed`) tells every process of every committed change, which then
+reads the game and tells its open pages; a request for a game's state checks its version first
+(one indexed read), so it sees every acknowledged move whichever process played it. A bot's move
+is played by the process that played the move before it; another one takes over a game whose bot
+nobody played for ``takeover_grace`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import ctypes
 import ctypes.util
@@ -47,13 +59,17 @@ from nimlab.core.game import Game
 from nimlab.core.narrate import wins_text
 from nimlab.core.players import Player, player_from
 from nimlab.core.position import Move
+from nimlab.core.record import GameRecord, RecordedMove
 from nimlab.core.setup import GameSetup
 from nimlab.storage import (
+    ChangeFeed,
+    Changes,
     Ending,
     LimitError,
     LoopWriter,
     PlayerRecord,
     RecordError,
+    StaleGameError,
     StorageError,
     Store,
     TooManyGamesInPlayError,
@@ -177,6 +193,11 @@ class Superseded(RuntimeError):
     """The answer is no longer wanted: the game moved on, ended or went away."""
 
 
+class Stale(Conflict):
+    """This process's copy of a game was older than the database's: the change was not written
+    (read the game again and judge the change afresh; a 409 if it reaches a client)."""
+
+
 class _Subscriber:
     """An open page. It is sent what changed since its last message: the state with the new
     turns only (``dirty``), then any pushed hint or analysis (at most a few kept)."""
@@ -245,6 +266,11 @@ class LiveGame:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when someone looks at a paused game of bots only."""
     paused: bool = False
+    stored: int = 0
+    """The game's version in the database that this copy reflects (see the module docstring)."""
+    refreshing: bool = False
+    """A read of the game from the database is under way (changes announced meanwhile wait)."""
+    refresh_again: bool = False
 
     @property
     def bots_only(self) -> bool:
@@ -294,6 +320,8 @@ class LiveGames:
         self._released = 0  # WebSockets closed since memory was last given back
         self._trim: asyncio.TimerHandle | None = None
         self._trim_since = 0.0
+        self._feed: ChangeFeed | None = None
+        self._feed_thread: concurrent.futures.ThreadPoolExecutor | None = None
 
     @property
     def bot_pace(self) -> float:
@@ -311,28 +339,25 @@ class LiveGames:
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
             self._reader = Store.open(store.path)
+            # listening before reading: no change committed after the games are read is missed
+            self._feed = ChangeFeed.open(store.path)
+            self._feed_thread = concurrent.futures.ThreadPoolExecutor(1, "nimlab-feed")
         await self.expire()
         cap = store.in_play.limits.max_games
         held = await self.read(lambda s: s.count_games_in_play())
-        entries = await self.read(lambda s: s.live_games(limit=cap))
+        entries = await self.read(lambda s: s.live_games_with_versions(limit=cap))
         resumed = 0
-        for key, record, meta in entries:
-            try:
-                game = Game.from_record(record)
-            except NimlabError as e:
-                log.warning("game %s cannot be resumed: %s", key, e)
+        for (key, record, meta), version in entries:
+            lg = self._resumed(key, record, meta, version)
+            if lg is None:
                 continue
-            players = len(game.players)
-            usernames = list(meta.get("usernames") or [None] * players)[:players]
-            hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
-            lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]))
-            self._restore(lg, meta)
             self.games[key] = lg
             resumed += 1
-            if game.is_over:
-                await self._finish(lg)
+            if lg.game.is_over:
+                with contextlib.suppress(Stale):  # finished by another process meanwhile
+                    await self._finish(lg)
             else:
-                self._ensure_driver(lg)
+                self._ensure_driver(lg, grace=self._grace)
         if held > cap:
             log.warning(
                 "%d games are in play but the bound is %d: the %d played least recently stay "
@@ -343,6 +368,175 @@ class LiveGames:
             )
         log.info("resumed %d of %d games in play", resumed, held)
         self._spawn(self._expire_loop(), "expiry")
+        if self._feed is not None:
+            self._spawn(self._follow(self._feed), "change feed")
+
+    @property
+    def _grace(self) -> float:
+        """How long a game's bot waits for another process to play it (see ``takeover_grace``):
+        longer than a game of bots only waits between its moves."""
+        return self.settings.takeover_grace + self.settings.bot_pace
+
+    def _resumed(
+        self, key: str, record: dict[str, Any], meta: dict[str, Any], version: int
+    ) -> LiveGame | None:
+        """A game in play as read from the database (``None``, logged, when it does not
+        replay)."""
+        try:
+            game = Game.from_record(record)
+        except NimlabError as e:
+            log.warning("game %s cannot be resumed: %s", key, e)
+            return None
+        players = len(game.players)
+        usernames = list(meta.get("usernames") or [None] * players)[:players]
+        hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
+        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), stored=version)
+        self._restore(lg, meta)
+        return lg
+
+    # -- games changed by other processes -----------------------------------------------------
+
+    async def _follow(self, feed: ChangeFeed) -> None:
+        """Read the change feed for as long as the server runs: every game held here that
+        another process changed is read again and its pages told (all of them after the feed
+        was lost for a while). The feed is closed by :meth:`stop`, once its thread is done."""
+        loop = asyncio.get_running_loop()
+        failing = False
+        while True:
+            try:
+                found: Changes = await loop.run_in_executor(self._feed_thread, feed.wait, 0.5)
+            except (StorageError, sqlite3.Error) as e:
+                if not failing:
+                    log.warning("the change feed lost the database (%s): retrying", e)
+                failing = True
+                await asyncio.sleep(0.5)
+                continue
+            if failing:
+                log.info("the change feed is back: reading every game held again")
+                failing = False
+            if found.resync:
+                for lg in list(self.games.values()):
+                    self._refresh_soon(lg, None)
+            for change in found.changes:
+                held = self.games.get(change.key)
+                if held is not None:
+                    self._refresh_soon(held, change.version)
+
+    def _refresh_soon(self, lg: LiveGame, version: int | None) -> None:
+        """Read game ``lg`` again when it is older than ``version`` (``None``: in any case), in
+        a task of its own; changes announced while it reads make it read once more."""
+        if lg.saved_as is not None or (version is not None and version <= lg.stored):
+            return
+        if lg.refreshing:
+            lg.refresh_again = True
+            return
+        lg.refreshing = True
+        self._spawn(self._refresh(lg), f"refresh-{lg.key}")
+
+    async def _refresh(self, lg: LiveGame) -> None:
+        try:
+            while True:
+                lg.refresh_again = False
+                try:
+                    async with lg.lock:
+                        changed = await self.sync(lg)
+                except ApiError as e:
+                    log.warning("game %s could not be read again: %s", lg.key, e.message)
+                    return
+                if changed:
+                    self._after_sync(lg)
+                if not lg.refresh_again:
+                    return
+        finally:
+            lg.refreshing = False
+
+    def _after_sync(self, lg: LiveGame) -> None:
+        """Tell the pages of a game read afresh, and let its bot play (after the grace)."""
+        self.broadcast(lg)
+        self._ensure_driver(lg, grace=self._grace)
+
+    async def sync(self, lg: LiveGame) -> bool:
+        """Bring this process's copy of a game up to the database's (call with ``lg.lock``
+        held): its moves (those no longer stored are taken back, the pages told), its end
+        (finished, resigned or abandoned by another process), or its removal (expired or
+        deleted). Returns whether anything changed. Raises :class:`Unavailable` when the
+        database cannot be read."""
+        if lg.saved_as is not None:
+            return False
+        key = lg.key
+        found = await self.read(lambda s: s.live_game_with_version(key))
+        if found is None:
+            return await self._sync_gone(lg)
+        (_, record, _meta), version = found
+        if version == lg.stored:
+            return False
+        self._replace_moves(lg, GameRecord.from_json(record).moves)
+        lg.stored = version
+        return True
+
+    def _replace_moves(self, lg: LiveGame, moves: tuple[RecordedMove, ...]) -> None:
+        """Make the copy's moves the stored ones: take back those after the first move they
+        differ at, then play the stored ones from there. O(moves)."""
+        game = lg.game
+        mine = game.recorded_moves()
+        same = 0
+        for a, b in zip(mine, moves, strict=False):
+            if (a.seat, a.move, a.at) != (b.seat, b.move, b.at):
+                break
+            same += 1
+        if same == len(mine) == len(moves):
+            lg.saved = len(mine)
+            return
+        for _ in range(len(mine) - same):
+            game.pop()
+        try:
+            game.play_recorded(moves[same:])
+        except NimlabError as e:  # never expected: the stored moves were checked when played
+            log.error("game %s: a stored move does not replay: %s", lg.key, e)
+        lg.saved = len(game.history)
+        if same < len(mine):
+            self.rewound(lg, same)
+        self._moved(lg)
+        lg.problem = None
+        lg.thinking = False
+
+    async def _sync_gone(self, lg: LiveGame) -> bool:
+        """The game is no longer in play in the database: finished (its stored record is
+        read), else removed."""
+        key = lg.key
+        found = await self.read(lambda s: s.finished_game(key))
+        if found is None:
+            self.cancel_work(lg)
+            lg.ended = "This game is no longer in play."
+            self.games.pop(key, None)
+            return True
+        game_id, _meta = found
+        stored = await self.read(lambda s: s.game(game_id))
+        self.cancel_work(lg, keep_driver=True)
+        self._replace_moves(lg, GameRecord.from_json(stored.record).moves)
+        lg.saved_as = game_id
+        lg.finishing = True
+        ending = ending_of(stored.record, len(lg.game.players))
+        if ending is not None:
+            self._stopped(lg, ending)
+        self._finished.append(key)
+        self._forget_old()
+        return True
+
+    async def sync_if_stale(self, lg: LiveGame) -> bool:
+        """:meth:`sync` when the database holds another version of the game (one indexed read
+        when it does not); takes ``lg.lock``. Returns whether anything changed."""
+        if lg.saved_as is not None:
+            return False
+        key = lg.key
+        version = await self.read(lambda s: s.live_version(key))
+        if version == lg.stored:
+            return False
+        async with lg.lock:
+            changed = await self.sync(lg)
+        if changed:
+            self._after_sync(lg)
+        return changed
 
     def _spawn(self, coro: Any, name: str) -> None:
         task = asyncio.create_task(coro, name=name)
@@ -403,6 +597,10 @@ class LiveGames:
             await self._writer.close()
         if self._reader is not None:
             self._reader.close()
+        if self._feed_thread is not None:
+            self._feed_thread.shutdown(wait=True)
+        if self._feed is not None:
+            self._feed.close()
 
     @property
     def writer(self) -> LoopWriter:
@@ -441,6 +639,8 @@ class LiveGames:
     async def _storage(future: asyncio.Future[T]) -> T:
         try:
             return await future
+        except StaleGameError:
+            raise
         except (StorageError, sqlite3.Error) as e:
             raise Unavailable(f"the database cannot be used: {e}") from None
 
@@ -484,22 +684,35 @@ class LiveGames:
 
     # -- games --------------------------------------------------------------------------------
 
-    def get(self, key: str) -> LiveGame:
-        """The game with this id; raises :class:`NotFound`."""
-        lg = self.games.get(key)
-        if lg is None:
-            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
-        return lg
-
-    async def lookup(self, key: str) -> LiveGame:
-        """The game with this id, in play or finished; a game that finished (or was resigned or
-        abandoned) before the last restart, or was dropped from memory since, is read back from
-        the store as a finished game with its seats' tokens, so its old link still leads to it.
+    async def lookup(self, key: str, *, fresh: bool = True) -> LiveGame:
+        """The game with this id, in play or finished; a game in play that this process does
+        not hold yet (started on another one) is read from the database; a game that finished
+        (or was resigned or abandoned) before the last restart, or was dropped from memory
+        since, is read back from the store as a finished game with its seats' tokens, so its old
+        link still leads to it. With ``fresh``, a game in play held here is first checked
+        against the database (one indexed read) and read again when another process changed it.
         Raises :class:`NotFound`. O(1) in memory; else a read and a replay on the workers."""
         lg = self.games.get(key)
         if lg is not None:
+            if fresh and self._feed is not None:
+                await self.sync_if_stale(lg)
             return lg
-        found = await self.read(lambda s: s.finished_game(key)) if len(key) <= 64 else None
+        if len(key) > 64:
+            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
+        if self._feed is not None:
+            playing = await self.read(lambda s: s.live_game_with_version(key))
+            if playing is not None:
+                (_, record, meta), version = playing
+                lg = self.games.get(key)  # read by another request meanwhile
+                if lg is not None:
+                    return lg
+                lg = self._resumed(key, record, meta, version)
+                if lg is None:
+                    raise NotFound(f"game {key!r} cannot be resumed")
+                self.games[key] = lg
+                self._ensure_driver(lg, grace=self._grace)
+                return lg
+        found = await self.read(lambda s: s.finished_game(key))
         if found is None:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         game_id, meta = found
@@ -547,13 +760,19 @@ class LiveGames:
         record["ended"] = ending.to_json()
         usernames = list(lg.usernames)
         lg.finishing = True
+        expect = lg.stored
         try:
             lg.saved_as = await self._storage(
                 self._queued(
-                    lambda: self.writer.finish_game(lg.key, record, usernames, source="web")
+                    lambda: self.writer.finish_game(
+                        lg.key, record, usernames, source="web", expect=expect
+                    )
                 )
             )
             self._finished.append(lg.key)
+        except StaleGameError as e:
+            lg.finishing = False
+            raise Stale(f"{e}: look at the game again") from None
         except BaseException:
             lg.finishing = False
             raise
@@ -692,8 +911,13 @@ class LiveGames:
         already played by that seat with the same move is a retry: answered again, nothing
         played; else the game is not over and it is that seat's turn, and ``turn`` is the next
         move's number (409), the move is legal (422, the core's message). Nothing changes when a
-        check fails. Then the bots reply (waited for up to ``reply_wait`` seconds)."""
-        lg = self.get(key)
+        check fails. Then the bots reply (waited for up to ``reply_wait`` seconds).
+
+        The checks are made against this process's copy of the game; when one fails, or the
+        database refuses the move because another process changed the game first, the game is
+        read again and the move judged afresh against its current turn (see the module
+        docstring)."""
+        lg = await self.lookup(key, fresh=False)
         game = lg.game
         players = game.players
         if not 0 <= req.seat < len(players):
@@ -706,41 +930,23 @@ class LiveGames:
                 f"wrong token for seat {req.seat} ({player.name}): only the link given to "
                 f"{player.name} can move for them"
             )
-        async with lg.lock:
-            number = len(game.history) + 1
-            if req.turn < number:
-                done = game.history[req.turn - 1]
-                if done.seat == req.seat and _same_move(done.move, req):
-                    return lg, req.turn - 1  # a retry: the same answer, nothing played twice
-                raise Conflict(
-                    f"move {req.turn} was already played; the next move is move {number}: "
-                    "reload the game"
-                )
-            if game.is_over or lg.ended is not None:
-                raise GameOverError("the game is over: start a new one")
-            if req.seat != game.to_move_seat:
-                raise Conflict(f"it is {game.to_move.name}'s turn, not {player.name}'s")
-            if req.turn != number:
-                raise Conflict(
-                    f"this request is for move {req.turn}, but the next move is move {number}: "
-                    "reload the game"
-                )
-            if req.text is not None:
-                move = game.parse_move(req.text)
-            elif req.pile is None or req.take is None:
-                raise InvalidMoveError(
-                    "give the move as pile and take (and at, in rows of stones), or as text"
-                )
-            else:
-                move = Move(req.pile, req.take, req.at)
-            game.push(move)
-            self._moved(lg)
-            self._instant_replies(lg)
-            replies = not game.is_over and game.to_move.is_bot and lg.human_active
-            if game.is_over:
-                await self._finish(lg)  # its unsaved moves and the finish: one transaction
-            elif not replies:
-                await self._save(lg)
+        synced = self._feed is None  # nobody else changes the game: its copy is the truth
+        for _ in range(8):
+            try:
+                async with lg.lock:
+                    number, replies, retry = await self._play(lg, req)
+                break
+            except Stale:
+                await self.sync_if_stale(lg)
+                synced = True
+            except (ApiError, NimlabError):
+                if synced or not await self.sync_if_stale(lg):
+                    raise
+                synced = True
+        else:
+            raise Unavailable("the game changes too fast here to play this move: try again")
+        if retry:
+            return lg, number - 1
         if not replies:
             await self._changed(lg)
             return lg, number - 1
@@ -748,14 +954,67 @@ class LiveGames:
         # Nothing is answered before every move played is saved.
         self._ensure_driver(lg)
         await self._await_replies(lg)
-        async with lg.lock:
-            unsaved = len(game.history) > lg.saved
-            await self._save(lg)  # when the bots are still thinking
-        if len(game.history) < number:
+        try:
+            async with lg.lock:
+                unsaved = len(game.history) > lg.saved
+                await self._save(lg)  # when the bots are still thinking
+        except Stale:
+            await self.sync_if_stale(lg)
+            unsaved = False
+        history = game.history
+        if len(history) < number:
             raise Unavailable("the move could not be saved, so it was not played")
+        done = history[number - 1]
+        if done.seat != req.seat or not _same_move(done.move, req):
+            raise Conflict(
+                f"another move was played as move {number} first; the next move is move "
+                f"{len(history) + 1}: reload the game"
+            )
         if unsaved:
             self.broadcast(lg)
         return lg, number - 1
+
+    async def _play(self, lg: LiveGame, req: MoveIn) -> tuple[int, bool, bool]:
+        """The checks of :meth:`move` against this copy of the game, then the move played (and
+        saved, unless bots reply that need thinking): the move's number, whether bots reply,
+        whether it was a retry of a move played already. Call with ``lg.lock`` held."""
+        game = lg.game
+        player = game.players[req.seat]
+        number = len(game.history) + 1
+        if req.turn < number:
+            done = game.history[req.turn - 1]
+            if done.seat == req.seat and _same_move(done.move, req):
+                return req.turn, False, True  # a retry: the same answer, nothing played twice
+            raise Conflict(
+                f"move {req.turn} was already played; the next move is move {number}: "
+                "reload the game"
+            )
+        if game.is_over or lg.ended is not None or lg.saved_as is not None:
+            raise GameOverError("the game is over: start a new one")
+        if req.seat != game.to_move_seat:
+            raise Conflict(f"it is {game.to_move.name}'s turn, not {player.name}'s")
+        if req.turn != number:
+            raise Conflict(
+                f"this request is for move {req.turn}, but the next move is move {number}: "
+                "reload the game"
+            )
+        if req.text is not None:
+            move = game.parse_move(req.text)
+        elif req.pile is None or req.take is None:
+            raise InvalidMoveError(
+                "give the move as pile and take (and at, in rows of stones), or as text"
+            )
+        else:
+            move = Move(req.pile, req.take, req.at)
+        game.push(move)
+        self._moved(lg)
+        self._instant_replies(lg)
+        replies = not game.is_over and game.to_move.is_bot and lg.human_active
+        if game.is_over:
+            await self._finish(lg)  # its unsaved moves and the finish: one transaction
+        elif not replies:
+            await self._save(lg)
+        return number, replies, False
 
     def _instant_replies(self, lg: LiveGame) -> None:
         """Let the bots that answer from memory (see ``Game.bot_choice_is_instant``) reply at
@@ -788,15 +1047,27 @@ class LiveGames:
         moves = [m.to_json() for m in lg.game.recorded_moves(lg.saved)]
         if not moves:
             return
+        written = self.writer.add_moves(lg.key, lg.saved + 1, moves, expect=lg.stored)
+
+        def advance(done: asyncio.Future[None]) -> None:
+            if not done.cancelled() and done.exception() is None:
+                lg.saved += len(moves)
+                lg.stored += 1
+
+        # the copy follows the database even when the caller is cancelled meanwhile (a write
+        # once handed over may commit: the next one is fenced by the version it made)
+        written.add_done_callback(advance)
         try:
-            await self.writer.add_moves(lg.key, lg.saved + 1, moves)
+            await asyncio.shield(written)
         except (StorageError, RecordError, sqlite3.Error) as e:
             for _ in moves:
                 lg.game.pop()
+            self._moved(lg)
+            if isinstance(e, StaleGameError):  # another process changed the game first
+                raise Stale(str(e)) from None
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
             raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
-        lg.saved += len(moves)
 
     async def _changed(self, lg: LiveGame) -> None:
         if lg.game.is_over:
@@ -821,11 +1092,30 @@ class LiveGames:
         try:
             # one transaction: in play or finished, never lost
             finished = self.writer.finish_game(
-                lg.key, record, usernames, source="web", first=lg.saved + 1, moves=moves
+                lg.key,
+                record,
+                usernames,
+                source="web",
+                first=lg.saved + 1,
+                moves=moves,
+                expect=lg.stored,
             )
-            lg.saved_as = await finished
+
+            def stored(done: asyncio.Future[int]) -> None:  # see _save
+                if not done.cancelled() and done.exception() is None:
+                    lg.saved_as = done.result()
+                    lg.saved += len(moves)
+                    lg.stored += 2 if moves else 1
+
+            finished.add_done_callback(stored)
+            await asyncio.shield(finished)
         except (StorageError, NimlabError, sqlite3.Error) as e:
             lg.finishing = False
+            if isinstance(e, StaleGameError):  # another process changed the game first
+                for _ in moves:
+                    game.pop()
+                self._moved(lg)
+                raise Stale(str(e)) from None
             if not moves:
                 log.error("game %s could not be stored: %s", lg.key, e)
                 return
@@ -834,7 +1124,6 @@ class LiveGames:
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
             raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
-        lg.saved += len(moves)
         self._finished.append(lg.key)
 
     def _moved(self, lg: LiveGame) -> None:
@@ -863,20 +1152,48 @@ class LiveGames:
             lg.driver.cancel()
         lg.thinking = False
 
-    def _ensure_driver(self, lg: LiveGame) -> None:
+    def _ensure_driver(self, lg: LiveGame, *, grace: float = 0.0) -> None:
+        """Let the game's bots play when one is to move (after ``grace`` seconds in which no
+        other process changed the game: see :meth:`_drive`)."""
         game = lg.game
         if game.is_over or lg.ended is not None or not game.to_move.is_bot:
             return
+        if lg.saved_as is not None or lg.finishing:
+            return
         if lg.driver is not None and not lg.driver.done():
             return
-        lg.driver = asyncio.create_task(self._drive(lg), name=f"bots-{lg.key}")
+        if self._feed is None:
+            grace = 0.0  # no other process
+        lg.driver = asyncio.create_task(self._drive(lg, grace), name=f"bots-{lg.key}")
 
-    async def _drive(self, lg: LiveGame) -> None:
+    async def _take_over(self, lg: LiveGame, grace: float) -> bool:
+        """Wait until nobody changed the game for ``grace`` seconds (the process that played
+        last plays its bots; this one takes over when that one has stopped). Whether a bot is
+        still to move then."""
+        seen = lg.stored
+        while True:
+            await asyncio.sleep(grace)
+            await self.sync_if_stale(lg)
+            game = lg.game
+            if game.is_over or lg.ended is not None or lg.saved_as is not None:
+                return False
+            if not game.to_move.is_bot:
+                return False
+            if lg.stored == seen:
+                return True
+            seen = lg.stored
+
+    async def _drive(self, lg: LiveGame, grace: float = 0.0) -> None:
         """Let bots move until a human is to move or the game is over. Each bot move is one job
         on the engine's workers within the move budget: beyond it, the bot plays its guess and
-        says so in its claim."""
+        says so in its claim. With ``grace``: only once nobody changed the game for that long
+        (see :meth:`_take_over`). Each move is written against the version it was worked out
+        from: when another process played first, the game is read again and the bots go on
+        from there."""
         game = lg.game
         try:
+            if grace > 0 and not await self._take_over(lg, grace):
+                return
             while not game.is_over and lg.ended is None and game.to_move.is_bot:
                 if not lg.human_active and self.bot_pace > 0:
                     await asyncio.sleep(self.bot_pace)
@@ -895,12 +1212,19 @@ class LiveGames:
                 async with lg.lock:
                     if len(game.history) != count or game.is_over or lg.ended is not None:
                         continue
+                    if lg.saved_as is not None:
+                        return
                     game.push(choice.move, claim=choice.claim)
                     self._moved(lg)
-                    if game.is_over:
-                        await self._finish(lg)  # the move and the finish: one transaction
-                    else:
-                        await self._save(lg)
+                    try:
+                        if game.is_over:
+                            await self._finish(lg)  # the move and the finish: one transaction
+                        else:
+                            await self._save(lg)
+                    except Stale:  # another process played first: go on from the game as stored
+                        if await self.sync(lg):
+                            self.broadcast(lg)
+                        continue
                 lg.thinking = False
                 lg.problem = None
                 self.broadcast(lg)

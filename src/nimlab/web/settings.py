@@ -92,6 +92,13 @@ class ServerSettings(BaseSettings):
         default=None,
         description="The database file (default: nimlab.db in your user data directory).",
     )
+    processes: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Server processes sharing the port and the database (more than 1 needs a "
+        "PostgreSQL database: --db postgresql://...).",
+    )
     allow_host: Names = Field(
         default=(),
         description="More host names requests may use, besides this machine's own names and "
@@ -230,6 +237,14 @@ class ServerSettings(BaseSettings):
         default=60.0,
         ge=0,
         description="Seconds a game of bots only plays on with nobody watching it.",
+    )
+    takeover_grace: float = Field(
+        default=2.0,
+        ge=0,
+        le=3600,
+        description="Seconds a process waits, after another process last changed a game, before "
+        "it plays that game's bot itself (the other process may have stopped); the database "
+        "lets only one of them play the move.",
     )
     expiry_interval: float = Field(
         default=600.0,

@@ -1,0 +1,128 @@
+"""The change feed: every process serving the same database learns of every committed change to
+a game in play (a move, a take-back, its end), in commit order, to update the games it holds and
+push them to their open pages.
+
+A change is announced in its own transaction (:func:`~nimlab.storage.inplay.announce`), so an
+announcement exists exactly when its change was committed: a change whose transaction failed is
+never announced. An announcement carries the game's key and its new version; the reader reads
+the game itself from the tables. A reader that may have missed announcements (it fell further
+behind than the announcements kept, or lost the database for a while) is told to *resync*:
+read again every game it holds.
+
+:class:`ChangeFeed` is what a server uses; :meth:`ChangeFeed.open` picks the database's
+implementation. On SQLite (several processes on one machine sharing one file) it is a cheap
+poll: ``PRAGMA data_version`` tells when another connection committed, and only then are the new
+announcements read.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from nimlab.storage.connection import Database
+from nimlab.storage.errors import StorageError
+from nimlab.storage.inplay import GamesInPlay
+
+__all__ = ["POLL_INTERVAL", "Change", "ChangeFeed", "Changes", "SqliteFeed"]
+
+POLL_INTERVAL = 0.02
+"""Seconds between two looks at an SQLite database for changes (a ``PRAGMA``, no disk read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """Game ``key`` in play changed; ``version`` is its version after the change."""
+
+    key: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What :meth:`ChangeFeed.wait` found: the changes in commit order, and whether the reader
+    must read again every game it holds (``resync``: some changes may have been missed)."""
+
+    changes: tuple[Change, ...] = ()
+    resync: bool = False
+
+
+class ChangeFeed(ABC):
+    """The changes committed to the games in play of one database, by any process. Used from
+    one thread at a time (a server gives it a thread of its own)."""
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> ChangeFeed:
+        """The change feed of the database ``path`` (a file; not ``:memory:``, which no other
+        process can share). It starts at the last change committed: only later ones are
+        reported. Raises :class:`StorageError`."""
+        if str(path) == ":memory:":
+            raise StorageError("an in-memory database has no change feed: nobody shares it")
+        return SqliteFeed(Path(path))
+
+    @abstractmethod
+    def wait(self, timeout: float) -> Changes:
+        """The changes committed since the last call (or since opening), waiting up to
+        ``timeout`` seconds for the first. Raises :class:`StorageError` when the database cannot
+        be read (the next call that succeeds then says ``resync``)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop listening and close the feed's connection. Idempotent."""
+
+
+class SqliteFeed(ChangeFeed):
+    """The change feed of an SQLite file: a connection of its own polls ``PRAGMA data_version``
+    every :data:`POLL_INTERVAL` seconds and reads the announcements after the last one seen
+    when it moved."""
+
+    def __init__(self, path: Path, *, interval: float = POLL_INTERVAL) -> None:
+        self._db = Database.open(path)
+        self._in_play = GamesInPlay(self._db)
+        self._interval = interval
+        self._seen = -1
+        self._last = self._in_play.last_change()
+        self._lost = False
+        self._closed = False
+
+    def _data_version(self) -> int:
+        row = self._db.one("PRAGMA data_version")
+        return int(row[0]) if row else 0
+
+    def wait(self, timeout: float) -> Changes:
+        deadline = time.monotonic() + max(timeout, 0.0)
+        try:
+            while True:
+                version = self._data_version()
+                if version != self._seen:
+                    self._seen = version
+                    found = self._read()
+                    if found.changes or found.resync:
+                        return found
+                if time.monotonic() >= deadline:
+                    return Changes()
+                time.sleep(self._interval)
+        except StorageError:
+            self._lost = True
+            self._seen = -1
+            raise
+
+    def _read(self) -> Changes:
+        rows, _ = self._in_play.changes(self._last)
+        # numbers follow each other (writers take turns; a rolled-back one takes none back):
+        # a gap is announcements pruned before this reader saw them
+        resync = self._lost or (bool(rows) and rows[0][0] != self._last + 1)
+        self._lost = False
+        if rows:
+            self._last = rows[-1][0]
+            if len(rows) >= 1000:  # more to read: look again at once
+                self._seen = -1
+        return Changes(tuple(Change(key, version) for _, key, version in rows), resync)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._db.close()

@@ -1,0 +1,246 @@
+"""One club on several processes: two ``nimlab serve`` processes on one database serve the same
+games. Whichever process a request reaches: a move is accepted exactly when it is legal for the
+game's current turn (two moves for one turn: one wins), every acknowledged move is seen by the
+next read, every open page sees every move in order, a bot's move is played once, and a process
+killed with SIGKILL loses nothing it acknowledged while the others serve its games on. No test
+here measures time: each waits for a condition (the bench measures speed)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
+
+from processes import PATIENCE, nimlab
+from webtools import ServerProcess
+
+pytestmark = pytest.mark.reliability
+
+ARGS = ["--bot-pace", "0", "--move-rate", "0", "--create-burst", "1000", "--takeover-grace", "0.2"]
+
+
+def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data, {"content-type": "application/json"}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[ServerProcess, ...]]:
+    """Two servers on one SQLite file (started together)."""
+    db = tmp_path / "club.db"
+    servers = [ServerProcess(db, args=ARGS).spawn() for _ in range(2)]
+    try:
+        yield tuple(s.wait() for s in servers)
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def test_two_processes_serve_one_club(pair: tuple[ServerProcess, ...]) -> None:
+    """One test, so that its two servers start once (each start costs seconds)."""
+    moves_alternate_between_processes_and_every_page_sees_every_move(pair)
+    two_moves_for_one_turn_on_two_processes_have_one_winner(pair)
+    a_bots_move_is_played_once_whichever_process_serves_the_game(pair)
+    a_game_of_bots_only_is_played_once_by_two_processes(pair)
+    a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(pair)
+
+
+def _create(url: str, players: list[dict[str, Any]], piles: list[int]) -> tuple[str, list[str]]:
+    status, created = call(f"{url}/api/games", "POST", {"players": players, "piles": piles})
+    assert status == 201, created
+    seats = sorted(created["seats"], key=lambda s: s["seat"])
+    return created["state"]["id"], [s["token"] for s in seats]
+
+
+class Watcher:
+    """An open page of a game on one server: every turn it was sent, checked to come in order
+    (each message's turns follow those already seen: none skipped)."""
+
+    def __init__(self, server: ServerProcess, key: str) -> None:
+        self.ws: ClientConnection = ws_connect(
+            f"ws://127.0.0.1:{server.port}/api/games/{key}/live", open_timeout=PATIENCE
+        )
+        self.turns: list[str] = []
+        self.over = False
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for text in self.ws:
+                message = json.loads(text)
+                if message["type"] != "state":
+                    continue
+                state = message["state"]
+                with self.cond:
+                    assert state["turns_from"] <= len(self.turns), "a turn was skipped"
+                    del self.turns[state["turns_from"] :]
+                    self.turns += [t["text"] for t in state["turns"]]
+                    self.over = state["over"]
+                    self.cond.notify_all()
+        except Exception:  # closed
+            return
+
+    def wait_for(self, count: int, over: bool = False) -> list[str]:
+        with self.cond:
+            assert self.cond.wait_for(
+                lambda: len(self.turns) >= count and self.over == over, PATIENCE
+            ), (self.turns, count)
+            return list(self.turns)
+
+    def close(self) -> None:
+        self.ws.close()
+        self.thread.join(PATIENCE)
+
+
+def _state(server: ServerProcess, key: str) -> dict[str, Any]:
+    status, state = call(f"{server.url}/api/games/{key}")
+    assert status == 200, state
+    return dict(state)
+
+
+def moves_alternate_between_processes_and_every_page_sees_every_move(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    a, b = pair
+    key, tokens = _create(a.url, [{"name": "Ann"}, {"name": "Bob"}], [4, 4])
+    watchers = [Watcher(a, key), Watcher(b, key)]
+    try:
+        for turn in range(1, 9):
+            seat, server, other = (turn - 1) % 2, pair[turn % 2], pair[(turn + 1) % 2]
+            move = {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 1 + seat, "take": 1}
+            status, answer = call(f"{server.url}/api/games/{key}/moves", "POST", move)
+            assert status == 200, answer
+            # the other process sees the acknowledged move at once
+            assert _state(other, key)["move_count"] == turn
+        final = _state(a, key)
+        assert final["over"] and final["saved_as"] is not None
+        assert _state(b, key)["saved_as"] == final["saved_as"]
+        seen = [w.wait_for(8, over=True) for w in watchers]
+        assert seen[0] == seen[1] and len(seen[0]) == 8
+        assert seen[0][0].startswith("Ann took 1") and seen[0][1].startswith("Bob took 1")
+    finally:
+        for w in watchers:
+            w.close()
+
+
+def two_moves_for_one_turn_on_two_processes_have_one_winner(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    a, b = pair
+    key, tokens = _create(b.url, [{"name": "Ann"}, {"name": "Bob"}], [9, 9])
+    for turn in range(1, 6):
+        seat = (turn - 1) % 2
+        moves = [
+            {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 1, "take": 1},
+            {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 2, "take": 1},
+        ]
+        answers: list[tuple[int, Any]] = [(0, None), (0, None)]
+        ready = threading.Barrier(2)
+
+        def send(i: int, moves: Any = moves, answers: Any = answers, ready: Any = ready) -> None:
+            ready.wait(PATIENCE)
+            answers[i] = call(f"{pair[i].url}/api/games/{key}/moves", "POST", moves[i])
+
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(PATIENCE)
+        codes = sorted(code for code, _ in answers)
+        assert codes == [200, 409], answers
+        winner = 0 if answers[0][0] == 200 else 1
+        for server in pair:
+            state = _state(server, key)
+            assert state["move_count"] == turn
+            assert state["turns"][-1]["move"]["pile"] == moves[winner]["pile"]
+    # the stored history has exactly one move per turn, and it replays
+    state = _state(a, key)
+    assert [t["number"] for t in state["turns"]] == [1, 2, 3, 4, 5]
+
+
+def a_bots_move_is_played_once_whichever_process_serves_the_game(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    a, b = pair
+    players: list[dict[str, Any]] = [
+        {"name": "Ann"},
+        {"kind": "lookahead", "depth": 2, "name": "Hal"},
+    ]
+    key, tokens = _create(a.url, players, [3, 4, 5])
+    turn = 1
+    while True:
+        state = _state(pair[turn % 2], key)
+        if state["over"]:
+            break
+        assert state["to_move"] == 0 and state["move_count"] == turn - 1
+        pile = next(i for i, n in enumerate(state["board"]["piles"]) if n > 0)
+        move = {"seat": 0, "token": tokens[0], "turn": turn, "pile": pile + 1, "take": 1}
+        status, answer = call(f"{pair[turn % 2].url}/api/games/{key}/moves", "POST", move)
+        assert status == 200, answer
+        turn = answer["move_count"] + 1
+    seats = [t["seat"] for t in state["turns"]]
+    assert seats == [i % 2 for i in range(len(seats))]  # one reply to each move, no more
+    assert _state(b, key)["saved_as"] == state["saved_as"]
+
+
+def a_game_of_bots_only_is_played_once_by_two_processes(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    a, b = pair
+    bots = [{"kind": "random", "name": "R1"}, {"kind": "random", "name": "R2"}]
+    key, _ = _create(a.url, bots, [6, 6])
+    watchers = [Watcher(a, key), Watcher(b, key)]  # a game of bots only plays while watched
+    try:
+        seen = [w.wait_for(1, over=True) for w in watchers]
+    finally:
+        for w in watchers:
+            w.close()
+    assert seen[0] == seen[1]
+    state = _state(b, key)
+    assert state["over"] and len(seen[0]) == state["move_count"]
+    assert [t["seat"] for t in state["turns"]] == [i % 2 for i in range(state["move_count"])]
+
+
+def a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    a, doomed = pair
+    key, tokens = _create(doomed.url, [{"name": "Ann"}, {"name": "Bob"}], [9, 9])
+    watcher = Watcher(a, key)
+    for turn in range(1, 6):
+        seat = (turn - 1) % 2
+        move = {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 1, "take": 1}
+        assert call(f"{doomed.url}/api/games/{key}/moves", "POST", move)[0] == 200
+    doomed.kill()
+    # the other process has every acknowledged move, and plays on
+    assert _state(a, key)["move_count"] == 5
+    move = {"seat": 1, "token": tokens[1], "turn": 6, "pile": 2, "take": 3}
+    status, answer = call(f"{a.url}/api/games/{key}/moves", "POST", move)
+    assert status == 200 and answer["move_count"] == 6, answer
+    assert len(watcher.wait_for(6)) == 6
+    watcher.close()
+    record = _state(a, key)
+    assert [t["move"]["pile"] for t in record["turns"]] == [1, 1, 1, 1, 1, 2]
+
+
+def test_several_processes_on_an_sqlite_file_are_refused(tmp_path: Path) -> None:
+    done = nimlab("serve", "--processes", "2", "--db", str(tmp_path / "one.db"))
+    assert done.returncode == 2
+    assert "--processes 2 needs a PostgreSQL database" in done.stderr
+    assert "--db postgresql://" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "one.db").exists()
