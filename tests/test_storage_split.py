@@ -670,7 +670,7 @@ def test_cli_read_commands_with_a_mistyped_db_create_nothing(
 
 
 @pytest.mark.parametrize(
-    "url", ["postgresql://lee:secret@db.example/nimlab", "sqlite:///games.db", "HTTP://x/y.db"]
+    "url", ["mysql://lee:secret@db.example/nimlab", "sqlite:///games.db", "HTTP://x/y.db"]
 )
 def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_folder(
     tmp_path: Path,
@@ -681,7 +681,7 @@ def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_fold
     from nimlab.storage import UnsupportedDatabaseError
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(UnsupportedDatabaseError, match="opens only SQLite database files"):
+    with pytest.raises(UnsupportedDatabaseError, match="a kind nimlab does not open"):
         Store.open(url)
     commands = (["history"], ["db"], ["players", "add", "lee", "--given", "B", "--family", "L"])
     for command in commands:
@@ -691,7 +691,8 @@ def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_fold
             assert _cli(monkeypatch, *command, *where) == 2, (command, where)
             monkeypatch.delenv("NIMLAB_DB", raising=False)
             err = capsys.readouterr().err
-            assert "is a URL" in err and "SQLite database files" in err and "--db" in err
+            assert "is a URL" in err and "SQLite database file" in err and "--db" in err
+            assert "postgresql://" in err
             assert "secret" not in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
 

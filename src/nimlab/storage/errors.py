@@ -38,8 +38,9 @@ class UnsupportedDatabaseError(DatabaseChoiceError):
 
     def __init__(self, scheme: str) -> None:
         super().__init__(
-            f"the database {scheme}://... is a URL, and nimlab opens only SQLite database "
-            "files: give a file path, e.g. --db games.db (or NIMLAB_DB=games.db)"
+            f"the database {scheme}://... is a URL of a kind nimlab does not open: give an "
+            "SQLite database file, e.g. --db games.db, or a PostgreSQL URL, e.g. --db "
+            "postgresql://USER:PASSWORD@HOST/DATABASE (also as NIMLAB_DB)"
         )
         self.scheme = scheme
 

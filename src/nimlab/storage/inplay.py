@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nimlab.storage.archive import dumps, insert_game
-from nimlab.storage.connection import Database, now_stamp, storage_error
+from nimlab.storage.backend import Connection
+from nimlab.storage.connection import Database, now_stamp
 from nimlab.storage.errors import (
     RecordError,
     StorageError,
@@ -111,7 +111,7 @@ def _move_rows(
 
 
 def _insert_moves(
-    conn: sqlite3.Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+    conn: Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
 ) -> None:
     rows = _move_rows(key, first, moves)
     if len(rows) == 1:
@@ -175,17 +175,13 @@ class GamesInPlay:
                         f"you have {mine:,} games in play, as many as one player may have: "
                         "finish one first"
                     )
-            try:
-                conn.execute(
-                    "INSERT INTO live_games (key, record, meta, created_at, client, touched_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, begun, meta_text, stamp, client, stamp),
-                )
-            except sqlite3.IntegrityError as e:
-                taken = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
-                if taken is None:  # another constraint: not a duplicate key
-                    raise storage_error(e, "the game could not be stored") from None
-                raise RecordError(f"a game in progress already has the key {key!r}") from None
+            added = conn.execute(
+                "INSERT INTO live_games (key, record, meta, created_at, client, touched_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (key, begun, meta_text, stamp, client, stamp),
+            ).rowcount
+            if added == 0:
+                raise RecordError(f"a game in progress already has the key {key!r}")
             _insert_moves(conn, key, 1, moves)
 
     def add_moves(self, batch: Sequence[tuple[str, int, Sequence[Mapping[str, Any]]]]) -> None:
@@ -234,15 +230,17 @@ class GamesInPlay:
         """Games in play as ``(key, record, meta)``, oldest first; each record has all its
         stored moves, ready for ``Game.from_record``. With ``limit``: only the ``limit`` most
         recently touched games (a bounded startup; the others stay stored and can be read one by
-        one with :meth:`game`). O(games returned x their moves)."""
+        one with :meth:`game`). Games started in the same second come in the order they were
+        stored on SQLite, by key on PostgreSQL. O(games returned x their moves)."""
+        tie = "rowid" if self._db.dialect == "sqlite" else "key"
         if limit is None:
             rows = self._db.rows(
-                "SELECT key, record, meta FROM live_games ORDER BY created_at, rowid"
+                f"SELECT key, record, meta FROM live_games ORDER BY created_at, {tie}"
             )
         else:
             rows = self._db.rows(
-                "SELECT key, record, meta FROM (SELECT rowid AS r, * FROM live_games "
-                "ORDER BY touched_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, r",
+                f"SELECT key, record, meta FROM (SELECT {tie} AS r, * FROM live_games "
+                f"ORDER BY touched_at DESC, {tie} DESC LIMIT ?) AS recent ORDER BY created_at, r",
                 (clamp_limit(limit),),
             )
         return [self._entry(*r) for r in rows]
@@ -278,7 +276,8 @@ class GamesInPlay:
                 raise RecordError(f"no game in progress has the key {key!r}")
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
-                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?)",
+                "INSERT INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?) ON CONFLICT "
+                "(key) DO UPDATE SET game_id = excluded.game_id, meta = excluded.meta",
                 (key, game_id, known[0]),
             )
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
