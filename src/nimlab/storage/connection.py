@@ -37,7 +37,6 @@ import platformdirs
 from nimlab.core.clock import now_stamp
 from nimlab.storage.backend import DB_ERRORS, BackendError, Connection
 from nimlab.storage.errors import (
-    DatabaseChoiceError,
     NoDatabaseError,
     ReadOnlyError,
     StorageError,
@@ -253,9 +252,10 @@ class Database:
             raise
         conn.close()
         if version == 0:
-            raise DatabaseChoiceError(
+            raise NoDatabaseError(
+                shown,
                 f"the PostgreSQL database {shown} has no nimlab tables yet (commands that change "
-                "the database make them, e.g. nimlab players add; nimlab db copy fills it)"
+                "the database make them, e.g. nimlab players add; nimlab db copy fills it)",
             )
         if version > SCHEMA_VERSION:
             raise StorageError(

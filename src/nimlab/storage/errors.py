@@ -46,11 +46,13 @@ class UnsupportedDatabaseError(DatabaseChoiceError):
 
 
 class NoDatabaseError(DatabaseChoiceError):
-    """A command that only reads was given a database file that does not exist."""
+    """A command that only reads was given a database file that does not exist (or a
+    PostgreSQL database without nimlab's tables)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, message: str | None = None) -> None:
         super().__init__(
-            f"no database at {path} (check --db or $NIMLAB_DB; commands that change the "
+            message
+            or f"no database at {path} (check --db or $NIMLAB_DB; commands that change the "
             "database create it)"
         )
         self.path = path

@@ -99,22 +99,24 @@ def _first_line(error: BaseException) -> str:
 
 def _connect_error(url: str, error: psycopg.Error) -> str:
     """One line saying why ``url`` cannot be opened, and what to check."""
-    text = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = "; ".join(line for line in lines if not line.startswith("Is the server running"))
     text = re.sub(r"^connection failed: ", "", text)
+    text = re.sub(r"\b(FATAL|ERROR):\s+", "", text)
     low = text.lower()
     where = shown_db(url)
     if "password authentication failed" in low or "no password supplied" in low:
-        hint = "check the user and password in the URL (or ~/.pgpass)"
+        hint = "check the user and password in the URL, or ~/.pgpass"
     elif "does not exist" in low and "database" in low:
-        hint = "create it first (createdb, or CREATE DATABASE; see docs/deploy.md)"
+        hint = "create it first with createdb or CREATE DATABASE, see docs/deploy.md"
     elif "role" in low and "does not exist" in low:
-        hint = "create the role first (createuser, or CREATE ROLE; see docs/deploy.md)"
+        hint = "create the role first with createuser or CREATE ROLE, see docs/deploy.md"
     elif "invalid" in low or "missing" in low or "unexpected" in low:
         hint = "the form is postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
     else:
         hint = "is the server running, and does the URL name its host and port?"
     text = re.sub(r'(connection to server (at|on socket) "[^"]*"[^:]*) failed:', r"\1:", text)
-    return f"cannot open the PostgreSQL database {where}: {text} ({hint})"
+    return f"cannot open the PostgreSQL database {where}: {text}; {hint}"
 
 
 @functools.lru_cache(maxsize=1024)

@@ -31,6 +31,7 @@ __all__ = [
     "postgres_ddl",
     "record_hash",
     "schema_problems",
+    "table_names",
 ]
 
 Migration = str | Callable[[Connection], None]
@@ -267,6 +268,11 @@ def _objects(conn: Connection, dialect: str = "sqlite") -> set[tuple[str, str]]:
             "(SELECT relnamespace FROM pg_class WHERE oid = to_regclass('schema_version'))"
         ).fetchall()
     return {(str(kind), str(name)) for kind, name in rows}
+
+
+def table_names(conn: Connection, *, dialect: str = "sqlite") -> set[str]:
+    """The names of the database's tables (nimlab's schema, and any other). O(schema)."""
+    return {name for kind, name in _objects(conn, dialect) if kind == "table"}
 
 
 _EXPECTED: set[tuple[str, str]] | None = None
