@@ -60,3 +60,11 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "nimlab.db")
     url: str = request.getfixturevalue("postgres_url")
     return url
+
+
+@pytest.fixture
+def empty_postgres_url(postgres_cluster: str) -> Iterator[str]:
+    """A new database without nimlab's schema (nothing in it), dropped after the test."""
+    url = postgres.new_database(postgres_cluster, empty=True)
+    yield url
+    postgres.drop_database(postgres_cluster, url)

@@ -223,29 +223,18 @@ def migrate(conn: Connection, *, dialect: str = "sqlite") -> int:
     while True:
         if current_version(conn, dialect=dialect) >= SCHEMA_VERSION:
             break
-        conn.execute("BEGIN IMMEDIATE")
+        if dialect == "sqlite":
+            _migrate_once(conn, dialect)
+            continue
+        # A lock of the session, taken before the transaction begins: the transaction then
+        # sees the tables another process made while this one waited (a lock taken inside it
+        # would not refresh what it knows of the tables).
+        conn.execute("SELECT pg_advisory_lock(?)", (_MIGRATION_LOCK,))
         try:
-            if dialect != "sqlite":
-                conn.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
-            version = current_version(conn, dialect=dialect)
-            if version < SCHEMA_VERSION:
-                if version == 0:
-                    conn.execute(
-                        _ddl(conn, "CREATE TABLE schema_version (version INTEGER NOT NULL)")
-                    )
-                    conn.execute("INSERT INTO schema_version (version) VALUES (0)")
-                step = MIGRATIONS[version]
-                if isinstance(step, str):
-                    for statement in _statements(step):
-                        conn.execute(_ddl(conn, statement))
-                else:
-                    step(conn)
-                conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+            _migrate_once(conn, dialect)
+        finally:
+            if not conn.in_transaction:
+                conn.execute("SELECT pg_advisory_unlock(?)", (_MIGRATION_LOCK,))
     version = current_version(conn, dialect=dialect)
     if version > SCHEMA_VERSION:
         raise StorageError(
@@ -253,6 +242,29 @@ def migrate(conn: Connection, *, dialect: str = "sqlite") -> int:
             f"({SCHEMA_VERSION}): upgrade nimlab"
         )
     return version
+
+
+def _migrate_once(conn: Connection, dialect: str) -> None:
+    """Run the next migration, if it is still to be run, in a transaction of its own."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = current_version(conn, dialect=dialect)
+        if version < SCHEMA_VERSION:
+            if version == 0:
+                conn.execute(_ddl(conn, "CREATE TABLE schema_version (version INTEGER NOT NULL)"))
+                conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+            step = MIGRATIONS[version]
+            if isinstance(step, str):
+                for statement in _statements(step):
+                    conn.execute(_ddl(conn, statement))
+            else:
+                step(conn)
+            conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def _objects(conn: Connection, dialect: str = "sqlite") -> set[tuple[str, str]]:
