@@ -5,6 +5,8 @@ storage tests themselves (their ``database`` fixture)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +28,7 @@ from nimlab.storage import (
 )
 from nimlab.storage.connection import shown_db
 from nimlab.web import create_app
-from processes import nimlab
+from processes import PATIENCE, nimlab
 
 
 def _finished(players: tuple[str, str] = ("human:Ann", "bot:perfect:Hal")) -> Game:
@@ -290,3 +292,13 @@ def test_web_a_restart_resumes_every_unfinished_game(postgres_url: str) -> None:
 
 def test_web_a_game_finished_before_a_crash_is_stored_at_restart(postgres_url: str) -> None:
     web.test_a_game_finished_before_a_crash_is_stored_at_restart(postgres_url)
+
+
+def test_sqlite_users_never_load_psycopg(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from nimlab.storage import Store\n"
+        f"Store.open({str(tmp_path / 'x.db')!r}).close()\n"
+        "assert 'psycopg' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=PATIENCE)
