@@ -1,9 +1,70 @@
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import postgres  # a module of tests/, found through the path set above
+
 settings.register_profile("default", deadline=None, max_examples=100)
 settings.load_profile("default")
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    """The URL of a PostgreSQL cluster for the run: the one scripts/test started, else one of
+    this process's own. Without PostgreSQL the test is skipped, or fails when the run requires
+    it (scripts/test does: a test that needs PostgreSQL is never skipped silently)."""
+    try:
+        with postgres.cluster() as url:
+            yield url
+            return
+    except RuntimeError as e:
+        if postgres.required():
+            pytest.fail(f"PostgreSQL is required for this run and cannot be started: {e}")
+        pytest.skip(f"no PostgreSQL: {e}")
+
+
+@pytest.fixture(scope="session")
+def postgres_databases(postgres_cluster: str) -> Iterator[postgres.Databases]:
+    """This worker's database, emptied for each test (see :class:`postgres.Databases`)."""
+    databases = postgres.Databases(postgres_cluster)
+    yield databases
+    databases.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_databases: postgres.Databases) -> str:
+    """A database with nimlab's schema and no rows, for this test alone."""
+    return postgres_databases.fresh()
+
+
+@pytest.fixture
+def fresh_postgres_url(postgres_cluster: str) -> Iterator[str]:
+    """A new database with nimlab's schema and no rows, dropped after the test: for a test
+    that changes the schema."""
+    url = postgres.new_database(postgres_cluster)
+    yield url
+    postgres.drop_database(postgres_cluster, url)
+
+
+@pytest.fixture(params=BACKENDS)
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new database on each backend: an SQLite file (not made yet), or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "nimlab.db")
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture
+def empty_postgres_url(postgres_cluster: str) -> Iterator[str]:
+    """A new database without nimlab's schema (nothing in it), dropped after the test."""
+    url = postgres.new_database(postgres_cluster, empty=True)
+    yield url
+    postgres.drop_database(postgres_cluster, url)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +19,9 @@ from storetools import StatementLog
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "nimlab.db") as s:
+def store(database: str) -> Iterator[Store]:
+    """A new store, on SQLite and on PostgreSQL."""
+    with Store.open(database) as s:
         yield s
 
 

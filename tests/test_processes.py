@@ -38,10 +38,13 @@ def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[ServerProcess, ...]]:
-    """Two servers on one SQLite file (started together)."""
-    db = tmp_path / "club.db"
-    servers = [ServerProcess(db, args=ARGS).spawn() for _ in range(2)]
+def pair(database: str) -> Iterator[tuple[ServerProcess, ...]]:
+    """Two servers on one database (started together). On PostgreSQL the first is itself two
+    processes on one port (``--processes 2``)."""
+    first = ["--processes", "2"] if "://" in database else []
+    servers = [ServerProcess(database, args=ARGS + first), ServerProcess(database, args=ARGS)]
+    for s in servers:
+        s.spawn()
     try:
         yield tuple(s.wait() for s in servers)
     finally:

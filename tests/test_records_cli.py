@@ -1,6 +1,6 @@
 """``nimlab players``, ``rankings``, ``history``, ``replay``, ``export`` and ``import`` from the
 outside (in this process, through Typer's runner); ``--db`` and ``NIMLAB_DB``. Every test uses its
-own database."""
+own database, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from processes import nimlab
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
+def env(database: str) -> dict[str, str]:
+    """The environment with ``NIMLAB_DB`` naming a new database: an SQLite file, or a
+    PostgreSQL URL."""
     e = dict(os.environ)
-    e["NIMLAB_DB"] = str(tmp_path / "nimlab.db")
+    e["NIMLAB_DB"] = database
     return e
 
 

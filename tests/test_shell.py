@@ -28,7 +28,7 @@ from processes import PATIENCE, nimlab, read_until, restore_sigint, wait_until_r
 DATA = Path(__file__).parent / "data"
 
 
-def shell(db: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+def shell(db: Path | str, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
     """``nimlab shell --db DB ARGS`` in this process, reading ``stdin``."""
     return nimlab("shell", "--db", str(db), *args, stdin=stdin)
 
@@ -44,8 +44,8 @@ def store(tmp_path: Path) -> Store:
     return Store.open(tmp_path / "shell.db")
 
 
-def test_transcript_of_every_command_and_message(tmp_path: Path) -> None:
-    r = shell(tmp_path / "t.db", (DATA / "shell_session.in").read_text())
+def test_transcript_of_every_command_and_message(database: str) -> None:
+    r = shell(database, (DATA / "shell_session.in").read_text())
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     assert r.stdout == (DATA / "shell_session.out").read_text()
@@ -154,7 +154,8 @@ def test_huge_and_odd_moves_are_invalid_moves(store: Store) -> None:
     assert "Game Over\nB B wins!" in out  # +1 is a number: A 1, B 1, A takes the last stone
 
 
-def test_ai_against_ai_and_statistics(store: Store) -> None:
+def test_ai_against_ai_and_statistics(database: str) -> None:
+    store = Store.open(database)
     out = run(
         store,
         "addaiplayer x,Bot,One\naddaiplayer y,Bot,Two\nstartgame 10,3,x,y\n"
@@ -166,6 +167,7 @@ def test_ai_against_ai_and_statistics(store: Store) -> None:
     # with perfect play the first player wins 10 stones, bound 3 (9 % 4 != 0) and Kayles 9
     assert x.games_won == 1 and y.games_won == 1
     assert [g.source for g in store.games()] == ["shell", "shell"]
+    store.close()
 
 
 def test_a_player_cannot_play_against_themselves(store: Store) -> None:
@@ -184,8 +186,8 @@ def test_usernames_may_hold_spaces_but_not_start_with_at(store: Store) -> None:
     assert store.find_player("@at") is None
 
 
-def test_statistics_survive_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
+def test_statistics_survive_a_restart(database: str) -> None:
+    db = database
     first = shell(db, "addplayer a,A,Ann\naddplayer b,B,Bob\nstartgame 3,3,a,b\n2\n1\n")  # no exit
     assert first.returncode == 0 and "Ann A wins!" in first.stdout
     second = shell(db, "displayplayer\nrankings\nexit\n")

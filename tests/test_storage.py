@@ -1,5 +1,6 @@
-"""The SQLite store: registry, statistics, rankings, game records, schema versions, and what
-happens with several processes, restarts and kills. Every test uses its own database file."""
+"""The store: registry, statistics, rankings, game records, schema versions, and what happens
+with several processes, restarts and kills. Every test uses its own database: the tests that
+take ``database`` run on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -87,31 +88,30 @@ def test_unusable_files(tmp_path: Path) -> None:
 # -- schema versions ------------------------------------------------------------------------------
 
 
-def test_migrations_are_idempotent_and_versioned(db: Path) -> None:
-    Store.open(db).close()
-    with Store.open(db) as store:
+def test_migrations_are_idempotent_and_versioned(database: str) -> None:
+    Store.open(database).close()
+    with Store.open(database) as store:
         store.add_player("lee", given="Bruce", family="Lee")
-    with Store.open(db) as store:
+    with Store.open(database) as store:
         assert [p.username for p in store.players()] == ["lee"]
-    conn = sqlite3.connect(db)
-    assert conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+        assert store.db.one("SELECT COUNT(*), MAX(version) FROM schema_version") == (
+            1,
+            SCHEMA_VERSION,
+        )
 
 
-def test_newer_schema_is_refused(db: Path) -> None:
-    Store.open(db).close()
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    conn.commit()
-    conn.close()
+def test_newer_schema_is_refused(database: str) -> None:
+    with Store.open(database) as store, store.db.write() as conn:
+        conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
     with pytest.raises(StorageError, match="newer"):
-        Store.open(db)
+        Store.open(database)
 
 
 # -- the registry ---------------------------------------------------------------------------------
 
 
-def test_players_add_edit_remove(db: Path) -> None:
-    with Store.open(db) as store:
+def test_players_add_edit_remove(database: str) -> None:
+    with Store.open(database) as store:
         store.add_player("lee", given="Bruce", family="Lee")
         store.add_player("deep", given="Deep", family="Blue", bot="perfect")
         with pytest.raises(PlayerExistsError):
@@ -151,22 +151,22 @@ def test_players_add_edit_remove(db: Path) -> None:
         ("ok", "A", "\x07"),
     ],
 )
-def test_bad_names_are_refused(db: Path, username: str, given: str, family: str) -> None:
-    with Store.open(db) as store:
+def test_bad_names_are_refused(database: str, username: str, given: str, family: str) -> None:
+    with Store.open(database) as store:
         with pytest.raises(RegistryError):
             store.add_player(username, given=given, family=family)
         assert store.players() == []
 
 
-def test_no_player_cap(db: Path) -> None:
-    with Store.open(db) as store:
+def test_no_player_cap(database: str) -> None:
+    with Store.open(database) as store:
         for i in range(150):
             store.add_player(f"p{i:03d}", given="P", family=str(i))
         assert len(store.players()) == 150
 
 
-def test_as_player(db: Path) -> None:
-    with Store.open(db) as store:
+def test_as_player(database: str) -> None:
+    with Store.open(database) as store:
         lee = store.add_player("lee", given="Bruce", family="Lee")
         deep = store.add_player("deep", given="Deep", family="Blue", bot="classic:error=10")
         long = store.add_player("long", given="G" * 30, family="F" * 30)
@@ -178,18 +178,16 @@ def test_as_player(db: Path) -> None:
 # -- statistics and rankings ----------------------------------------------------------------------
 
 
-def _set_stats(db: Path, stats: dict[str, tuple[int, int]]) -> None:
-    conn = sqlite3.connect(db)
-    for username, (played, won) in stats.items():
-        conn.execute(
-            "UPDATE players SET games_played = ?, games_won = ? WHERE username = ?",
-            (played, won, username),
-        )
-    conn.commit()
-    conn.close()
+def _set_stats(db: str, stats: dict[str, tuple[int, int]]) -> None:
+    with Store.open(db) as store, store.db.write() as conn:
+        for username, (played, won) in stats.items():
+            conn.execute(
+                "UPDATE players SET games_played = ?, games_won = ? WHERE username = ?",
+                (played, won, username),
+            )
 
 
-def test_rankings_follow_seed_003(db: Path) -> None:
+def test_rankings_follow_seed_003(database: str) -> None:
     stats = {
         "amy": (4, 2),
         "bob": (2, 1),
@@ -198,11 +196,11 @@ def test_rankings_follow_seed_003(db: Path) -> None:
         "eve": (3, 0),
         "fay": (6, 4),
     }
-    with Store.open(db) as store:
+    with Store.open(database) as store:
         for name in stats:
             store.add_player(name, given=name.title(), family="X")
-    _set_stats(db, stats)
-    with Store.open(db) as store:
+    _set_stats(database, stats)
+    with Store.open(database) as store:
         # highest first; ties (amy and bob at 50 %, cat and eve at 0 %) by username
         assert [p.username for p in store.rankings()] == ["dan", "fay", "amy", "bob", "cat", "eve"]
         assert [p.username for p in store.rankings(ascending=True)] == [
@@ -226,20 +224,20 @@ def store_percent(won: int, played: int) -> int:
     return PlayerRecord("u", "g", "f", None, played, won).win_percent
 
 
-def test_rankings_top_ten_by_default(db: Path) -> None:
-    with Store.open(db) as store:
+def test_rankings_top_ten_by_default(database: str) -> None:
+    with Store.open(database) as store:
         for i in range(12):
             store.add_player(f"p{i:02d}", given="P", family="Q")
         assert len(store.rankings()) == 10
         assert len(store.rankings(limit=None)) == 12
 
 
-def test_reset_stats(db: Path) -> None:
-    with Store.open(db) as store:
+def test_reset_stats(database: str) -> None:
+    with Store.open(database) as store:
         store.add_player("a", given="A", family="A")
         store.add_player("b", given="B", family="B")
-    _set_stats(db, {"a": (5, 2), "b": (3, 3)})
-    with Store.open(db) as store:
+    _set_stats(database, {"a": (5, 2), "b": (3, 3)})
+    with Store.open(database) as store:
         store.reset_stats("a")
         assert (store.get_player("a").games_played, store.get_player("b").games_played) == (0, 3)
         store.reset_all_stats()
@@ -249,8 +247,8 @@ def test_reset_stats(db: Path) -> None:
 # -- game records ---------------------------------------------------------------------------------
 
 
-def test_save_game_updates_stats_and_history(db: Path) -> None:
-    with Store.open(db) as store:
+def test_save_game_updates_stats_and_history(database: str) -> None:
+    with Store.open(database) as store:
         store.add_player("ann", given="Ann", family="A")
         store.add_player("hal", given="Hal", family="H", bot="perfect")
         gid = store.save_game(finished_game().to_record(), ["ann", "hal"])
@@ -269,8 +267,8 @@ def test_save_game_updates_stats_and_history(db: Path) -> None:
             store.game(999)
 
 
-def test_save_game_is_all_or_nothing(db: Path) -> None:
-    with Store.open(db) as store:
+def test_save_game_is_all_or_nothing(database: str) -> None:
+    with Store.open(database) as store:
         store.add_player("ann", given="Ann", family="A")
         with pytest.raises(UnknownPlayerError):
             store.save_game(finished_game().to_record(), ["ann", "ghost"])
@@ -283,8 +281,8 @@ def test_save_game_is_all_or_nothing(db: Path) -> None:
         assert store.get_player("ann").games_played == 0
 
 
-def test_removed_players_keep_their_games(db: Path) -> None:
-    with Store.open(db) as store:
+def test_removed_players_keep_their_games(database: str) -> None:
+    with Store.open(database) as store:
         store.add_player("ann", given="Ann", family="A")
         gid = store.save_game(finished_game().to_record(), ["ann", None])
         store.remove_player("ann")
@@ -294,8 +292,8 @@ def test_removed_players_keep_their_games(db: Path) -> None:
         assert store.get_player("ann").games_played == 0
 
 
-def test_export_import_round_trip(tmp_path: Path) -> None:
-    with Store.open(tmp_path / "a.db") as store:
+def test_export_import_round_trip(database: str, tmp_path: Path) -> None:
+    with Store.open(database) as store:
         store.add_player("ann", given="Ann", family="A")
         store.save_game(finished_game().to_record(), ["ann", None])
         kayles = Game("kayles", [4], ["human:A", "bot:perfect:B"], seed=3)
@@ -319,7 +317,7 @@ def test_export_import_round_trip(tmp_path: Path) -> None:
     ]
 
 
-def test_import_checks_every_game(db: Path) -> None:
+def test_import_checks_every_game(database: str) -> None:
     good = finished_game().to_record()
     cheat = json.loads(json.dumps(good))
     cheat["moves"][0]["move"] = "1 5"
@@ -330,16 +328,16 @@ def test_import_checks_every_game(db: Path) -> None:
         read_document([unfinished])
     with pytest.raises(RecordError, match="not a nimlab export"):
         read_document({"games": []})
-    with Store.open(db) as store, pytest.raises(RecordError):
+    with Store.open(database) as store, pytest.raises(RecordError):
         import_document(store, [good, cheat])
-    with Store.open(db) as store:
+    with Store.open(database) as store:
         assert store.game_count() == 0
 
 
-def test_a_game_over_before_anyone_moved_is_never_stored(db: Path) -> None:
+def test_a_game_over_before_anyone_moved_is_never_stored(database: str) -> None:
     over = Game("nim", [0], ["human:Ann", "human:Bob"])  # the Python API plays it by the rules
     assert over.is_over and not over.history
-    with Store.open(db) as store:
+    with Store.open(database) as store:
         store.add_player("ann", given="Ann", family="A")
         with pytest.raises(RecordError, match="already an end position"):
             store.save_game(over.to_record(), ["ann", None])
@@ -351,7 +349,7 @@ def test_a_game_over_before_anyone_moved_is_never_stored(db: Path) -> None:
 # -- restarts, kills and concurrent writers -------------------------------------------------------
 
 
-def test_statistics_survive_a_restart(db: Path) -> None:
+def test_statistics_survive_a_restart(database: str) -> None:
     code = (
         "import sys\n"
         "from nimlab.storage import Store\n"
@@ -361,8 +359,8 @@ def test_statistics_survive_a_restart(db: Path) -> None:
         "g = Game('nim', [1], ['human:Ann', 'human:Bob']); g.push('1 1')\n"
         "store.save_game(g.to_record(), ['ann', None])\n"
     )
-    subprocess.run([sys.executable, "-c", code, str(db)], check=True, timeout=PATIENCE)
-    with Store.open(db) as store:
+    subprocess.run([sys.executable, "-c", code, str(database)], check=True, timeout=PATIENCE)
+    with Store.open(database) as store:
         ann = store.get_player("ann")
         assert (ann.games_played, ann.games_won) == (1, 1)
         assert store.game_count() == 1

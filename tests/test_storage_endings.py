@@ -28,8 +28,9 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(db: Path) -> Iterator[Store]:
-    with Store.open(db) as s:
+def store(database: str) -> Iterator[Store]:
+    """A store with three players, on SQLite and on PostgreSQL."""
+    with Store.open(database) as s:
         s.add_player("ann", given="Ann", family="A")
         s.add_player("bob", given="Bob", family="B")
         s.add_player("cy", given="Cy", family="C")

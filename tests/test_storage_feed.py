@@ -4,6 +4,7 @@ announced; a reader that missed announcements is told to read everything again).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from nimlab.core.game import Game
 from nimlab.storage import Change, ChangeFeed, RecordError, StaleGameError, Store
 from nimlab.storage import inplay as inplay_module
+from processes import PATIENCE
 
 
 def _game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -23,20 +25,22 @@ def _game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return begun, game.to_record()["moves"]
 
 
-def _all(feed: ChangeFeed) -> list[Change]:
-    """Every change the feed has now (it is read until it says nothing new)."""
+def _until(feed: ChangeFeed, last: Change) -> list[Change]:
+    """The changes the feed tells up to ``last`` (a change known to be committed), so that
+    what was never announced before it is known not to come: no waiting for a time."""
     seen: list[Change] = []
-    while True:
-        found = feed.wait(0)
+    deadline = time.monotonic() + PATIENCE
+    while last not in seen:
+        assert time.monotonic() < deadline, seen
+        found = feed.wait(1.0)
         assert not found.resync
-        if not found.changes:
-            return seen
         seen += found.changes
+    return seen
 
 
-def test_every_change_is_fenced_by_the_version_it_was_made_from(tmp_path: Path) -> None:
+def test_every_change_is_fenced_by_the_version_it_was_made_from(database: str) -> None:
     begun, moves = _game()
-    with Store.open(tmp_path / "db") as store:
+    with Store.open(database) as store:
         store.add_live_game("g", begun, {})
         assert store.live_version("g") == 0 and store.live_version("nope") is None
         store.add_live_moves([("g", 1, moves[:1])], expect={"g": 0})
@@ -69,20 +73,30 @@ def test_every_change_is_fenced_by_the_version_it_was_made_from(tmp_path: Path) 
 
 
 def test_the_feed_tells_committed_changes_in_order_and_never_a_rolled_back_one(
-    tmp_path: Path,
+    database: str,
 ) -> None:
     begun, moves = _game()
-    db = tmp_path / "db"
-    with Store.open(db) as store:
+    with Store.open(database) as store:
         store.add_live_game("a", begun, {})
         store.add_live_game("b", begun, {})
-        feed = ChangeFeed.open(db)
+        store.add_live_game("marks", begun, {})
+        store.add_live_moves([("a", 1, moves[:1])], expect={"a": 0})  # before the feed opens
+        feed = ChangeFeed.open(database)
+        mark = 0
+
+        def marked() -> Change:
+            """A change committed now, to read the feed up to."""
+            nonlocal mark
+            store.take_back_live_moves("marks", 0, expect=mark)
+            mark += 1
+            return Change("marks", mark)
+
         try:
-            assert _all(feed) == []  # a feed starts at the last change committed
-            store.add_live_moves([("a", 1, moves[:1])], expect={"a": 0})
+            assert _until(feed, marked()) == [Change("marks", 1)]  # only changes after opening
             store.add_live_moves([("b", 1, moves[:2])], expect={"b": 0})
             store.add_live_moves([("a", 2, moves[1:2])], expect={"a": 1})
-            assert _all(feed) == [Change("a", 1), Change("b", 1), Change("a", 2)]
+            want = [Change("b", 1), Change("a", 2), Change("marks", 2)]
+            assert _until(feed, marked()) == want
             # a change whose transaction fails after writing is never announced
             with pytest.raises(RuntimeError), store.db.group():
                 store.add_live_moves([("a", 3, moves[2:3])], expect={"a": 2})
@@ -90,23 +104,26 @@ def test_the_feed_tells_committed_changes_in_order_and_never_a_rolled_back_one(
             assert store.live_version("a") == 2
             with pytest.raises(StaleGameError):  # refused by the fence: nothing announced
                 store.add_live_moves([("b", 2, moves[2:3])], expect={"b": 0})
-            assert _all(feed) == []
             # a group whose commit never happens announces nothing either
             store.db.begin_group()
             store.add_live_moves([("b", 3, moves[2:3])], expect={"b": 1})
             store.db.end_group(commit=False)
-            assert _all(feed) == []
+            # nor a savepoint undone inside a group that commits
+            with store.db.group():
+                with pytest.raises(RuntimeError), store.db.write():
+                    store.add_live_moves([("a", 3, moves[2:3])], expect={"a": 2})
+                    raise RuntimeError("undone")
+                store.add_live_moves([("b", 3, moves[2:3])], expect={"b": 1})
+            assert _until(feed, marked()) == [Change("b", 2), Change("marks", 3)]
             # finishing is a change too (the game leaves the games in play)
             finished = Game.from_record({**begun, "moves": moves}).to_record()
-            store.finish_live_game("b", finished, expect=1)
-            assert _all(feed) == [Change("b", 2)]
+            store.finish_live_game("a", finished, expect=2)
+            assert _until(feed, marked()) == [Change("a", 3), Change("marks", 4)]
         finally:
             feed.close()
 
 
-def test_a_reader_that_missed_pruned_announcements_is_told_to_resync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_reader_that_missed_pruned_announcements_is_told_to_resync(tmp_path: Path) -> None:
     begun, moves = _game()
     db = tmp_path / "db"
     with Store.open(db) as store:

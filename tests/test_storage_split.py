@@ -48,7 +48,15 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(db: Path) -> Iterator[Store]:
+def store(database: str) -> Iterator[Store]:
+    """A new store, on SQLite and on PostgreSQL."""
+    with Store.open(database) as s:
+        yield s
+
+
+@pytest.fixture
+def sqlite_store(db: Path) -> Iterator[Store]:
+    """A new store on SQLite (for a test that uses SQLite's own statements)."""
     with Store.open(db) as s:
         yield s
 
@@ -233,10 +241,11 @@ def test_a_failure_while_storing_the_finished_game_loses_nothing(
 
 
 def test_a_failure_after_storing_before_removing_loses_nothing(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    sqlite_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The finished record is written, then the step that removes the game in play fails: the
     whole transaction rolls back, so the game is whole, in play."""
+    store = sqlite_store
     store.add_player("ann", given="Ann", family="A")
     game = in_play_with_moves(store)
     real = inplay_module.insert_game
@@ -265,9 +274,9 @@ def test_a_failure_after_storing_before_removing_loses_nothing(
 # -- bounds on games in play ----------------------------------------------------------------------
 
 
-def test_games_in_play_are_capped_in_all_and_per_client(db: Path) -> None:
+def test_games_in_play_are_capped_in_all_and_per_client(database: str) -> None:
     limits = InPlayLimits(max_games=4, max_per_client=2, max_moves=10)
-    with Store.open(db, limits=limits) as store:
+    with Store.open(database, limits=limits) as store:
         record = started().to_record()
         store.add_live_game("a1", record, {}, client="alice")
         store.add_live_game("a2", record, {}, client="alice")
@@ -287,8 +296,8 @@ def test_games_in_play_are_capped_in_all_and_per_client(db: Path) -> None:
         assert store.count_games_in_play("alice") == 2
 
 
-def test_moves_per_game_are_capped(db: Path) -> None:
-    with Store.open(db, limits=InPlayLimits(max_moves=3)) as store:
+def test_moves_per_game_are_capped(database: str) -> None:
+    with Store.open(database, limits=InPlayLimits(max_moves=3)) as store:
         game = Game("nim", [9], ["human:A", "human:B"])
         store.add_live_game("k", game.to_record(), {})
         for _ in range(4):
@@ -392,8 +401,8 @@ def test_the_writer_runs_jobs_in_order_and_reports_errors_to_the_caller(store: S
     writer.close()  # twice is fine
 
 
-def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(db: Path) -> None:
-    store = Store.open(db)
+def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(database: str) -> None:
+    store = Store.open(database)
     games = {}
     for key in ("a", "b", "c"):
         games[key] = started()
@@ -412,7 +421,7 @@ def test_the_writer_group_commits_moves_and_fails_only_a_bad_append(db: Path) ->
     with pytest.raises(RecordError, match="already has move 1"):
         again.result()
     writer.close()
-    with Store.open(db) as check:
+    with Store.open(database) as check:
         assert all(len(r["moves"]) == 1 for _, r, _ in check.live_games())
 
 
@@ -500,8 +509,10 @@ def test_the_writer_queue_is_bounded(store: Store) -> None:
 # -- import and export ----------------------------------------------------------------------------
 
 
-def test_importing_twice_adds_each_game_once_and_registers_the_players(tmp_path: Path) -> None:
-    with Store.open(tmp_path / "a.db") as source:
+def test_importing_twice_adds_each_game_once_and_registers_the_players(
+    database: str, tmp_path: Path
+) -> None:
+    with Store.open(database) as source:
         source.add_player("ann", given="Ann", family="A")
         source.add_player("hal", given="Hal", family="H", bot="perfect")
         source.save_game(finished(("human:Ann", "bot:perfect:Hal")).to_record(), ["ann", "hal"])
@@ -670,7 +681,7 @@ def test_cli_read_commands_with_a_mistyped_db_create_nothing(
 
 
 @pytest.mark.parametrize(
-    "url", ["postgresql://lee:secret@db.example/nimlab", "sqlite:///games.db", "HTTP://x/y.db"]
+    "url", ["mysql://lee:secret@db.example/nimlab", "sqlite:///games.db", "HTTP://x/y.db"]
 )
 def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_folder(
     tmp_path: Path,
@@ -681,7 +692,7 @@ def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_fold
     from nimlab.storage import UnsupportedDatabaseError
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(UnsupportedDatabaseError, match="opens only SQLite database files"):
+    with pytest.raises(UnsupportedDatabaseError, match="a kind nimlab does not open"):
         Store.open(url)
     commands = (["history"], ["db"], ["players", "add", "lee", "--given", "B", "--family", "L"])
     for command in commands:
@@ -691,7 +702,8 @@ def test_a_database_url_nimlab_does_not_open_is_refused_and_never_becomes_a_fold
             assert _cli(monkeypatch, *command, *where) == 2, (command, where)
             monkeypatch.delenv("NIMLAB_DB", raising=False)
             err = capsys.readouterr().err
-            assert "is a URL" in err and "SQLite database files" in err and "--db" in err
+            assert "is a URL" in err and "SQLite database file" in err and "--db" in err
+            assert "postgresql://" in err
             assert "secret" not in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
 

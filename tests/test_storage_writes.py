@@ -12,7 +12,6 @@ import json
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -41,8 +40,9 @@ from storetools import StatementLog, held_writer
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "nimlab.db") as s:
+def store(database: str) -> Iterator[Store]:
+    """A new store, on SQLite and on PostgreSQL."""
+    with Store.open(database) as s:
         yield s
 
 
@@ -281,10 +281,10 @@ def _stored(store: Store, key: str) -> int:
     return len(entry[1]["moves"])
 
 
-def test_appending_moves_says_what_is_wrong_and_writes_nothing(tmp_path: Path) -> None:
+def test_appending_moves_says_what_is_wrong_and_writes_nothing(database: str) -> None:
     record = records()[0]
     moves = record["moves"]
-    with Store.open(tmp_path / "db", limits=InPlayLimits(max_moves=4)) as store:
+    with Store.open(database, limits=InPlayLimits(max_moves=4)) as store:
         store.add_live_game("k", {**record, "moves": []}, {})
         store.add_live_game("other", {**record, "moves": []}, {})
         old = "2000-01-01T00:00:00+00:00"
@@ -420,6 +420,25 @@ def test_the_writers_own_jobs_share_one_savepoint(store: Store) -> None:
         assert all(len(r["moves"]) == 2 for _, r, _ in check.live_games())
 
 
+def refuse(store: Store, name: str, when: str, condition: str, message: str) -> None:
+    """A trigger ``name`` that makes a statement fail with ``message`` (``when``: e.g.
+    ``BEFORE INSERT ON live_moves``, ``condition`` on its ``NEW`` or ``OLD`` row)."""
+    conn = store.db.conn
+    if store.db.dialect == "sqlite":
+        conn.execute(
+            f"CREATE TRIGGER {name} {when} WHEN {condition} "
+            f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
+        )
+        return
+    returned = "NEW" if "INSERT" in when else "OLD"
+    conn.execute(
+        f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN IF {condition} THEN RAISE EXCEPTION '{message}'; END IF; "
+        f"RETURN {returned}; END $$"
+    )
+    conn.execute(f"CREATE TRIGGER {name} {when} FOR EACH ROW EXECUTE FUNCTION {name}()")
+
+
 def test_a_shared_job_that_fails_after_writing_is_undone_alone(store: Store) -> None:
     """A job fails after changing rows: the shared savepoint is undone and the jobs run again,
     each in its own; every job ends as it would alone."""
@@ -428,14 +447,8 @@ def test_a_shared_job_that_fails_after_writing_is_undone_alone(store: Store) -> 
     for key in keys:
         store.add_live_game(key, {**record, "moves": []}, {})
     store.add_live_moves([("f", 1, record["moves"][:1])])
-    store.db.conn.execute(
-        "CREATE TRIGGER boom BEFORE INSERT ON live_moves WHEN NEW.move = 'boom' "
-        "BEGIN SELECT RAISE(ABORT, 'no boom'); END"
-    )
-    store.db.conn.execute(
-        "CREATE TRIGGER keep BEFORE DELETE ON live_games WHEN OLD.key = 'e' "
-        "BEGIN SELECT RAISE(ABORT, 'kept'); END"
-    )
+    refuse(store, "boom", "BEFORE INSERT ON live_moves", "NEW.move = 'boom'", "no boom")
+    refuse(store, "keep", "BEFORE DELETE ON live_games", "OLD.key = 'e'", "kept")
     boom = [record["moves"][0], {**record["moves"][1], "move": "boom"}]
     writer, gate = held_writer(store)
     jobs = {

@@ -90,7 +90,7 @@ class ServerProcess:
 
     def __init__(
         self,
-        db: Path,
+        db: Path | str,
         port: int | None = None,
         args: list[str] | None = None,
         env: dict[str, str] | None = None,

@@ -72,7 +72,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nimlab.cli.players",
         "The player registry: humans and AI players with their statistics.",
     ),
-    "db": ("nimlab.cli.database", "Which database file is in use, and what it holds."),
+    "db": ("nimlab.cli.database", "Which database is in use, and what it holds."),
 }
 """Every top-level command in the order of ``--help``: the module that defines it and its
 one-line help (the first paragraph of the command's own help)."""
@@ -209,12 +209,12 @@ def _version(value: bool) -> None:
     if not value:
         return
     from nimlab import __version__
-    from nimlab.storage.connection import resolve_db_path
+    from nimlab.storage.connection import resolve_db_path, shown_db
     from nimlab.storage.errors import StorageError
 
     print(f"nimlab {__version__}")
     try:
-        where = str(resolve_db_path(None))
+        where = shown_db(resolve_db_path(None))
     except StorageError as e:
         where = f"none usable ({e})"
     print(f"database: {where} (change it with --db PATH or $NIMLAB_DB)")

@@ -1,5 +1,5 @@
 """The ``--db`` option, opening the database for commands, and ``nimlab db`` (which database
-is in use)."""
+is in use, its backup, and copying it to another database)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,25 @@ from rich.text import Text
 
 from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console
-from nimlab.storage import DB_ENV, DatabaseChoiceError, StorageError, Store, resolve_db_path
+from nimlab.storage import (
+    DB_ENV,
+    DatabaseChoiceError,
+    NoDatabaseError,
+    StorageError,
+    Store,
+    resolve_db_path,
+)
+from nimlab.storage.connection import is_url, shown_db
 
-__all__ = ["DbOption", "backup_command", "db_app", "db_command", "open_store"]
+__all__ = ["DbOption", "backup_command", "copy_command", "db_app", "db_command", "open_store"]
 
 DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help=f"The database: an SQLite file (default: ${DB_ENV}, else nimlab.db in your user "
-        "data directory).",
+        help=f"The database: an SQLite file, or a PostgreSQL URL "
+        f"(postgresql://USER:PASSWORD@HOST/DATABASE) (default: ${DB_ENV}, else nimlab.db in "
+        "your user data directory).",
         metavar="PATH",
         show_default=False,
     ),
@@ -55,15 +64,18 @@ app.add_typer(db_app, name="db")
 
 @db_app.callback()
 def db_command(ctx: typer.Context, db: DbOption = None) -> None:
-    """Which database file is in use, and what it holds.
+    """Which database is in use, and what it holds.
 
     The database is --db PATH if given, else $NIMLAB_DB, else nimlab.db in your user data
-    directory. It keeps the players, the finished games and the terminal's unfinished games.
-    `nimlab db backup PATH` copies it, also while a server uses it."""
+    directory; a PostgreSQL database is given as a URL, e.g. --db
+    postgresql://USER:PASSWORD@HOST/DATABASE. It keeps the players, the finished games and the
+    games in play. `nimlab db backup PATH` copies an SQLite file, also while a server uses it;
+    `nimlab db copy --from SRC --to DST` copies everything into another, empty database (e.g.
+    from SQLite to PostgreSQL)."""
     if ctx.invoked_subcommand is not None:
         return
     path = resolve_db_path(db)
-    console.print(f"Database: {path}", highlight=False, soft_wrap=True)
+    console.print(f"Database: {shown_db(path)}", highlight=False, soft_wrap=True)
     if db is not None:
         source = "the --db option"
     elif os.environ.get(DB_ENV):
@@ -74,6 +86,13 @@ def db_command(ctx: typer.Context, db: DbOption = None) -> None:
     if isinstance(path, Path) and not path.exists():
         console.print("It does not exist yet: it is made when a game or player is first saved.")
         return
+    if is_url(path):
+        try:
+            Store.open(path, read_only=True).close()
+        except NoDatabaseError:
+            console.print("It has no nimlab tables yet: they are made when a game or player is "
+                          "first saved.")  # fmt: skip
+            return
     with open_store(db, read_only=True) as store:
         players = len(store.players())
         games = store.game_count()
@@ -97,8 +116,17 @@ def backup_command(
     """Copy the database to PATH, also while `nimlab serve` or a game uses it.
 
     SQLite's online backup: the copy is the database as it was at one moment, written beside
-    PATH and renamed over it when whole and checked; the server goes on answering meanwhile."""
+    PATH and renamed over it when whole and checked; the server goes on answering meanwhile.
+    (A PostgreSQL database is backed up with pg_dump, or copied into an SQLite file with
+    `nimlab db copy`.)"""
     path = resolve_db_path(db)
+    if is_url(path):
+        shown = shown_db(path)
+        raise DatabaseChoiceError(
+            f"nimlab db backup copies SQLite files; back up the PostgreSQL database {shown} with "
+            f"pg_dump (e.g. pg_dump -Fc -f nimlab.dump '{shown}'), or copy it into an SQLite "
+            f"file with nimlab db copy --from '{shown}' --to {target}"
+        )
     if isinstance(path, Path) and not path.exists():
         raise StorageError(f"there is no database at {path} yet")
     with open_store(db, read_only=True) as store:
@@ -107,6 +135,46 @@ def backup_command(
     console.print(
         f"Backed up {path} to {written} ({players} player{'s' if players != 1 else ''}, "
         f"{games} finished game{'s' if games != 1 else ''}).",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@db_app.command("copy")
+def copy_command(
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="The database to copy: an SQLite file or a PostgreSQL URL.",
+            metavar="PATH",
+            show_default=False,
+        ),
+    ],
+    target: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="The empty database to fill: an SQLite file (made if missing) or a PostgreSQL "
+            "URL.",
+            metavar="PATH",
+            show_default=False,
+        ),
+    ],
+) -> None:
+    """Copy everything into another, empty database, e.g. from SQLite to PostgreSQL.
+
+    Players with their statistics, finished games with their ids, games in play with their
+    moves: every row, in one transaction, then counted on both sides. The target must be
+    empty (to add finished games to a database that has some, use `nimlab export` and `nimlab
+    import`). Stop the server using the source first, or games played meanwhile stay behind."""
+    from nimlab.storage.dbcopy import copy_database
+
+    with open_store(source, read_only=True) as src, open_store(target) as dst:
+        result = copy_database(src.db, dst.db)
+        names = src.db.name, dst.db.name
+    console.print(
+        f"Copied {result.summary()} from {names[0]} to {names[1]}; the counts match.",
         highlight=False,
         soft_wrap=True,
     )

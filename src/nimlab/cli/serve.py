@@ -482,7 +482,7 @@ def _check_database(db: str | None) -> None:
     store = open_store(db)
     try:
         problems = store.problems()
-        path = store.path
+        path = store.db.name
     finally:
         store.close()
     if problems:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nimlab.storage.backend import Connection
 from nimlab.storage.connection import Database, now_stamp
 from nimlab.storage.errors import GameNotFoundError, RecordError, RegistryError, UnknownPlayerError
 from nimlab.storage.registry import (
@@ -395,7 +395,7 @@ def _seat_name(spec: Any) -> str:
 
 
 def insert_game(
-    conn: sqlite3.Connection,
+    conn: Connection,
     record: Mapping[str, Any],
     usernames: Sequence[str | None] = (),
     *,
@@ -435,7 +435,8 @@ def insert_game(
         ids.append(pid)
     game_id = conn.execute(
         "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-        "finished_at, source, record, content_hash, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "finished_at, source, record, content_hash, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "RETURNING id",
         (
             str(record["ruleset"]),
             start,
@@ -448,8 +449,7 @@ def insert_game(
             record_hash(record),
             None if checked.ending is None else checked.ending.how,
         ),
-    ).lastrowid
-    assert game_id is not None
+    ).fetchone()[0]
     winners = checked.winners
     rows = [
         (game_id, seat, name, username, pid, int(seat in winners))
@@ -535,7 +535,7 @@ class Archive:
         sql += " ORDER BY id DESC"
         if limit is not None or offset > 0:
             sql += f" LIMIT ?{len(params) + 1} OFFSET ?{len(params) + 2}"
-            params += [-1 if limit is None else clamp_limit(limit), clamp_limit(max(0, offset))]
+            params += [clamp_limit(limit), clamp_limit(max(0, offset))]
         rows = self._db.rows(sql, params)
         seats = self._seats([int(r[0]) for r in rows])
         return [_summary(r, seats.get(int(r[0]), ())) for r in rows]
@@ -551,7 +551,7 @@ class Archive:
                     f"there is no game #{game_id} (nimlab history lists the games)"
                 )
             conn.execute(
-                "INSERT OR IGNORE INTO delete_requests (game_id, seat) VALUES (?, ?)",
+                "INSERT INTO delete_requests (game_id, seat) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 (game_id, seat),
             )
             asked = {
@@ -667,7 +667,7 @@ class Archive:
                 game_id = conn.execute(
                     "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
                     "finished_at, source, record, content_hash, ending) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?) RETURNING id",
                     (
                         str(record["ruleset"]),
                         dumps(record["start"], "the game's start"),
@@ -679,8 +679,7 @@ class Archive:
                         digest,
                         None if checked.ending is None else checked.ending.how,
                     ),
-                ).lastrowid
-                assert game_id is not None
+                ).fetchone()[0]
                 for seat in seats:
                     pid = None if seat.username is None else player_id(conn, seat.username)
                     conn.execute(
@@ -713,7 +712,7 @@ class Archive:
         return {k: tuple(v) for k, v in out.items()}
 
 
-def _delete(conn: sqlite3.Connection, game_id: int) -> int:
+def _delete(conn: Connection, game_id: int) -> int:
     """Delete a stored game with its seats, its key in play and its delete requests; returns
     how many games were deleted (0 or 1)."""
     conn.execute("DELETE FROM finished_keys WHERE game_id = ?", (game_id,))

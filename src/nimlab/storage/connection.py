@@ -1,14 +1,24 @@
-"""One SQLite connection and its transactions, shared by the registry, the archive and the games
-in play.
+"""One database connection and its transactions, shared by the registry, the archive and the
+games in play: an SQLite file (the default), or a PostgreSQL database given as a URL
+(``postgresql://USER:PASSWORD@HOST:PORT/DATABASE`` or ``postgres://...``, any libpq URL; see
+:mod:`nimlab.storage.postgres`). Both run the same SQL, the same transactions and savepoints and
+the same migrations; what only one of them has (SQLite's online backup and page check) says what
+to use on the other.
 
-Writes run in ``BEGIN IMMEDIATE`` transactions with a busy timeout and the journal is in WAL mode,
-so several processes (shells, games, the web app) can share one file. Every ``sqlite3`` error is
-turned into a :class:`StorageError` (:class:`ReadOnlyError` when the file cannot be written), so
-no caller ever sees an ``sqlite3`` exception.
+On SQLite, writes run in ``BEGIN IMMEDIATE`` transactions with a busy timeout and the journal is
+in WAL mode, so several processes (shells, games, the web app) can share one file. Every error
+of either driver is turned into a :class:`StorageError` (:class:`ReadOnlyError` when the database
+cannot be written), so no caller ever sees a driver's exception.
 
 A database can be opened read-only (``read_only=True``): nothing is created (no folder, no file:
 a missing file is a :class:`NoDatabaseError`), the file is opened with SQLite's ``mode=ro``, and
 on a read-only file system (where SQLite cannot create the WAL index) it is opened ``immutable``.
+A PostgreSQL database opened read-only runs every transaction read-only, and its tables are not
+created (a database without them is a :class:`NoDatabaseError`).
+
+A PostgreSQL database that cannot be reached, refuses the password or does not exist when it is
+opened is a :class:`DatabaseChoiceError` (bad usage: one line saying what is wrong); a connection
+lost later makes that operation a :class:`StorageError`, and the next one reconnects.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from typing import Any
 import platformdirs
 
 from nimlab.core.clock import now_stamp
+from nimlab.storage.backend import DB_ERRORS, BackendError, Connection
 from nimlab.storage.errors import (
     NoDatabaseError,
     ReadOnlyError,
@@ -39,8 +50,10 @@ __all__ = [
     "DB_URL_SCHEMES",
     "Database",
     "default_db_path",
+    "is_url",
     "now_stamp",
     "resolve_db_path",
+    "shown_db",
     "storage_error",
 ]
 
@@ -61,12 +74,28 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("nimlab", appauthor=False)) / "nimlab.db"
 
 
-DB_URL_SCHEMES: frozenset[str] = frozenset()
+DB_URL_SCHEMES: frozenset[str] = frozenset({"postgresql", "postgres"})
 """The URL schemes a database may be written with (``scheme://...``), passed through as URLs by
-:func:`resolve_db_path`. None yet: a database is an SQLite file; adding a scheme here (and its
-opening in :meth:`Database.open`) is all it takes to accept one."""
+:func:`resolve_db_path` and opened as PostgreSQL databases by :meth:`Database.open`."""
 
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def is_url(where: Path | str) -> bool:
+    """Whether a resolved database (see :func:`resolve_db_path`) is a URL, not a file."""
+    return isinstance(where, str) and _URL.match(where) is not None
+
+
+def shown_db(where: Path | str) -> str:
+    """A database as it may be shown to people: a file's path, or a URL without its
+    password."""
+    if is_url(str(where)):
+        return re.sub(
+            r"(?i)([?&]password=)[^&#]*",
+            r"\1***",
+            re.sub(r"(://[^/@?#]*?:)[^/@?#]*@", r"\1***@", str(where)),
+        )
+    return str(where)
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path | str:
@@ -85,9 +114,14 @@ def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path | str:
     return Path(chosen).expanduser() if chosen else default_db_path()
 
 
-def storage_error(error: sqlite3.Error, what: str) -> StorageError:
-    """The typed error for an ``sqlite3`` error: :class:`ReadOnlyError` when the database cannot
-    be written, else :class:`StorageError`; the message starts with ``what``."""
+def storage_error(error: Exception, what: str) -> StorageError:
+    """The typed error for an error of either driver (:data:`~nimlab.storage.backend.DB_ERRORS`):
+    :class:`ReadOnlyError` when the database cannot be written, else :class:`StorageError`; the
+    message starts with ``what``."""
+    if isinstance(error, BackendError):
+        if error.read_only:
+            return ReadOnlyError(f"{what}: the database is read-only ({error})")
+        return StorageError(f"{what}: {error}")
     code = getattr(error, "sqlite_errorcode", None)
     if (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY) or "readonly" in str(
         error
@@ -97,13 +131,25 @@ def storage_error(error: sqlite3.Error, what: str) -> StorageError:
 
 
 class Database:
-    """An open SQLite database at the current schema version. Not thread-safe: one per thread
-    (or serialised by the caller, as :class:`~nimlab.storage.writer.StoreWriter` does)."""
+    """An open database (SQLite or PostgreSQL) at the current schema version. Not thread-safe:
+    one per thread (or serialised by the caller, as :class:`~nimlab.storage.writer.StoreWriter`
+    does)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | str, *, read_only: bool) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        path: Path | str,
+        *,
+        read_only: bool,
+        dialect: str = "sqlite",
+    ) -> None:
         self.conn = conn
         self.path = path
+        """The database file, ``":memory:"``, or the PostgreSQL URL (with its password: show
+        :attr:`name` instead)."""
         self.read_only = read_only
+        self.dialect = dialect
+        """``"sqlite"`` or ``"postgresql"``."""
         self._bare = False
         """Inside :meth:`unguarded`: :meth:`write` blocks take no savepoint."""
         self._grouped = -1
@@ -121,6 +167,8 @@ class Database:
         folder and file as needed and migrate the schema. Read-only: see the module docstring.
         Raises :class:`StorageError` (:class:`NoDatabaseError`, :class:`ReadOnlyError`)."""
         where = resolve_db_path(path)
+        if isinstance(where, str) and is_url(where):
+            return cls._open_postgres(where, read_only=read_only)
         if read_only and where != ":memory:":
             assert isinstance(where, Path)
             return cls._open_read_only(where)
@@ -185,6 +233,52 @@ class Database:
             ) from None
         return cls(_connect_read_only(where), where, read_only=True)
 
+    @classmethod
+    def _open_postgres(cls, url: str, *, read_only: bool) -> Database:
+        from nimlab.storage.postgres import PostgresConnection
+
+        conn = PostgresConnection(url, read_only=read_only)
+        shown = shown_db(url)
+        try:
+            if not read_only:
+                migrate(conn, dialect="postgresql")
+                return cls(conn, url, read_only=False, dialect="postgresql")
+            version = current_version(conn, dialect="postgresql")
+        except DB_ERRORS as e:
+            conn.close()
+            raise storage_error(e, f"cannot use the database {shown}") from None
+        except BaseException:
+            conn.close()
+            raise
+        conn.close()
+        if version == 0:
+            raise NoDatabaseError(
+                shown,
+                f"the PostgreSQL database {shown} has no nimlab tables yet (commands that change "
+                "the database make them, e.g. nimlab players add; nimlab db copy fills it)",
+            )
+        if version > SCHEMA_VERSION:
+            raise StorageError(
+                f"the database has schema version {version}, newer than this nimlab understands "
+                f"({SCHEMA_VERSION}): upgrade nimlab"
+            )
+        if version < SCHEMA_VERSION:  # upgrade it once (this needs writing), then read
+            cls.open(url).close()
+        return cls(
+            PostgresConnection(url, read_only=True), url, read_only=True, dialect="postgresql"
+        )
+
+    @property
+    def name(self) -> str:
+        """The database as it may be shown (a URL without its password)."""
+        return shown_db(self.path)
+
+    @property
+    def url(self) -> str | None:
+        """The PostgreSQL URL (``None`` for SQLite): to open more connections to the same
+        database, e.g. with :func:`nimlab.storage.postgres.connect` for ``LISTEN``."""
+        return str(self.path) if self.dialect == "postgresql" else None
+
     def close(self) -> None:
         self.conn.close()
 
@@ -194,7 +288,7 @@ class Database:
         """Every row of a query (outside a write transaction); errors become StorageError."""
         try:
             return [tuple(r) for r in self.conn.execute(sql, params).fetchall()]
-        except sqlite3.Error as e:
+        except DB_ERRORS as e:
             raise storage_error(e, "cannot read the database") from None
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
@@ -240,7 +334,7 @@ class Database:
             yield
         except BaseException as e:
             self.end_group(commit=False)
-            if isinstance(e, sqlite3.Error):
+            if isinstance(e, DB_ERRORS):
                 raise storage_error(e, "the database could not be written") from None
             raise
         self.end_group(commit=True)
@@ -249,10 +343,10 @@ class Database:
         """Begin a :meth:`group` transaction (may wait for another process's write, up to the
         busy timeout). Raises ReadOnlyError or StorageError (nothing begun)."""
         if self.read_only:
-            raise ReadOnlyError(f"the database {self.path} was opened read-only")
+            raise ReadOnlyError(f"the database {self.name} was opened read-only")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
+        except DB_ERRORS as e:
             raise storage_error(e, "the database is busy or unwritable") from None
         self._grouped = 0
 
@@ -263,11 +357,11 @@ class Database:
         try:
             if commit:
                 conn.execute("COMMIT")
-        except sqlite3.Error as e:
+        except DB_ERRORS as e:
             raise storage_error(e, "the database could not be written") from None
         finally:
             if conn.in_transaction:
-                with suppress(sqlite3.Error):
+                with suppress(*DB_ERRORS):
                     conn.execute("ROLLBACK")
             self._grouped = -1
 
@@ -275,7 +369,7 @@ class Database:
         """Raise :class:`ReadOnlyError` (or :class:`StorageError`) unless a write would succeed
         now: a write that changes nothing, rolled back. O(1)."""
         if self.read_only:
-            raise ReadOnlyError(f"the database {self.path} was opened read-only")
+            raise ReadOnlyError(f"the database {self.name} was opened read-only")
         conn = self.conn
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -284,11 +378,15 @@ class Database:
             finally:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-        except sqlite3.Error as e:
-            raise storage_error(e, f"cannot write the database {self.path}") from None
+        except DB_ERRORS as e:
+            raise storage_error(e, f"cannot write the database {self.name}") from None
 
     def integrity_check(self) -> str:
-        """SQLite's own consistency check: ``"ok"`` for a sound file."""
+        """SQLite's own consistency check: ``"ok"`` for a sound file. Raises
+        :class:`StorageError` on PostgreSQL (which checks its pages itself; ``pg_amcheck``
+        checks them on demand)."""
+        if self.dialect != "sqlite":
+            raise StorageError(_ONLY_SQLITE.format(what="checking the file", instead="pg_amcheck"))
         row = self.one("PRAGMA integrity_check")
         return "" if row is None else str(row[0])
 
@@ -297,7 +395,16 @@ class Database:
         online backup, in one read transaction: in WAL mode writers are not held up, and the
         copy is the database as it was at one moment). The copy is written beside ``target``
         and renamed over it when whole, then checked (``quick_check``). Returns its path; raises
-        :class:`StorageError` when it cannot be made. O(database size)."""
+        :class:`StorageError` when it cannot be made (on PostgreSQL, saying what to use).
+        O(database size)."""
+        if not isinstance(self.conn, sqlite3.Connection):
+            raise StorageError(
+                _ONLY_SQLITE.format(
+                    what="a backup",
+                    instead=f"pg_dump (e.g. pg_dump -Fc -f nimlab.dump '{self.name}'), or nimlab "
+                    f"db copy --from '{self.name}' --to FILE for a copy in an SQLite file",
+                )
+            )
         where = Path(target).expanduser().resolve()
         if str(self.path) != ":memory:" and where == Path(self.path).resolve():
             raise StorageError(f"the backup {str(where)!r} would overwrite the database itself")
@@ -331,10 +438,15 @@ class Database:
 
     def problems(self, *, quick_check_bytes: int = QUICK_CHECK_BYTES) -> list[str]:
         """What is wrong with the database: missing tables or indexes, and SQLite's
-        ``quick_check`` (every page read: done for files up to ``quick_check_bytes``). Empty when
-        nothing is found."""
+        ``quick_check`` (every page read: done for files up to ``quick_check_bytes``; PostgreSQL
+        checks its own pages). Empty when nothing is found."""
         from nimlab.storage.schema import schema_problems
 
+        if self.dialect != "sqlite":
+            try:
+                return schema_problems(self.conn, dialect=self.dialect)
+            except DB_ERRORS as e:
+                return [f"it cannot be read: {e}"]
         try:
             found = schema_problems(self.conn)
             size = Path(self.path).stat().st_size if str(self.path) != ":memory:" else 0
@@ -344,6 +456,9 @@ class Database:
         except (sqlite3.Error, OSError) as e:
             found = [f"it cannot be read: {e}"]
         return found
+
+
+_ONLY_SQLITE = "{what} is made here only for an SQLite database; on PostgreSQL use {instead}"
 
 
 class _Write:
@@ -357,10 +472,10 @@ class _Write:
         self._undo: tuple[str, ...] = ()
         self._end = ""
 
-    def __enter__(self) -> sqlite3.Connection:
+    def __enter__(self) -> Connection:
         db = self._db
         if db.read_only:
-            raise ReadOnlyError(f"the database {db.path} was opened read-only")
+            raise ReadOnlyError(f"the database {db.name} was opened read-only")
         if db._bare:  # unguarded (_end stays ""): no savepoint, the caller undoes
             self._end = ""
             return db.conn
@@ -375,7 +490,7 @@ class _Write:
         conn = db.conn
         try:
             conn.execute(begin)
-        except sqlite3.Error as e:
+        except DB_ERRORS as e:
             raise storage_error(e, "the database is busy or unwritable") from None
         if depth > 0:
             db._grouped = depth
@@ -388,7 +503,7 @@ class _Write:
         tb: TracebackType | None,
     ) -> None:
         if not self._end:  # unguarded: the caller undoes
-            if isinstance(exc, sqlite3.Error):
+            if isinstance(exc, DB_ERRORS):
                 raise storage_error(exc, "the database could not be written") from None
             return
         db = self._db
@@ -399,13 +514,13 @@ class _Write:
             try:
                 conn.execute(self._end)
                 return
-            except sqlite3.Error as e:
+            except DB_ERRORS as e:
                 exc = e
         if conn.in_transaction:
-            with suppress(sqlite3.Error):
+            with suppress(*DB_ERRORS):
                 for statement in self._undo:
                     conn.execute(statement)
-        if isinstance(exc, sqlite3.Error):
+        if isinstance(exc, DB_ERRORS):
             raise storage_error(exc, "the database could not be written") from None
         # else the block's exception propagates
 

@@ -39,18 +39,21 @@ class UnsupportedDatabaseError(DatabaseChoiceError):
 
     def __init__(self, scheme: str) -> None:
         super().__init__(
-            f"the database {scheme}://... is a URL, and nimlab opens only SQLite database "
-            "files: give a file path, e.g. --db games.db (or NIMLAB_DB=games.db)"
+            f"the database {scheme}://... is a URL of a kind nimlab does not open: give an "
+            "SQLite database file, e.g. --db games.db, or a PostgreSQL URL, e.g. --db "
+            "postgresql://USER:PASSWORD@HOST/DATABASE (also as NIMLAB_DB)"
         )
         self.scheme = scheme
 
 
 class NoDatabaseError(DatabaseChoiceError):
-    """A command that only reads was given a database file that does not exist."""
+    """A command that only reads was given a database file that does not exist (or a
+    PostgreSQL database without nimlab's tables)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, message: str | None = None) -> None:
         super().__init__(
-            f"no database at {path} (check --db or $NIMLAB_DB; commands that change the "
+            message
+            or f"no database at {path} (check --db or $NIMLAB_DB; commands that change the "
             "database create it)"
         )
         self.path = path

@@ -10,24 +10,29 @@ behind than the announcements kept, or lost the database for a while) is told to
 read again every game it holds.
 
 :class:`ChangeFeed` is what a server uses; :meth:`ChangeFeed.open` picks the database's
-implementation. On SQLite (several processes on one machine sharing one file) it is a cheap
+implementation. On PostgreSQL it is ``LISTEN`` on a connection of its own (a change's
+``NOTIFY`` is sent in its transaction, so PostgreSQL delivers it on commit, in commit order, and
+never for a transaction or savepoint rolled back); a feed that loses its connection reconnects
+and says ``resync``. On SQLite (several processes on one machine sharing one file) it is a cheap
 poll: ``PRAGMA data_version`` tells when another connection committed, and only then are the new
-announcements read.
+announcements read from ``live_changes``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from nimlab.storage.connection import Database
+from nimlab.storage.connection import Database, is_url, shown_db
 from nimlab.storage.errors import StorageError
-from nimlab.storage.inplay import GamesInPlay
+from nimlab.storage.inplay import CHANNEL, GamesInPlay
 
-__all__ = ["POLL_INTERVAL", "Change", "ChangeFeed", "Changes", "SqliteFeed"]
+__all__ = ["POLL_INTERVAL", "Change", "ChangeFeed", "Changes", "PostgresFeed", "SqliteFeed"]
 
 POLL_INTERVAL = 0.02
 """Seconds between two looks at an SQLite database for changes (a ``PRAGMA``, no disk read)."""
@@ -61,6 +66,8 @@ class ChangeFeed(ABC):
         reported. Raises :class:`StorageError`."""
         if str(path) == ":memory:":
             raise StorageError("an in-memory database has no change feed: nobody shares it")
+        if isinstance(path, str) and is_url(path):
+            return PostgresFeed(path)
         return SqliteFeed(Path(path))
 
     @abstractmethod
@@ -126,3 +133,61 @@ class SqliteFeed(ChangeFeed):
         if not self._closed:
             self._closed = True
             self._db.close()
+
+
+class PostgresFeed(ChangeFeed):
+    """The change feed of a PostgreSQL database: ``LISTEN`` on :data:`CHANNEL` on a connection
+    of its own, each notification's payload being a game's key and its new version."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._conn: Any = None
+        self._closed = False
+        self._connect()
+
+    def _connect(self) -> None:
+        from nimlab.storage.postgres import connect
+
+        conn = connect(self._url)  # DatabaseChoiceError (a StorageError) saying why not
+        try:
+            conn.execute(f"LISTEN {CHANNEL}")
+        except Exception as e:
+            conn.close()
+            raise StorageError(f"cannot listen to {shown_db(self._url)}: {e}") from None
+        self._conn = conn
+
+    def wait(self, timeout: float) -> Changes:
+        import psycopg
+
+        if self._closed:
+            raise StorageError("the change feed is closed")
+        if self._conn is None:  # lost: reconnect, and whatever was missed must be read again
+            self._connect()
+            return Changes(resync=True)
+        found: list[Change] = []
+        try:
+            # the first notification, waiting for it; then those that came with it
+            for note in self._conn.notifies(timeout=max(timeout, 0.0), stop_after=1):
+                found.append(_change(note.payload))
+            if found:
+                for note in self._conn.notifies(timeout=0.001, stop_after=10_000):
+                    found.append(_change(note.payload))
+        except psycopg.Error as e:
+            self._drop()
+            raise StorageError(f"the change feed lost {shown_db(self._url)}: {e}") from None
+        return Changes(tuple(found))
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # already broken
+                conn.close()
+
+    def close(self) -> None:
+        self._closed = True
+        self._drop()
+
+
+def _change(payload: str) -> Change:
+    key, _, version = payload.rpartition(" ")
+    return Change(key, int(version))

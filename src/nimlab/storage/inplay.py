@@ -39,7 +39,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nimlab.storage.archive import dumps, insert_game
-from nimlab.storage.connection import Database, now_stamp, storage_error
+from nimlab.storage.backend import Connection
+from nimlab.storage.connection import Database, now_stamp
 from nimlab.storage.errors import (
     RecordError,
     StaleGameError,
@@ -49,7 +50,7 @@ from nimlab.storage.errors import (
 )
 from nimlab.storage.registry import clamp_limit, now
 
-__all__ = ["CHANGES_KEPT", "GamesInPlay", "InPlayLimits", "LiveEntry", "announce"]
+__all__ = ["CHANGES_KEPT", "CHANNEL", "GamesInPlay", "InPlayLimits", "LiveEntry", "announce"]
 
 LiveEntry = tuple[str, dict[str, Any], dict[str, Any]]
 """A game in play as ``(key, record with its stored moves, meta)``."""
@@ -113,16 +114,25 @@ _ANNOUNCE = "INSERT INTO live_changes (key, version) VALUES (?, ?)"
 _BUMP = "UPDATE live_games SET version = version + 1, touched_at = ? WHERE key = ? AND version = ?"
 
 
-def announce(conn: sqlite3.Connection, key: str, version: int) -> None:
-    """Announce in the open transaction that game ``key`` changed to ``version`` (visible to
-    readers of the change feed once, and only if, the transaction commits). Prunes the oldest
-    announcements beyond :data:`CHANGES_KEPT` every 1,024th. O(1) amortised."""
+CHANNEL = "nimlab_games"
+"""The PostgreSQL channel changes are announced on (``NOTIFY``; payload: key, space, version)."""
+
+
+def announce(conn: Connection, key: str, version: int) -> None:
+    """Announce in the open transaction that game ``key`` changed to ``version``, to readers of
+    the change feed once, and only if, the transaction commits: on PostgreSQL with ``NOTIFY``
+    on :data:`CHANNEL` (delivered on commit, dropped with a rolled-back savepoint), on SQLite in
+    ``live_changes`` (pruning the oldest beyond :data:`CHANGES_KEPT` every 1,024th). O(1)
+    amortised."""
+    if not isinstance(conn, sqlite3.Connection):
+        conn.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{key} {version}"))
+        return
     seq = conn.execute(_ANNOUNCE, (key, version)).lastrowid
     if seq is not None and seq % 1024 == 0:
         conn.execute("DELETE FROM live_changes WHERE seq <= ?", (seq - CHANGES_KEPT,))
 
 
-def _fence(conn: sqlite3.Connection, key: str, expect: int, stamp: str) -> None:
+def _fence(conn: Connection, key: str, expect: int, stamp: str) -> None:
     """Move game ``key`` from version ``expect`` to the next and announce it; raises
     :class:`StaleGameError` (nothing changed) when it is at another version, :class:`RecordError`
     when it is not in play."""
@@ -137,7 +147,7 @@ def _fence(conn: sqlite3.Connection, key: str, expect: int, stamp: str) -> None:
     )
 
 
-def _bump(conn: sqlite3.Connection, key: str, stamp: str) -> int | None:
+def _bump(conn: Connection, key: str, stamp: str) -> int | None:
     """Move game ``key`` to its next version, whatever it was, and announce it; its new version
     (``None``: not in play)."""
     row = conn.execute(
@@ -151,7 +161,7 @@ def _bump(conn: sqlite3.Connection, key: str, stamp: str) -> int | None:
     return int(row[0])
 
 
-def _gone(conn: sqlite3.Connection, key: str, expect: int | None) -> None:
+def _gone(conn: Connection, key: str, expect: int | None) -> None:
     """Announce that game ``key`` is leaving the games in play (finished, removed, expired), at
     version ``expect`` if given (else :class:`StaleGameError`); raises :class:`RecordError`
     when it is not in play. Call before deleting it."""
@@ -183,7 +193,7 @@ def _move_rows(
 
 
 def _insert_moves(
-    conn: sqlite3.Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
+    conn: Connection, key: str, first: int, moves: Sequence[Mapping[str, Any]]
 ) -> None:
     rows = _move_rows(key, first, moves)
     if len(rows) == 1:
@@ -247,17 +257,13 @@ class GamesInPlay:
                         f"you have {mine:,} games in play, as many as one player may have: "
                         "finish one first"
                     )
-            try:
-                conn.execute(
-                    "INSERT INTO live_games (key, record, meta, created_at, client, touched_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, begun, meta_text, stamp, client, stamp),
-                )
-            except sqlite3.IntegrityError as e:
-                taken = conn.execute("SELECT 1 FROM live_games WHERE key = ?", (key,)).fetchone()
-                if taken is None:  # another constraint: not a duplicate key
-                    raise storage_error(e, "the game could not be stored") from None
-                raise RecordError(f"a game in progress already has the key {key!r}") from None
+            added = conn.execute(
+                "INSERT INTO live_games (key, record, meta, created_at, client, touched_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (key, begun, meta_text, stamp, client, stamp),
+            ).rowcount
+            if added == 0:
+                raise RecordError(f"a game in progress already has the key {key!r}")
             _insert_moves(conn, key, 1, moves)
 
     def add_moves(
@@ -333,21 +339,23 @@ class GamesInPlay:
         """Games in play as ``(key, record, meta)``, oldest first; each record has all its
         stored moves, ready for ``Game.from_record``. With ``limit``: only the ``limit`` most
         recently touched games (a bounded startup; the others stay stored and can be read one by
-        one with :meth:`game`). O(games returned x their moves)."""
+        one with :meth:`game`). Games started in the same second come in the order they were
+        stored on SQLite, by key on PostgreSQL. O(games returned x their moves)."""
         return [entry for entry, _ in self.games_with_versions(limit=limit)]
 
     def games_with_versions(self, *, limit: int | None = None) -> list[tuple[LiveEntry, int]]:
         """:meth:`games`, each with its version (see the module docstring): the version is read
         before the moves, so the moves are never older than the version says (a change in
         between makes the version look stale, which a fenced change then finds out)."""
+        tie = "rowid" if self._db.dialect == "sqlite" else "key"
         if limit is None:
             rows = self._db.rows(
-                "SELECT key, record, meta, version FROM live_games ORDER BY created_at, rowid"
+                f"SELECT key, record, meta, version FROM live_games ORDER BY created_at, {tie}"
             )
         else:
             rows = self._db.rows(
-                "SELECT key, record, meta, version FROM (SELECT rowid AS r, * FROM live_games "
-                "ORDER BY touched_at DESC, rowid DESC LIMIT ?) ORDER BY created_at, r",
+                f"SELECT key, record, meta, version FROM (SELECT {tie} AS r, * FROM live_games "
+                f"ORDER BY touched_at DESC, {tie} DESC LIMIT ?) AS recent ORDER BY created_at, r",
                 (clamp_limit(limit),),
             )
         return [(self._entry(k, r, m), int(v)) for k, r, m, v in rows]
@@ -403,7 +411,8 @@ class GamesInPlay:
             _gone(conn, key, expect)
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
-                "INSERT OR REPLACE INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?)",
+                "INSERT INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?) ON CONFLICT "
+                "(key) DO UPDATE SET game_id = excluded.game_id, meta = excluded.meta",
                 (key, game_id, known[0]),
             )
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))

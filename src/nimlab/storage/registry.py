@@ -7,7 +7,6 @@ The statistics (games played and won) are changed only by finishing a game
 from __future__ import annotations
 
 import re
-import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from nimlab.core.clock import now_stamp
-from nimlab.storage.connection import Database, storage_error
+from nimlab.storage.backend import Connection
+from nimlab.storage.connection import Database
 from nimlab.storage.errors import PlayerExistsError, RegistryError, UnknownPlayerError
 
 if TYPE_CHECKING:
@@ -114,36 +114,38 @@ class PlayerRecord:
 PLAYER_COLUMNS = "username, given_name, family_name, bot, games_played, games_won"
 
 
-def clamp_limit(limit: int) -> int:
-    """A row limit SQLite can bind: 0 to 2**62 (a larger one means "all" anyway)."""
-    return min(max(limit, 0), 1 << 62)
+NO_LIMIT = 1 << 62
+"""A row limit that means "all" (both databases bind it as a 64-bit integer)."""
+
+
+def clamp_limit(limit: int | None) -> int:
+    """A row limit both databases can bind: 0 to 2**62 (``None``, or a larger one, means
+    "all")."""
+    return NO_LIMIT if limit is None else min(max(limit, 0), NO_LIMIT)
 
 
 def player_from_row(row: Sequence[Any]) -> PlayerRecord:
     return PlayerRecord(row[0], row[1], row[2], row[3], int(row[4]), int(row[5]))
 
 
-def player_id(conn: sqlite3.Connection, username: str) -> int | None:
+def player_id(conn: Connection, username: str) -> int | None:
     """The row id of a registered username, inside a transaction; ``None`` if unknown."""
     row = conn.execute("SELECT id FROM players WHERE username = ?", (username,)).fetchone()
     return None if row is None else int(row[0])
 
 
 def insert_player(
-    conn: sqlite3.Connection, username: str, given: str, family: str, bot: str | None
+    conn: Connection, username: str, given: str, family: str, bot: str | None
 ) -> None:
     """Register a player inside a transaction (names already checked); raises
     :class:`PlayerExistsError`."""
-    try:
-        conn.execute(
-            "INSERT INTO players (username, given_name, family_name, bot, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (username, given, family, bot, now()),
-        )
-    except sqlite3.IntegrityError as e:
-        if player_id(conn, username) is None:  # another constraint: not a duplicate
-            raise storage_error(e, "the player could not be registered") from None
-        raise PlayerExistsError(f"player {username!r} already exists") from None
+    added = conn.execute(
+        "INSERT INTO players (username, given_name, family_name, bot, created_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (username) DO NOTHING",
+        (username, given, family, bot, now()),
+    ).rowcount
+    if added == 0:
+        raise PlayerExistsError(f"player {username!r} already exists")
 
 
 class Registry:
@@ -190,7 +192,7 @@ class Registry:
         if limit is None and offset <= 0:
             rows = self._db.rows(sql)
         else:
-            page = (-1 if limit is None else clamp_limit(limit), clamp_limit(max(0, offset)))
+            page = (clamp_limit(limit), clamp_limit(max(0, offset)))
             rows = self._db.rows(sql + " LIMIT ? OFFSET ?", page)
         return [player_from_row(r) for r in rows]
 
@@ -244,7 +246,8 @@ class Registry:
         order = "ASC" if ascending else "DESC"
         sql = (
             f"SELECT {PLAYER_COLUMNS} FROM players ORDER BY "
-            f"CASE WHEN games_played = 0 THEN 0.0 ELSE CAST(games_won AS REAL) / games_played END "
+            "CASE WHEN games_played = 0 THEN 0.0 "
+            "ELSE CAST(games_won AS DOUBLE PRECISION) / games_played END "
             f"{order}, username ASC"
         )
         params: tuple[int, ...] = ()

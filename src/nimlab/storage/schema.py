@@ -3,16 +3,23 @@
 The schema version is kept in the one-row table ``schema_version``. Each migration takes the
 database from version ``n - 1`` to ``n`` and runs in the same transaction as the version update,
 so a database is always at exactly one version. Migrations are only ever appended.
+
+The same migrations make the schema on SQLite and on PostgreSQL: scripts are written for SQLite
+and :func:`postgres_ddl` gives their PostgreSQL form (``INTEGER`` is ``BIGINT``, an ``INTEGER
+PRIMARY KEY`` an identity column); a migration written as a function gets the dialect's
+connection, whose statements both databases understand.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from nimlab.storage.backend import Connection
 from nimlab.storage.errors import StorageError
 
 __all__ = [
@@ -21,11 +28,13 @@ __all__ = [
     "Migration",
     "current_version",
     "migrate",
+    "postgres_ddl",
     "record_hash",
     "schema_problems",
+    "table_names",
 ]
 
-Migration = str | Callable[[sqlite3.Connection], None]
+Migration = str | Callable[[Connection], None]
 """A migration: an SQL script, or a function that runs inside the migration's transaction."""
 
 _V1 = """
@@ -112,12 +121,12 @@ CREATE INDEX live_games_touched ON live_games(touched_at);
 """
 
 
-def _v3(conn: sqlite3.Connection) -> None:
+def _v3(conn: Connection) -> None:
     """Version 3: content hashes of finished games (idempotent imports), and the client and the
     last activity of games in play (bounds and expiry). Existing games get their hash; games
     stored twice before stay (nothing is deleted by a migration)."""
     for statement in _statements(_V3_SQL):
-        conn.execute(statement)
+        conn.execute(_ddl(conn, statement))
     rows = conn.execute("SELECT id, record FROM games").fetchall()
     for game_id, text in rows:
         try:
@@ -149,78 +158,107 @@ CREATE TABLE delete_requests (
 """
 
 
-def _v5(conn: sqlite3.Connection) -> None:
+def _v5(conn: Connection) -> None:
     """Version 5: a stored shared game is deleted only when every human seat asked
     (``delete_requests``; a seat that asked no longer sees it in its player's history). A
     version 4 database made before ``finished_keys`` kept its games' data gets that column
     (empty data), so the old links of its finished games lead to their replays."""
-    columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(finished_keys)")}
-    if "meta" not in columns:
-        conn.execute("ALTER TABLE finished_keys ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
+    if isinstance(conn, sqlite3.Connection):  # (PostgreSQL databases begin with version 5)
+        columns = {str(r[1]) for r in conn.execute("PRAGMA table_info(finished_keys)")}
+        if "meta" not in columns:
+            conn.execute("ALTER TABLE finished_keys ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
     for statement in _statements(_V5_SQL):
-        conn.execute(statement)
+        conn.execute(_ddl(conn, statement))
 
 
-_V6 = """
+_V6_SQL = """
 ALTER TABLE live_games ADD COLUMN version INTEGER NOT NULL DEFAULT 0; -- changes so far: the fence
 CREATE TABLE live_changes (
-    seq     INTEGER PRIMARY KEY AUTOINCREMENT, -- commit order (writers take turns in SQLite)
+    seq     INTEGER PRIMARY KEY,               -- commit order on SQLite (AUTOINCREMENT there)
     key     TEXT NOT NULL,                     -- the game in play that changed
     version INTEGER NOT NULL                   -- its version after the change
 );
 """
-"""Version 6: several processes share the games in play. Each game's ``version`` counts its
-changes (moves appended, take-backs); a change is written only against the version it was made
-from (``UPDATE ... WHERE version = ?``), so two processes never both play a turn. Every change is
-announced in ``live_changes`` in its own transaction (the change feed other processes read;
-pruned as it grows)."""
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _V6)
+
+def _v6(conn: Connection) -> None:
+    """Version 6: several processes share the games in play. Each game's ``version`` counts its
+    changes (moves appended, take-backs); a change is written only against the version it was
+    made from (``UPDATE ... WHERE version = ?``), so two processes never both play a turn. On
+    SQLite every change is announced in ``live_changes`` in its own transaction (the change feed
+    other processes read; numbers never reused: AUTOINCREMENT); PostgreSQL announces with
+    ``NOTIFY`` instead and keeps the table empty."""
+    for statement in _statements(_V6_SQL):
+        if isinstance(conn, sqlite3.Connection):
+            statement = statement.replace("PRIMARY KEY", "PRIMARY KEY AUTOINCREMENT")
+        conn.execute(_ddl(conn, statement))
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def current_version(conn: sqlite3.Connection) -> int:
+def postgres_ddl(statement: str) -> str:
+    """The PostgreSQL form of a statement of a migration script: ``INTEGER`` columns are
+    ``BIGINT`` (SQLite's integers have 64 bits), and an ``INTEGER PRIMARY KEY`` (SQLite's row
+    id, numbered by the database) is a ``BIGINT`` identity column."""
+    statement = re.sub(
+        r"\bINTEGER PRIMARY KEY\b",
+        "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+        statement,
+    )
+    return re.sub(r"\bINTEGER\b", "BIGINT", statement)
+
+
+def _ddl(conn: Connection, statement: str) -> str:
+    return statement if isinstance(conn, sqlite3.Connection) else postgres_ddl(statement)
+
+
+_MIGRATION_LOCK = 0x6E696D6C6162
+"""The PostgreSQL advisory lock held by a migration (``nimlab`` in ASCII)."""
+
+
+def current_version(conn: Connection, *, dialect: str = "sqlite") -> int:
     """The schema version of the database (0 for a new, empty one)."""
-    row = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-    ).fetchone()
+    if dialect == "sqlite":
+        row = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+    else:  # in the first schema of the search path, as every other statement
+        row = conn.execute("SELECT to_regclass('schema_version')").fetchone()
+        row = None if row is None or row[0] is None else row
     if row is None:
         return 0
     version = conn.execute("SELECT version FROM schema_version").fetchone()
     return 0 if version is None else int(version[0])
 
 
-def migrate(conn: sqlite3.Connection) -> int:
+def migrate(conn: Connection, *, dialect: str = "sqlite") -> int:
     """Bring the database up to :data:`SCHEMA_VERSION`, one migration per transaction.
 
-    ``conn`` must be in autocommit mode (``isolation_level=None``). Safe when several processes
-    open a new database at once: each migration takes the write lock and re-reads the version.
-    Raises :class:`StorageError` for a database made by a newer nimlab. Returns the version.
+    ``conn`` must be in autocommit mode (``isolation_level=None`` for SQLite). Safe when several
+    processes open a new database at once: each migration takes the write lock (SQLite) or an
+    advisory lock (PostgreSQL) and re-reads the version. Raises :class:`StorageError` for a
+    database made by a newer nimlab. Returns the version.
     """
     while True:
-        if current_version(conn) >= SCHEMA_VERSION:
+        if current_version(conn, dialect=dialect) >= SCHEMA_VERSION:
             break
-        conn.execute("BEGIN IMMEDIATE")
+        if dialect == "sqlite":
+            _migrate_once(conn, dialect)
+            continue
+        # A lock of the session, taken before the transaction begins: the transaction then
+        # sees the tables another process made while this one waited (a lock taken inside it
+        # would not refresh what it knows of the tables).
+        conn.execute("SELECT pg_advisory_lock(?)", (_MIGRATION_LOCK,))
         try:
-            version = current_version(conn)
-            if version < SCHEMA_VERSION:
-                if version == 0:
-                    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-                    conn.execute("INSERT INTO schema_version (version) VALUES (0)")
-                step = MIGRATIONS[version]
-                if isinstance(step, str):
-                    for statement in _statements(step):
-                        conn.execute(statement)
-                else:
-                    step(conn)
-                conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    version = current_version(conn)
+            _migrate_once(conn, dialect)
+        finally:
+            if not conn.in_transaction:
+                conn.execute("SELECT pg_advisory_unlock(?)", (_MIGRATION_LOCK,))
+    version = current_version(conn, dialect=dialect)
     if version > SCHEMA_VERSION:
         raise StorageError(
             f"the database has schema version {version}, newer than this nimlab understands "
@@ -229,20 +267,56 @@ def migrate(conn: sqlite3.Connection) -> int:
     return version
 
 
-def _objects(conn: sqlite3.Connection) -> set[tuple[str, str]]:
-    rows = conn.execute(
-        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') "
-        "AND name NOT LIKE 'sqlite_%'"
-    ).fetchall()
+def _migrate_once(conn: Connection, dialect: str) -> None:
+    """Run the next migration, if it is still to be run, in a transaction of its own."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = current_version(conn, dialect=dialect)
+        if version < SCHEMA_VERSION:
+            if version == 0:
+                conn.execute(_ddl(conn, "CREATE TABLE schema_version (version INTEGER NOT NULL)"))
+                conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+            step = MIGRATIONS[version]
+            if isinstance(step, str):
+                for statement in _statements(step):
+                    conn.execute(_ddl(conn, statement))
+            else:
+                step(conn)
+            conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _objects(conn: Connection, dialect: str = "sqlite") -> set[tuple[str, str]]:
+    if dialect == "sqlite":
+        rows = conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index') "
+            "AND name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+    else:  # the tables and indexes of the schema the tables are in (the search path's first)
+        rows = conn.execute(
+            "SELECT CASE c.relkind WHEN 'r' THEN 'table' ELSE 'index' END, c.relname "
+            "FROM pg_class c WHERE c.relkind IN ('r', 'i') AND c.relnamespace = "
+            "(SELECT relnamespace FROM pg_class WHERE oid = to_regclass('schema_version'))"
+        ).fetchall()
     return {(str(kind), str(name)) for kind, name in rows}
+
+
+def table_names(conn: Connection, *, dialect: str = "sqlite") -> set[str]:
+    """The names of the database's tables (nimlab's schema, and any other). O(schema)."""
+    return {name for kind, name in _objects(conn, dialect) if kind == "table"}
 
 
 _EXPECTED: set[tuple[str, str]] | None = None
 
 
-def schema_problems(conn: sqlite3.Connection) -> list[str]:
+def schema_problems(conn: Connection, *, dialect: str = "sqlite") -> list[str]:
     """What is missing from the schema of a database at :data:`SCHEMA_VERSION` (tables and
-    indexes, compared with a new database's): empty for a sound schema. O(schema)."""
+    indexes, compared with a new SQLite database's: both databases have the same names):
+    empty for a sound schema. O(schema)."""
     global _EXPECTED
     if _EXPECTED is None:
         fresh = sqlite3.connect(":memory:", isolation_level=None)
@@ -251,7 +325,7 @@ def schema_problems(conn: sqlite3.Connection) -> list[str]:
             _EXPECTED = _objects(fresh)
         finally:
             fresh.close()
-    missing = sorted(_EXPECTED - _objects(conn))
+    missing = sorted(_EXPECTED - _objects(conn, dialect))
     return [f"the {kind} {name} is missing" for kind, name in missing]
 
 

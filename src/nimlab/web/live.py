@@ -525,18 +525,20 @@ class LiveGames:
 
     async def sync_if_stale(self, lg: LiveGame) -> bool:
         """:meth:`sync` when the database holds another version of the game (one indexed read
-        when it does not); takes ``lg.lock``. Returns whether anything changed."""
+        when it does not); takes ``lg.lock``. Returns whether the copy changed since the call
+        (by this sync, or by another one meanwhile)."""
         if lg.saved_as is not None:
             return False
-        key = lg.key
+        key, before = lg.key, lg.stored
         version = await self.read(lambda s: s.live_version(key))
-        if version == lg.stored:
+        if version == before:
             return False
         async with lg.lock:
             changed = await self.sync(lg)
         if changed:
             self._after_sync(lg)
-        return changed
+        # (read again meanwhile by the change feed: changed all the same)
+        return changed or lg.stored != before or lg.saved_as is not None
 
     def _spawn(self, coro: Any, name: str) -> None:
         task = asyncio.create_task(coro, name=name)

@@ -90,7 +90,9 @@ class ServerSettings(BaseSettings):
     port: int = Field(default=8000, ge=0, le=65535, description="The port (0: any free port).")
     db: str | None = Field(
         default=None,
-        description="The database file (default: nimlab.db in your user data directory).",
+        description="The database: an SQLite file, or a PostgreSQL URL "
+        "(postgresql://USER:PASSWORD@HOST/DATABASE) (default: nimlab.db in your user data "
+        "directory).",
     )
     processes: int = Field(
         default=1,
