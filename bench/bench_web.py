@@ -16,13 +16,22 @@ with the per-client limits lifted (every bench client shares one address). The b
 in the same run: the bare core, ``Game.push`` + ``Game.play_bot`` on the same positions, in this
 process. The run is bounded in time and the server is stopped at the end.
 
-Run: ``python bench/bench_web.py`` (``--fast-games 50 --fast-seconds 20 --games 500 --seconds 60``).
+Setups (``--setups``, issue 18), measured one after the other in the same run and reported side by
+side: ``sqlite:1`` (one process, an SQLite file), ``postgresql:1`` (one process, PostgreSQL) and
+``postgresql:2`` (``nimlab serve --processes 2`` on one port). PostgreSQL is ``--postgres URL``,
+else a throwaway cluster this bench starts (``tests/postgres.py``) with ``fsync`` and
+``synchronous_commit`` on, as durable as SQLite's ``synchronous = FULL``; each setup gets a new
+database.
+
+Run: ``python bench/bench_web.py`` (``--fast-games 50 --fast-seconds 20 --games 500 --seconds 60
+--setups sqlite:1``); ``--setups sqlite:1,postgresql:1,postgresql:2 --games 300`` for issue 18.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -34,7 +43,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -81,9 +91,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(port: int, db: str) -> None:
-    """``nimlab serve``'s setup with the per-client limits lifted (run in the server process)."""
-    from nimlab.cli.serve import bind, run_server
+def serve(port: int, db: str, processes: int = 1) -> None:
+    """``nimlab serve``'s setup with the per-client limits lifted (run in the server process);
+    ``processes`` > 1: ``nimlab serve --processes N``'s supervisor and processes."""
+    from nimlab.cli.serve import bind, run_server, serve_processes
     from nimlab.web import ServerSettings, create_app
 
     settings = ServerSettings(
@@ -92,18 +103,23 @@ def serve(port: int, db: str) -> None:
         create_burst=10**9,
         move_rate=1e9,
         move_burst=10**9,
+        processes=processes,
     )
-    run_server(create_app(db, settings=settings), bind("127.0.0.1", port), settings=settings)
+    sock = bind("127.0.0.1", port)
+    if processes > 1:
+        serve_processes(processes, lambda: create_app(db, settings=settings), sock, settings)
+    else:
+        run_server(create_app(db, settings=settings), sock, settings=settings)
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(db: Path | str, processes: int = 1) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(
         os.environ, NIMLAB_MAX_GAMES_PER_CLIENT="1000000", NIMLAB_MAX_GAMES_IN_PLAY="1000000"
     )
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(port), str(db)],
+        [sys.executable, __file__, "--serve", str(port), str(db), str(processes)],
         stdout=subprocess.DEVNULL,
         env=env,
     )
@@ -214,14 +230,27 @@ async def player(
 
 
 def rss_mb(pid: int) -> float:
-    """The resident memory of a process, in MB (Linux /proc)."""
+    """The resident memory of a process and its children, in MB (Linux /proc)."""
+    total = 0.0
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+                total += int(line.split()[1]) / 1024
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
-        pass
-    return float("nan")
+        return float("nan")
+    return total + sum(rss_mb(int(child)) for child in children)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used by a process and its children so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(int(child)) for child in children)
 
 
 async def load(
@@ -274,6 +303,53 @@ def report(name: str, values: list[float]) -> tuple[float, float]:
     return med, p99
 
 
+@dataclass
+class Figures:
+    """What one setup measured."""
+
+    name: str
+    fast: list[float]
+    fast_time: float
+    fast_cpu: float
+    paced: list[float]
+    memory: list[float]
+    errors: list[str]
+
+
+def measure(name: str, db: Path | str, processes: int, args: argparse.Namespace) -> Figures:
+    proc, url = start_server(db, processes)
+    try:
+        run(load(url, args.fast_games, args.warmup, 0.0))  # warm up: not measured
+        t, cpu = time.monotonic(), cpu_seconds(proc.pid)
+        fast, errors, _ = run(load(url, args.fast_games, args.fast_seconds, 0.0))
+        fast_time = time.monotonic() - t
+        fast_cpu = cpu_seconds(proc.pid) - cpu
+        paced, errors2, memory = run(
+            load(url, args.games, args.seconds, 1.0, proc.pid, warmup=args.warmup)
+        )
+    finally:
+        proc.terminate()
+        proc.wait(60)
+    return Figures(name, fast, fast_time, fast_cpu, paced, memory, errors + errors2)
+
+
+@contextlib.contextmanager
+def postgres_cluster(given: str | None) -> Iterator[str]:
+    """``given``, else a throwaway cluster as durable as SQLite's ``synchronous = FULL``."""
+    if given:
+        yield given
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    import postgres  # type: ignore[import-not-found]  # tests/postgres.py
+
+    postgres.SETTINGS = "-c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB"
+    root = Path(tempfile.mkdtemp(prefix="nimlab-bench-pg-"))
+    try:
+        yield postgres.start(root)
+    finally:
+        postgres.stop(root)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fast-games", type=int, default=50)
@@ -281,54 +357,74 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0, help="shape (b); 300 = 5 min")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of load not measured")
-    parser.add_argument("--serve", nargs=2, metavar=("PORT", "DB"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--setups",
+        default="sqlite:1",
+        help="comma-separated DATABASE:PROCESSES, DATABASE sqlite or postgresql",
+    )
+    parser.add_argument("--postgres", help="a PostgreSQL cluster's URL (default: start one)")
+    parser.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(int(args.serve[0]), args.serve[1])
+        serve(int(args.serve[0]), args.serve[1], int(args.serve[2]))
         return
+    setups = [(kind, int(n)) for kind, _, n in (x.partition(":") for x in args.setups.split(","))]
 
     core = core_baseline(3000)
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(Path(tmp) / "bench.db")
-        try:
-            run(load(url, args.fast_games, args.warmup, 0.0))  # warm up: not measured
-            t = time.monotonic()
-            fast, errors, _ = run(load(url, args.fast_games, args.fast_seconds, 0.0))
-            fast_time = time.monotonic() - t
-            paced, errors2, memory = run(
-                load(url, args.games, args.seconds, 1.0, proc.pid, warmup=args.warmup)
-            )
-        finally:
-            proc.terminate()
-            proc.wait(20)
+    results: list[Figures] = []
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        cluster = None
+        for kind, processes in setups:
+            name = f"{kind}, {processes} process{'es' if processes > 1 else ''}"
+            if kind == "sqlite":
+                db: Path | str = tmp / f"bench-{len(results)}.db"
+            else:
+                if cluster is None:
+                    cluster = stack.enter_context(postgres_cluster(args.postgres))
+                db = new_postgres_database(cluster)
+            results.append(measure(name, db, processes, args))
     print("A person against the perfect bot on plain Nim (3-5 piles of 3-15), on this machine")
     core_med, _ = report("baseline: core Game.push + play_bot (in process)", core)
     print(f"(a) as fast as possible, {args.fast_games} games (closed loop):")
-    med, p99 = report("move request + bot reply", fast)
-    rate = len(fast) / fast_time
-    print(
-        f"  moves per second: {rate:.0f} (target >= 1,000; ratio web / core median "
-        f"{med / core_med:.0f}x)"
-    )
-    print(
-        f"(b) realistic, {args.games} games, each person moving once a second, {args.seconds:g} s:"
-    )
-    med, p99 = report("move request + bot reply", paced)
-    print(
-        f"  moves per second: {len(paced) / args.seconds:.0f}; p99 target (100 ms): "
-        f"{'met' if p99 < 0.100 else 'NOT met'}"
-    )
-    if memory:
-        third = max(1, len(memory) // 3)
+    for r in results:
+        med, p99 = report(r.name, r.fast)
+        rate = len(r.fast) / r.fast_time
         print(
-            f"  server RSS: start {memory[0]:.0f} MB, after a third "
-            f"{statistics.median(memory[:third]):.0f} MB, last third "
-            f"{statistics.median(memory[-third:]):.0f} MB, max {max(memory):.0f} MB"
+            f"    moves per second: {rate:.0f} (target >= 1,000); server CPU per move "
+            f"{r.fast_cpu / max(1, len(r.fast)) * 1e3:.2f} ms; ratio web / core median "
+            f"{med / core_med:.0f}x"
         )
-    for e in (errors + errors2)[:5]:
+    shape = f"{args.games} games, each person moving once a second, {args.seconds:g} s"
+    print(f"(b) realistic, {shape}:")
+    for r in results:
+        med, p99 = report(r.name, r.paced)
+        print(
+            f"    moves per second: {len(r.paced) / args.seconds:.0f}; p99 target (100 ms): "
+            f"{'met' if p99 < 0.100 else 'NOT met'}; errors: {len(r.errors)}"
+        )
+        if r.memory:
+            third = max(1, len(r.memory) // 3)
+            print(
+                f"    server RSS: start {r.memory[0]:.0f} MB, after a third "
+                f"{statistics.median(r.memory[:third]):.0f} MB, last third "
+                f"{statistics.median(r.memory[-third:]):.0f} MB, max {max(r.memory):.0f} MB"
+            )
+    errors = [e for r in results for e in r.errors]
+    for e in errors[:5]:
         print("  error:", e)
-    if errors or errors2:
+    if errors:
         raise SystemExit(1)
+
+
+def new_postgres_database(cluster: str) -> str:
+    """A new, empty database in the cluster (nimlab makes its schema on first use)."""
+    import psycopg
+
+    name = f"bench_{random.randrange(1 << 40):x}"
+    with psycopg.connect(cluster, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return cluster.replace("/postgres?", f"/{name}?", 1)
 
 
 if __name__ == "__main__":
