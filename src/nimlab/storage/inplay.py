@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -109,7 +108,7 @@ CHANGES_KEPT = 4096
 """Announcements of changes kept in ``live_changes`` (older ones are deleted as new ones come: a
 reader that fell further behind resyncs every game it holds)."""
 
-_ANNOUNCE = "INSERT INTO live_changes (key, version) VALUES (?, ?)"
+_ANNOUNCE = "INSERT INTO live_changes (key, version) VALUES (?, ?) RETURNING seq"
 
 _BUMP = "UPDATE live_games SET version = version + 1, touched_at = ? WHERE key = ? AND version = ?"
 
@@ -118,26 +117,26 @@ CHANNEL = "nimlab_games"
 """The PostgreSQL channel changes are announced on (``NOTIFY``; payload: key, space, version)."""
 
 
-def announce(conn: Connection, key: str, version: int) -> None:
+def announce(conn: Connection, key: str, version: int, dialect: str = "sqlite") -> None:
     """Announce in the open transaction that game ``key`` changed to ``version``, to readers of
     the change feed once, and only if, the transaction commits: on PostgreSQL with ``NOTIFY``
     on :data:`CHANNEL` (delivered on commit, dropped with a rolled-back savepoint), on SQLite in
     ``live_changes`` (pruning the oldest beyond :data:`CHANGES_KEPT` every 1,024th). O(1)
     amortised."""
-    if not isinstance(conn, sqlite3.Connection):
+    if dialect != "sqlite":
         conn.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{key} {version}"))
         return
-    seq = conn.execute(_ANNOUNCE, (key, version)).lastrowid
-    if seq is not None and seq % 1024 == 0:
+    seq = int(conn.execute(_ANNOUNCE, (key, version)).fetchone()[0])
+    if seq % 1024 == 0:
         conn.execute("DELETE FROM live_changes WHERE seq <= ?", (seq - CHANGES_KEPT,))
 
 
-def _fence(conn: Connection, key: str, expect: int, stamp: str) -> None:
+def _fence(conn: Connection, key: str, expect: int, stamp: str, dialect: str) -> None:
     """Move game ``key`` from version ``expect`` to the next and announce it; raises
     :class:`StaleGameError` (nothing changed) when it is at another version, :class:`RecordError`
     when it is not in play."""
     if conn.execute(_BUMP, (stamp, key, expect)).rowcount == 1:
-        announce(conn, key, expect + 1)
+        announce(conn, key, expect + 1, dialect)
         return
     row = conn.execute("SELECT version FROM live_games WHERE key = ?", (key,)).fetchone()
     if row is None:
@@ -147,7 +146,7 @@ def _fence(conn: Connection, key: str, expect: int, stamp: str) -> None:
     )
 
 
-def _bump(conn: Connection, key: str, stamp: str) -> int | None:
+def _bump(conn: Connection, key: str, stamp: str, dialect: str) -> int | None:
     """Move game ``key`` to its next version, whatever it was, and announce it; its new version
     (``None``: not in play)."""
     row = conn.execute(
@@ -157,11 +156,11 @@ def _bump(conn: Connection, key: str, stamp: str) -> int | None:
     ).fetchone()
     if row is None:
         return None
-    announce(conn, key, int(row[0]))
+    announce(conn, key, int(row[0]), dialect)
     return int(row[0])
 
 
-def _gone(conn: Connection, key: str, expect: int | None) -> None:
+def _gone(conn: Connection, key: str, expect: int | None, dialect: str) -> None:
     """Announce that game ``key`` is leaving the games in play (finished, removed, expired), at
     version ``expect`` if given (else :class:`StaleGameError`); raises :class:`RecordError`
     when it is not in play. Call before deleting it."""
@@ -173,7 +172,7 @@ def _gone(conn: Connection, key: str, expect: int | None) -> None:
         raise StaleGameError(
             f"game {key!r} changed meanwhile (version {version}, not {expect}): read it again"
         )
-    announce(conn, key, version + 1)
+    announce(conn, key, version + 1, dialect)
 
 
 def _move_rows(
@@ -288,7 +287,7 @@ class GamesInPlay:
             for key, first, moves in batch:
                 version = fences.get(key)
                 if version is not None:
-                    _fence(conn, key, version, stamp)
+                    _fence(conn, key, version, stamp, self._db.dialect)
                 row = execute(_STORED_MOVES, (key,)).fetchone()
                 if row is None:
                     raise RecordError(f"no game in progress has the key {key!r}")
@@ -306,7 +305,7 @@ class GamesInPlay:
                     )
                 _insert_moves(conn, key, first, moves)
                 if version is None:
-                    _bump(conn, key, stamp)
+                    _bump(conn, key, stamp, self._db.dialect)
 
     def changes(self, after: int, *, limit: int = 1000) -> tuple[list[tuple[int, str, int]], int]:
         """The announcements of changes after number ``after``, oldest first (at most ``limit``):
@@ -382,7 +381,7 @@ class GamesInPlay:
         """Forget a game in play (abandoned) with its moves; ``False`` if there was none."""
         with self._db.write() as conn:
             try:
-                _gone(conn, key, None)
+                _gone(conn, key, None, self._db.dialect)
             except RecordError:
                 return False
             conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
@@ -408,7 +407,7 @@ class GamesInPlay:
             known = conn.execute("SELECT meta FROM live_games WHERE key = ?", (key,)).fetchone()
             if known is None:
                 raise RecordError(f"no game in progress has the key {key!r}")
-            _gone(conn, key, expect)
+            _gone(conn, key, expect, self._db.dialect)
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
                 "INSERT INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?) ON CONFLICT "
@@ -436,10 +435,10 @@ class GamesInPlay:
             raise RecordError(f"a game keeps 0 or more moves, not {keep}")
         with self._db.write() as conn:
             if expect is None:
-                if _bump(conn, key, now()) is None:
+                if _bump(conn, key, now(), self._db.dialect) is None:
                     raise RecordError(f"no game in progress has the key {key!r}")
             else:
-                _fence(conn, key, expect, now())
+                _fence(conn, key, expect, now(), self._db.dialect)
             gone = conn.execute(
                 "DELETE FROM live_moves WHERE key = ? AND number > ?", (key, keep)
             ).rowcount
@@ -461,7 +460,7 @@ class GamesInPlay:
                 )
             ]
             for key in keys:
-                _gone(conn, key, None)
+                _gone(conn, key, None, self._db.dialect)
                 conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
                 conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
         return keys
