@@ -314,23 +314,55 @@ class Figures:
     paced: list[float]
     memory: list[float]
     errors: list[str]
+    database: dict[str, float]
+    """PostgreSQL's costs during (a), per move: statements, transactions, WAL bytes."""
 
 
 def measure(name: str, db: Path | str, processes: int, args: argparse.Namespace) -> Figures:
     proc, url = start_server(db, processes)
+    costs: dict[str, float] = {}
     try:
         run(load(url, args.fast_games, args.warmup, 0.0))  # warm up: not measured
+        before = database_counters(db)
         t, cpu = time.monotonic(), cpu_seconds(proc.pid)
         fast, errors, _ = run(load(url, args.fast_games, args.fast_seconds, 0.0))
         fast_time = time.monotonic() - t
         fast_cpu = cpu_seconds(proc.pid) - cpu
+        after = database_counters(db)
+        costs = {k: (after[k] - before[k]) / max(1, len(fast)) for k in after if k in before}
         paced, errors2, memory = run(
             load(url, args.games, args.seconds, 1.0, proc.pid, warmup=args.warmup)
         )
     finally:
         proc.terminate()
         proc.wait(60)
-    return Figures(name, fast, fast_time, fast_cpu, paced, memory, errors + errors2)
+    return Figures(name, fast, fast_time, fast_cpu, paced, memory, errors + errors2, costs)
+
+
+def database_counters(db: Path | str) -> dict[str, float]:
+    """PostgreSQL's counters of the database ``db`` (none for SQLite): statements run (with
+    pg_stat_statements), transactions committed, WAL bytes written, the database's size."""
+    if not isinstance(db, str):
+        return {}
+    import psycopg
+
+    with psycopg.connect(db, autocommit=True) as conn:
+        out: dict[str, float] = {}
+        row = conn.execute(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+        out["transactions"] = float(row[0]) if row else 0.0
+        row = conn.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn").fetchone()
+        out["WAL bytes"] = float(row[0]) if row else 0.0
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        out["database bytes"] = float(row[0]) if row else 0.0
+        with contextlib.suppress(psycopg.Error):
+            row = conn.execute(
+                "SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
+                "ON d.oid = s.dbid WHERE d.datname = current_database()"
+            ).fetchone()
+            out["statements"] = float(row[0]) if row else 0.0
+        return out
 
 
 @contextlib.contextmanager
@@ -342,7 +374,10 @@ def postgres_cluster(given: str | None) -> Iterator[str]:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     import postgres  # type: ignore[import-not-found]  # tests/postgres.py
 
-    postgres.SETTINGS = "-c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB"
+    postgres.SETTINGS = (
+        "-c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB "
+        "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
+    )
     root = Path(tempfile.mkdtemp(prefix="nimlab-bench-pg-"))
     try:
         yield postgres.start(root)
@@ -395,6 +430,9 @@ def main() -> None:
             f"{r.fast_cpu / max(1, len(r.fast)) * 1e3:.2f} ms; ratio web / core median "
             f"{med / core_med:.0f}x"
         )
+        if r.database:
+            shown = ", ".join(f"{k} {v:,.1f}" for k, v in r.database.items())
+            print(f"    PostgreSQL per move: {shown}")
     shape = f"{args.games} games, each person moving once a second, {args.seconds:g} s"
     print(f"(b) realistic, {shape}:")
     for r in results:
@@ -424,7 +462,10 @@ def new_postgres_database(cluster: str) -> str:
     name = f"bench_{random.randrange(1 << 40):x}"
     with psycopg.connect(cluster, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
-    return cluster.replace("/postgres?", f"/{name}?", 1)
+    url = cluster.replace("/postgres?", f"/{name}?", 1)
+    with psycopg.connect(url, autocommit=True) as conn, contextlib.suppress(psycopg.Error):
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    return url
 
 
 if __name__ == "__main__":

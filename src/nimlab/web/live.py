@@ -424,8 +424,17 @@ class LiveGames:
 
     def _refresh_soon(self, lg: LiveGame, version: int | None) -> None:
         """Read game ``lg`` again when it is older than ``version`` (``None``: in any case), in
-        a task of its own; changes announced while it reads make it read once more."""
+        a task of its own; changes announced while it reads make it read once more. A copy that
+        no page watches and no bot plays here is dropped instead."""
         if lg.saved_as is not None or (version is not None and version <= lg.stored):
+            return
+        idle = lg.driver is None or lg.driver.done()
+        if not lg.subscribers and idle and not lg.lock.locked() and not lg.refreshing:
+            # nobody watches it here: forget the copy rather than read it (the next request
+            # reads the game afresh), so a change costs a read only where pages show it
+            if self.games.get(lg.key) is lg:
+                del self.games[lg.key]
+            self.cancel_work(lg)
             return
         if lg.refreshing:
             lg.refresh_again = True
