@@ -52,13 +52,60 @@ def pair(database: str) -> Iterator[tuple[ServerProcess, ...]]:
             s.stop()
 
 
-def test_two_processes_serve_one_club(pair: tuple[ServerProcess, ...]) -> None:
+def test_two_processes_serve_one_club(
+    pair: tuple[ServerProcess, ...], database: str, request: pytest.FixtureRequest
+) -> None:
     """One test, so that its two servers start once (each start costs seconds)."""
     moves_alternate_between_processes_and_every_page_sees_every_move(pair)
     two_moves_for_one_turn_on_two_processes_have_one_winner(pair)
     a_bots_move_is_played_once_whichever_process_serves_the_game(pair)
     a_game_of_bots_only_is_played_once_by_two_processes(pair)
+    if "://" in database:
+        cluster: str = request.getfixturevalue("postgres_cluster")
+        the_database_down_answers_503_and_everything_resumes(pair, cluster, database)
     a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(pair)
+
+
+def _allow_connections(cluster: str, database: str, allowed: bool) -> None:
+    """Let the database take connections again, or refuse them and end those it has (the
+    database is down for the servers; the cluster's own database still answers)."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = str(conninfo_to_dict(database)["dbname"])
+    with psycopg.connect(cluster, autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS {str(allowed).lower()}")
+        if not allowed:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+
+
+def the_database_down_answers_503_and_everything_resumes(
+    pair: tuple[ServerProcess, ...], cluster: str, database: str
+) -> None:
+    a, b = pair
+    key, tokens = _create(b.url, [{"name": "Ann"}, {"name": "Bob"}], [5, 5])
+    watcher = Watcher(a, key)
+    watcher.wait_for(0)
+    move = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 2}
+    _allow_connections(cluster, database, False)
+    try:
+        status, answer = call(f"{b.url}/api/games/{key}/moves", "POST", move)
+        assert status == 503, answer
+        assert "could not be saved, so it was not played" in answer["detail"]
+    finally:
+        _allow_connections(cluster, database, True)
+    # back without a restart: nothing of the refused move was kept, the same move now plays
+    # (a retry may still meet a connection the database ended: 503, then it works)
+    for _ in range(5):
+        status, answer = call(f"{b.url}/api/games/{key}/moves", "POST", move)
+        if status != 503:
+            break
+    assert status == 200 and answer["move_count"] == 1, answer
+    assert watcher.wait_for(1)[0].startswith("Ann took 2")  # the other's feed is back too
+    watcher.close()
 
 
 def _create(url: str, players: list[dict[str, Any]], piles: list[int]) -> tuple[str, list[str]]:

@@ -950,6 +950,8 @@ class LiveGames:
             except Stale:
                 await self.sync_if_stale(lg)
                 synced = True
+            except Unavailable:  # the database cannot be used: said as it is
+                raise
             except (ApiError, NimlabError):
                 if synced or not await self.sync_if_stale(lg):
                     raise
