@@ -103,6 +103,7 @@ def serve(port: int, db: str, processes: int = 1) -> None:
         create_burst=10**9,
         move_rate=1e9,
         move_burst=10**9,
+        max_connections_per_client=10**6,  # every bench client has the same address
         processes=processes,
     )
     sock = bind("127.0.0.1", port)
