@@ -118,7 +118,7 @@ class SqliteFeed(ChangeFeed):
             raise
 
     def _read(self) -> Changes:
-        rows, _ = self._in_play.changes(self._last)
+        rows = self._in_play.changes(self._last)
         # numbers follow each other (writers take turns; a rolled-back one takes none back):
         # a gap is announcements pruned before this reader saw them
         resync = self._lost or (bool(rows) and rows[0][0] != self._last + 1)
