@@ -129,7 +129,8 @@ _READ = {
 
 def _check_tables(db: Database) -> None:
     """Refuse a source with a table this copy does not know (it would be left behind)."""
-    known = {t for t, _ in TABLES} | {"schema_version"}
+    # live_changes: announcements of changes for the servers running now, not the club's data
+    known = {t for t, _ in TABLES} | {"schema_version", "live_changes"}
     unknown = sorted(table_names(db.conn, dialect=db.dialect) - known)
     if unknown:
         raise StorageError(f"nimlab db copy does not know the tables {', '.join(unknown)}")
