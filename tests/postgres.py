@@ -217,10 +217,17 @@ def new_database(url: str, *, empty: bool = False) -> str:
     return url.replace("/postgres?", f"/{name}?", 1)
 
 
+def database_name(url: str) -> str:
+    """The name of the database a URL names."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    return str(conninfo_to_dict(url)["dbname"])
+
+
 def drop_database(url: str, database_url: str) -> None:
     """Drop the database of ``database_url`` (closing its connections) in the cluster of
     ``url``."""
-    name = database_url.split("/")[-1].split("?")[0]
+    name = database_name(database_url)
     with contextlib.suppress(Exception):
         _admin(url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 

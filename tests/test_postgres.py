@@ -16,6 +16,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+import postgres
 import test_web_api as web
 from nimlab.core.game import Game
 from nimlab.storage import (
@@ -94,6 +95,8 @@ def test_a_database_that_cannot_be_opened_is_one_line_and_status_2(
         assert "secret" not in r.stderr and "Traceback" not in r.stderr
     r = nimlab("serve", "--port", "0", "--db", url)
     assert r.returncode == 2 and "cannot open the PostgreSQL database" in r.stderr
+    r = nimlab("serve", "--print-config", "--db", url)
+    assert r.returncode == 0 and "db = " in r.stdout and "secret" not in r.stdout
 
 
 def test_read_only_commands_create_nothing_and_refuse_writes(
@@ -302,3 +305,35 @@ def test_sqlite_users_never_load_psycopg(tmp_path: Path) -> None:
         "assert 'psycopg' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=PATIENCE)
+
+
+def test_web_moves_answer_503_while_the_database_is_away_and_play_on_when_it_is_back(
+    postgres_cluster: str, postgres_url: str
+) -> None:
+    name = postgres.database_name(postgres_url)
+
+    def allow(allowed: bool) -> None:
+        with psycopg.connect(postgres_cluster, autocommit=True) as admin:
+            admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS {str(allowed).lower()}")
+            if not allowed:  # and end the server's connections, as a stopped server does
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    (name,),
+                )
+
+    with TestClient(create_app(postgres_url, settings=web.PATIENT), client=web.LOOPBACK) as c:
+        state, tokens = web.new_game(c, players=[{"name": "Ann"}, {"name": "Bob"}], piles=[3, 4])
+        key = state["id"]
+        assert web.move(c, key, seat=0, token=tokens[0], pile=1, take=1).status_code == 200
+        try:
+            allow(False)
+            r = web.move(c, key, seat=1, token=tokens[1], pile=2, take=1)
+            assert r.status_code == 503 and "could not be saved" in r.json()["detail"]
+            assert c.get(f"/api/games/{key}").json()["move_count"] == 1  # not played
+        finally:
+            allow(True)
+        r = web.move(c, key, seat=1, token=tokens[1], pile=2, take=1)  # no restart needed
+        assert r.status_code == 200 and r.json()["move_count"] == 2
+    with Store.open(postgres_url) as store:
+        entry = store.live_game(key)
+        assert entry is not None and len(entry[1]["moves"]) == 2

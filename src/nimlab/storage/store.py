@@ -121,7 +121,7 @@ class Store:
         return self.db.integrity_check()
 
     def ping(self) -> None:
-        """Read from the database once (raises :class:`sqlite3.Error` when it cannot). O(1)."""
+        """Read from the database once (raises :class:`StorageError` when it cannot). O(1)."""
         self.db.one("SELECT 1")
 
     def backup(self, target: str | os.PathLike[str]) -> Path:
