@@ -99,6 +99,24 @@ def test_a_database_that_cannot_be_opened_is_one_line_and_status_2(
     assert r.returncode == 0 and "db = " in r.stdout and "secret" not in r.stdout
 
 
+def test_a_wrong_password_is_one_line_and_status_2(postgres_cluster: str) -> None:
+    role = postgres.PASSWORD_ROLE
+    right = postgres_cluster.replace("postgres@", f"{role}:{postgres.PASSWORD}@")
+    try:
+        psycopg.connect(right.replace(postgres.PASSWORD, "a-wrong-one")).close()
+    except psycopg.OperationalError:
+        pass
+    else:  # a cluster of the developer's own that takes any password: nothing to check
+        pytest.skip("this cluster does not ask for passwords")
+    psycopg.connect(right).close()
+    r = nimlab("history", "--db", right.replace(postgres.PASSWORD, "a-wrong-one"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "password authentication failed" in r.stderr and "check the user and password" in (
+        r.stderr
+    )
+    assert "a-wrong-one" not in r.stderr and "Traceback" not in r.stderr
+
+
 def test_read_only_commands_create_nothing_and_refuse_writes(
     empty_postgres_url: str, postgres_url: str
 ) -> None:

@@ -1,8 +1,8 @@
 """The store: one object over the player registry, the archive of finished games and the games
-in play, in one SQLite database.
+in play, in one database (an SQLite file, or PostgreSQL given as a URL).
 
-Every SQL statement of nimlab lives in this package, so another database (PostgreSQL) can replace
-SQLite behind the same :class:`Store` interface. The parts:
+Every SQL statement of nimlab lives in this package, the same for both databases behind the same
+:class:`Store` interface. The parts:
 
 - :class:`~nimlab.storage.registry.Registry`: players, statistics, rankings;
 - :class:`~nimlab.storage.archive.Archive`: finished games, history, export and import;
