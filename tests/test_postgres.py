@@ -62,6 +62,7 @@ def test_a_url_is_a_postgresql_database_shown_without_its_password(postgres_url:
     with Store.open(postgres_url) as store:
         assert store.db.dialect == "postgresql" and store.db.url == postgres_url
         assert store.problems() == []
+        assert store.db.one("SHOW lock_timeout") == ("30s",)  # SQLite's busy timeout
         version = store.db.one("SELECT version FROM schema_version")
         assert version == (SCHEMA_VERSION,)
     with Store.open(":memory:") as store:

@@ -34,6 +34,8 @@ from nimlab.storage.errors import DatabaseChoiceError
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "KEEPALIVES",
+    "LOCK_TIMEOUT_MS",
     "PostgresConnection",
     "connect",
     "connect_async",
@@ -44,14 +46,22 @@ __all__ = [
 CONNECT_TIMEOUT_S = 10
 """How long opening a connection may take when the URL does not say (``connect_timeout``)."""
 
+LOCK_TIMEOUT_MS = 30_000
+"""How long a statement waits for a row another transaction holds before it fails (SQLite's
+busy timeout, the same 30 s), unless the URL's ``options`` set ``lock_timeout``."""
+
+KEEPALIVES = {"keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
+"""TCP keepalives (unless the URL sets them): a server that vanishes from the network is found
+within about a minute, not the system's two hours."""
+
 _IDLE = TransactionStatus.IDLE
 _UNKNOWN = TransactionStatus.UNKNOWN
 
 
 def conninfo(url: str) -> str:
-    """The libpq connection string for ``url``, with :data:`CONNECT_TIMEOUT_S` unless it sets
-    its own ``connect_timeout``. Raises :class:`DatabaseChoiceError` for a URL libpq cannot
-    read."""
+    """The libpq connection string for ``url``, with :data:`CONNECT_TIMEOUT_S`,
+    :data:`KEEPALIVES` and :data:`LOCK_TIMEOUT_MS` unless it sets its own. Raises
+    :class:`DatabaseChoiceError` for a URL libpq cannot read."""
     try:
         params = conninfo_to_dict(url)
     except psycopg.Error as e:
@@ -61,6 +71,11 @@ def conninfo(url: str) -> str:
         ) from None
     params.setdefault("connect_timeout", CONNECT_TIMEOUT_S)
     params.setdefault("application_name", "nimlab")
+    for name, value in KEEPALIVES.items():
+        params.setdefault(name, value)
+    options = str(params.get("options") or "")
+    if "lock_timeout" not in options:
+        params["options"] = f"{options} -c lock_timeout={LOCK_TIMEOUT_MS}".strip()
     return make_conninfo("", **params)
 
 
