@@ -98,6 +98,10 @@ def test_a_database_that_cannot_be_opened_is_one_line_and_status_2(
     assert r.returncode == 2 and "cannot open the PostgreSQL database" in r.stderr
     r = nimlab("serve", "--print-config", "--db", url)
     assert r.returncode == 0 and "db = " in r.stdout and "secret" not in r.stdout
+    r = nimlab("serve", "--print-config", env={"NIMLAB_DB": url})
+    assert "db = " in r.stdout and "NIMLAB_DB" in r.stdout and "secret" not in r.stdout
+    r = nimlab("serve", "--port", "0", env={"NIMLAB_DB": url})
+    assert r.returncode == 2 and "cannot open the PostgreSQL database" in r.stderr
 
 
 def test_a_wrong_password_is_one_line_and_status_2(postgres_cluster: str) -> None:
