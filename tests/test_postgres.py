@@ -360,3 +360,22 @@ def test_web_moves_answer_503_while_the_database_is_away_and_play_on_when_it_is_
     with Store.open(postgres_url) as store:
         entry = store.live_game(key)
         assert entry is not None and len(entry[1]["moves"]) == 2
+
+
+def test_the_storages_statements_are_translated_for_psycopg() -> None:
+    from nimlab.storage.postgres import translate
+
+    assert translate("SELECT a FROM t WHERE b = ? AND c = ?") == (
+        "SELECT a FROM t WHERE b = %s AND c = %s",
+        None,
+        False,
+    )
+    assert translate("SELECT ?2, ?1, ?1 WHERE x LIKE 'a%'") == (
+        "SELECT %s, %s, %s WHERE x LIKE 'a%%'",
+        (1, 0, 0),
+        False,
+    )
+    assert translate("SELECT ?2, ?") == ("SELECT %s, %s", (1, 2), False)  # as SQLite numbers
+    assert translate("BEGIN IMMEDIATE") == ("BEGIN", None, False)
+    for verb in ("INSERT INTO t VALUES (?)", " update t SET a = ?", "DELETE FROM t"):
+        assert translate(verb)[2] is True
