@@ -27,7 +27,12 @@ The baseline is the storage package as it was before this work (commit ``--base`
 database; each shape is measured alternately ``--rounds`` times, the minimum is kept, and the
 ratio old / new is printed (> 1: the new code is faster).
 
-Run: ``python bench/bench_store.py`` (``--games 50 --rounds 7 --base REF``).
+With ``--postgres URL`` the new code is measured on that PostgreSQL database too (its games are
+added there under keys of their own, and left), and a second table gives its figures beside
+SQLite's: the writer thread's CPU on PostgreSQL counts the client's work only (the server's is
+another process), i.e. what a PostgreSQL server's writer costs the interpreter lock.
+
+Run: ``python bench/bench_store.py`` (``--games 50 --rounds 7 --base REF --postgres URL``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -154,9 +160,16 @@ class Rig:
     """A store on a fresh database with its writer, from one storage package (new or old)."""
 
     def __init__(
-        self, package: ModuleType, path: Path, record: dict[str, Any], *, timed: bool
+        self,
+        package: ModuleType,
+        path: Path | str,
+        record: dict[str, Any],
+        *,
+        timed: bool,
+        prefix: str = "g",
     ) -> None:
         self.store = package.Store.open(path)
+        self.prefix = prefix
         self.timed = TimedConnection(self.store.db.conn)
         if timed:  # else the counts stay 0
             self.store.db.conn = self.timed
@@ -203,7 +216,7 @@ class Rig:
         begun = {**self.record, "moves": [], "over": False, "winner": None}
         for _ in range(games):
             self.serial += 1
-            key = f"g{self.serial}"
+            key = f"{self.prefix}{self.serial}"
             self.store.add_live_game(key, begun, {"tokens": ["a", "b"]})
             keys.append(key)
         return keys
@@ -250,6 +263,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=50, help="jobs per group transaction")
     parser.add_argument("--rounds", type=int, default=7, help="measurements of each shape")
     parser.add_argument("--base", default=BASE, help="the git commit of the baseline")
+    parser.add_argument(
+        "--postgres", metavar="URL", help="also measure the new code on this PostgreSQL database"
+    )
     args = parser.parse_args()
     record = ten_move_record()
     wrapper = min(wrapper_cost() for _ in range(3))
@@ -266,9 +282,22 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         old_package = load_old(args.base, Path(tmp))
+        places: list[tuple[str, ModuleType, Path | str]] = [
+            ("old", old_package, Path(tmp) / "old"),
+            ("new", new_package, Path(tmp) / "new"),
+        ]
+        if args.postgres:
+            places.append(("pg", new_package, args.postgres))
+        run = secrets.token_hex(4)
         rigs = {
-            (name, timed): Rig(package, Path(tmp) / f"{name}{timed}.db", record, timed=timed)
-            for name, package in (("old", old_package), ("new", new_package))
+            (name, timed): Rig(
+                package,
+                where if isinstance(where, str) else where.with_suffix(f".{timed}.db"),
+                record,
+                timed=timed,
+                prefix=f"b{run}{name}{int(timed)}-",
+            )
+            for name, package, where in places
             for timed in (False, True)
         }
         try:
@@ -300,6 +329,19 @@ def main() -> None:
         print(
             f"{shape:<26}{c_old * 1e6:>9.1f}{c_new * 1e6:>9.1f}{c_old / c_new:>9.2f}"
             f"{p_old * 1e6:>9.1f}{p_new * 1e6:>9.1f}{p_old / p_new:>9.2f}"
+        )
+    if not args.postgres:
+        return
+    print("\nthe new code on PostgreSQL beside SQLite (pg/sqlite > 1: PostgreSQL costs more)")
+    print(
+        f"{'job':<26}{'cpu sql':>9}{'cpu pg':>9}{'pg/sql':>9}{'py sql':>9}{'py pg':>9}{'pg/sql':>9}"
+    )
+    for shape in [*shapes, "finish_game", "finish via submit"]:
+        c_sql, c_pg = best[shape, "new", False], best[shape, "pg", False]
+        p_sql, p_pg = best[shape, "new", True], best[shape, "pg", True]
+        print(
+            f"{shape:<26}{c_sql * 1e6:>9.1f}{c_pg * 1e6:>9.1f}{c_pg / c_sql:>9.2f}"
+            f"{p_sql * 1e6:>9.1f}{p_pg * 1e6:>9.1f}{p_pg / p_sql:>9.2f}"
         )
 
 

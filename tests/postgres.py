@@ -36,6 +36,9 @@ SETTINGS = (
     "-c max_connections=200 -c shared_buffers=32MB"
 )
 
+PASSWORD_ROLE, PASSWORD = "nimlab_password", "right-password"
+"""A role of the cluster that logs in only with its password (the others need none)."""
+
 TEMPLATE = "nimlab_template"
 """The database each test's database is copied from: nimlab's schema, no rows."""
 
@@ -100,6 +103,8 @@ def start(root: Path) -> str:
     done = subprocess.run(_as_owner(run), capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"initdb failed: {done.stderr or done.stdout}")
+    hba = data / "pg_hba.conf"  # one role that must give its password (the others need none)
+    hba.write_text(f"local all {PASSWORD_ROLE} scram-sha-256\n" + hba.read_text())
     options = f"{SETTINGS} -c unix_socket_directories='{root}'"
     ctl = [str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-o", options]
     done = subprocess.run(_as_owner([*ctl, "-w", "-t", "120", "start"]), capture_output=True,
@@ -108,7 +113,11 @@ def start(root: Path) -> str:
         log = (root / "log").read_text(errors="replace") if (root / "log").exists() else ""
         raise RuntimeError(f"pg_ctl start failed: {done.stderr or done.stdout}\n{log}")
     url = url_of(root)
-    _admin(url, f"CREATE DATABASE {TEMPLATE} TEMPLATE template0")
+    _admin(
+        url,
+        f"CREATE DATABASE {TEMPLATE} TEMPLATE template0",
+        f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{PASSWORD}'",
+    )
     from nimlab.storage import Store
 
     Store.open(url_of(root, TEMPLATE)).close()  # the schema, made once for every test
@@ -217,10 +226,17 @@ def new_database(url: str, *, empty: bool = False) -> str:
     return url.replace("/postgres?", f"/{name}?", 1)
 
 
+def database_name(url: str) -> str:
+    """The name of the database a URL names."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    return str(conninfo_to_dict(url)["dbname"])
+
+
 def drop_database(url: str, database_url: str) -> None:
     """Drop the database of ``database_url`` (closing its connections) in the cluster of
     ``url``."""
-    name = database_url.split("/")[-1].split("?")[0]
+    name = database_name(database_url)
     with contextlib.suppress(Exception):
         _admin(url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 

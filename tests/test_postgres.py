@@ -16,6 +16,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+import postgres
 import test_web_api as web
 from nimlab.core.game import Game
 from nimlab.storage import (
@@ -61,6 +62,7 @@ def test_a_url_is_a_postgresql_database_shown_without_its_password(postgres_url:
     with Store.open(postgres_url) as store:
         assert store.db.dialect == "postgresql" and store.db.url == postgres_url
         assert store.problems() == []
+        assert store.db.one("SHOW lock_timeout") == ("30s",)  # SQLite's busy timeout
         version = store.db.one("SELECT version FROM schema_version")
         assert version == (SCHEMA_VERSION,)
     with Store.open(":memory:") as store:
@@ -94,6 +96,30 @@ def test_a_database_that_cannot_be_opened_is_one_line_and_status_2(
         assert "secret" not in r.stderr and "Traceback" not in r.stderr
     r = nimlab("serve", "--port", "0", "--db", url)
     assert r.returncode == 2 and "cannot open the PostgreSQL database" in r.stderr
+    r = nimlab("serve", "--print-config", "--db", url)
+    assert r.returncode == 0 and "db = " in r.stdout and "secret" not in r.stdout
+    r = nimlab("serve", "--print-config", env={"NIMLAB_DB": url})
+    assert "db = " in r.stdout and "NIMLAB_DB" in r.stdout and "secret" not in r.stdout
+    r = nimlab("serve", "--port", "0", env={"NIMLAB_DB": url})
+    assert r.returncode == 2 and "cannot open the PostgreSQL database" in r.stderr
+
+
+def test_a_wrong_password_is_one_line_and_status_2(postgres_cluster: str) -> None:
+    role = postgres.PASSWORD_ROLE
+    right = postgres_cluster.replace("postgres@", f"{role}:{postgres.PASSWORD}@")
+    try:
+        psycopg.connect(right.replace(postgres.PASSWORD, "a-wrong-one")).close()
+    except psycopg.OperationalError:
+        pass
+    else:  # a cluster of the developer's own that takes any password: nothing to check
+        pytest.skip("this cluster does not ask for passwords")
+    psycopg.connect(right).close()
+    r = nimlab("history", "--db", right.replace(postgres.PASSWORD, "a-wrong-one"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "password authentication failed" in r.stderr and "check the user and password" in (
+        r.stderr
+    )
+    assert "a-wrong-one" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_read_only_commands_create_nothing_and_refuse_writes(
@@ -302,3 +328,54 @@ def test_sqlite_users_never_load_psycopg(tmp_path: Path) -> None:
         "assert 'psycopg' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=PATIENCE)
+
+
+def test_web_moves_answer_503_while_the_database_is_away_and_play_on_when_it_is_back(
+    postgres_cluster: str, postgres_url: str
+) -> None:
+    name = postgres.database_name(postgres_url)
+
+    def allow(allowed: bool) -> None:
+        with psycopg.connect(postgres_cluster, autocommit=True) as admin:
+            admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS {str(allowed).lower()}")
+            if not allowed:  # and end the server's connections, as a stopped server does
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    (name,),
+                )
+
+    with TestClient(create_app(postgres_url, settings=web.PATIENT), client=web.LOOPBACK) as c:
+        state, tokens = web.new_game(c, players=[{"name": "Ann"}, {"name": "Bob"}], piles=[3, 4])
+        key = state["id"]
+        assert web.move(c, key, seat=0, token=tokens[0], pile=1, take=1).status_code == 200
+        try:
+            allow(False)
+            r = web.move(c, key, seat=1, token=tokens[1], pile=2, take=1)
+            assert r.status_code == 503 and "could not be saved" in r.json()["detail"]
+            assert c.get(f"/api/games/{key}").json()["move_count"] == 1  # not played
+        finally:
+            allow(True)
+        r = web.move(c, key, seat=1, token=tokens[1], pile=2, take=1)  # no restart needed
+        assert r.status_code == 200 and r.json()["move_count"] == 2
+    with Store.open(postgres_url) as store:
+        entry = store.live_game(key)
+        assert entry is not None and len(entry[1]["moves"]) == 2
+
+
+def test_the_storages_statements_are_translated_for_psycopg() -> None:
+    from nimlab.storage.postgres import translate
+
+    assert translate("SELECT a FROM t WHERE b = ? AND c = ?") == (
+        "SELECT a FROM t WHERE b = %s AND c = %s",
+        None,
+        False,
+    )
+    assert translate("SELECT ?2, ?1, ?1 WHERE x LIKE 'a%'") == (
+        "SELECT %s, %s, %s WHERE x LIKE 'a%%'",
+        (1, 0, 0),
+        False,
+    )
+    assert translate("SELECT ?2, ?") == ("SELECT %s, %s", (1, 2), False)  # as SQLite numbers
+    assert translate("BEGIN IMMEDIATE") == ("BEGIN", None, False)
+    for verb in ("INSERT INTO t VALUES (?)", " update t SET a = ?", "DELETE FROM t"):
+        assert translate(verb)[2] is True

@@ -337,6 +337,10 @@ def _print_config(settings: ServerSettings, sources: dict[str, str]) -> None:
             text = '"(hidden)"' if settings.admin_secret() else None
         elif value is None:
             text = None
+        elif name == "db":  # a URL's password is never shown
+            from nimlab.storage.connection import shown_db
+
+            text = json.dumps(shown_db(str(value)))
         elif isinstance(value, bool):
             text = str(value).lower()
         elif isinstance(value, int | float):

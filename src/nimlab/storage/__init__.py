@@ -1,10 +1,13 @@
 """Storage: the player registry with statistics, finished game records and games in play, in
-SQLite.
+SQLite or PostgreSQL.
 
-Every SQL statement of nimlab is in this package (so PostgreSQL could replace SQLite behind the
-same :class:`Store` interface). The database file is ``--db PATH``, else ``$NIMLAB_DB``, else
-``nimlab.db`` in the user's data directory. The parts: :mod:`~nimlab.storage.registry` (players,
-statistics, rankings), :mod:`~nimlab.storage.archive` (finished games, history, export, import),
+Every SQL statement of nimlab is in this package, written once for both databases behind the
+same :class:`Store` interface (:mod:`~nimlab.storage.backend`). The database is ``--db PATH``,
+else ``$NIMLAB_DB``, else ``nimlab.db`` in the user's data directory; a PostgreSQL database is
+given as a URL (``postgresql://...``, :mod:`~nimlab.storage.postgres`), and
+:mod:`~nimlab.storage.dbcopy` copies a whole database into another. The parts:
+:mod:`~nimlab.storage.registry` (players, statistics, rankings),
+:mod:`~nimlab.storage.archive` (finished games, history, export, import),
 :mod:`~nimlab.storage.inplay` (games in play and their bounds), :mod:`~nimlab.storage.writer`
 (the thread that owns a server's writes), behind one :class:`Store`.
 """

@@ -1,8 +1,8 @@
 """The store: one object over the player registry, the archive of finished games and the games
-in play, in one SQLite database.
+in play, in one database (an SQLite file, or PostgreSQL given as a URL).
 
-Every SQL statement of nimlab lives in this package, so another database (PostgreSQL) can replace
-SQLite behind the same :class:`Store` interface. The parts:
+Every SQL statement of nimlab lives in this package, the same for both databases behind the same
+:class:`Store` interface. The parts:
 
 - :class:`~nimlab.storage.registry.Registry`: players, statistics, rankings;
 - :class:`~nimlab.storage.archive.Archive`: finished games, history, export and import;
@@ -121,7 +121,7 @@ class Store:
         return self.db.integrity_check()
 
     def ping(self) -> None:
-        """Read from the database once (raises :class:`sqlite3.Error` when it cannot). O(1)."""
+        """Read from the database once (raises :class:`StorageError` when it cannot). O(1)."""
         self.db.one("SELECT 1")
 
     def backup(self, target: str | os.PathLike[str]) -> Path:
