@@ -532,6 +532,16 @@ class LiveGames:
         self._forget_old()
         return True
 
+    async def _changed_elsewhere(self, lg: LiveGame) -> bool:
+        """:meth:`sync_if_stale`, except that a database that cannot be read leaves the copy as
+        it is (``False``): with the database away nothing can be played anywhere, and what the
+        copy says (or the error it led to) is the best answer there is."""
+        try:
+            return await self.sync_if_stale(lg)
+        except Unavailable as e:
+            log.debug("game %s not checked against the database: %s", lg.key, e.message)
+            return False
+
     async def sync_if_stale(self, lg: LiveGame) -> bool:
         """:meth:`sync` when the database holds another version of the game (one indexed read
         when it does not); takes ``lg.lock``. Returns whether the copy changed since the call
@@ -706,7 +716,7 @@ class LiveGames:
         lg = self.games.get(key)
         if lg is not None:
             if fresh and self._feed is not None:
-                await self.sync_if_stale(lg)
+                await self._changed_elsewhere(lg)
             return lg
         if len(key) > 64:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
@@ -953,7 +963,7 @@ class LiveGames:
             except Unavailable:  # the database cannot be used: said as it is
                 raise
             except (ApiError, NimlabError):
-                if synced or not await self.sync_if_stale(lg):
+                if synced or not await self._changed_elsewhere(lg):
                     raise
                 synced = True
         else:
