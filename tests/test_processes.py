@@ -8,7 +8,10 @@ here measures time: each waits for a condition (the bench measures speed)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -63,7 +66,29 @@ def test_two_processes_serve_one_club(
     if "://" in database:
         cluster: str = request.getfixturevalue("postgres_cluster")
         the_database_down_answers_503_and_everything_resumes(pair, cluster, database)
+        a_process_of_several_on_one_port_killed_is_started_again(pair[0])
     a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(pair)
+
+
+def _children(server: ServerProcess) -> list[int]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def a_process_of_several_on_one_port_killed_is_started_again(server: ServerProcess) -> None:
+    """``--processes 2``: a process killed with SIGKILL is replaced; the port serves on."""
+    first = _children(server)
+    assert len(first) == 2
+    os.kill(first[0], signal.SIGKILL)
+    deadline = time.monotonic() + PATIENCE
+    while not (len(now := _children(server)) == 2 and first[0] not in now):
+        assert time.monotonic() < deadline, now
+        time.sleep(0.05)
+    key, tokens = _create(server.url, [{"name": "Ann"}, {"name": "Bob"}], [2])
+    move = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 2}
+    status, answer = call(f"{server.url}/api/games/{key}/moves", "POST", move)
+    assert status == 200 and answer["over"], answer
 
 
 def _allow_connections(cluster: str, database: str, allowed: bool) -> None:

@@ -407,6 +407,16 @@ def serve(**options: Any) -> None:
         run_server(create_app(db, settings=settings), sock, settings=settings)
 
 
+def _stop_with_parent() -> None:
+    """Ask Linux to send this process SIGTERM when its parent dies (a supervisor killed with
+    SIGKILL leaves no server process behind); elsewhere nothing."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+
 def _shared_database(db: str | None) -> bool:
     """Whether the database named is one that several server processes share well (a URL of a
     database server, not an SQLite file)."""
@@ -442,6 +452,7 @@ def serve_processes(
             try:
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     signal.signal(sig, signal.SIG_DFL)
+                _stop_with_parent()
                 run_server(make_app(), sock, settings=settings)
             except BaseException:  # reported by the logging of the server itself
                 status = 1
