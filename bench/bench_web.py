@@ -18,7 +18,7 @@ process. The run is bounded in time and the server is stopped at the end.
 
 Setups (``--setups``, issue 18), measured one after the other in the same run and reported side by
 side: ``sqlite:1`` (one process, an SQLite file), ``postgresql:1`` (one process, PostgreSQL) and
-``postgresql:2`` (``nimlab serve --processes 2`` on one port). PostgreSQL is ``--postgres URL``,
+``postgresql:2`` (``nimlab serve --workers 2`` on one port). PostgreSQL is ``--postgres URL``,
 else a throwaway cluster this bench starts (``tests/postgres.py``) with ``fsync`` and
 ``synchronous_commit`` on, as durable as SQLite's ``synchronous = FULL``; each setup gets a new
 database.
@@ -93,7 +93,7 @@ def free_port() -> int:
 
 def serve(port: int, db: str, processes: int = 1) -> None:
     """``nimlab serve``'s setup with the per-client limits lifted (run in the server process);
-    ``processes`` > 1: ``nimlab serve --processes N``'s supervisor and processes."""
+    ``processes`` > 1: ``nimlab serve --workers N``'s supervisor and processes."""
     from nimlab.cli.serve import bind, run_server, serve_processes
     from nimlab.web import ServerSettings, create_app
 
@@ -104,7 +104,7 @@ def serve(port: int, db: str, processes: int = 1) -> None:
         move_rate=1e9,
         move_burst=10**9,
         max_connections_per_client=10**6,  # every bench client has the same address
-        processes=processes,
+        workers=processes,
     )
     sock = bind("127.0.0.1", port)
     if processes > 1:

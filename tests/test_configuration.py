@@ -25,17 +25,19 @@ def test_a_flag_wins_over_the_environment_which_wins_over_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     file = tmp_path / "nimlab.toml"
-    file.write_text('create_rate = 12\nmove_rate = 3\nworkers = 2\nallow_host = ["a.example"]\n')
+    file.write_text(
+        'create_rate = 12\nmove_rate = 3\nengine_threads = 2\nallow_host = ["a.example"]\n'
+    )
     monkeypatch.setenv("NIMLAB_MOVE_RATE", "5")
     monkeypatch.setenv("NIMLAB_CREATE_RATE", "9")
     monkeypatch.setenv("NIMLAB_TRUSTED_PROXIES", "10.0.0.1, 192.168.0.0/16")
     s, sources = ServerSettings.load({"create_rate": "7"}, file)
-    assert (s.create_rate, s.move_rate, s.workers, s.move_burst) == (7, 5, 2, 40)
+    assert (s.create_rate, s.move_rate, s.engine_threads, s.move_burst) == (7, 5, 2, 40)
     assert s.allow_host == ("a.example",)
     assert s.trusted_proxies == ("10.0.0.1", "192.168.0.0/16")
     assert sources["create_rate"] == "--create-rate"
     assert sources["move_rate"] == "$NIMLAB_MOVE_RATE"
-    assert sources["workers"] == str(file)
+    assert sources["engine_threads"] == str(file)
     assert sources["move_burst"] == "default"
 
 

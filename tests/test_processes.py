@@ -43,8 +43,8 @@ def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
 @pytest.fixture
 def pair(database: str) -> Iterator[tuple[ServerProcess, ...]]:
     """Two servers on one database (started together). On PostgreSQL the first is itself two
-    processes on one port (``--processes 2``)."""
-    first = ["--processes", "2"] if "://" in database else []
+    processes on one port (``--workers 2``)."""
+    first = ["--workers", "2"] if "://" in database else []
     servers = [ServerProcess(database, args=ARGS + first), ServerProcess(database, args=ARGS)]
     for s in servers:
         s.spawn()
@@ -77,7 +77,7 @@ def _children(server: ServerProcess) -> list[int]:
 
 
 def a_process_of_several_on_one_port_killed_is_started_again(server: ServerProcess) -> None:
-    """``--processes 2``: a process killed with SIGKILL is replaced; the port serves on."""
+    """``--workers 2``: a process killed with SIGKILL is replaced; the port serves on."""
     first = _children(server)
     assert len(first) == 2
     os.kill(first[0], signal.SIGKILL)
@@ -314,8 +314,8 @@ def a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(
 
 
 def test_several_processes_on_an_sqlite_file_are_refused(tmp_path: Path) -> None:
-    done = nimlab("serve", "--processes", "2", "--db", str(tmp_path / "one.db"))
+    done = nimlab("serve", "--workers", "2", "--db", str(tmp_path / "one.db"))
     assert done.returncode == 2
-    assert "--processes 2 needs a PostgreSQL database" in done.stderr
+    assert "--workers 2 needs a PostgreSQL database" in done.stderr
     assert "--db postgresql://" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "one.db").exists()

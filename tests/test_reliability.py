@@ -470,7 +470,7 @@ def test_a_game_of_bots_only_pauses_while_nobody_watches(db: str) -> None:
 
 def test_heavy_bot_games_of_one_client_leave_its_turns_to_others(db: str) -> None:
     settings = FAST.model_copy(
-        update={"bot_pace": 0, "workers": 2, "move_seconds": 0.3, "create_burst": 100}
+        update={"bot_pace": 0, "engine_threads": 2, "move_seconds": 0.3, "create_burst": 100}
     )
     with Served(create_app(db, settings=settings)) as server:
         heavy = {

@@ -378,11 +378,12 @@ def serve(**options: Any) -> None:
     from nimlab.web import create_app, logs
 
     host, db = settings.host, settings.db
-    if settings.processes > 1 and not _shared_database(db):
+    if settings.workers > 1 and not _shared_database(db):
         raise UsageError(
-            f"--processes {settings.processes} needs a PostgreSQL database: SQLite lets one "
+            f"--workers {settings.workers} needs a PostgreSQL database: SQLite lets one "
             "process write at a time, so more processes on one file make moves slower, not "
-            "faster. Give --db postgresql://USER@HOST/DB, or serve with one process."
+            "faster. Give --db postgresql://USER@HOST/DB, or serve with one process (the engine's "
+            "threads are --engine-threads)."
         )
     _check_database(db)  # a database that cannot be used is reported now, not at startup
     secret = settings.admin_secret()
@@ -398,11 +399,11 @@ def serve(**options: Any) -> None:
     from nimlab.cli.prepare import prepare_solvers
 
     prepare_solvers()  # every kernel, before the first move needs one
-    shown = f"  ({settings.processes} processes)" if settings.processes > 1 else ""
+    shown = f"  ({settings.workers} processes)" if settings.workers > 1 else ""
     typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}{shown}  (Ctrl+C stops it)")
-    if settings.processes > 1:
+    if settings.workers > 1:
         make = lambda: create_app(db, settings=settings)  # noqa: E731
-        serve_processes(settings.processes, make, sock, settings)
+        serve_processes(settings.workers, make, sock, settings)
     else:
         run_server(create_app(db, settings=settings), sock, settings=settings)
 

@@ -14,7 +14,7 @@
 A restart reads the games in progress back from the database and replays them with the core
 (``Game.from_record``), so every unfinished game resumes where it was.
 
-Several processes may serve one database (``nimlab serve --processes N``, or several machines):
+Several processes may serve one database (``nimlab serve --workers N``, or several machines):
 the database holds the truth. A process keeps copies of the games it serves, each with the
 version it reflects (``LiveGame.stored``); every change is written only against that version (the
 storage's fence, :class:`~nimlab.storage.StaleGameError` otherwise), and a change refused so is
@@ -334,7 +334,7 @@ class LiveGames:
         the bound on games in play allows (the most recently played first; see
         :class:`nimlab.storage.InPlayLimits`), then sweep expired games every
         ``expiry_interval`` seconds (a setting) while serving."""
-        self.workers = EngineWorkers(self.settings.workers)
+        self.workers = EngineWorkers(self.settings.engine_threads)
         store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":

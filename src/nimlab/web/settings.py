@@ -64,12 +64,12 @@ class SettingsError(ValueError):
 class ServerSettings(BaseSettings):
     """How the server listens, logs, and how much one request, one game and one client may ask.
 
-    Engine work (see :mod:`nimlab.web.work`): ``workers`` threads; a bot move, the first answer
-    to a hint or an analysis, and a setup check each get ``move_seconds`` and ``job_positions``
-    stored positions; when that answer is not proven, a deeper search gets ``deep_seconds`` and
-    its proven answer is pushed to the game's pages. ``reply_wait`` and ``compute_wait`` bound
-    how long a request waits for the bots' replies or a hint/analysis before it answers (what
-    comes later arrives over the game's WebSocket).
+    Engine work (see :mod:`nimlab.web.work`): ``engine_threads`` threads; a bot move, the first
+    answer to a hint or an analysis, and a setup check each get ``move_seconds`` and
+    ``job_positions`` stored positions; when that answer is not proven, a deeper search gets
+    ``deep_seconds`` and its proven answer is pushed to the game's pages. ``reply_wait`` and
+    ``compute_wait`` bound how long a request waits for the bots' replies or a hint/analysis
+    before it answers (what comes later arrives over the game's WebSocket).
 
     Constructed directly (``ServerSettings(move_rate=5)``), the keywords win over ``NIMLAB_*``
     variables, which win over the defaults; :meth:`load` adds a TOML file below them.
@@ -94,7 +94,7 @@ class ServerSettings(BaseSettings):
         "(postgresql://USER:PASSWORD@HOST/DATABASE) (default: nimlab.db in your user data "
         "directory).",
     )
-    processes: int = Field(
+    workers: int = Field(
         default=1,
         ge=1,
         le=64,
@@ -174,7 +174,7 @@ class ServerSettings(BaseSettings):
         le=600,
         description="Seconds a hint or analysis request waits before it answers.",
     )
-    workers: int = Field(default=3, ge=1, le=64, description="Engine threads.")
+    engine_threads: int = Field(default=3, ge=1, le=64, description="Engine threads.")
     move_seconds: float = Field(
         default=2.0,
         gt=0,
