@@ -78,6 +78,27 @@ def test_sparse_method_is_exact_for_any_mask(
     )
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    rule=octal_rules,
+    n=st.integers(0, 160),
+    mask=st.integers(1, 255),
+    block=st.integers(1, 6),
+)
+def test_sparse_search_in_blocks_is_exact(
+    rule: TakeAndBreak, n: int, mask: int, block: int
+) -> None:
+    """The last pending values are looked for in blocks of pairs from both ends: any block
+    length (tiny ones split the pairs into many blocks of both kinds) gives the plain values."""
+    saved = grundy_module._BLOCK
+    grundy_module._BLOCK = block
+    try:
+        got = values(_sequence_with_mask(rule, n, mask))
+    finally:
+        grundy_module._BLOCK = saved
+    assert got == naive_grundy(rule, n)
+
+
 @settings(max_examples=60, deadline=None)
 @given(rule=tail_rules, n=st.integers(0, 40))
 def test_infinite_tails_equal_naive(rule: TakeAndBreak, n: int) -> None:

@@ -20,6 +20,8 @@ from numba import njit
 DONE = 0
 GROW = 1
 RARE_FULL = 2
+FEW = 4
+"""The sparse kernel compares blocks of pairs with at most this many pending values at once."""
 
 
 @njit(cache=True, nogil=True)
@@ -141,6 +143,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     nhot,
     seen,
     unequal,
+    block,
 ):
     """Fill ``g[start:stop]`` of a finite octal game by the rare/common ("sparse space") method.
 
@@ -152,9 +155,14 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     found by pairing each rare heap with its partner: O(R) per splitting digit, R = number of
     rare heaps. The first common-at-n value c that is not an option bounds the mex; the
     rare-at-n values below c that are still unmarked are then looked for among all pairs, and
-    the scan stops as soon as all of them are found (after a few dozen pairs on average for the
-    classic games; small heaps that found the hardest value recently are tried first). Only
-    when G(n) itself is rare does the scan run to the end (O(n)), which is rare by definition.
+    the scan stops as soon as all of them are found (small heaps that found the hardest value
+    recently are tried first, then pairs from both ends of the heap inwards). Once at most
+    ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
+    pending value is found within about 150 pairs, the last one after about 2,000 -- the rest
+    of the pairs is compared ``block`` at a time with all of them at once, without branches, so
+    that the compiler turns it into vector instructions (several times fewer cycles per pair).
+    Only when G(n) itself is rare does the scan run to the end (O(n)), which is rare by
+    definition.
 
     ``rare_pos[:nrare]`` / ``rare_val[:nrare]`` are the rare heaps below ``start`` and their
     values; the kernel appends to them. With ``unequal`` (1) no split may leave two equal heaps
@@ -170,6 +178,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     kmin = split_k[0]
     nwhole = whole_k.shape[0]
     nleave = leave_k.shape[0]
+    pend = np.zeros(FEW, np.int64)
     for n in range(start, stop):
         if nrare == cap:
             return n, nrare, nhot, RARE_FULL
@@ -221,10 +230,12 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     remaining -= fresh
                 if remaining == 0:
                     break
+            # then the pairs (a, tot - a) from both ends of 1 .. (n - kmin) / 2 inwards, until
+            # at most FEW values are pending
             lo = 1
             hi = (n - kmin) // 2
             last_lo = -1
-            while lo <= hi and remaining > 0:
+            while lo <= hi and remaining > FEW:
                 for j in range(nsplit):
                     tot = n - split_k[j]
                     if tot - lo < lo + unequal:
@@ -233,19 +244,83 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     fresh = (seen[x] != n) & (x < c)
                     seen[x] = n
                     remaining -= fresh
-                    if fresh:
-                        last_lo = lo
+                    last_lo = lo if fresh else last_lo
                     if hi > lo and tot - hi >= hi + unequal:
                         x = g[hi] ^ g[tot - hi]
                         fresh = (seen[x] != n) & (x < c)
                         seen[x] = n
                         remaining -= fresh
-                        if fresh:
-                            last_lo = -1
-                if remaining == 0:
-                    break
+                        last_lo = -1 if fresh else last_lo
                 lo += 1
                 hi -= 1
+            if remaining > 0 and lo <= hi:
+                # at most FEW values pending (every unmarked value below c): the pairs lo .. hi
+                # left are compared with all of them at once, ``block`` pairs at a time from
+                # either end in turn (unsigned indices and no early exit: the compiler makes
+                # vector instructions of it)
+                last_lo = -1
+                np_ = 0
+                for v in range(c):
+                    if seen[v] != n:
+                        pend[np_] = v
+                        np_ += 1
+                from_lo = True
+                while lo <= hi and remaining > 0:
+                    for i in range(np_, FEW):
+                        pend[i] = pend[0]
+                    p0 = np.uint16(pend[0])
+                    p1 = np.uint16(pend[1])
+                    p2 = np.uint16(pend[2])
+                    p3 = np.uint16(pend[3])
+                    if from_lo:
+                        bottom = lo
+                        upper = min(hi, lo + block - 1)
+                        lo = upper + 1
+                    else:
+                        upper = hi
+                        bottom = max(lo, hi - block + 1)
+                        hi = bottom - 1
+                    from_lo = not from_lo
+                    for j in range(nsplit):
+                        tot = n - split_k[j]
+                        top = min(upper, (tot - unequal) // 2)
+                        if top < bottom:
+                            break
+                        h0 = h1 = h2 = h3 = 0
+                        ut = np.uint64(tot)
+                        for ua in range(np.uint64(bottom), np.uint64(top + 1)):
+                            y = g[ua] ^ g[ut - ua]
+                            h0 |= y == p0
+                            h1 |= y == p1
+                            h2 |= y == p2
+                            h3 |= y == p3
+                        hit = h0 | h1 << 1 | h2 << 2 | h3 << 3
+                        if hit == 0:
+                            continue
+                        for i in range(FEW):
+                            pv = pend[i]
+                            if (hit >> i) & 1 and seen[pv] != n:
+                                seen[pv] = n
+                                remaining -= 1
+                                if remaining == 0:
+                                    # the pair that found the last one, for the hot list
+                                    for b in range(bottom, top + 1):
+                                        if (g[b] ^ g[tot - b]) == pv:
+                                            last_lo = b
+                                            break
+                        if remaining == 0:
+                            break
+                        np_ = 0
+                        for i in range(FEW):
+                            if seen[pend[i]] != n:
+                                pend[np_] = pend[i]
+                                np_ += 1
+                        for i in range(np_, FEW):
+                            pend[i] = pend[0]
+                        p0 = np.uint16(pend[0])
+                        p1 = np.uint16(pend[1])
+                        p2 = np.uint16(pend[2])
+                        p3 = np.uint16(pend[3])
             if remaining == 0 and last_lo > 0:
                 # move last_lo to the front of the hot list
                 h = 0

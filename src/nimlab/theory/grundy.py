@@ -143,6 +143,8 @@ _EXCEPTIONS_CAP: Final = 1 << 22
 """At most this many exceptions of a candidate period are kept to prune the period scan."""
 _HOT: Final = 64
 """Length of the sparse method's move-to-front list of useful small heaps."""
+_BLOCK = 256
+"""The sparse method compares its last pending values with this many pairs at a time."""
 _CHUNK_SECONDS: Final = 0.25
 _MASK_SWITCH: Final = 0.9
 """Switch to a new mask when it has fewer than this fraction of the current rare heaps."""
@@ -885,6 +887,7 @@ class _Engine:
                 self.nhot,
                 self.seen,
                 self.unequal,
+                _BLOCK,
             )
             self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
             if status == _k.GROW:
