@@ -99,6 +99,50 @@ def test_sparse_search_in_blocks_is_exact(
     assert got == naive_grundy(rule, n)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    rule=octal_rules,
+    n=st.integers(0, 200),
+    mask=st.integers(1, 255),
+    far_block=st.integers(1, 5),
+    unequal=st.booleans(),
+)
+def test_two_threads_give_the_plain_values(
+    rule: TakeAndBreak, n: int, mask: int, far_block: int, unequal: bool
+) -> None:
+    """With two threads the other one pairs the large rare heaps for the next block of heaps:
+    tiny blocks (many of them, with every kind of rare heap split between the threads) give
+    the plain values, also when splits into equal heaps are forbidden."""
+    saved = grundy_module._THREADS, grundy_module._FAR_BLOCK, grundy_module._FAR_RARE
+    grundy_module._THREADS, grundy_module._FAR_BLOCK, grundy_module._FAR_RARE = 2, far_block, 1
+    try:
+        if unequal:
+            engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=True)
+            engine.extend(n, None, n)
+            got = values(engine.result())
+        else:
+            got = values(_sequence_with_mask(rule, n, mask))
+    finally:
+        grundy_module._THREADS, grundy_module._FAR_BLOCK, grundy_module._FAR_RARE = saved
+    assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+
+
+def naive_unequal(rule: TakeAndBreak, n: int) -> list[int]:
+    """The plain mex when no split may leave two equal heaps (as in Grundy's game)."""
+    g: list[int] = []
+    for m in range(n):
+        options = set()
+        for _take, parts in rule.options(m):
+            if len(parts) == 2 and parts[0] == parts[1]:
+                continue
+            options.add(reduce(xor, (g[p] for p in parts), 0))
+        v = 0
+        while v in options:
+            v += 1
+        g.append(v)
+    return g
+
+
 @settings(max_examples=60, deadline=None)
 @given(rule=tail_rules, n=st.integers(0, 40))
 def test_infinite_tails_equal_naive(rule: TakeAndBreak, n: int) -> None:

@@ -104,23 +104,16 @@ def parity_table(mask, size):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def count_rare(g, n, partab, positional, k0):  # type: ignore[no-untyped-def]
-    """How many heaps 1 <= i < n are *rare*: ``partab[G(i)] == positional & ((i - k0) & 1)``."""
-    count = 0
-    for i in range(1, n):
-        if partab[g[i]] == (positional & ((i - k0) & 1)):
-            count += 1
-    return count
-
-
-@njit(cache=True, nogil=True)
 def collect_rare(g, n, partab, positional, k0, rare_pos, rare_val):  # type: ignore[no-untyped-def]
-    """Write the rare heaps 1 <= i < n (ascending) and their values; return how many."""
+    """How many heaps 1 <= i < n are *rare*: ``partab[G(i)] == positional & ((i - k0) & 1)``;
+    the first ``len(rare_pos)`` of them (ascending) and their values are written out."""
     count = 0
+    room = rare_pos.shape[0]
     for i in range(1, n):
         if partab[g[i]] == (positional & ((i - k0) & 1)):
-            rare_pos[count] = i
-            rare_val[count] = g[i]
+            if count < room:
+                rare_pos[count] = i
+                rare_val[count] = g[i]
             count += 1
     return count
 
@@ -144,6 +137,10 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     seen,
     unequal,
     block,
+    far,
+    far_base,
+    far_lo,
+    far_hi,
 ):
     """Fill ``g[start:stop]`` of a finite octal game by the rare/common ("sparse space") method.
 
@@ -169,6 +166,10 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     (the pairs are otherwise the same: an equal split has both parts rare or both common).
     ``hot[:nhot]`` is the move-to-front list of small heaps whose pairs recently found the last
     pending value (kept by the caller between calls).
+    ``far[n - far_base, v]`` is 1 when :func:`sparse_far` found v as an option of heap n by
+    pairing the rare heaps of indices ``far_lo .. far_hi - 1``: the kernel pairs only the others
+    (with ``far_lo == far_hi`` all of them; ``far`` is only read then, and ``start .. stop``
+    must lie in its rows).
     Returns ``(next_n, nrare, nhot, status)``; with ``RARE_FULL`` heap ``next_n`` is not
     computed yet (enlarge the rare arrays and call again).
     """
@@ -190,12 +191,24 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             if k < n:
                 seen[g[n - k]] = n
         phi = positional & ((n - k0) & 1)
-        # every split with at least one rare part
+        # every split with at least one rare part (some found by sparse_far beforehand)
+        if far_hi > far_lo:
+            row = far[n - far_base]
+            for v in range(half):
+                if row[v]:
+                    seen[v] = n
         for j in range(nsplit):
             tot = n - split_k[j]
             if tot < 2:
                 break
-            for i in range(nrare):
+            for i in range(far_lo):
+                r = rare_pos[i]
+                if r >= tot:
+                    break
+                if unequal and 2 * r == tot:
+                    continue
+                seen[rare_val[i] ^ g[tot - r]] = n
+            for i in range(far_hi, nrare):
                 r = rare_pos[i]
                 if r >= tot:
                     break
@@ -347,6 +360,32 @@ def sparse_extend(  # type: ignore[no-untyped-def]
         if value >= half:
             return n + 1, nrare, nhot, GROW
     return stop, nrare, nhot, DONE
+
+
+@njit(cache=True, nogil=True)
+def sparse_far(  # type: ignore[no-untyped-def]
+    g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, far
+):
+    """The options of heaps ``start .. stop - 1`` that pair a rare heap of index ``lo .. hi - 1``
+    with its partner: ``far[n - start, v] = 1`` for each (rows cleared first), for
+    :func:`sparse_extend`. Reads only ``g[i]`` for the rare heaps and their partners, so it may
+    run on another thread while :func:`sparse_extend` computes the values before ``start``,
+    provided those partners are computed already. O((stop - start) (hi - lo) + rows)."""
+    nsplit = split_k.shape[0]
+    for n in range(start, stop):
+        row = far[n - start]
+        row[:] = 0
+        for j in range(nsplit):
+            tot = n - split_k[j]
+            if tot < 2:
+                break
+            for i in range(lo, hi):
+                r = rare_pos[i]
+                if r >= tot:
+                    break
+                if unequal and 2 * r == tot:
+                    continue
+                row[rare_val[i] ^ g[tot - r]] = 1
 
 
 @njit(cache=True, nogil=True)

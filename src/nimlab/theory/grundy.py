@@ -50,10 +50,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
@@ -144,6 +146,14 @@ _EXCEPTIONS_CAP: Final = 1 << 22
 _HOT: Final = 64
 """Length of the sparse method's move-to-front list of useful small heaps."""
 _BLOCK = 256
+_THREADS = min(2, os.cpu_count() or 1)
+"""Threads of the sparse method (two share the pairing with rare heaps when it pays)."""
+_FAR_BLOCK = 1024
+"""Heaps per block when two threads share the work: the other thread pairs the rare heaps of
+at least twice this size for the next block."""
+_FAR_RARE = 64
+"""... when at least this many rare heaps are that large."""
+_NO_FAR = np.zeros((0, 0), dtype=np.uint8)
 """The sparse method compares its last pending values with this many pairs at a time."""
 _CHUNK_SECONDS: Final = 0.25
 _MASK_SWITCH: Final = 0.9
@@ -685,6 +695,19 @@ class _Scan:
     best_z: int
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _far_pool() -> ThreadPoolExecutor:
+    """The one extra thread of the sparse method (shared by every computation)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nimlab-grundy")
+        return _POOL
+
+
 def _wht(h: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Walsh–Hadamard transform: ``out[m] = sum_v h[v] (-1)^popcount(v & m)``; len a power of 2."""
     size = len(h)
@@ -870,26 +893,11 @@ class _Engine:
             self._choose_mask(force=False)
             return
         while self.count < stop:
-            nxt, nrare, nhot, status = _k.sparse_extend(
-                self.g,
-                self.count,
-                stop,
-                self.whole_k,
-                self.leave_k,
-                self.split_k,
-                self.partab,
-                int(self.positional),
-                self.k0,
-                self.rare_pos,
-                self.rare_val,
-                self.nrare,
-                self.hot,
-                self.nhot,
-                self.seen,
-                self.unequal,
-                _BLOCK,
-            )
-            self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+            if _THREADS > 1 and self._far_worthwhile():
+                if not self._run_far(stop):
+                    return
+                continue
+            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0)
             if status == _k.GROW:
                 self._grow()
                 if self.sparse_from is None:
@@ -900,6 +908,97 @@ class _Engine:
         if self.auto_mask:
             self._update_hist()
             self._choose_mask(force=False)
+
+    def _sparse_call(
+        self, stop: int, far: npt.NDArray[np.uint8], far_base: int, far_lo: int, far_hi: int
+    ) -> int:
+        """One call of the sparse kernel from ``count`` towards ``stop``; returns its status."""
+        nxt, nrare, nhot, status = _k.sparse_extend(
+            self.g,
+            self.count,
+            stop,
+            self.whole_k,
+            self.leave_k,
+            self.split_k,
+            self.partab,
+            int(self.positional),
+            self.k0,
+            self.rare_pos,
+            self.rare_val,
+            self.nrare,
+            self.hot,
+            self.nhot,
+            self.seen,
+            self.unequal,
+            _BLOCK,
+            far,
+            far_base,
+            far_lo,
+            far_hi,
+        )
+        self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+        return int(status)
+
+    def _far_worthwhile(self) -> bool:
+        """Whether enough rare heaps lie far below the next heaps to share the pairing."""
+        reach = 2 * _FAR_BLOCK
+        return (
+            self.count >= 2 * reach
+            and self.nrare - int(np.searchsorted(self.rare_pos[: self.nrare], reach)) >= _FAR_RARE
+        )
+
+    def _run_far(self, stop: int) -> bool:
+        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, on two threads: while this
+        one runs the sparse kernel on a block, the other pairs the rare heaps of at least
+        ``2 * _FAR_BLOCK`` for the next block (:func:`sparse_far`; their partners lie below the
+        block being computed, so both read only finished values). Returns False when the
+        values outgrew the sparse method (the rest was computed by the plain one)."""
+        reach = 2 * _FAR_BLOCK
+        half = self.size // 2
+        buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
+        pool = _far_pool()
+
+        def far_job(start: int, end: int, hi: int, out: npt.NDArray[np.uint8]) -> tuple[int, int]:
+            pos, val = self.rare_pos, self.rare_val
+            lo = int(np.searchsorted(pos[:hi], reach))
+            _k.sparse_far(self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, out)
+            return lo, hi
+
+        base = self.count
+        end = min(stop, base + _FAR_BLOCK)
+        lo, hi = far_job(base, end, self.nrare, buffers[0])
+        which = 0
+        while self.count < stop:
+            nxt = min(stop, base + _FAR_BLOCK)
+            job = None
+            if nxt < stop:
+                job = pool.submit(
+                    far_job, nxt, min(stop, nxt + _FAR_BLOCK), self.nrare, buffers[1 - which]
+                )
+            try:
+                while self.count < nxt:
+                    status = self._sparse_call(nxt, buffers[which], base, lo, hi)
+                    if status == _k.GROW:
+                        if job is not None:
+                            job.result()
+                            job = None
+                        self._grow()
+                        if self.sparse_from is None:
+                            self._run_plain(stop)
+                            return False
+                        return True  # the arrays changed size: start the blocks again
+                    if status == _k.RARE_FULL:
+                        self._resize_rare(
+                            max(2 * len(self.rare_pos) + _RARE_SLACK, len(self.rare_pos) + 1)
+                        )
+            finally:
+                if job is not None and self.count < nxt:
+                    job.result()  # (an error above) never leave the other thread writing
+            if job is None:
+                break
+            lo, hi = job.result()
+            base, which = nxt, 1 - which
+        return True
 
     def fill_periodic(self, scan: _Scan, stop: int) -> None:
         """Values up to ``g[stop - 1]`` from the proven period of ``scan`` (exact: the theorem
@@ -926,7 +1025,8 @@ class _Engine:
     def _rebuild_rare(self) -> None:
         self.partab = _k.parity_table(self.mask, self.size)
         pos = int(self.positional)
-        total = int(_k.count_rare(self.g, self.count, self.partab, pos, self.k0))
+        none = np.zeros(0, dtype=np.int64)
+        total = int(_k.collect_rare(self.g, self.count, self.partab, pos, self.k0, none, none))
         self.rare_pos = np.zeros(2 * total + _RARE_SLACK, dtype=np.int64)
         self.rare_val = np.zeros(2 * total + _RARE_SLACK, dtype=np.int64)
         self.nrare = int(
