@@ -105,16 +105,20 @@ def test_sparse_search_in_blocks_is_exact(
     n=st.integers(0, 200),
     mask=st.integers(1, 255),
     far_block=st.integers(1, 5),
+    middle=st.integers(0, 6),
     unequal=st.booleans(),
 )
 def test_two_threads_give_the_plain_values(
-    rule: TakeAndBreak, n: int, mask: int, far_block: int, unequal: bool
+    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool
 ) -> None:
-    """With two threads the other one pairs the large rare heaps for the next block of heaps:
-    tiny blocks (many of them, with every kind of rare heap split between the threads) give
-    the plain values, also when splits into equal heaps are forbidden."""
-    saved = grundy_module._THREADS, grundy_module._FAR_BLOCK, grundy_module._FAR_RARE
-    grundy_module._THREADS, grundy_module._FAR_BLOCK, grundy_module._FAR_RARE = 2, far_block, 1
+    """With two threads the other one pairs the large rare heaps and the splits nearest the
+    middle for the next block of heaps: tiny blocks (many of them, with every kind of rare
+    heap and split divided between the threads) give the plain values, also when splits into
+    equal heaps are forbidden."""
+    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE")
+    saved = [getattr(grundy_module, name) for name in names]
+    for name, value in zip(names, (2, far_block, 1, middle), strict=True):
+        setattr(grundy_module, name, value)
     try:
         if unequal:
             engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=True)
@@ -123,7 +127,8 @@ def test_two_threads_give_the_plain_values(
         else:
             got = values(_sequence_with_mask(rule, n, mask))
     finally:
-        grundy_module._THREADS, grundy_module._FAR_BLOCK, grundy_module._FAR_RARE = saved
+        for name, value in zip(names, saved, strict=True):
+            setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
 
 

@@ -141,6 +141,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     far_base,
     far_lo,
     far_hi,
+    far_middle,
 ):
     """Fill ``g[start:stop]`` of a finite octal game by the rare/common ("sparse space") method.
 
@@ -169,7 +170,8 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     ``far[n - far_base, v]`` is 1 when :func:`sparse_far` found v as an option of heap n by
     pairing the rare heaps of indices ``far_lo .. far_hi - 1``: the kernel pairs only the others
     (with ``far_lo == far_hi`` all of them; ``far`` is only read then, and ``start .. stop``
-    must lie in its rows).
+    must lie in its rows), and found the options of the ``far_middle`` splits nearest the middle
+    of each splitting removal: the search starts that far below the middle.
     Returns ``(next_n, nrare, nhot, status)``; with ``RARE_FULL`` heap ``next_n`` is not
     computed yet (enlarge the rare arrays and call again).
     """
@@ -246,7 +248,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             # then the pairs (a, tot - a) from both ends of 1 .. (n - kmin) / 2 inwards, until
             # at most FEW values are pending
             lo = 1
-            hi = (n - kmin) // 2
+            hi = (n - kmin) // 2 - far_middle
             last_lo = -1
             while lo <= hi and remaining > FEW:
                 for j in range(nsplit):
@@ -364,13 +366,14 @@ def sparse_extend(  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def sparse_far(  # type: ignore[no-untyped-def]
-    g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, far
+    g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, middle, far
 ):
     """The options of heaps ``start .. stop - 1`` that pair a rare heap of index ``lo .. hi - 1``
-    with its partner: ``far[n - start, v] = 1`` for each (rows cleared first), for
-    :func:`sparse_extend`. Reads only ``g[i]`` for the rare heaps and their partners, so it may
-    run on another thread while :func:`sparse_extend` computes the values before ``start``,
-    provided those partners are computed already. O((stop - start) (hi - lo) + rows)."""
+    with its partner, and those of the ``middle`` splits (a, tot - a) with the largest
+    ``a <= (tot - unequal) / 2`` for each splitting removal: ``far[n - start, v] = 1`` for each
+    (rows cleared first), for :func:`sparse_extend`. Reads only ``g[i]`` for those heaps, so it
+    may run on another thread while :func:`sparse_extend` computes the values before ``start``,
+    provided they are computed already. O((stop - start) (hi - lo + middle) + rows)."""
     nsplit = split_k.shape[0]
     for n in range(start, stop):
         row = far[n - start]
@@ -386,6 +389,9 @@ def sparse_far(  # type: ignore[no-untyped-def]
                 if unequal and 2 * r == tot:
                     continue
                 row[rare_val[i] ^ g[tot - r]] = 1
+            top = (tot - unequal) // 2
+            for a in range(max(1, top - middle + 1), top + 1):
+                row[g[a] ^ g[tot - a]] = 1
 
 
 @njit(cache=True, nogil=True)

@@ -153,6 +153,9 @@ _FAR_BLOCK = 1024
 at least twice this size for the next block."""
 _FAR_RARE = 64
 """... when at least this many rare heaps are that large."""
+_FAR_MIDDLE = 512
+"""... and the splits of each heap nearest its middle, at first this many of them (the search
+for the pending rare values starts below them), then as many as keep both threads busy."""
 _NO_FAR = np.zeros((0, 0), dtype=np.uint8)
 """The sparse method compares its last pending values with this many pairs at a time."""
 _CHUNK_SECONDS: Final = 0.25
@@ -783,6 +786,8 @@ class _Engine:
         self.nrare = 0
         self.hot = np.zeros(_HOT, dtype=np.int64)
         self.nhot = 0
+        self.far_middle = _FAR_MIDDLE
+        """How many splits nearest the middle the other thread takes (adapted as it runs)."""
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
         self.chunk = 1 << 12
@@ -897,7 +902,7 @@ class _Engine:
                 if not self._run_far(stop):
                     return
                 continue
-            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0)
+            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0)
             if status == _k.GROW:
                 self._grow()
                 if self.sparse_from is None:
@@ -910,7 +915,13 @@ class _Engine:
             self._choose_mask(force=False)
 
     def _sparse_call(
-        self, stop: int, far: npt.NDArray[np.uint8], far_base: int, far_lo: int, far_hi: int
+        self,
+        stop: int,
+        far: npt.NDArray[np.uint8],
+        far_base: int,
+        far_lo: int,
+        far_hi: int,
+        far_middle: int,
     ) -> int:
         """One call of the sparse kernel from ``count`` towards ``stop``; returns its status."""
         nxt, nrare, nhot, status = _k.sparse_extend(
@@ -935,6 +946,7 @@ class _Engine:
             far_base,
             far_lo,
             far_hi,
+            far_middle,
         )
         self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
         return int(status)
@@ -958,26 +970,31 @@ class _Engine:
         buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
         pool = _far_pool()
 
-        def far_job(start: int, end: int, hi: int, out: npt.NDArray[np.uint8]) -> tuple[int, int]:
+        def far_job(
+            start: int, end: int, hi: int, known: int, out: npt.NDArray[np.uint8]
+        ) -> tuple[int, int, int]:
             pos, val = self.rare_pos, self.rare_val
             lo = int(np.searchsorted(pos[:hi], reach))
-            _k.sparse_far(self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, out)
-            return lo, hi
+            # the middle splits of heap end - 1 reach up to (end - 1) / 2 + middle
+            middle = self.far_middle if (end - 1) // 2 + self.far_middle < known else 0
+            _k.sparse_far(
+                self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, middle, out
+            )
+            return lo, hi, middle
 
         base = self.count
         end = min(stop, base + _FAR_BLOCK)
-        lo, hi = far_job(base, end, self.nrare, buffers[0])
+        lo, hi, middle = far_job(base, end, self.nrare, base, buffers[0])
         which = 0
         while self.count < stop:
             nxt = min(stop, base + _FAR_BLOCK)
             job = None
             if nxt < stop:
-                job = pool.submit(
-                    far_job, nxt, min(stop, nxt + _FAR_BLOCK), self.nrare, buffers[1 - which]
-                )
+                end = min(stop, nxt + _FAR_BLOCK)
+                job = pool.submit(far_job, nxt, end, self.nrare, base, buffers[1 - which])
             try:
                 while self.count < nxt:
-                    status = self._sparse_call(nxt, buffers[which], base, lo, hi)
+                    status = self._sparse_call(nxt, buffers[which], base, lo, hi, middle)
                     if status == _k.GROW:
                         if job is not None:
                             job.result()
@@ -996,7 +1013,12 @@ class _Engine:
                     job.result()  # (an error above) never leave the other thread writing
             if job is None:
                 break
-            lo, hi = job.result()
+            # share the work evenly: more middle splits for the other thread while it is
+            # done first, fewer while this one waits for it
+            step = max(1, self.far_middle // 8)
+            self.far_middle = self.far_middle + step if job.done() else self.far_middle - step
+            self.far_middle = max(0, self.far_middle)
+            lo, hi, middle = job.result()
             base, which = nxt, 1 - which
         return True
 

@@ -56,9 +56,8 @@ def _warm_grundy_sparse() -> None:
     grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="sparse", prove=True)
     # the second thread's kernel, with the argument types of long runs
     ints = np.zeros(1, np.int64)
-    k.sparse_far(
-        np.zeros(4, np.uint16), 2, 3, ints, ints, ints, 0, 0, 0, np.zeros((1, 2), np.uint8)
-    )
+    far = np.zeros((1, 2), np.uint8)
+    k.sparse_far(np.zeros(4, np.uint16), 2, 3, ints, ints, ints, 0, 0, 0, 0, far)
 
 
 def _warm_retrograde() -> None:
