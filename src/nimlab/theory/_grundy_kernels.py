@@ -22,6 +22,8 @@ GROW = 1
 RARE_FULL = 2
 FEW = 4
 """The sparse kernel compares blocks of pairs with at most this many pending values at once."""
+MARK = 32
+"""... and before, marks this many pairs from each end at a time."""
 
 
 @njit(cache=True, nogil=True)
@@ -154,7 +156,8 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     rare heaps. The first common-at-n value c that is not an option bounds the mex; the
     rare-at-n values below c that are still unmarked are then looked for among all pairs, and
     the scan stops as soon as all of them are found (small heaps that found the hardest value
-    recently are tried first, then pairs from both ends of the heap inwards). Once at most
+    recently are tried first, then pairs from both ends of the heap inwards, ``MARK`` from each
+    end at a time, marked without counting and counted after each block). Once at most
     ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
     pending value is found within about 150 pairs, the last one after about 2,000 -- the rest
     of the pairs is compared ``block`` at a time with all of them at once, without branches, so
@@ -251,23 +254,22 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             hi = (n - kmin) // 2 - far_middle
             last_lo = -1
             while lo <= hi and remaining > FEW:
+                # mark MARK pairs from each end (no counting: it vectorises), then count
+                lo_end = min(lo + MARK - 1, hi)
+                hi_start = max(hi - MARK + 1, lo_end + 1)
                 for j in range(nsplit):
                     tot = n - split_k[j]
-                    if tot - lo < lo + unequal:
-                        break
-                    x = g[lo] ^ g[tot - lo]
-                    fresh = (seen[x] != n) & (x < c)
-                    seen[x] = n
-                    remaining -= fresh
-                    last_lo = lo if fresh else last_lo
-                    if hi > lo and tot - hi >= hi + unequal:
-                        x = g[hi] ^ g[tot - hi]
-                        fresh = (seen[x] != n) & (x < c)
-                        seen[x] = n
-                        remaining -= fresh
-                        last_lo = -1 if fresh else last_lo
-                lo += 1
-                hi -= 1
+                    half_tot = (tot - unequal) // 2
+                    ut = np.uint64(tot)
+                    for ua in range(np.uint64(lo), np.uint64(min(lo_end, half_tot) + 1)):
+                        seen[g[ua] ^ g[ut - ua]] = n
+                    for ua in range(np.uint64(hi_start), np.uint64(min(hi, half_tot) + 1)):
+                        seen[g[ua] ^ g[ut - ua]] = n
+                lo = lo_end + 1
+                hi = hi_start - 1
+                remaining = 0
+                for v in range(c):
+                    remaining += seen[v] != n
             if remaining > 0 and lo <= hi:
                 # at most FEW values pending (every unmarked value below c): the pairs lo .. hi
                 # left are compared with all of them at once, ``block`` pairs at a time from
