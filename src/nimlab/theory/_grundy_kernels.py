@@ -212,14 +212,14 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     break
                 if unequal and 2 * r == tot:
                     continue
-                seen[rare_val[i] ^ g[tot - r]] = n
+                seen[rare_val[i] ^ g[np.uint64(tot - r)]] = n
             for i in range(far_hi, nrare):
                 r = rare_pos[i]
                 if r >= tot:
                     break
                 if unequal and 2 * r == tot:
                     continue
-                seen[rare_val[i] ^ g[tot - r]] = n
+                seen[rare_val[i] ^ g[np.uint64(tot - r)]] = n
         # the first unmarked common-at-n value bounds the mex
         v = 0
         pending = 0
@@ -390,7 +390,7 @@ def sparse_far(  # type: ignore[no-untyped-def]
                     break
                 if unequal and 2 * r == tot:
                     continue
-                row[rare_val[i] ^ g[tot - r]] = 1
+                row[rare_val[i] ^ g[np.uint64(tot - r)]] = 1
             top = (tot - unequal) // 2
             for a in range(max(1, top - middle + 1), top + 1):
                 row[g[a] ^ g[tot - a]] = 1
