@@ -293,6 +293,10 @@ class GrundyRun:
     damaged or foreign state with :class:`GrundyStateError`. Everything else the fast method
     keeps (mask, rare heaps, histograms) follows from the values and is rebuilt, so a resumed
     run computes exactly the values of an uninterrupted one.
+
+    ``threads``: at most this many threads (by default two, where the machine has them): from
+    4,096 values on, a second thread pairs the large rare heaps of the rare/common method for
+    the next block of heaps. Pass 1 where processes already fill the cores (a census).
     """
 
     def __init__(
@@ -303,6 +307,7 @@ class GrundyRun:
         prove: bool = False,
         method: Method = "auto",
         unequal: bool = False,
+        threads: int | None = None,
     ) -> None:
         n = _check_count(n)
         if method not in ("auto", "sparse", "quadratic"):
@@ -324,6 +329,8 @@ class GrundyRun:
         self._provable = prove and rule.max_take is not None and not rule.is_nim and not unequal
         self._goal = min(n, _PROVE_START) if self._provable else n
         self._engine = None if rule.is_nim else _Engine(rule, n, method, unequal=unequal)
+        if self._engine is not None and threads is not None:
+            self._engine.threads = max(1, threads)
         self._nim_count = 0
         self._scan_at = _PROVE_START
 
@@ -786,6 +793,8 @@ class _Engine:
         self.nrare = 0
         self.hot = np.zeros(_HOT, dtype=np.int64)
         self.nhot = 0
+        self.threads = 2
+        """At most this many threads (a second one only where it pays, see ``_run_far``)."""
         self.far_middle = _FAR_MIDDLE
         """How many splits nearest the middle the other thread takes (adapted as it runs)."""
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
@@ -898,7 +907,7 @@ class _Engine:
             self._choose_mask(force=False)
             return
         while self.count < stop:
-            if _THREADS > 1 and self._far_worthwhile():
+            if min(self.threads, _THREADS) > 1 and self._far_worthwhile():
                 if not self._run_far(stop):
                     return
                 continue
