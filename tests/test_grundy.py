@@ -104,7 +104,7 @@ def test_sparse_search_in_blocks_is_exact(
     rule=octal_rules,
     n=st.integers(0, 200),
     mask=st.integers(1, 255),
-    far_block=st.integers(1, 5),
+    far_block=st.integers(1, 9),
     middle=st.integers(0, 6),
     unequal=st.booleans(),
 )

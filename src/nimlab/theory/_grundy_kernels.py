@@ -377,7 +377,42 @@ def sparse_far(  # type: ignore[no-untyped-def]
     may run on another thread while :func:`sparse_extend` computes the values before ``start``,
     provided they are computed already. O((stop - start) (hi - lo + middle) + rows)."""
     nsplit = split_k.shape[0]
-    for n in range(start, stop):
+    kmax = split_k[nsplit - 1]
+    n = start
+    while n < stop:
+        if unequal == 0 and n + 3 < stop and n - kmax >= 2:
+            # four heaps at once: one pass over the rare heaps, four partners side by side
+            base = n - start
+            for d in range(4):
+                far[base + d, :] = 0
+            for j in range(nsplit):
+                tot = n - split_k[j]
+                i = lo
+                while i < hi:
+                    r = rare_pos[i]
+                    if r >= tot:
+                        break
+                    b = np.uint64(tot - r)
+                    w = rare_val[i]
+                    far[base, w ^ g[b]] = 1
+                    far[base + 1, w ^ g[b + np.uint64(1)]] = 1
+                    far[base + 2, w ^ g[b + np.uint64(2)]] = 1
+                    far[base + 3, w ^ g[b + np.uint64(3)]] = 1
+                    i += 1
+                while i < hi:  # rare heaps below only some of the four
+                    r = rare_pos[i]
+                    if r >= tot + 3:
+                        break
+                    for d in range(1, 4):
+                        if r < tot + d:
+                            far[base + d, rare_val[i] ^ g[tot + d - r]] = 1
+                    i += 1
+                for d in range(4):
+                    top = (tot + d) // 2
+                    for a in range(max(1, top - middle + 1), top + 1):
+                        far[base + d, g[a] ^ g[tot + d - a]] = 1
+            n += 4
+            continue
         row = far[n - start]
         row[:] = 0
         for j in range(nsplit):
@@ -394,6 +429,7 @@ def sparse_far(  # type: ignore[no-untyped-def]
             top = (tot - unequal) // 2
             for a in range(max(1, top - middle + 1), top + 1):
                 row[g[a] ^ g[tot - a]] = 1
+        n += 1
 
 
 @njit(cache=True, nogil=True)
