@@ -148,7 +148,7 @@ _HOT: Final = 64
 _BLOCK = 256
 _THREADS = min(2, os.cpu_count() or 1)
 """Threads of the sparse method (two share the pairing with rare heaps when it pays)."""
-_FAR_BLOCK = 1024
+_FAR_BLOCK = 512
 """Heaps per block when two threads share the work: the other thread pairs the rare heaps of
 at least twice this size for the next block."""
 _FAR_RARE = 64
