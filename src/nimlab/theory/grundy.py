@@ -295,7 +295,7 @@ class GrundyRun:
     run computes exactly the values of an uninterrupted one.
 
     ``threads``: at most this many threads (by default two, where the machine has them): from
-    4,096 values on, a second thread pairs the large rare heaps of the rare/common method for
+    2,048 values on, a second thread pairs the large rare heaps of the rare/common method for
     the next block of heaps. Pass 1 where processes already fill the cores (a census).
     """
 
