@@ -10,15 +10,17 @@ against the pure-Python twin, and shows that G(10**30) of Dawson's Kayles costs 
 costs once the period is proven (ratio ~1).
 
     python bench/bench_grundy.py --race     # nimlab against ogs (rare/common RC and RC2, when
-                                            # cargo is there) and nimlab's previous method
-    python bench/bench_grundy.py --race --size 16777216 --games 0.16,0.356
+                                            # cargo is there) and nimlab's previous revision
+    python bench/bench_grundy.py --race --size 16777216 --games 0.16,0.356 --repeat 1
 
 Machines are noisy (and often shared): compare the ratios, not the absolute times. Times are
 wall-clock and CPU seconds of the call itself; Numba compilation is excluded by a warm-up call.
-The race times whole processes (start-up included), as a user meets them: ``nimlab grundy CODE
---max N --json`` against ogs; then the library alone in a bare Python process (no command line),
-now and with the previous method (every value computed by the kernels, none filled from a
-proven period), for the ratio of the methods.
+The race times whole processes (start-up included), as a user meets them, the median of
+``--repeat`` runs: ``nimlab grundy CODE --max N --json`` now, the same command at the revision
+``--previous`` (unpacked from git into a temporary folder: the method before the vectorised
+search and the second thread) and ogs; then the library alone in a bare Python process (kernels
+loaded, no command line) on one and on two threads, in values/s and values per CPU second,
+checked against ogs's G(N - 1) and largest value.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -216,15 +219,20 @@ def full_notation() -> None:
 
 RACE_GAMES = "0.6,0.14,0.36,0.16,0.356"
 PEERS = os.environ.get("NIMLAB_PEERS", "/work/shared/peers")
-METHOD = (
-    "import json, sys; from nimlab.theory.grundy import GrundyRun;"
-    " from nimlab.theory.octal import TakeAndBreak;"
-    " run = GrundyRun(TakeAndBreak.octal(sys.argv[1]), int(sys.argv[2]));"
-    " run._scan_at = 1 << 62 if sys.argv[3] == 'previous' else run._scan_at;"
-    " s = run.run(); print(json.dumps({'last': int(s.values[-1]), 'max': int(s.values.max())}))"
+PREVIOUS = "58bf219"
+"""nimlab before the vectorised search and the second thread (one thread, every pending value
+looked for pair by pair): ``--previous REV`` names another revision of this repository."""
+LIBRARY = (
+    "import json, sys, time; import nimlab.theory.grundy as G;"
+    " from nimlab.theory.octal import TakeAndBreak; G.warm_up();"
+    " G._THREADS = min(G._THREADS, int(sys.argv[3]));"
+    " w, c = time.perf_counter(), time.process_time();"
+    " s = G.grundy_sequence(TakeAndBreak.octal(sys.argv[1]), int(sys.argv[2]));"
+    " print(json.dumps({'wall': time.perf_counter() - w, 'cpu': time.process_time() - c,"
+    " 'last': int(s.values[-1]), 'max': int(s.values.max())}))"
 )
-"""The library in a bare process: ``current`` (auto) or ``previous`` (every value computed by
-the kernels, no proof looked for: the method before values were filled from a proven period)."""
+"""The library alone in a bare process, kernels loaded first: the computation's own wall and
+CPU seconds, on at most ``argv[3]`` threads."""
 
 
 def ogs_driver() -> str | None:
@@ -241,45 +249,109 @@ def ogs_driver() -> str | None:
     return binary if done.returncode == 0 and os.path.exists(binary) else None
 
 
-def wall(cmd: list[str], timeout: float) -> tuple[float | None, str]:
+def wall(
+    cmd: list[str], timeout: float, env: dict[str, str] | None = None
+) -> tuple[float | None, str]:
     began = time.perf_counter()
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        out = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, check=False, env=env
+        )
     except subprocess.TimeoutExpired:
         return None, ""
     return time.perf_counter() - began, out.stdout
 
 
-def race(games: list[str], size: int) -> None:
-    """Whole-process wall time of nimlab, its previous method and ogs (best of RC and RC2)."""
+def previous_source(rev: str) -> str | None:
+    """The ``src`` folder of revision ``rev`` of this repository, unpacked into a temporary
+    folder (its kernels compile there once), or None without git or that revision."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folder = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"nimlab-previous-{rev}")
+    if os.path.isdir(os.path.join(folder, "src", "nimlab")):
+        return os.path.join(folder, "src")
+    os.makedirs(folder, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "-C", root, "archive", rev, "src"], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+    return os.path.join(folder, "src")
+
+
+def race(games: list[str], size: int, rev: str, repeat: int) -> None:
+    """Whole-process wall time of ``nimlab grundy GAME --max N --json`` now, at revision
+    ``rev`` and of ogs (best of RC and RC2), side by side; then the library alone (kernels
+    loaded) on one and two threads: values/s and values per CPU second (per core)."""
     nimlab = shutil.which("nimlab") or os.path.join(os.path.dirname(sys.executable), "nimlab")
     ogs = ogs_driver()
-    print(f"race to {size:,} values (whole processes; ogs: {'best of RC, RC2' if ogs else 'none'})")
+    old_src = previous_source(rev)
+    old_env = None
+    if old_src is not None:
+        old_env = dict(os.environ, PYTHONPATH=old_src)
+    old_cli = [sys.executable, "-c", "import sys; from nimlab.cli import main; main()"]
+    print(
+        f"race to {size:,} values, median of {repeat} (whole processes; ogs: "
+        f"{'best of RC, RC2' if ogs else 'none'}; previous: {rev if old_src else 'none'})"
+    )
+    args = ["grundy", "", "--max", str(size), "--json"]
     for game in games:
-        n_t, _ = wall([nimlab, "grundy", game, "--max", str(size), "--json"], 3600)
-        c_t, _ = wall([sys.executable, "-c", METHOD, game, str(size), "current"], 3600)
-        p_t, p_out = wall([sys.executable, "-c", METHOD, game, str(size), "previous"], 3600)
-        cells = [f"{game:>6}"]
-        for name, t in (("nimlab", n_t), ("library", c_t), ("previous", p_t)):
-            cells.append(f"{name} {t:6.2f} s {size / t / 1e6:5.2f}M/s" if t else f"{name} -")
-        if c_t and p_t:
-            cells.append(f"previous/library {p_t / c_t:5.2f}x")
-        if ogs and n_t:
-            best = None
-            for method in ("rc", "rc2"):
-                cap = max(10.0, 3 * n_t)
-                o_t, o_out = wall([ogs, game, str(size - 1), method], cap)
-                best = min(best or cap, o_t or cap)
-                m = re.search(r"G\(n\)=(\d+) max=(\d+)", o_out)
-                if m and p_out:
-                    mine = json.loads(p_out)
-                    if (mine["last"], mine["max"]) != (int(m[1]), int(m[2])):
-                        cells.append(f"DISAGREE with ogs {m[0]}")
-            if best is not None:
-                more = "+" if best >= max(10.0, 3 * n_t) else ""  # stopped at the cap
-                cells.append(f"ogs {best:7.2f}{more} s  ogs/nimlab {best / n_t:5.2f}{more}x")
+        args[1] = game
+        # warm: compiled kernels in the cache, both versions
+        wall([nimlab, *args[:2], "--max", "5000"], 3600)
+        if old_env is not None:
+            wall([*old_cli, *args[:2], "--max", "5000"], 3600, old_env)
+        now_t, old_t, ogs_t = [], [], []
+        capped = False
+        ogs_says = None
+        for _ in range(repeat):
+            n_t, _ = wall([nimlab, *args], 3600)
+            now_t.append(n_t or float("inf"))
+            if old_env is not None:
+                o_t, _ = wall([*old_cli, *args], 3600, old_env)
+                old_t.append(o_t or float("inf"))
+            if ogs:
+                best = None
+                for method in ("rc", "rc2"):
+                    cap = max(10.0, 3 * now_t[-1])
+                    p_t, p_out = wall([ogs, game, str(size - 1), method], cap)
+                    capped = capped or p_t is None
+                    m = re.search(r"G\(n\)=(\d+) max=(\d+)", p_out)
+                    ogs_says = (int(m[1]), int(m[2])) if m else ogs_says
+                    best = min(best or cap, p_t or cap)
+                ogs_t.append(best or float("inf"))
+        cells = [f"{game:>6}", f"nimlab {_rate(median(now_t), size)}"]
+        if old_t:
+            cells.append(f"previous {_rate(median(old_t), size)}")
+            cells.append(f"previous/nimlab {median(old_t) / median(now_t):5.2f}x")
+        if ogs_t:
+            more = "+" if capped else ""  # ogs stopped at the cap at least once
+            cells.append(f"ogs {_rate(median(ogs_t), size)}{more}")
+            cells.append(f"ogs/nimlab {median(ogs_t) / median(now_t):5.2f}x{more}")
         print("  ".join(cells))
+        lib = []
+        for threads in (1, 2):
+            _, out = wall([sys.executable, "-c", LIBRARY, game, str(size), str(threads)], 3600)
+            if out:
+                r = json.loads(out)
+                if ogs_says is not None and (r["last"], r["max"]) != ogs_says:
+                    lib.append(f"DISAGREE with ogs: G(n), max {ogs_says}, nimlab {r}")
+                lib.append(
+                    f"library on {threads} thread{'s' if threads > 1 else ''}: "
+                    f"{size / r['wall'] / 1e6:5.2f}M values/s, "
+                    f"{size / r['cpu'] / 1e6:5.2f}M per CPU second"
+                )
+        if lib:
+            print(f"{'':>8}" + "; ".join(lib))
         sys.stdout.flush()
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def _rate(seconds: float, size: int) -> str:
+    return f"{seconds:6.2f} s {size / seconds / 1e6:5.2f}M/s"
 
 
 def main() -> None:
@@ -290,9 +362,11 @@ def main() -> None:
     parser.add_argument("--race", action="store_true", help="nimlab against ogs and before")
     parser.add_argument("--size", type=int, default=1 << 20, help="values in the race")
     parser.add_argument("--games", default=RACE_GAMES, help="games in the race")
+    parser.add_argument("--previous", default=PREVIOUS, help="the revision to race against")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per game (the median)")
     args = parser.parse_args()
     if args.race:
-        race(args.games.split(","), args.size)
+        race(args.games.split(","), args.size, args.previous, args.repeat)
         return
     if args.child:
         print(json.dumps(run_target(args.child)))

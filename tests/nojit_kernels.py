@@ -47,6 +47,8 @@ def check_grundy_kernels() -> int:
     grundy_module._INITIAL_SIZE = 4
     grundy_module._RARE_SLACK = 1
     grundy_module._SPARSE_FROM = 5
+    grundy_module._FAR_BLOCK = 2  # the second thread's blocks from a few values on
+    grundy_module._FAR_RARE = 1
     for code in GRUNDY_RULES:
         rule = TakeAndBreak.octal(code)
         expected = naive_grundy(rule, 90)

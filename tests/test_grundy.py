@@ -78,6 +78,76 @@ def test_sparse_method_is_exact_for_any_mask(
     )
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    rule=octal_rules,
+    n=st.integers(0, 160),
+    mask=st.integers(1, 255),
+    block=st.integers(1, 6),
+)
+def test_sparse_search_in_blocks_is_exact(
+    rule: TakeAndBreak, n: int, mask: int, block: int
+) -> None:
+    """The last pending values are looked for in blocks of pairs from both ends: any block
+    length (tiny ones split the pairs into many blocks of both kinds) gives the plain values."""
+    saved = grundy_module._BLOCK
+    grundy_module._BLOCK = block
+    try:
+        got = values(_sequence_with_mask(rule, n, mask))
+    finally:
+        grundy_module._BLOCK = saved
+    assert got == naive_grundy(rule, n)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rule=octal_rules,
+    n=st.integers(0, 200),
+    mask=st.integers(1, 255),
+    far_block=st.integers(1, 9),
+    middle=st.integers(0, 6),
+    unequal=st.booleans(),
+)
+def test_two_threads_give_the_plain_values(
+    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool
+) -> None:
+    """With two threads the other one pairs the large rare heaps and the splits nearest the
+    middle for the next block of heaps: tiny blocks (many of them, with every kind of rare
+    heap and split divided between the threads) give the plain values, also when splits into
+    equal heaps are forbidden."""
+    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE")
+    saved = [getattr(grundy_module, name) for name in names]
+    for name, value in zip(names, (2, far_block, 1, middle), strict=True):
+        setattr(grundy_module, name, value)
+    try:
+        if unequal:
+            engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=True)
+            engine.extend(n, None, n)
+            got = values(engine.result())
+        else:
+            got = values(_sequence_with_mask(rule, n, mask))
+    finally:
+        for name, value in zip(names, saved, strict=True):
+            setattr(grundy_module, name, value)
+    assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+
+
+def naive_unequal(rule: TakeAndBreak, n: int) -> list[int]:
+    """The plain mex when no split may leave two equal heaps (as in Grundy's game)."""
+    g: list[int] = []
+    for m in range(n):
+        options = set()
+        for _take, parts in rule.options(m):
+            if len(parts) == 2 and parts[0] == parts[1]:
+                continue
+            options.add(reduce(xor, (g[p] for p in parts), 0))
+        v = 0
+        while v in options:
+            v += 1
+        g.append(v)
+    return g
+
+
 @settings(max_examples=60, deadline=None)
 @given(rule=tail_rules, n=st.integers(0, 40))
 def test_infinite_tails_equal_naive(rule: TakeAndBreak, n: int) -> None:

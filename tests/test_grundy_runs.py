@@ -197,8 +197,8 @@ def test_ctrl_c_saves_and_says_how_to_go_on(tmp_path: Path) -> None:
     assert child.returncode == 130, err
     assert json.loads(out)["stopped"] == "stop"
     assert f"nimlab grundy 0.6 --resume {state}" in " ".join(err.split())
-    resumed = GrundyRun.from_bytes(state.read_bytes(), TakeAndBreak.octal("0.6"), limit=3000)
-    assert (
-        resumed.run().values.tolist()
-        == grundy_sequence(TakeAndBreak.octal("0.6"), 3000).values.tolist()
-    )
+    officers = TakeAndBreak.octal("0.6")
+    # how far the run got before the signal depends on the machine's load
+    limit = GrundyRun.from_bytes(state.read_bytes(), officers).computed + 1000
+    resumed = GrundyRun.from_bytes(state.read_bytes(), officers, limit=limit)
+    assert resumed.run().values.tolist() == grundy_sequence(officers, limit).values.tolist()

@@ -97,7 +97,7 @@ def census_row(rule: TakeAndBreak, max_values: int, seconds: float | None) -> Ce
     """Compute ``rule``'s sequence until its period is proven, ``max_values`` values are done
     or ``seconds`` of computing have passed. Cost: that of
     :func:`~nimlab.theory.grundy.grundy_sequence` with ``prove=True``."""
-    run = GrundyRun(rule, max_values, prove=True)
+    run = GrundyRun(rule, max_values, prove=True, threads=1)  # the census fills the cores
     seq = run.run(seconds=seconds)
     key = None
     if seq.proven and seq.period is not None and seq.preperiod is not None:

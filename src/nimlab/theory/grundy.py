@@ -50,10 +50,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
@@ -143,6 +145,19 @@ _EXCEPTIONS_CAP: Final = 1 << 22
 """At most this many exceptions of a candidate period are kept to prune the period scan."""
 _HOT: Final = 64
 """Length of the sparse method's move-to-front list of useful small heaps."""
+_BLOCK = 256
+_THREADS = min(2, os.cpu_count() or 1)
+"""Threads of the sparse method (two share the pairing with rare heaps when it pays)."""
+_FAR_BLOCK = 512
+"""Heaps per block when two threads share the work: the other thread pairs the rare heaps of
+at least twice this size for the next block."""
+_FAR_RARE = 64
+"""... when at least this many rare heaps are that large."""
+_FAR_MIDDLE = 512
+"""... and the splits of each heap nearest its middle, at first this many of them (the search
+for the pending rare values starts below them), then as many as keep both threads busy."""
+_NO_FAR = np.zeros((0, 0), dtype=np.uint8)
+"""The sparse method compares its last pending values with this many pairs at a time."""
 _CHUNK_SECONDS: Final = 0.25
 _MASK_SWITCH: Final = 0.9
 """Switch to a new mask when it has fewer than this fraction of the current rare heaps."""
@@ -278,6 +293,10 @@ class GrundyRun:
     damaged or foreign state with :class:`GrundyStateError`. Everything else the fast method
     keeps (mask, rare heaps, histograms) follows from the values and is rebuilt, so a resumed
     run computes exactly the values of an uninterrupted one.
+
+    ``threads``: at most this many threads (by default two, where the machine has them): from
+    2,048 values on, a second thread pairs the large rare heaps of the rare/common method for
+    the next block of heaps. Pass 1 where processes already fill the cores (a census).
     """
 
     def __init__(
@@ -288,6 +307,7 @@ class GrundyRun:
         prove: bool = False,
         method: Method = "auto",
         unequal: bool = False,
+        threads: int | None = None,
     ) -> None:
         n = _check_count(n)
         if method not in ("auto", "sparse", "quadratic"):
@@ -309,6 +329,8 @@ class GrundyRun:
         self._provable = prove and rule.max_take is not None and not rule.is_nim and not unequal
         self._goal = min(n, _PROVE_START) if self._provable else n
         self._engine = None if rule.is_nim else _Engine(rule, n, method, unequal=unequal)
+        if self._engine is not None and threads is not None:
+            self._engine.threads = max(1, threads)
         self._nim_count = 0
         self._scan_at = _PROVE_START
 
@@ -683,6 +705,19 @@ class _Scan:
     best_z: int
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _far_pool() -> ThreadPoolExecutor:
+    """The one extra thread of the sparse method (shared by every computation)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nimlab-grundy")
+        return _POOL
+
+
 def _wht(h: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Walsh–Hadamard transform: ``out[m] = sum_v h[v] (-1)^popcount(v & m)``; len a power of 2."""
     size = len(h)
@@ -758,6 +793,10 @@ class _Engine:
         self.nrare = 0
         self.hot = np.zeros(_HOT, dtype=np.int64)
         self.nhot = 0
+        self.threads = 2
+        """At most this many threads (a second one only where it pays, see ``_run_far``)."""
+        self.far_middle = _FAR_MIDDLE
+        """How many splits nearest the middle the other thread takes (adapted as it runs)."""
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
         self.chunk = 1 << 12
@@ -868,25 +907,11 @@ class _Engine:
             self._choose_mask(force=False)
             return
         while self.count < stop:
-            nxt, nrare, nhot, status = _k.sparse_extend(
-                self.g,
-                self.count,
-                stop,
-                self.whole_k,
-                self.leave_k,
-                self.split_k,
-                self.partab,
-                int(self.positional),
-                self.k0,
-                self.rare_pos,
-                self.rare_val,
-                self.nrare,
-                self.hot,
-                self.nhot,
-                self.seen,
-                self.unequal,
-            )
-            self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+            if min(self.threads, _THREADS) > 1 and self._far_worthwhile():
+                if not self._run_far(stop):
+                    return
+                continue
+            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0)
             if status == _k.GROW:
                 self._grow()
                 if self.sparse_from is None:
@@ -897,6 +922,114 @@ class _Engine:
         if self.auto_mask:
             self._update_hist()
             self._choose_mask(force=False)
+
+    def _sparse_call(
+        self,
+        stop: int,
+        far: npt.NDArray[np.uint8],
+        far_base: int,
+        far_lo: int,
+        far_hi: int,
+        far_middle: int,
+    ) -> int:
+        """One call of the sparse kernel from ``count`` towards ``stop``; returns its status."""
+        nxt, nrare, nhot, status = _k.sparse_extend(
+            self.g,
+            self.count,
+            stop,
+            self.whole_k,
+            self.leave_k,
+            self.split_k,
+            self.partab,
+            int(self.positional),
+            self.k0,
+            self.rare_pos,
+            self.rare_val,
+            self.nrare,
+            self.hot,
+            self.nhot,
+            self.seen,
+            self.unequal,
+            _BLOCK,
+            far,
+            far_base,
+            far_lo,
+            far_hi,
+            far_middle,
+        )
+        self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+        return int(status)
+
+    def _far_worthwhile(self) -> bool:
+        """Whether enough rare heaps lie far below the next heaps to share the pairing."""
+        reach = 2 * _FAR_BLOCK
+        return (
+            self.count >= 2 * reach
+            and self.nrare - int(np.searchsorted(self.rare_pos[: self.nrare], reach)) >= _FAR_RARE
+        )
+
+    def _run_far(self, stop: int) -> bool:
+        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, on two threads: while this
+        one runs the sparse kernel on a block, the other pairs the rare heaps of at least
+        ``2 * _FAR_BLOCK`` for the next block (:func:`sparse_far`; their partners lie below the
+        block being computed, so both read only finished values). Returns False when the
+        values outgrew the sparse method (the rest was computed by the plain one)."""
+        reach = 2 * _FAR_BLOCK
+        half = self.size // 2
+        buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
+        pool = _far_pool()
+
+        def far_job(
+            start: int, end: int, hi: int, known: int, out: npt.NDArray[np.uint8]
+        ) -> tuple[int, int, int]:
+            pos, val = self.rare_pos, self.rare_val
+            lo = int(np.searchsorted(pos[:hi], reach))
+            # the middle splits of heap end - 1 reach up to (end - 1) / 2 + middle
+            middle = self.far_middle if (end - 1) // 2 + self.far_middle < known else 0
+            _k.sparse_far(
+                self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, middle, out
+            )
+            return lo, hi, middle
+
+        base = self.count
+        end = min(stop, base + _FAR_BLOCK)
+        lo, hi, middle = far_job(base, end, self.nrare, base, buffers[0])
+        which = 0
+        while self.count < stop:
+            nxt = min(stop, base + _FAR_BLOCK)
+            job = None
+            if nxt < stop:
+                end = min(stop, nxt + _FAR_BLOCK)
+                job = pool.submit(far_job, nxt, end, self.nrare, base, buffers[1 - which])
+            try:
+                while self.count < nxt:
+                    status = self._sparse_call(nxt, buffers[which], base, lo, hi, middle)
+                    if status == _k.GROW:
+                        if job is not None:
+                            job.result()
+                            job = None
+                        self._grow()
+                        if self.sparse_from is None:
+                            self._run_plain(stop)
+                            return False
+                        return True  # the arrays changed size: start the blocks again
+                    if status == _k.RARE_FULL:
+                        self._resize_rare(
+                            max(2 * len(self.rare_pos) + _RARE_SLACK, len(self.rare_pos) + 1)
+                        )
+            finally:
+                if job is not None and self.count < nxt:
+                    job.result()  # (an error above) never leave the other thread writing
+            if job is None:
+                break
+            # share the work evenly: more middle splits for the other thread while it is
+            # done first, fewer while this one waits for it
+            step = max(1, self.far_middle // 8)
+            self.far_middle = self.far_middle + step if job.done() else self.far_middle - step
+            self.far_middle = max(0, self.far_middle)
+            lo, hi, middle = job.result()
+            base, which = nxt, 1 - which
+        return True
 
     def fill_periodic(self, scan: _Scan, stop: int) -> None:
         """Values up to ``g[stop - 1]`` from the proven period of ``scan`` (exact: the theorem
@@ -923,7 +1056,8 @@ class _Engine:
     def _rebuild_rare(self) -> None:
         self.partab = _k.parity_table(self.mask, self.size)
         pos = int(self.positional)
-        total = int(_k.count_rare(self.g, self.count, self.partab, pos, self.k0))
+        none = np.zeros(0, dtype=np.int64)
+        total = int(_k.collect_rare(self.g, self.count, self.partab, pos, self.k0, none, none))
         self.rare_pos = np.zeros(2 * total + _RARE_SLACK, dtype=np.int64)
         self.rare_val = np.zeros(2 * total + _RARE_SLACK, dtype=np.int64)
         self.nrare = int(

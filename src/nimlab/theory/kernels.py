@@ -48,9 +48,16 @@ def _warm_grundy() -> None:
 
 
 def _warm_grundy_sparse() -> None:
+    import numpy as np
+
+    from nimlab.theory import _grundy_kernels as k
     from nimlab.theory.grundy import grundy_sequence
 
     grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="sparse", prove=True)
+    # the second thread's kernel, with the argument types of long runs
+    ints = np.zeros(1, np.int64)
+    far = np.zeros((1, 2), np.uint8)
+    k.sparse_far(np.zeros(4, np.uint16), 2, 3, ints, ints, ints, 0, 0, 0, 0, far)
 
 
 def _warm_retrograde() -> None:
@@ -105,7 +112,7 @@ GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
 
 _SHARED = {
     "grundy": ("plain_extend", "parity_table", "period_scan"),
-    "grundy-sparse": ("sparse_extend", "count_rare", "collect_rare"),
+    "grundy-sparse": ("sparse_extend", "sparse_far", "collect_rare"),
     "retrograde": ("solve_table",),
     "retrograde-any": ("solve_table_any_take",),
     "retrograde-wide": ("solve_table", "solve_table_any_take"),
