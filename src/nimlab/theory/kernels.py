@@ -19,19 +19,26 @@ quotient       ``_quotient_kernels``               :mod:`nimlab.theory.quotient`
 =============  ==================================  =====================================
 
 Every kernel is compiled with ``cache=True``: the first process compiles it (seconds), the later
-ones load it from the cache (next to the sources, or under ``NUMBA_CACHE_DIR``). Each solver calls
-:func:`ensure` for its group before its first kernel call; :func:`ensure` runs a small question
-through the solver (so each kernel is compiled for the argument types real questions use) inside
-:func:`~nimlab.theory.budget.not_counted`: a budget counts work, never compiling or importing.
-Interfaces call :func:`prepare` before they start answering (``nimlab serve``, a command's first
-run with :func:`cold` groups, which can then say so).
+ones load it from the cache (next to the sources, or under ``NUMBA_CACHE_DIR``). Processes that
+share a cache compile a kernel module one at a time (a lock file in the temporary folder): one
+that finds another compiling waits and loads the result instead of compiling it too.
+
+Each solver calls :func:`ensure` for its group before its first kernel call; :func:`ensure`
+runs a small question through the solver (so each kernel is compiled for the argument types
+real questions use) inside :func:`~nimlab.theory.budget.not_counted`: a budget counts work,
+never compiling or importing. Interfaces call :func:`prepare` before they start answering
+(``nimlab serve``, a command's first run with :func:`cold` groups, which can then say so).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import ModuleType
 
@@ -147,11 +154,43 @@ def ensure(group: str) -> None:
         _busy.add(group)
         try:
             with not_counted():
-                importlib.import_module(module)
-                warm()
+                if _group_cached(group, importlib.import_module(module)):
+                    warm()
+                else:
+                    with _compiling(module):  # another process may be compiling it: wait
+                        warm()
         finally:
             _busy.discard(group)
         _ready.add(group)
+
+
+def _lock_path(module: str) -> Path:
+    """The lock file of kernel module ``module`` for the kernel cache this process uses."""
+    cache = os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).resolve().parent
+    digest = hashlib.sha256(f"{cache}:{module}".encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"nimlab-kernels-{digest}.lock"
+
+
+@contextmanager
+def _compiling(module: str) -> Iterator[None]:
+    """Hold the lock, shared by every process of this machine that uses the same kernel cache,
+    that lets one process at a time compile the kernels of ``module``: a process that waited
+    then loads what the other one compiled from the cache instead of compiling it again.
+    Without a lock file (none can be made, or no ``fcntl``) nothing is shared and nothing
+    waits."""
+    try:
+        import fcntl
+
+        fd = os.open(_lock_path(module), os.O_RDWR | os.O_CREAT, 0o666)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        with suppress(OSError):  # (then compile without the lock)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def prepare(
