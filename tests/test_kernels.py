@@ -6,11 +6,13 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
 
 from nimlab.theory import kernels
+from processes import PATIENCE
 
 
 def _try_lock(path: Path) -> bool:
@@ -37,3 +39,26 @@ def test_one_process_at_a_time_compiles_a_kernel_module(
     assert _try_lock(path)  # released
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other"))
     assert kernels._lock_path(module) != path  # another cache, another lock
+
+
+def test_a_group_prepared_while_another_is_takes_no_second_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sparse Grundy kernels prepare the quadratic ones on the way (same module): a second
+    lock would wait for the first one forever; and a process that holds one lock and waits for
+    another could wait for a process doing the reverse."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    grundy, split = kernels.GROUPS["grundy"][0], kernels.GROUPS["split"][0]
+    done = threading.Event()
+
+    def nested() -> None:
+        with kernels._compiling(grundy), kernels._compiling(grundy), kernels._compiling(split):
+            assert not _try_lock(kernels._lock_path(grundy))
+            assert _try_lock(kernels._lock_path(split))  # only the outer one is held
+        done.set()
+
+    worker = threading.Thread(target=nested, daemon=True)
+    worker.start()
+    worker.join(PATIENCE)
+    assert done.is_set()
+    assert _try_lock(kernels._lock_path(grundy))

@@ -134,6 +134,8 @@ COLD_SECONDS: dict[str, float] = {
 _ready: set[str] = set()
 _busy: set[str] = set()
 _lock = threading.RLock()
+_holding = False
+"""Whether this process holds a compile lock (see :func:`_compiling`)."""
 
 
 def ready(group: str) -> bool:
@@ -177,7 +179,13 @@ def _compiling(module: str) -> Iterator[None]:
     that lets one process at a time compile the kernels of ``module``: a process that waited
     then loads what the other one compiled from the cache instead of compiling it again.
     Without a lock file (none can be made, or no ``fcntl``) nothing is shared and nothing
-    waits."""
+    waits. Called with :data:`_lock` held; a group prepared while another one is (the sparse
+    Grundy kernels need the quadratic ones) takes no second lock: a process holds at most one,
+    so two processes never wait for each other."""
+    global _holding
+    if _holding:
+        yield
+        return
     try:
         import fcntl
 
@@ -185,11 +193,13 @@ def _compiling(module: str) -> Iterator[None]:
     except (ImportError, OSError):
         yield
         return
+    _holding = True
     try:
         with suppress(OSError):  # (then compile without the lock)
             fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
+        _holding = False
         os.close(fd)  # releases the lock
 
 
