@@ -1,4 +1,4 @@
-"""Preparing the Numba kernels: processes that share a kernel cache compile a kernel module one at
+"""Compiling the Numba kernels: processes that share a kernel cache compile a kernel module one at
 a time (the others wait, then load it from the cache)."""
 
 from __future__ import annotations
