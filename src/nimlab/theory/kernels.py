@@ -20,8 +20,9 @@ quotient       ``_quotient_kernels``               :mod:`nimlab.theory.quotient`
 
 Every kernel is compiled with ``cache=True``: the first process compiles it (seconds), the later
 ones load it from the cache (next to the sources, or under ``NUMBA_CACHE_DIR``). Processes that
-share a cache compile a kernel module one at a time (a lock file in the temporary folder): one
-that finds another compiling waits and loads the result instead of compiling it too.
+share a cache compile a kernel module one at a time (a lock file in the cache or the temporary
+folder): one that finds another compiling waits and loads the result instead of compiling it
+too.
 
 Each solver calls :func:`ensure` for its group before its first kernel call; :func:`ensure`
 runs a small question through the solver (so each kernel is compiled for the argument types
@@ -167,9 +168,14 @@ def ensure(group: str) -> None:
 
 
 def _lock_path(module: str) -> Path:
-    """The lock file of kernel module ``module`` for the kernel cache this process uses."""
-    cache = os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).resolve().parent
-    digest = hashlib.sha256(f"{cache}:{module}".encode()).hexdigest()[:16]
+    """The lock file of kernel module ``module`` for the kernel cache this process uses: in
+    ``NUMBA_CACHE_DIR`` when it is set, else in the temporary folder (named after this copy of
+    nimlab, whose kernels are cached next to their sources)."""
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if cache:
+        return Path(cache) / f"nimlab-{module}.lock"
+    where = f"{Path(__file__).resolve().parent}:{module}"
+    digest = hashlib.sha256(where.encode()).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"nimlab-kernels-{digest}.lock"
 
 
@@ -189,7 +195,9 @@ def _compiling(module: str) -> Iterator[None]:
     try:
         import fcntl
 
-        fd = os.open(_lock_path(module), os.O_RDWR | os.O_CREAT, 0o666)
+        path = _lock_path(module)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except (ImportError, OSError):
         yield
         return
