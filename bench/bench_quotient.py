@@ -84,6 +84,11 @@ def main() -> None:
         d30 = misere_quotient(dawson, 30, budget=Budget(seconds=60))
         d30_s = time.perf_counter() - start
         print(f"0.07 to heap 30          {d30_s:7.3f} s  (order {d30.order}) target < 6 s")
+        # Siegel's Q_30(0.07) (the suite stops at heap 27, order 176, to stay fast)
+        assert d30.order == 360, d30.order
+        solver = ExactSolver(dawson, misere=True)
+        small = [(a, b, c) for a in range(31) for b in range(max(a, 1), 31) for c in range(b, 31)]
+        assert all(d30.outcome(p) == solver.value(p).outcome for p in small if sum(p) <= 34)
     except BudgetExceeded:
         print("0.07 to heap 30          not within 60 s (Siegel: order 360)")
     plain_s = plain_twins_seconds(dawson, 25)

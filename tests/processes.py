@@ -9,6 +9,7 @@ import platform
 import signal
 import subprocess
 import termios
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -99,3 +100,52 @@ def until(check: Callable[[], Any], what: str, bound: float = PATIENCE) -> Any:
             return got
         assert time.monotonic() < end, f"never happened: {what}"
         time.sleep(0.02)
+
+
+def run_starved(
+    args: list[str],
+    *,
+    stdin: str,
+    env: Mapping[str, str] | None = None,
+    share: float = 0.5,
+    timeout: float = PATIENCE,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``args`` to the end as on a machine busy on every core, without making it busy: a
+    thread of this process stops the child (``SIGSTOP``) and lets it go on (``SIGCONT``) in turns
+    of a few milliseconds, so that it gets at most ``share`` of the wall time that passes, as
+    when other processes take the rest. Its clock runs on while it waits, as under real load;
+    the other tests keep both cores. Raises ``CalledProcessError`` when it fails."""
+    run, pause = 0.02 * share, 0.02 * (1 - share)
+    proc = subprocess.Popen(
+        args,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pidfd = os.pidfd_open(proc.pid)  # names this child even after it is gone (no pid reuse)
+    done = threading.Event()
+
+    def pace() -> None:
+        try:
+            while not done.wait(run):
+                signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
+                done.wait(pause)
+                signal.pidfd_send_signal(pidfd, signal.SIGCONT)
+        except ProcessLookupError:  # it has ended
+            pass
+
+    pacer = threading.Thread(target=pace, daemon=True)
+    pacer.start()
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    finally:
+        done.set()
+        pacer.join()
+        proc.kill()
+        proc.wait()
+        os.close(pidfd)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, args, out, err)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)

@@ -1,7 +1,7 @@
 """The same question gets the same answer: the command line, started with an empty kernel cache
-(the first run after an install) on a machine busy on both cores, proves exactly what it proves
-with its kernels prepared and the machine idle. Budgets count work, never compiling; no check
-here depends on how long anything takes."""
+(the first run after an install) and given half of the time it asks for (as on a machine busy on
+both cores), proves exactly what it proves with its kernels prepared and the machine idle.
+Budgets count work, never compiling; no check here depends on how long anything takes."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from nimlab.theory import kernels, quotient
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import Engine
 from nimlab.theory.octal import TakeAndBreak
+from processes import run_starved
 
 QUESTIONS: dict[str, tuple[str, int, list[list[int]], bool]] = {
     # misère Kayles rows 1..60, and positions only its misère quotient answers
@@ -37,9 +38,9 @@ QUESTIONS: dict[str, tuple[str, int, list[list[int]], bool]] = {
 """Name: (ruleset, players, positions, cold): one command line each (``analyze --batch``),
 started with an empty kernel cache when ``cold``. Compiling the kernels of misère Kayles (the
 compiled search, the quotient) takes a minute on a loaded two-core machine, too long for the
-suite: they start from the kernel cache, still under load, unless ``NIMLAB_TEST_COLD=all``
-(then every question starts cold: ``NIMLAB_TEST_COLD=all .venv/bin/pytest -n 0
-tests/test_same_answers.py``)."""
+suite: they start from the kernel cache, still starved of time, unless ``NIMLAB_TEST_COLD=all``
+(then every question starts cold, beside two busy loops: ``NIMLAB_TEST_COLD=all
+.venv/bin/pytest -n 0 tests/test_same_answers.py``)."""
 
 ALL_COLD = os.environ.get("NIMLAB_TEST_COLD") == "all"
 
@@ -54,23 +55,23 @@ def _command(ruleset: str, players: int) -> list[str]:
 
 @pytest.fixture(scope="module")
 def cold_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
-    """Every question asked of the command line while two busy loops keep both cores loaded
-    (stopped whatever happens), the ``cold`` ones with an empty kernel cache (one for all of
-    them: each command line compiles what it needs that the ones before did not)."""
+    """Every question asked of the command line while it gets only half of the time that passes
+    (stopped and let go on in turns, as other processes on busy cores would make it wait: see
+    :func:`~processes.run_starved`), the ``cold`` ones with an empty kernel cache (one for all
+    of them: each command line compiles what it needs that the ones before did not). With
+    ``NIMLAB_TEST_COLD=all``, two busy loops also keep both cores loaded (stopped whatever
+    happens)."""
     cache: Path = tmp_path_factory.mktemp("kernel-cache")
     cold_env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    hogs = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(2)]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(2 * ALL_COLD)]
     try:
         out: dict[str, list[dict[str, Any]]] = {}
         for name, (ruleset, players, positions, cold) in QUESTIONS.items():
-            done = subprocess.run(
+            done = run_starved(
                 _command(ruleset, players),
-                input="".join(json.dumps(p) + "\n" for p in positions),
-                capture_output=True,
-                text=True,
+                stdin="".join(json.dumps(p) + "\n" for p in positions),
                 env=cold_env if cold or ALL_COLD else None,
                 timeout=900,
-                check=True,
             )
             out[name] = [json.loads(line) for line in done.stdout.splitlines()]
         return out

@@ -760,12 +760,9 @@ def test_serve_prints_its_address_and_serves(tmp_path: Path) -> None:
 
 
 def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "nimlab", "serve", "--db", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE,
-    )
+    from processes import nimlab
+
+    r = nimlab("serve", "--db", str(tmp_path))
     assert r.returncode == 1
     assert "is a directory" in r.stderr and "Traceback" not in r.stderr
 
@@ -777,13 +774,9 @@ def test_serve_on_a_busy_port_says_so(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        r = subprocess.run(
-            [sys.executable, "-m", "nimlab", "serve", "--port", str(port)]
-            + ["--db", str(tmp_path / "s.db")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        from processes import nimlab
+
+        r = nimlab("serve", "--port", str(port), "--db", str(tmp_path / "s.db"))
     assert r.returncode == 2, r.stdout + r.stderr
     assert "it is in use" in r.stderr and "--port" in r.stderr and "serving on" not in r.stdout
     assert "Traceback" not in r.stderr

@@ -19,19 +19,27 @@ quotient       ``_quotient_kernels``               :mod:`nimlab.theory.quotient`
 =============  ==================================  =====================================
 
 Every kernel is compiled with ``cache=True``: the first process compiles it (seconds), the later
-ones load it from the cache (next to the sources, or under ``NUMBA_CACHE_DIR``). Each solver calls
-:func:`ensure` for its group before its first kernel call; :func:`ensure` runs a small question
-through the solver (so each kernel is compiled for the argument types real questions use) inside
-:func:`~nimlab.theory.budget.not_counted`: a budget counts work, never compiling or importing.
-Interfaces call :func:`prepare` before they start answering (``nimlab serve``, a command's first
-run with :func:`cold` groups, which can then say so).
+ones load it from the cache (next to the sources, or under ``NUMBA_CACHE_DIR``). Processes that
+share a cache compile a kernel module one at a time (a lock file in the cache or the temporary
+folder): one that finds another compiling waits and loads the result instead of compiling it
+too.
+
+Each solver calls :func:`ensure` for its group before its first kernel call; :func:`ensure`
+runs a small question through the solver (so each kernel is compiled for the argument types
+real questions use) inside :func:`~nimlab.theory.budget.not_counted`: a budget counts work,
+never compiling or importing. Interfaces call :func:`prepare` before they start answering
+(``nimlab serve``, a command's first run with :func:`cold` groups, which can then say so).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import ModuleType
 
@@ -134,6 +142,8 @@ COLD_SECONDS: dict[str, float] = {
 _ready: set[str] = set()
 _busy: set[str] = set()
 _lock = threading.RLock()
+_holding = False
+"""Whether this process holds a compile lock (see :func:`_compiling`)."""
 
 
 def ready(group: str) -> bool:
@@ -154,11 +164,58 @@ def ensure(group: str) -> None:
         _busy.add(group)
         try:
             with not_counted():
-                importlib.import_module(module)
-                warm()
+                if _group_cached(group, importlib.import_module(module)):
+                    warm()
+                else:
+                    with _compiling(module):  # another process may be compiling it: wait
+                        warm()
         finally:
             _busy.discard(group)
         _ready.add(group)
+
+
+def _lock_path(module: str) -> Path:
+    """The lock file of kernel module ``module`` for the kernel cache this process uses: in
+    ``NUMBA_CACHE_DIR`` when it is set, else in the temporary folder (named after this copy of
+    nimlab, whose kernels are cached next to their sources)."""
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if cache:
+        return Path(cache) / f"nimlab-{module}.lock"
+    where = f"{Path(__file__).resolve().parent}:{module}"
+    digest = hashlib.sha256(where.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"nimlab-kernels-{digest}.lock"
+
+
+@contextmanager
+def _compiling(module: str) -> Iterator[None]:
+    """Hold the lock, shared by every process of this machine that uses the same kernel cache,
+    that lets one process at a time compile the kernels of ``module``: a process that waited
+    then loads what the other one compiled from the cache instead of compiling it again.
+    Without a lock file (none can be made, or no ``fcntl``) nothing is shared and nothing
+    waits. Called with :data:`_lock` held; a group prepared while another one is (the sparse
+    Grundy kernels need the quadratic ones) takes no second lock: a process holds at most one,
+    so two processes never wait for each other."""
+    global _holding
+    if _holding:
+        yield
+        return
+    try:
+        import fcntl
+
+        path = _lock_path(module)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except (ImportError, OSError):
+        yield
+        return
+    _holding = True
+    try:
+        with suppress(OSError):  # (then compile without the lock)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        _holding = False
+        os.close(fd)  # releases the lock
 
 
 def prepare(
