@@ -1,0 +1,714 @@
+"""The rules of a game as one protocol, and its implementations.
+
+The names (as in OpenSpiel and python-chess):
+
+- **the rules** (:class:`Rules`): one game with its parameters (``nim``, ``moore:2``,
+  ``octal:0.137``): its positions, its legal moves and their text forms, whether moves split
+  heaps, whether positions are sums of independent heaps (so that Grundy values and misère
+  quotients mean something), which theory decides it, which board shows it. A
+  :class:`~nimlab.core.ruleset.Ruleset` adds normal or misère play and extra end positions.
+- **a position** (a board: :class:`~nimlab.core.position.Position`,
+  :class:`~nimlab.core.position.Rows` or :class:`~nimlab.core.position.Piles`): one moment's
+  heaps, immutable; :class:`~nimlab.core.state.GameState` adds whose turn it is.
+- **a match** (:class:`~nimlab.core.game.Game`): a session with players and history.
+
+Every interface asks the rules (through the registry's :class:`~nimlab.core.games.GameKind`)
+instead of special-casing games. :class:`HeapRules` is every take-and-break game
+(:class:`~nimlab.theory.octal.TakeAndBreak`: Nim, octal and subtraction games, Lasker's Nim,
+Grundy's game); :class:`WythoffRules`, :class:`MooreRules`, :class:`StaircaseRules` and
+:class:`FibonacciRules` are the classic relatives of Nim whose positions are not sums of
+independent heaps (or carry more than heaps), played on :class:`~nimlab.core.position.Piles`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from nimlab.core.errors import IllegalMoveError, PositionError
+from nimlab.core.position import (
+    Board,
+    Move,
+    Piles,
+    Position,
+    Rows,
+    board_for,
+    parse_heaps,
+)
+from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.engine import Evaluation, interactive_budget
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import Canon, canonical
+from nimlab.theory.solver import MoveSolver
+
+__all__ = [
+    "BoardKind",
+    "FibonacciRules",
+    "HeapRules",
+    "MooreRules",
+    "MoveShape",
+    "PileRules",
+    "RelativeEngine",
+    "Rules",
+    "StaircaseRules",
+    "WythoffRules",
+]
+
+BoardKind = Literal["piles", "rows"]
+
+MoveShape = Literal["one-pile", "several-piles", "stones"]
+"""What a move looks like, for interfaces that let people make one: take from one pile, take
+from several piles at once, or take adjacent stones from a row (a cut of zero stones where the
+rules allow it)."""
+
+
+@runtime_checkable
+class Rules(Protocol):
+    """The rules of one game with its parameters (OpenSpiel's Game)."""
+
+    @property
+    def board(self) -> BoardKind:
+        """How positions are shown: ``piles``, or ``rows`` of stones for games that split."""
+        ...
+
+    @property
+    def move_shape(self) -> MoveShape: ...
+
+    @property
+    def splits(self) -> bool:
+        """Whether a move can leave two heaps where there was one."""
+        ...
+
+    @property
+    def heap_sum(self) -> bool:
+        """Whether every position is a sum of independent heaps: then Grundy values (normal
+        play) and misère quotients mean something."""
+        ...
+
+    @property
+    def heap_rule(self) -> TakeAndBreak | None:
+        """The take-and-break rule of a heap game (``None`` for the relatives)."""
+        ...
+
+    @property
+    def end_positions_allowed(self) -> bool:
+        """Whether extra end positions (multisets of heap sizes) can be added."""
+        ...
+
+    @property
+    def max_players(self) -> int | None:
+        """The most players the rules are solved for (``None``: any number)."""
+        ...
+
+    def why_not_heaps(self) -> str:
+        """Why Grundy values and quotients do not apply ("" when they do)."""
+        ...
+
+    def start(self, heaps: Iterable[Any]) -> Board:
+        """The board a game starts on from heap sizes; raises :class:`PositionError`."""
+        ...
+
+    def as_board(self, value: object) -> Board:
+        """A board as it is (checked to be one of these rules), or heap sizes as :meth:`start`
+        makes them; raises :class:`PositionError`."""
+        ...
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]: ...
+
+    def play(self, board: Board, move: Move) -> Board:
+        """The board after ``move``; raises :class:`IllegalMoveError` saying what is allowed."""
+        ...
+
+    def is_dead(self, board: Board) -> bool:
+        """Whether no move is left (end positions of the ruleset aside)."""
+        ...
+
+    def parse_move(self, text: str, board: Board) -> Move:
+        """Read move text as people type it on this board; raises :class:`InvalidMoveError`."""
+        ...
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        """``"take 3 from pile 2"``, ``"take 2 from both piles"`` ..."""
+        ...
+
+
+def _single(board: Board) -> tuple[bool, bool]:
+    rows = isinstance(board, Rows)
+    return rows, board.pile_count == 1
+
+
+def _parse_board_move(text: str, board: Board) -> Move:
+    rows, single = _single(board)
+    return Move.from_text(
+        text, rows=rows, single_row=rows and single, single_pile=not rows and single
+    )
+
+
+def _pile_words(move: Move) -> str:
+    """``"take 3 from pile 2"`` or, for several piles, ``"take 3 from pile 1 and 2 from pile
+    2"``."""
+    return "take " + " and ".join(f"{t:,} from pile {p}" for p, t in move.parts)
+
+
+@dataclass(frozen=True)
+class HeapRules:
+    """A take-and-break game on heaps (:class:`~nimlab.theory.octal.TakeAndBreak`): Nim,
+    octal and subtraction games, Lasker's Nim, Grundy's game. Positions are sums of
+    independent heaps; games that split heaps are played on rows of stones."""
+
+    rule: TakeAndBreak
+
+    @property
+    def board(self) -> BoardKind:
+        return "rows" if self.rule.splits else "piles"
+
+    @property
+    def move_shape(self) -> MoveShape:
+        return "stones" if self.rule.splits else "one-pile"
+
+    @property
+    def splits(self) -> bool:
+        return self.rule.splits
+
+    @property
+    def heap_sum(self) -> bool:
+        return True
+
+    @property
+    def heap_rule(self) -> TakeAndBreak:
+        return self.rule
+
+    @property
+    def end_positions_allowed(self) -> bool:
+        return True
+
+    @property
+    def max_players(self) -> int | None:
+        return None if not self.rule.unequal else 2
+
+    def why_not_heaps(self) -> str:
+        return ""
+
+    def start(self, heaps: Iterable[Any]) -> Board:
+        return board_for(self.rule, heaps)
+
+    def as_board(self, value: object) -> Board:
+        if isinstance(value, Piles):
+            raise PositionError("this game is played on piles of its own rule, not these")
+        if isinstance(value, Position | Rows):
+            if self.rule.splits != isinstance(value, Rows):
+                kind = "rows of stones" if self.rule.splits else "piles"
+                raise PositionError(f"this game is played on {kind}")
+            return value
+        from nimlab.core.position import as_board
+
+        return as_board(self.rule, value)
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        return board.successors(self.rule)
+
+    def play(self, board: Board, move: Move) -> Board:
+        if move.also:
+            raise IllegalMoveError("a move takes from one pile (or one run of stones) only")
+        return board.play(self.rule, move)
+
+    def is_dead(self, board: Board) -> bool:
+        from nimlab.theory.positions import is_terminal
+
+        return is_terminal(self.rule, board.canonical, frozenset())
+
+    def parse_move(self, text: str, board: Board) -> Move:
+        return _parse_board_move(text, board)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        if move.at is None:
+            return _pile_words(move)
+        if move.take == 0:
+            return f"split row {move.pile} before stone {move.at}"
+        last = move.at + move.take - 1
+        stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
+        return f"take {stones} of row {move.pile}"
+
+
+# -- the classic relatives, on piles -------------------------------------------------------------
+
+
+class RelativeEngine:
+    """Outcome and remoteness of a relative's positions (keys), for one ruleset: the rules'
+    theorem where it holds (normal play, no extra end positions), else and for the remoteness
+    the exact search (:class:`~nimlab.theory.solver.MoveSolver`) within the question's budget.
+    Never guesses: beyond the budget the answer is not proven. Thread safe (one lock)."""
+
+    def __init__(
+        self,
+        moves: Callable[[Canon], Iterable[Canon]],
+        formula: Callable[[Canon, bool], Outcome | None],
+        *,
+        misere: bool,
+        end_positions: frozenset[Canon],
+        end_key: Callable[[Canon], Canon],
+        cost: Callable[[Canon], float],
+        method: str,
+    ) -> None:
+        self.misere = misere
+        self.end_positions = end_positions
+        self.method = method
+        self._formula = formula
+        self._end_key = end_key
+        self._cost = cost
+
+        def is_end(key: Canon) -> bool:
+            return bool(end_positions) and end_key(key) in end_positions
+
+        self._solver: MoveSolver[Canon] = MoveSolver(moves, misere=misere, is_end=is_end)
+        self.lock = threading.RLock()
+
+    def formula(self, key: Canon) -> Outcome | None:
+        """The theorem's outcome (``None`` where it does not hold under these rules: extra end
+        positions, or a play no theorem covers)."""
+        if self.end_positions:
+            return None
+        return self._formula(key, self.misere)
+
+    def evaluate(
+        self, key: Canon, *, remoteness: bool = True, budget: Budget | None = None
+    ) -> Evaluation:
+        """What is known of ``key``: the formula's outcome, and the search's remoteness (and
+        outcome, where no formula holds) when it fits the budget."""
+        known = self.formula(key)
+        if known is not None and not remoteness:
+            return Evaluation(known, None, self.method)
+        if key in self._solver:
+            v = self._solver.value(key)
+            return Evaluation(v.outcome, v.remoteness, self.method if known else "search")
+        if budget is None:
+            budget = interactive_budget()
+        cost = self._cost(key)
+        from nimlab.theory.budget import Shortfall
+
+        if known is not None and cost > REMOTENESS_COST:
+            return Evaluation(known, None, self.method)
+        if not budget.allows(int(min(cost, 1e18))):
+            return Evaluation(
+                known,
+                None,
+                self.method if known else "not proven",
+                Shortfall("the exact search", "positions"),
+            )
+        try:
+            with self.lock:
+                if len(self._solver) > SEARCH_LIMIT:
+                    self._solver = MoveSolver(
+                        self._solver.moves, misere=self.misere, is_end=self._solver.is_end
+                    )
+                v = self._solver.value(key, budget)
+        except BudgetExceeded as e:
+            shortfall = Shortfall("the exact search", e.reason)
+            if known is not None:
+                return Evaluation(known, None, self.method, shortfall)
+            return Evaluation(None, None, "not proven", shortfall)
+        if known is not None:
+            return Evaluation(known, v.remoteness, self.method)
+        return Evaluation(v.outcome, v.remoteness, "search")
+
+
+RANDOM_LISTED = 100_000
+"""Up to this many moves a random move is drawn from the list of them all."""
+
+REMOTENESS_COST = 300_000
+"""A search for the remoteness alone (the theorem gave the outcome) runs only below this many
+positions (estimated)."""
+
+SEARCH_LIMIT = 1_000_000
+"""Most positions an engine's search keeps between questions (then it starts afresh)."""
+
+_ENGINES: OrderedDict[tuple[object, bool, frozenset[Canon]], RelativeEngine] = OrderedDict()
+_ENGINES_LOCK = threading.Lock()
+MAX_RELATIVE_ENGINES = 8
+
+
+class PileRules:
+    """What the relatives on piles share: boards of :class:`Piles`, moves read as ``PILE
+    AMOUNT`` (pairs of them for moves on several piles), the exact search over the rules' own
+    move generator, and the theorem of :meth:`formula` where it holds. Subclasses give
+    :meth:`successors`, :meth:`play`, :meth:`key` and :meth:`formula`."""
+
+    board: BoardKind = "piles"
+    move_shape: MoveShape = "one-pile"
+    splits = False
+    heap_sum = False
+    heap_rule: TakeAndBreak | None = None
+    end_positions_allowed = True
+    max_players: int | None = 2
+    method = "theory"
+    """The engine's name for the theorem (``"wythoff"``, ...)."""
+    theory_name = "the theorem"
+    """The theorem in words, for sentences ("Wythoff's theorem")."""
+    piles: int | None = None
+    """How many piles a position has (``None``: any number)."""
+
+    def why_not_heaps(self) -> str:
+        return "positions are not sums of independent heaps"
+
+    # -- positions ------------------------------------------------------------------------
+
+    def start(self, heaps: Iterable[Any]) -> Piles:
+        sizes = parse_heaps(heaps)
+        if self.piles is not None and len(sizes) != self.piles:
+            count = "one pile" if self.piles == 1 else f"{self.piles} piles"
+            raise PositionError(f"this game is played on {count} (got {len(sizes)})")
+        return Piles(sizes, self, self.start_limit(sizes))
+
+    def start_limit(self, heaps: tuple[int, ...]) -> int | None:
+        return None
+
+    def as_board(self, value: object) -> Board:
+        if isinstance(value, Piles):
+            if value.rule != self:
+                raise PositionError("this position belongs to another game")
+            return value
+        if isinstance(value, Position | Rows):
+            return self.start(value.heaps)
+        if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+            raise PositionError(
+                f"a position is a list of heap sizes like [3, 5], not {type(value).__name__}"
+            )
+        return self.start(value)
+
+    def key(self, board: Piles) -> Canon:
+        """The engine's key: what counts as the same position (default: the multiset)."""
+        return canonical(board.heaps)
+
+    def board_of(self, key: Canon) -> Piles:
+        """A board with the key ``key`` (for the search over keys)."""
+        return Piles(key, self, None)
+
+    def end_key(self, key: Canon) -> Canon:
+        """The multiset of heaps of a key (what extra end positions are compared with)."""
+        return canonical(key)
+
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        """The keys one move away from ``key``: the exact search's move generator."""
+        for _move, after in self.successors(self.board_of(key)):
+            yield after.canonical
+
+    def search_cost(self, key: Canon) -> float:
+        """About how many positions an exact search from ``key`` stores (default: every
+        position with piles no larger, ``prod(h + 1)``). O(piles)."""
+        total = 1.0
+        for h in key:
+            total *= h + 1
+        return total
+
+    def count_moves(self, board: Piles) -> int:
+        """The number of legal moves (default: listing them)."""
+        return sum(1 for _ in self.successors(board))
+
+    def random_move(self, board: Piles, rng: random.Random) -> Move:
+        """A random legal move: uniform up to :data:`RANDOM_LISTED` moves, beyond that a
+        uniform move among those that take from one pile only (every relative has them).
+        Raises :class:`IllegalMoveError` when there is no move."""
+        count = self.count_moves(board)
+        if count <= RANDOM_LISTED:
+            moves = [move for move, _ in self.successors(board)]
+            if not moves:
+                raise IllegalMoveError("no move is left")
+            return rng.choice(moves)
+        single = [(i, h) for i, h in enumerate(board.heaps, 1) if h]
+        i, h = rng.choices(single, [h for _, h in single])[0]
+        most = h if board.limit is None else min(h, board.limit)
+        return Move(i, rng.randrange(1, most + 1))
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        """The theorem's working on ``board``, in sentences (when it decided)."""
+        return [f"{self.theory_name[:1].upper()}{self.theory_name[1:]} decides this position."]
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        """The theorem's outcome without extra end positions (``None``: no theorem is known
+        for this play)."""
+        return None
+
+    def engine(self, misere: bool, end_positions: frozenset[Canon]) -> RelativeEngine:
+        """The shared engine for these rules under a ruleset (least recently used, bounded)."""
+        k = (self, misere, end_positions)
+        with _ENGINES_LOCK:
+            engine = _ENGINES.get(k)
+            if engine is None:
+                engine = _ENGINES[k] = RelativeEngine(
+                    self.key_moves,
+                    self.formula,
+                    misere=misere,
+                    end_positions=end_positions,
+                    end_key=self.end_key,
+                    cost=self.search_cost,
+                    method=self.method,
+                )
+                while len(_ENGINES) > MAX_RELATIVE_ENGINES:
+                    _ENGINES.popitem(last=False)
+            else:
+                _ENGINES.move_to_end(k)
+            return engine
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        raise NotImplementedError
+
+    def play(self, board: Board, move: Move) -> Piles:
+        raise NotImplementedError
+
+    def is_dead(self, board: Board) -> bool:
+        return next(iter(self.successors(board)), None) is None
+
+    def parse_move(self, text: str, board: Board) -> Move:
+        return _parse_board_move(text, board)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        return _pile_words(move)
+
+    def _piles(self, board: Board) -> Piles:
+        if not isinstance(board, Piles):
+            raise IllegalMoveError("this game is played on piles of its own rule")
+        return board
+
+    def _check_parts(self, board: Piles, move: Move) -> dict[int, int]:
+        """The move's parts as pile -> take, each pile existing, taking 1 to its size, no pile
+        twice; raises :class:`IllegalMoveError`."""
+        if move.at is not None:
+            raise IllegalMoveError("piles take no stone position: type PILE AMOUNT (e.g. 2 3)")
+        n = len(board.heaps)
+        takes: dict[int, int] = {}
+        for pile, take in move.parts:
+            if not 1 <= pile <= n:
+                allowed = "piles are 1" if n == 1 else f"piles are 1-{n}"
+                raise IllegalMoveError(f"pile {pile} does not exist: {allowed}")
+            if pile in takes:
+                raise IllegalMoveError(f"pile {pile} is named twice in one move")
+            heap = board.heaps[pile - 1]
+            if heap == 0:
+                raise IllegalMoveError(f"pile {pile} is empty: choose a pile with objects in it")
+            if not 1 <= take <= heap:
+                raise IllegalMoveError(
+                    f"cannot take {take} from pile {pile}: take 1 to {heap:,} (it has {heap:,})"
+                )
+            takes[pile] = take
+        return takes
+
+    def _taken(self, board: Piles, takes: dict[int, int], limit: int | None = None) -> Piles:
+        heaps = list(board.heaps)
+        for pile, take in takes.items():
+            heaps[pile - 1] -= take
+        return Piles(tuple(heaps), self, limit)
+
+
+@dataclass(frozen=True)
+class WythoffRules(PileRules):
+    """Wythoff's game: two piles; take any number from one pile, or the same number from
+    both. The P-positions are Wythoff's pairs (⌊kφ⌋, ⌊kφ²⌋)."""
+
+    move_shape: MoveShape = "several-piles"
+    method = "wythoff"
+    piles = 2
+
+    def key(self, board: Piles) -> Canon:
+        a, b = board.heaps
+        return (a, b) if a <= b else (b, a)
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        b = self._piles(board)
+        for i, heap in enumerate(b.heaps, 1):
+            for k in range(1, heap + 1):
+                yield Move(i, k), self._taken(b, {i: k})
+        for k in range(1, min(b.heaps) + 1):
+            yield Move(1, k, also=((2, k),)), self._taken(b, {1: k, 2: k})
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        if len(takes) == 2 and takes[1] != takes[2]:
+            raise IllegalMoveError(
+                "a move on both piles takes the same number from each (e.g. 1 3 2 3)"
+            )
+        return self._taken(b, takes)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        if move.also:
+            return f"take {move.take:,} from both piles"
+        return _pile_words(move)
+
+    def count_moves(self, board: Piles) -> int:
+        return sum(board.heaps) + min(board.heaps)
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        return None
+
+
+@dataclass(frozen=True)
+class MooreRules(PileRules):
+    """Moore's Nim_k: take any positive numbers from at least one and at most ``k`` piles.
+    A position is a P-position when every binary digit's count over the piles is divisible by
+    ``k + 1``. ``k = 1`` is Nim."""
+
+    k: int = 2
+    move_shape: MoveShape = "several-piles"
+    method = "moore"
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        from itertools import combinations, product
+
+        b = self._piles(board)
+        full = [i for i, h in enumerate(b.heaps, 1) if h]
+        for count in range(1, min(self.k, len(full)) + 1):
+            for piles in combinations(full, count):
+                for takes in product(*(range(1, b.heaps[p - 1] + 1) for p in piles)):
+                    parts = tuple(zip(piles, takes, strict=True))
+                    yield (
+                        Move(parts[0][0], parts[0][1], also=parts[1:]),
+                        self._taken(b, dict(parts)),
+                    )
+
+    def count_moves(self, board: Piles) -> int:
+        """Sum over sets of at most k non-empty piles of the product of their sizes: the
+        elementary symmetric sums e_1 .. e_k. O(piles * k)."""
+        e = [1] + [0] * self.k
+        for h in board.heaps:
+            for j in range(self.k, 0, -1):
+                e[j] += e[j - 1] * h
+        return sum(e[1:])
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        if len(takes) > self.k:
+            raise IllegalMoveError(
+                f"a move takes from at most {self.k} piles (this one names {len(takes)})"
+            )
+        return self._taken(b, takes)
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        return None
+
+
+@dataclass(frozen=True)
+class StaircaseRules(PileRules):
+    """Staircase Nim: coins on the steps of a staircase, listed from the step next to the
+    ground; a move moves any number of coins from one step to the step below (from step 1 to
+    the ground, out of the game). A position is a P-position when the coins on the odd steps
+    have nim-sum 0."""
+
+    method = "staircase"
+    end_positions_allowed = False
+
+    def key(self, board: Piles) -> Canon:
+        heaps = board.heaps
+        end = len(heaps)
+        while end and not heaps[end - 1]:
+            end -= 1
+        return heaps[:end]
+
+    def end_key(self, key: Canon) -> Canon:
+        return key
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        b = self._piles(board)
+        for i, heap in enumerate(b.heaps, 1):
+            for k in range(1, heap + 1):
+                yield Move(i, k), self._down(b, i, k)
+
+    def count_moves(self, board: Piles) -> int:
+        return sum(board.heaps)
+
+    def search_cost(self, key: Canon) -> float:
+        """Coins only move down: at most C(coins + steps, steps) positions."""
+        from math import comb
+
+        coins, steps = sum(key), len(key)
+        if steps > 64 or coins > 10**6:
+            return float("inf")
+        return float(comb(coins + steps, steps))
+
+    def _down(self, board: Piles, step: int, k: int) -> Piles:
+        heaps = list(board.heaps)
+        heaps[step - 1] -= k
+        if step > 1:
+            heaps[step - 2] += k
+        return Piles(tuple(heaps), self, None)
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        if len(takes) > 1:
+            raise IllegalMoveError("a move moves coins from one step only")
+        return self._down(b, move.pile, move.take)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        where = "the ground" if move.pile == 1 else f"step {move.pile - 1}"
+        return f"move {move.take:,} from step {move.pile} to {where}"
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        return None
+
+
+@dataclass(frozen=True)
+class FibonacciRules(PileRules):
+    """Fibonacci Nim: one pile; the first move takes any number but not all, every later move
+    at least 1 and at most twice what the previous move took (the position carries that limit).
+    The mover wins exactly when the pile's smallest Zeckendorf term is within the limit."""
+
+    method = "fibonacci"
+    piles = 1
+    end_positions_allowed = False
+
+    def start_limit(self, heaps: tuple[int, ...]) -> int | None:
+        return max(heaps[0] - 1, 0) if heaps else None
+
+    def key(self, board: Piles) -> Canon:
+        heap = board.heaps[0]
+        limit = heap if board.limit is None else min(board.limit, heap)
+        return (heap, limit)
+
+    def board_of(self, key: Canon) -> Piles:
+        return Piles((key[0],), self, key[1])
+
+    def end_key(self, key: Canon) -> Canon:
+        return canonical(key[:1])
+
+    def count_moves(self, board: Piles) -> int:
+        return self.key(board)[1]
+
+    def search_cost(self, key: Canon) -> float:
+        return float(key[0] + 1) ** 2
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        b = self._piles(board)
+        heap, limit = self.key(b)
+        for k in range(1, limit + 1):
+            yield Move(1, k), Piles((heap - k,), self, 2 * k)
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        heap, limit = self.key(b)
+        if move.take > limit:
+            why = (
+                "the first move may not take the whole pile"
+                if b.limit == heap - 1 and limit == heap - 1
+                else "a move takes at most twice what the previous move took"
+            )
+            raise IllegalMoveError(f"cannot take {move.take}: take 1 to {limit:,} ({why})")
+        return Piles((heap - takes[1],), self, 2 * move.take)
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        return None
+
+
+def rules_of(value: TakeAndBreak | Rules) -> Rules:
+    """The rules of a take-and-break rule (:class:`HeapRules`), or rules as they are."""
+    if isinstance(value, TakeAndBreak):
+        return HeapRules(value)
+    return value
