@@ -187,12 +187,19 @@ class GameKind:
 
     @property
     def quotient_support(self) -> str:
-        """Why a misère quotient cannot be computed for this game (``""`` when it can)."""
+        """Why a misère quotient cannot be computed for this game (``""`` when it may be: the
+        quotient's own computation may still refuse a rule it does not cover)."""
         why = self.grundy_support
         if why:
             return why
-        if "misere-quotient" not in self.strategies:
-            return f"{self.title}: misère quotients are computed for octal games only"
+        rule = self.rule
+        if rule.unequal:
+            return f"{self.title}: quotients of splits into unequal heaps are not computed"
+        if rule.tail:
+            return (
+                f"{self.title} has infinitely many digits: misère quotients are computed for "
+                "finite octal codes like 0.77"
+            )
         return ""
 
     @property

@@ -89,8 +89,8 @@ class Move:
         3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones starting at stone 4";
         with ``single_row=True`` ``"4 2"`` (position, count) means the same in row 1. With
         ``single_pile=True`` (a one-pile game) ``"3"`` means "take 3 from pile 1".
-        Piles, several at once (Wythoff's game, Moore's Nim): ``"1 3 2 3"`` or ``"1 3 + 2 3"``
-        (pairs of PILE AMOUNT) takes 3 from pile 1 and 3 from pile 2.
+        Piles, several at once (Wythoff's game, Moore's Nim): ``"1 3 2 3"``, ``"1 3 + 2 3"`` or
+        ``"a3 b3"`` (pairs of PILE AMOUNT) takes 3 from pile 1 and 3 from pile 2.
         Moves are also read as hints and explanations write them (an optional ``take`` first):
         ``"3 from pile B"``; in rows ``"5-6"``, ``"stones 5-6"``, ``"stone 4"``, and with several
         rows ``"stones 5-6 of row 2"`` (or ``from row 2``) or ``"2 5-6"`` (row, stones).
@@ -103,6 +103,10 @@ class Move:
         m = re.fullmatch(r"([A-Za-z])\s*[,:]?\s*(\d+)", raw)
         if m and not rows:
             return cls(_LETTERS.index(m.group(1).lower()) + 1, int(m.group(2)))
+        lettered = re.findall(r"([A-Za-z])\s*[,:]?\s*(\d{1,4000})", raw)
+        if lettered and not rows and re.fullmatch(r"(?:[A-Za-z]\s*[,:]?\s*\d+[\s,;+]*)+", raw):
+            pairs = tuple((_LETTERS.index(p.lower()) + 1, int(t)) for p, t in lettered)
+            return cls(pairs[0][0], pairs[0][1], also=pairs[1:])
         parts = [p for p in re.split(r"[\s,;:+]+", raw) if p]
         if not all(re.fullmatch(r"[+-]?\d{1,4000}", p) for p in parts) or not parts:
             raise InvalidMoveError(

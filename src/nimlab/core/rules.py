@@ -353,7 +353,7 @@ class PileRules:
     """How many piles a position has (``None``: any number)."""
 
     def why_not_heaps(self) -> str:
-        return "positions are not sums of independent heaps"
+        return "its positions are not sums of independent heaps"
 
     # -- positions ------------------------------------------------------------------------
 

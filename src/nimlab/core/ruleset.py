@@ -187,6 +187,15 @@ class Ruleset:
             ) or self.rules.is_dead(board)
         return self.is_terminal(board.heaps)
 
+    def kernel_groups(self, players: int = 2) -> list[str]:
+        """The compiled kernel groups questions about this ruleset use (none for the
+        relatives: their engine is pure Python)."""
+        if not self.game.is_heap_game:
+            return []
+        from nimlab.theory import kernels
+
+        return kernels.groups_for(self.rule, misere=self.misere, players=players)
+
     @property
     def relative_rules(self) -> PileRules:
         """The rules of a game played on :class:`~nimlab.core.position.Piles` (raises
