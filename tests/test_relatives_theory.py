@@ -1,0 +1,146 @@
+"""The classic relatives of Nim: every formula and winning move against the exact search
+(:class:`~nimlab.theory.solver.MoveSolver` over the game's move generator), plus known values."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.solver import MoveSolver
+from nimlab.theory.staircase import (
+    StaircaseMove,
+    staircase_apply,
+    staircase_moves,
+    staircase_outcome,
+    staircase_winning_moves,
+    staircase_working,
+)
+from nimlab.theory.wythoff import (
+    beatty_pair,
+    lower_index,
+    upper_index,
+    wythoff_moves,
+    wythoff_outcome,
+    wythoff_winning_moves,
+    wythoff_working,
+)
+
+P, N = Outcome.P, Outcome.N
+plays = st.booleans()
+
+# -- the solver ----------------------------------------------------------------------------------
+
+
+def test_move_solver_remoteness_and_budget() -> None:
+    # a subtraction game {1, 2} on one heap, as a bare move generator
+    solver: MoveSolver[int] = MoveSolver(lambda n: [n - t for t in (1, 2) if t <= n])
+    assert [solver.value(n).outcome for n in range(7)] == [P, N, N, P, N, N, P]
+    assert solver.value(6).remoteness == 4  # the loser delays: 6 -> 5 -> 3 -> 2 -> 0
+    assert solver.value(5).remoteness == 3
+    assert solver.winning_moves(5) == [3]
+    misere: MoveSolver[int] = MoveSolver(lambda n: [n - t for t in (1, 2) if t <= n], misere=True)
+    assert [misere.value(n).outcome for n in range(5)] == [N, P, N, N, P]
+    small: MoveSolver[int] = MoveSolver(lambda n: [n - 1] if n else [], budget=10)
+    with pytest.raises(BudgetExceeded):
+        small.value(50)
+    assert small.value(5).outcome is N  # the next query starts afresh
+    with pytest.raises(BudgetExceeded):
+        MoveSolver(lambda n: [n - 1] if n else []).value(100, Budget(positions=20))
+
+
+def test_is_end_makes_a_position_terminal() -> None:
+    solver: MoveSolver[int] = MoveSolver(lambda n: [n - 1] if n else [], is_end=lambda n: n == 3)
+    assert solver.value(3).remoteness == 0
+    assert [solver.value(n).outcome for n in (3, 4, 5)] == [P, N, P]
+    assert solver.winning_moves(3) == []
+
+
+# -- Wythoff's game ------------------------------------------------------------------------------
+
+WYTHOFF = {False: MoveSolver(wythoff_moves), True: MoveSolver(wythoff_moves, misere=True)}
+wythoff_piles = st.tuples(st.integers(0, 30), st.integers(0, 30))
+
+
+def test_wythoff_first_pairs() -> None:
+    assert [beatty_pair(k) for k in range(7)] == [
+        (0, 0), (1, 2), (3, 5), (4, 7), (6, 10), (8, 13), (9, 15)
+    ]  # fmt: skip
+    p_positions = [(x, y) for x in range(11) for y in range(x, 11) if wythoff_outcome((x, y)) is P]
+    assert p_positions == [(0, 0), (1, 2), (3, 5), (4, 7), (6, 10)]
+    misere = [(x, y) for x in range(8) for y in range(x, 8) if wythoff_outcome((x, y), misere=True)
+              is P]  # fmt: skip
+    assert misere == [(0, 1), (2, 2), (3, 5), (4, 7)]
+
+
+def test_beatty_pairs_are_exact_for_huge_indices() -> None:
+    # ⌊kφ⌋ for k = 10**40, from the decimal expansion of φ
+    k = 10**40
+    phi_digits = 16180339887498948482045868343656381177203  # ⌊φ · 10**40⌋
+    assert beatty_pair(k)[0] == phi_digits
+    assert lower_index(phi_digits) == k and upper_index(phi_digits + k) == k
+
+
+@given(st.integers(1, 5000))
+def test_every_positive_integer_is_lower_or_upper_once(n: int) -> None:
+    k, j = lower_index(n), upper_index(n)
+    assert (k is None) != (j is None)
+    assert beatty_pair(k)[0] == n if k is not None else beatty_pair(j or 0)[1] == n
+
+
+@given(wythoff_piles, plays)
+def test_wythoff_formula_and_winning_moves_match_the_search(
+    piles: tuple[int, int], misere: bool
+) -> None:
+    solver = WYTHOFF[misere]
+    assert wythoff_outcome(piles, misere=misere) == solver.outcome(piles)
+    assert wythoff_winning_moves(piles, misere=misere) == solver.winning_moves(piles)
+
+
+def test_wythoff_misere_theorem_for_every_small_position() -> None:
+    solver = WYTHOFF[True]
+    for x in range(41):
+        for y in range(41):
+            assert wythoff_outcome((x, y), misere=True) == solver.outcome((x, y)), (x, y)
+
+
+def test_wythoff_working() -> None:
+    w = wythoff_working((9, 4))
+    assert (w.k, w.pair, w.smaller, w.p_position) == (5, (8, 13), 4, False)
+    assert wythoff_winning_moves((9, 4)) == [(7, 4)]
+    assert wythoff_winning_moves((12, 9)) == [(7, 4)]  # the same from both piles
+    assert wythoff_winning_moves((3, 9)) == [(3, 5)]
+    with pytest.raises(ValueError, match="two piles"):
+        wythoff_outcome((1, 2, 3))  # type: ignore[arg-type]
+
+
+# -- Staircase Nim -------------------------------------------------------------------------------
+
+STAIRCASE = {False: MoveSolver(staircase_moves), True: MoveSolver(staircase_moves, misere=True)}
+staircases = st.lists(st.integers(0, 4), max_size=5).map(tuple)
+
+
+@given(staircases, plays)
+def test_staircase_formula_and_winning_moves_match_the_search(
+    steps: tuple[int, ...], misere: bool
+) -> None:
+    solver = STAIRCASE[misere]
+    assert staircase_outcome(steps, misere=misere) == solver.outcome(steps)
+    moves = staircase_winning_moves(steps, misere=misere)
+    assert [staircase_apply(steps, m) for m in moves] == solver.winning_moves(steps)
+
+
+def test_staircase_known_values() -> None:
+    # the odd steps 1 and 3 hold 3 and 3: nim-sum 0 whatever step 2 holds
+    assert staircase_outcome((3, 7, 3)) is P
+    w = staircase_working((1, 9, 2, 4, 3))
+    assert (w.odd_steps, w.odd_coins, w.nim_sum) == ((1, 3, 5), (1, 2, 3), 0)
+    assert staircase_winning_moves((1, 5)) == [StaircaseMove(1, 1)]
+    # from step 2, moving 1 coin onto step 1 makes it 2 and the nim-sum 2 ^ 2 = 0
+    assert StaircaseMove(2, 1) in staircase_winning_moves((1, 5, 2))
+    assert staircase_outcome((), misere=True) is N
+    assert staircase_winning_moves((0, 3), misere=True) == [StaircaseMove(2, 1)]
+    with pytest.raises(ValueError, match="step 2 has 0 coins"):
+        staircase_apply((1, 0), StaircaseMove(2, 1))
