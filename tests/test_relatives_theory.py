@@ -8,6 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.fibonacci import (
+    fibonacci_moves,
+    fibonacci_outcome,
+    fibonacci_position,
+    fibonacci_start,
+    fibonacci_winning_move,
+    fibonacci_winning_moves,
+    fibonacci_working,
+    zeckendorf,
+)
+from nimlab.theory.moore import moore_moves, moore_outcome, moore_winning_move, moore_working
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.solver import MoveSolver
 from nimlab.theory.staircase import (
@@ -144,3 +155,74 @@ def test_staircase_known_values() -> None:
     assert staircase_winning_moves((0, 3), misere=True) == [StaircaseMove(2, 1)]
     with pytest.raises(ValueError, match="step 2 has 0 coins"):
         staircase_apply((1, 0), StaircaseMove(2, 1))
+
+
+# -- Moore's Nim_k -------------------------------------------------------------------------------
+
+
+def _moore_solver(k: int, misere: bool) -> MoveSolver[tuple[int, ...]]:
+    return MoveSolver(lambda p: {tuple(sorted(c)) for c in moore_moves(p, k)}, misere=misere)
+
+
+MOORE = {(k, m): _moore_solver(k, m) for k in (1, 2, 3) for m in (False, True)}
+moore_heaps = st.lists(st.integers(0, 7), max_size=5).map(tuple)
+
+
+@given(moore_heaps, st.integers(1, 3), plays)
+def test_moore_formula_and_winning_move_match_the_search(
+    heaps: tuple[int, ...], k: int, misere: bool
+) -> None:
+    solver = MOORE[k, misere]
+    outcome = solver.outcome(tuple(sorted(heaps)))
+    assert moore_outcome(heaps, k, misere=misere) == outcome
+    move = moore_winning_move(heaps, k, misere=misere)
+    if outcome is P or not any(heaps):
+        assert move is None
+        return
+    assert move is not None
+    changed = [i for i, (a, b) in enumerate(zip(heaps, move, strict=True)) if a != b]
+    assert 1 <= len(changed) <= k and all(move[i] < heaps[i] for i in changed)
+    assert solver.outcome(tuple(sorted(move))) is P
+    assert tuple(sorted(move)) in solver.winning_moves(tuple(sorted(heaps)))
+
+
+def test_moore_known_values() -> None:
+    w = moore_working((5, 5, 5, 6), 2)
+    # binary 101, 101, 101, 110: columns (ones, twos, fours) = (3, 1, 4), mod 3 = (0, 1, 1)
+    assert (w.columns, w.residues, w.p_position) == ((3, 1, 4), (0, 1, 1), False)
+    assert moore_outcome((5, 5, 5), 2) is P and moore_outcome((5, 5, 5), 3) is N
+    assert moore_winning_move((5, 5, 5), 3) == (0, 0, 0)
+    assert moore_outcome((1, 1, 1, 1), 2, misere=True) is P
+    with pytest.raises(ValueError, match="k >= 1"):
+        moore_outcome((1, 2), 0)
+
+
+# -- Fibonacci Nim -------------------------------------------------------------------------------
+
+FIBONACCI = MoveSolver(fibonacci_moves)
+fibonacci_positions = st.integers(0, 90).flatmap(
+    lambda h: st.tuples(st.just(h), st.integers(0, h + 3))
+)
+
+
+@given(fibonacci_positions)
+def test_fibonacci_formula_and_winning_moves_match_the_search(position: tuple[int, int]) -> None:
+    canon = fibonacci_position(*position)
+    assert fibonacci_outcome(position) == FIBONACCI.outcome(canon)
+    takes = fibonacci_winning_moves(position)
+    heap = canon[0]
+    assert [fibonacci_position(heap - t, 2 * t) for t in takes] == FIBONACCI.winning_moves(canon)
+    classic = fibonacci_winning_move(position)
+    assert (classic is None) == (not takes) and (classic is None or classic in takes)
+
+
+def test_fibonacci_known_values() -> None:
+    starts = [n for n in range(1, 100) if FIBONACCI.outcome(fibonacci_start(n)) is P]
+    assert starts == [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+    assert [n for n in range(1, 100) if fibonacci_outcome(fibonacci_start(n)) is P] == starts
+    assert zeckendorf(0) == () and zeckendorf(20) == (13, 5, 2)
+    w = fibonacci_working((20, 3))
+    assert (w.terms, w.smallest, w.p_position) == ((13, 5, 2), 2, False)
+    assert fibonacci_winning_move((20, 3)) == 2
+    assert fibonacci_outcome((20, 1)) is P
+    assert fibonacci_start(1) == (1, 0) and fibonacci_position(4, 10) == (4, 4)
