@@ -18,9 +18,20 @@ from nimlab.theory.fibonacci import (
     fibonacci_working,
     zeckendorf,
 )
+from nimlab.theory.grundy import naive_grundy, naive_grundys_game
 from nimlab.theory.moore import moore_moves, moore_outcome, moore_winning_move, moore_working
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.solver import MoveSolver
+from nimlab.theory.positions import canonical
+from nimlab.theory.solver import ExactSolver, MoveSolver
+from nimlab.theory.splitting import (
+    LASKERS_NIM,
+    grundys_game_moves,
+    grundys_game_winning_moves,
+    grundys_game_working,
+    lasker_grundy,
+    lasker_outcome,
+    lasker_working,
+)
 from nimlab.theory.staircase import (
     StaircaseMove,
     staircase_apply,
@@ -130,7 +141,7 @@ def test_wythoff_working() -> None:
 # -- Staircase Nim -------------------------------------------------------------------------------
 
 STAIRCASE = {False: MoveSolver(staircase_moves), True: MoveSolver(staircase_moves, misere=True)}
-staircases = st.lists(st.integers(0, 4), max_size=5).map(tuple)
+staircases = st.lists(st.integers(0, 4), max_size=4).map(tuple)
 
 
 @given(staircases, plays)
@@ -165,7 +176,7 @@ def _moore_solver(k: int, misere: bool) -> MoveSolver[tuple[int, ...]]:
 
 
 MOORE = {(k, m): _moore_solver(k, m) for k in (1, 2, 3) for m in (False, True)}
-moore_heaps = st.lists(st.integers(0, 7), max_size=5).map(tuple)
+moore_heaps = st.lists(st.integers(0, 6), max_size=4).map(tuple)
 
 
 @given(moore_heaps, st.integers(1, 3), plays)
@@ -226,3 +237,39 @@ def test_fibonacci_known_values() -> None:
     assert fibonacci_winning_move((20, 3)) == 2
     assert fibonacci_outcome((20, 1)) is P
     assert fibonacci_start(1) == (1, 0) and fibonacci_position(4, 10) == (4, 4)
+
+
+# -- Grundy's game and Lasker's Nim --------------------------------------------------------------
+
+GRUNDYS_GAME = MoveSolver(grundys_game_moves)
+LASKER = ExactSolver(LASKERS_NIM)
+# splitting fills the search with every partition of the total: keep totals small
+split_heaps = st.lists(st.integers(0, 10), max_size=3)
+
+
+@given(split_heaps)
+def test_grundys_game_values_and_winning_moves_match_the_search(heaps: list[int]) -> None:
+    position = canonical(heaps)
+    outcome = GRUNDYS_GAME.outcome(position)
+    assert grundys_game_working(heaps).p_position == (outcome is P)
+    assert grundys_game_winning_moves(heaps) == GRUNDYS_GAME.winning_moves(position)
+
+
+def test_grundys_game_known_values() -> None:
+    assert naive_grundys_game(10) == [0, 0, 0, 1, 0, 2, 1, 0, 2, 1]
+    assert list(grundys_game_moves((7,))) == [(1, 6), (2, 5), (3, 4)]
+    assert list(grundys_game_moves((1, 2))) == []
+    w = grundys_game_working((5, 6, 8))
+    assert (w.values, w.nim_sum) == ((2, 1, 2), 1)
+    assert grundys_game_winning_moves((5, 6, 8)) == GRUNDYS_GAME.winning_moves((5, 6, 8))
+
+
+def test_lasker_formula_is_the_mex() -> None:
+    assert naive_grundy(LASKERS_NIM, 120) == [lasker_grundy(n) for n in range(120)]
+    assert LASKERS_NIM.code == "4.333..."
+    assert lasker_working((3, 4)).values == (4, 3)
+
+
+@given(st.lists(st.integers(0, 6), max_size=3))
+def test_lasker_outcome_matches_the_search(heaps: list[int]) -> None:
+    assert lasker_outcome(heaps) == LASKER.outcome(canonical(heaps))
