@@ -19,7 +19,16 @@ from nimlab.theory.fibonacci import (
     zeckendorf,
 )
 from nimlab.theory.grundy import naive_grundy, naive_grundys_game
+from nimlab.theory.loopy import loopy_outcomes
 from nimlab.theory.moore import moore_moves, moore_outcome, moore_winning_move, moore_working
+from nimlab.theory.northcott import (
+    northcott_gaps,
+    northcott_moves,
+    northcott_outcome,
+    northcott_state_moves,
+    northcott_winning_moves,
+    northcott_working,
+)
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import canonical
 from nimlab.theory.solver import ExactSolver, MoveSolver
@@ -273,3 +282,52 @@ def test_lasker_formula_is_the_mex() -> None:
 @given(st.lists(st.integers(0, 6), max_size=3))
 def test_lasker_outcome_matches_the_search(heaps: list[int]) -> None:
     assert lasker_outcome(heaps) == LASKER.outcome(canonical(heaps))
+
+
+# -- Northcott's game (loopy: checkers may move back) --------------------------------------------
+
+
+def test_loopy_outcomes_win_loss_and_draw() -> None:
+    # 0 -> 1 -> 2 (no move); 3 <-> 4, 4 -> 1: from 4, moving to 1 loses (1 wins for the mover)
+    graph = {0: [1], 1: [2], 2: [], 3: [4], 4: [3, 1], 5: [6], 6: [5]}
+    result = loopy_outcomes(0, graph.__getitem__)
+    assert result == {0: P, 1: N, 2: P}
+    assert loopy_outcomes(3, graph.__getitem__) == {3: None, 4: None, 1: N, 2: P}
+    assert loopy_outcomes(5, graph.__getitem__) == {5: None, 6: None}
+    assert loopy_outcomes(0, graph.__getitem__, misere=True) == {0: N, 1: P, 2: N}
+    with pytest.raises(BudgetExceeded):
+        loopy_outcomes(0, lambda n: [n + 1], budget=Budget(positions=100))
+
+
+@pytest.mark.parametrize(
+    ("width", "start"),
+    [(5, ((0, 4), (3, 1))), (4, ((0, 3), (3, 0), (1, 2)))],
+)
+def test_northcott_is_nim_on_the_gaps_by_retrograde_analysis(
+    width: int, start: tuple[tuple[int, int], ...]
+) -> None:
+    results = loopy_outcomes((start, 0), lambda state: northcott_state_moves(state, width))
+    assert len(results) > 100
+    for (rows, side), outcome in results.items():
+        assert outcome == northcott_outcome(rows), rows  # never a draw
+        won = [
+            (i, column)
+            for i, column, after in northcott_moves(rows, width, side)
+            if results[after, 1 - side] is P
+        ]
+        assert northcott_winning_moves(rows, width, side) == won
+
+
+def test_northcott_known_values() -> None:
+    rows = ((0, 6), (5, 1), (2, 3))
+    assert northcott_gaps(rows) == (5, 3, 0)
+    w = northcott_working(rows)
+    assert (w.gaps, w.nim_sum, w.p_position) == ((5, 3, 0), 6, False)
+    # White: row 0's gap 5 -> 5 ^ 6 = 3 by moving from 0 to 2; row 1's gap 3 -> 5 by retreating
+    assert northcott_winning_moves(rows, 8, 0) == [(0, 2), (1, 7)]
+    assert northcott_winning_moves(rows, 7, 0) == [(0, 2)]  # no room to retreat to column 7
+    assert list(northcott_moves(((0, 1),), 3, 1)) == [(0, 2, ((0, 2),))]
+    with pytest.raises(ValueError, match="different squares"):
+        northcott_outcome(((2, 2),))
+    with pytest.raises(ValueError, match="columns are 0 to 2"):
+        list(northcott_moves(((0, 3),), 3, 0))
