@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from nimlab.core.analysis import count_moves
+from nimlab.core.analysis import analyze, count_moves
 from nimlab.core.bots import perfect_choice
 from nimlab.core.errors import PositionError
 from nimlab.core.game import Game
@@ -74,6 +74,10 @@ def test_random_playouts_keep_every_invariant(
         assert all(rules.parse_move(str(m), board) == m for m in legal[:50])
         assert count_moves(ruleset, board) == len(legal)
         assert legal and not ruleset.is_over(board)
+        if not ruleset.game.is_heap_game:  # the rules' theorems agree with the search
+            assert (
+                analyze(ruleset, board, max_moves=0).outcome is exact.value(board.canonical).outcome
+            )
         if rng.random() < 0.3:  # the perfect bot plays as the exact solver says
             perfect = Game.from_record(g.to_record())
             before = exact.value(board.canonical)

@@ -489,6 +489,8 @@ class Analysis:
                 out["winning_move_count"] = self.winning_move_count
         if self.terminal:
             out["terminal"] = True
+        if isinstance(self.board, Piles) and self.board.limit is not None:
+            out["limit"] = self.board.limit
         return out
 
 

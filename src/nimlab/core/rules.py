@@ -513,6 +513,7 @@ class WythoffRules(PileRules):
 
     move_shape: MoveShape = "several-piles"
     method = "wythoff"
+    theory_name = "Wythoff's theorem"
     piles = 2
 
     def key(self, board: Piles) -> Canon:
@@ -544,8 +545,51 @@ class WythoffRules(PileRules):
     def count_moves(self, board: Piles) -> int:
         return sum(board.heaps) + min(board.heaps)
 
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.wythoff import wythoff_moves
+
+        for a, b in wythoff_moves((key[0], key[1])):
+            yield (a, b) if a <= b else (b, a)
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
-        return None
+        from nimlab.theory.wythoff import wythoff_outcome
+
+        return wythoff_outcome((key[0], key[1]), misere=misere)
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.wythoff import wythoff_working
+
+        x, y = board.heaps
+        w = wythoff_working((x, y), misere=misere)
+        a, b = w.pair
+        if misere and w.k <= 1:
+            which = f"in misère play the P-position whose piles differ by {w.k} is ({a}, {b})"
+        else:
+            kth = (
+                ""
+                if w.k == 0
+                else f" the {_ordinal(w.k)} Wythoff pair (⌊{w.k}φ⌋, ⌊{w.k}φ⌋ + {w.k}),"
+            )
+            which = f"the only P-position whose piles differ by {w.k} is{kth} ({a}, {b})"
+            if misere:
+                which += " (misère play changes only the pairs of difference 0 and 1)"
+        lines = [
+            "Wythoff's theorem: the P-positions are the pairs (⌊kφ⌋, ⌊kφ⌋ + k), φ the golden "
+            "ratio: (0, 0), (1, 2), (3, 5), (4, 7), (6, 10), ...; "
+            f"the piles ({x}, {y}) differ by {w.k}, and {which}."
+        ]
+        if w.p_position:
+            lines.append(
+                f"({x}, {y}) is that pair, so it is a P-position: every move changes the "
+                "difference or leaves another pair."
+            )
+        else:
+            lines.append(
+                f"The smaller pile is {w.smaller}, not {a}, so ({x}, {y}) is an N-position: "
+                "a move reaches a pair (the smaller pile's partner, or the pair of the "
+                "difference by taking the same from both)."
+            )
+        return lines
 
 
 @dataclass(frozen=True)
@@ -557,6 +601,7 @@ class MooreRules(PileRules):
     k: int = 2
     move_shape: MoveShape = "several-piles"
     method = "moore"
+    theory_name = "Moore's theorem"
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
         from itertools import combinations, product
@@ -590,8 +635,45 @@ class MooreRules(PileRules):
             )
         return self._taken(b, takes)
 
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.moore import moore_moves
+
+        for after in moore_moves(key, self.k):
+            yield canonical(after)
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
-        return None
+        from nimlab.theory.moore import moore_outcome
+
+        return moore_outcome(key, self.k, misere=misere)
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.moore import moore_working
+
+        w = moore_working(board.heaps, self.k, misere=misere)
+        m = self.k + 1
+        if misere and not w.big:
+            verdict = "P" if w.p_position else "N"
+            return [
+                f"Moore's theorem, misère play: with no heap above 1 the position is a "
+                f"P-position exactly when the number of heaps of 1 is 1 mod {m}; there are "
+                f"{w.ones}, so it is an {verdict}-position."
+            ]
+        lines = [
+            f"Moore's theorem: write the heaps in binary; the position is a P-position exactly "
+            f"when every column's count of 1s is a multiple of k + 1 = {m}"
+            + (" (in misère play too, as some heap holds more than 1)." if misere else ".")
+        ]
+        for j in reversed(range(len(w.columns))):
+            lines.append(f"  column {1 << j:>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
+        if w.p_position:
+            lines.append("Every column is a multiple, so it is a P-position.")
+        else:
+            bad = [1 << j for j in range(len(w.columns)) if w.residues[j]]
+            lines.append(
+                f"The columns {', '.join(map(str, reversed(bad)))} are not, so it is an "
+                f"N-position: taking from at most {self.k} heaps makes every column a multiple."
+            )
+        return lines
 
 
 @dataclass(frozen=True)
@@ -602,6 +684,7 @@ class StaircaseRules(PileRules):
     have nim-sum 0."""
 
     method = "staircase"
+    theory_name = "the odd-steps rule"
     end_positions_allowed = False
 
     def key(self, board: Piles) -> Canon:
@@ -650,8 +733,41 @@ class StaircaseRules(PileRules):
         where = "the ground" if move.pile == 1 else f"step {move.pile - 1}"
         return f"move {move.take:,} from step {move.pile} to {where}"
 
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.staircase import staircase_moves
+
+        for after in staircase_moves(key):
+            yield self.key(Piles(after, self, None))
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
-        return None
+        from nimlab.theory.staircase import staircase_outcome
+
+        return staircase_outcome(key, misere=misere)
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.staircase import staircase_working
+
+        w = staircase_working(board.heaps or (0,), misere=misere)
+        steps = ", ".join(f"step {s}: {c}" for s, c in zip(w.odd_steps, w.odd_coins, strict=True))
+        lines = [
+            "Staircase Nim is Nim on the odd steps: coins moved from an even step onto an odd "
+            "one can be moved on to the next even step at once, so the even steps are Nim's "
+            f"discard pile. The odd steps hold {steps}; their nim-sum is {w.nim_sum}."
+        ]
+        if misere and not w.big_odd_step:
+            lines.append(
+                "In misère play with no odd step above 1 coin the position is a P-position "
+                f"exactly when that nim-sum is 1: it is {'' if w.p_position else 'not '}, so "
+                f"this is {'a P' if w.p_position else 'an N'}-position."
+            )
+        elif w.p_position:
+            lines.append("The nim-sum is 0, so it is a P-position.")
+        else:
+            lines.append(
+                "The nim-sum is not 0, so it is an N-position: Nim's winning move on an odd "
+                "step (or a move onto it from the even step above) makes it 0."
+            )
+        return lines
 
 
 @dataclass(frozen=True)
@@ -661,6 +777,7 @@ class FibonacciRules(PileRules):
     The mover wins exactly when the pile's smallest Zeckendorf term is within the limit."""
 
     method = "fibonacci"
+    theory_name = "Whinihan's Zeckendorf rule"
     piles = 1
     end_positions_allowed = False
 
@@ -703,8 +820,44 @@ class FibonacciRules(PileRules):
             raise IllegalMoveError(f"cannot take {move.take}: take 1 to {limit:,} ({why})")
         return Piles((heap - takes[1],), self, 2 * move.take)
 
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.fibonacci import fibonacci_moves
+
+        return fibonacci_moves((key[0], key[1]))
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
-        return None
+        from nimlab.theory.fibonacci import fibonacci_outcome
+
+        return None if misere else fibonacci_outcome((key[0], key[1]))
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.fibonacci import fibonacci_working
+
+        heap, limit = self.key(board)
+        w = fibonacci_working((heap, limit))
+        terms = " + ".join(map(str, w.terms))
+        lines = [
+            "Fibonacci Nim (Whinihan): write the pile as a sum of non-consecutive Fibonacci "
+            f"numbers (Zeckendorf): {w.heap} = {terms}. The mover wins exactly when the "
+            f"smallest term is within the limit of this move ({w.limit})."
+        ]
+        if w.p_position:
+            lines.append(
+                f"The smallest term, {w.smallest}, is more than {w.limit}, so it is a "
+                "P-position: whatever is taken, the opponent can take the new smallest term."
+            )
+        else:
+            lines.append(
+                f"The smallest term, {w.smallest}, is within it, so it is an N-position: "
+                f"taking {w.smallest} leaves a smallest term more than twice that."
+            )
+        return lines
+
+
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def rules_of(value: TakeAndBreak | Rules) -> Rules:
