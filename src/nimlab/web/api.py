@@ -561,7 +561,7 @@ async def replay(game_id: GameId, request: Request) -> Response:
     return _json(
         {
             "game": _summary_json(stored.summary),
-            "rows": game.ruleset.rule.splits,
+            "rows": game.ruleset.rules.splits,
             "frames": [f.model_dump() for f in frames],
         }
     )
