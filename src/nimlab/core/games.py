@@ -101,6 +101,8 @@ class GameEntry:
     aliases: tuple[str, ...] = ()
     board: BoardKind | None = "piles"
     kind_title: Callable[[Any], str] | None = None
+    start: tuple[int, ...] = (3, 4, 5)
+    """A start position to offer (a menu's default)."""
     notation: str = ""
     """The field's notation the rule is also known by: ``"octal"`` for octal games (their code,
     e.g. ``0.77``, is then their name in Grundy tables), ``""`` for none."""
@@ -385,6 +387,7 @@ register(
         summary="two piles: take from one, or the same from both",
         parse=_fixed(WythoffRules()),
         strategies=("theory", "search"),
+        start=(3, 5),
     )
 )
 
@@ -417,6 +420,7 @@ register(
         summary="move coins from one step to the step below (steps listed from the ground up)",
         parse=_fixed(StaircaseRules()),
         strategies=("theory", "search"),
+        start=(3, 1, 2),
     )
 )
 register(
@@ -426,6 +430,7 @@ register(
         summary="one pile; take at most twice what the previous move took (not all at first)",
         parse=_fixed(FibonacciRules()),
         strategies=("theory", "search"),
+        start=(10,),
     )
 )
 

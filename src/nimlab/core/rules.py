@@ -105,6 +105,12 @@ class Rules(Protocol):
         """The most players the rules are solved for (``None``: any number)."""
         ...
 
+    @property
+    def piles(self) -> int | None:
+        """How many piles a position has, for games played on a fixed number (``None``:
+        any)."""
+        ...
+
     def why_not_heaps(self) -> str:
         """Why Grundy values and quotients do not apply ("" when they do)."""
         ...
@@ -190,6 +196,10 @@ class HeapRules:
     @property
     def max_players(self) -> int | None:
         return None if not self.rule.unequal else 2
+
+    @property
+    def piles(self) -> int | None:
+        return None
 
     def why_not_heaps(self) -> str:
         return ""

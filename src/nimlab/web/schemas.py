@@ -570,6 +570,15 @@ class GameKindOut(BaseModel):
         ..., description="How it is shown; null when it depends on the parameter."
     )
     strategies: list[str] = Field(..., description="The engine strategy families that apply.")
+    piles: int | None = Field(
+        None, description="How many piles a position has, for games played on a fixed number."
+    )
+    start: list[int] = Field(
+        default_factory=list, description="A start position to offer (heap sizes)."
+    )
+    move_shape: Literal["one-pile", "several-piles", "stones"] | None = Field(
+        None, description="What a move is (null when it depends on the parameter)."
+    )
 
 
 class BotKindOut(BaseModel):
