@@ -10,8 +10,11 @@ the registry is tested here without a line more."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +29,8 @@ from nimlab.core.ruleset import Ruleset
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical
 from nimlab.theory.solver import ExactSolver, MoveSolver
+from nimlab.web import ServerSettings, create_app
+from processes import PATIENCE
 
 EXTRA = ("octal:0.4", "octal:4.07", "octal:0.54", "subtraction:1,3,4", "moore:1", "moore:3")
 """Parameters of the parametrised games beyond each entry's example."""
@@ -124,3 +129,67 @@ def _exact(ruleset: Ruleset) -> ExactSolver | MoveSolver[Canon]:
 
 def _perfect(ruleset: Ruleset, game: Game) -> Move:
     return perfect_choice(game.state, random.Random(0)).move
+
+
+# -- through the API ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = str(tmp_path_factory.mktemp("every-game") / "web.db")
+    settings = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE, create_rate=0)
+    with TestClient(create_app(db, settings=settings), client=("127.0.0.1", 50000)) as c:
+        yield c
+
+
+def _move_kind(m: dict[str, Any]) -> str:
+    """What kind of move the state lists: on one pile, on several, a cut that removes
+    nothing, stones from a row."""
+    if m["also"]:
+        return "several piles"
+    if m["at"] is None:
+        return "one pile"
+    return "cut" if m["take"] == 0 else "stones"
+
+
+@pytest.mark.parametrize("game", _kinds())
+def test_one_move_of_each_kind_through_the_api(client: TestClient, game: str) -> None:
+    kind = parse_game(game)
+    start = list(kind.entry.start)
+    players = [{"name": "Ann"}, {"name": "Bob"}]
+    body = {"players": players, "piles": start, "game": kind.name}
+    first = client.post("/api/games", json=body)
+    assert first.status_code == 201, first.text
+    listed = first.json()["state"]["moves"]
+    assert listed, "a game's state lists its legal moves"
+    assert first.json()["state"]["move_shape"] == kind.rules.move_shape
+    board = kind.rules.start(start)
+    expected = [m.to_json() for m, _ in kind.rules.successors(board)]
+    assert [{k: v for k, v in m.items() if v not in (None, [])} for m in listed] == expected
+    kinds: dict[str, dict[str, Any]] = {}
+    for m in listed:
+        kinds.setdefault(_move_kind(m), m)
+    for i, m in enumerate(kinds.values()):  # a new game for each kind of move
+        created = client.post("/api/games", json=body).json()
+        key, token = created["state"]["id"], created["seats"][0]["token"]
+        fields = {k: v for k, v in m.items() if v not in (None, [])}
+        if i % 2:  # the move's text form is accepted as well
+            fields = {"text": str(Move.from_json(m))}
+        r = client.post(
+            f"/api/games/{key}/moves", json={"seat": 0, "token": token, "turn": 1} | fields
+        )
+        assert r.status_code == 200, r.text
+        after = r.json()["board"]
+        played = kind.rules.play(board, Move.from_json(m))
+        assert after["heaps"] == list(played.heaps)
+    bad = client.post(
+        f"/api/games/{first.json()['state']['id']}/moves",
+        json={
+            "seat": 0,
+            "token": first.json()["seats"][0]["token"],
+            "turn": 1,
+            "pile": 1,
+            "take": 10**6,
+        },
+    )
+    assert bad.status_code == 422 and "take" in bad.json()["detail"]

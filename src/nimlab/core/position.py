@@ -129,6 +129,13 @@ class Move:
             _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
         )
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Move:
+        """Read :meth:`to_json`'s form back (``at`` and ``also`` optional)."""
+        also = tuple((int(p), int(t)) for p, t in data.get("also") or ())
+        at = data.get("at")
+        return cls(int(data["pile"]), int(data["take"]), None if at is None else int(at), also)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pile": self.pile, "take": self.take}
         if self.at is not None:
@@ -485,14 +492,20 @@ class Rows:
         if move.take == 0 and not rule.d0 & 4:
             raise IllegalMoveError("take at least 1 stone (got 0)")
         if move.take >= 1 and not rule.digit(move.take):
-            takes = [k for k in range(1, (rule.max_take or move.take) + 1) if rule.digit(k)]
+            top = min(rule.max_take if rule.max_take is not None else move.take, move.take)
+            takes = [k for k in range(1, top + 1) if rule.digit(k)]
+            cut = "splits a run in two without taking (ROW POSITION 0)"
+            if not takes:
+                raise IllegalMoveError(f"cannot take {move.take}: in this game a move {cut}")
             words = (
                 ", ".join(map(str, takes[:-1]))
                 + (" or " if len(takes) > 1 else "")
                 + str(takes[-1])
             )
+            stones = "stone" if takes == [1] else "stones"
+            also = f", or {cut}" if rule.d0 & 4 else ""
             raise IllegalMoveError(
-                f"cannot take {move.take}: in this game a move takes {words} stones"
+                f"cannot take {move.take}: in this game a move takes {words} {stones}{also}"
             )
         _row, start, run = self._locate(move)
         left = move.at - 1 - start if move.at is not None else 0
