@@ -216,7 +216,7 @@ class MoveIn(_In):
     at: int | None = Field(
         None, ge=1, le=MAX_STONES, description="Rows of stones: the first stone taken, 1-based."
     )
-    also: list[tuple[int, int]] | None = Field(
+    also: list[Annotated[list[int], Field(min_length=2, max_length=2)]] | None = Field(
         None,
         max_length=MAX_ALSO,
         description="More [pile, take] pairs of the same move (moves on several piles).",
