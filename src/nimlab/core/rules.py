@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -39,21 +39,19 @@ from nimlab.core.position import (
     board_for,
     parse_heaps,
 )
-from nimlab.theory.budget import Budget, BudgetExceeded
-from nimlab.theory.engine import Evaluation, interactive_budget
+from nimlab.theory.move_engine import MoveEngine
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical
-from nimlab.theory.solver import MoveSolver
 
 __all__ = [
     "BoardKind",
     "FibonacciRules",
     "HeapRules",
     "MooreRules",
+    "MoveEngine",
     "MoveShape",
     "PileRules",
-    "RelativeEngine",
     "Rules",
     "StaircaseRules",
     "WythoffRules",
@@ -248,96 +246,10 @@ class HeapRules:
 # -- the classic relatives, on piles -------------------------------------------------------------
 
 
-class RelativeEngine:
-    """Outcome and remoteness of a relative's positions (keys), for one ruleset: the rules'
-    theorem where it holds (normal play, no extra end positions), else and for the remoteness
-    the exact search (:class:`~nimlab.theory.solver.MoveSolver`) within the question's budget.
-    Never guesses: beyond the budget the answer is not proven. Thread safe (one lock)."""
-
-    def __init__(
-        self,
-        moves: Callable[[Canon], Iterable[Canon]],
-        formula: Callable[[Canon, bool], Outcome | None],
-        *,
-        misere: bool,
-        end_positions: frozenset[Canon],
-        end_key: Callable[[Canon], Canon],
-        cost: Callable[[Canon], float],
-        method: str,
-    ) -> None:
-        self.misere = misere
-        self.end_positions = end_positions
-        self.method = method
-        self._formula = formula
-        self._end_key = end_key
-        self._cost = cost
-
-        def is_end(key: Canon) -> bool:
-            return bool(end_positions) and end_key(key) in end_positions
-
-        self._solver: MoveSolver[Canon] = MoveSolver(moves, misere=misere, is_end=is_end)
-        self.lock = threading.RLock()
-
-    def formula(self, key: Canon) -> Outcome | None:
-        """The theorem's outcome (``None`` where it does not hold under these rules: extra end
-        positions, or a play no theorem covers)."""
-        if self.end_positions:
-            return None
-        return self._formula(key, self.misere)
-
-    def evaluate(
-        self, key: Canon, *, remoteness: bool = True, budget: Budget | None = None
-    ) -> Evaluation:
-        """What is known of ``key``: the formula's outcome, and the search's remoteness (and
-        outcome, where no formula holds) when it fits the budget."""
-        known = self.formula(key)
-        if known is not None and not remoteness:
-            return Evaluation(known, None, self.method)
-        if key in self._solver:
-            v = self._solver.value(key)
-            return Evaluation(v.outcome, v.remoteness, self.method if known else "search")
-        if budget is None:
-            budget = interactive_budget()
-        cost = self._cost(key)
-        from nimlab.theory.budget import Shortfall
-
-        if known is not None and cost > REMOTENESS_COST:
-            return Evaluation(known, None, self.method)
-        if not budget.allows(int(min(cost, 1e18))):
-            return Evaluation(
-                known,
-                None,
-                self.method if known else "not proven",
-                Shortfall("the exact search", "positions"),
-            )
-        try:
-            with self.lock:
-                if len(self._solver) > SEARCH_LIMIT:
-                    self._solver = MoveSolver(
-                        self._solver.moves, misere=self.misere, is_end=self._solver.is_end
-                    )
-                v = self._solver.value(key, budget)
-        except BudgetExceeded as e:
-            shortfall = Shortfall("the exact search", e.reason)
-            if known is not None:
-                return Evaluation(known, None, self.method, shortfall)
-            return Evaluation(None, None, "not proven", shortfall)
-        if known is not None:
-            return Evaluation(known, v.remoteness, self.method)
-        return Evaluation(v.outcome, v.remoteness, "search")
-
-
 RANDOM_LISTED = 100_000
 """Up to this many moves a random move is drawn from the list of them all."""
 
-REMOTENESS_COST = 300_000
-"""A search for the remoteness alone (the theorem gave the outcome) runs only below this many
-positions (estimated)."""
-
-SEARCH_LIMIT = 1_000_000
-"""Most positions an engine's search keeps between questions (then it starts afresh)."""
-
-_ENGINES: OrderedDict[tuple[object, bool, frozenset[Canon]], RelativeEngine] = OrderedDict()
+_ENGINES: OrderedDict[tuple[object, bool, frozenset[Canon]], MoveEngine] = OrderedDict()
 _ENGINES_LOCK = threading.Lock()
 MAX_RELATIVE_ENGINES = 8
 
@@ -443,13 +355,13 @@ class PileRules:
         for this play)."""
         return None
 
-    def engine(self, misere: bool, end_positions: frozenset[Canon]) -> RelativeEngine:
+    def engine(self, misere: bool, end_positions: frozenset[Canon]) -> MoveEngine:
         """The shared engine for these rules under a ruleset (least recently used, bounded)."""
         k = (self, misere, end_positions)
         with _ENGINES_LOCK:
             engine = _ENGINES.get(k)
             if engine is None:
-                engine = _ENGINES[k] = RelativeEngine(
+                engine = _ENGINES[k] = MoveEngine(
                     self.key_moves,
                     self.formula,
                     misere=misere,

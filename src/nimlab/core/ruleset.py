@@ -20,8 +20,9 @@ from functools import lru_cache
 from nimlab.core.errors import RulesetError
 from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
 from nimlab.core.position import Board, Piles
-from nimlab.core.rules import PileRules, RelativeEngine, Rules
+from nimlab.core.rules import PileRules, Rules
 from nimlab.theory.engine import Engine, engine_for
+from nimlab.theory.move_engine import MoveEngine
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
@@ -206,13 +207,13 @@ class Ruleset:
         return rules
 
     @property
-    def relative_engine(self) -> RelativeEngine:
+    def relative_engine(self) -> MoveEngine:
         """The engine of a game that is not a heap game (raises :class:`RulesetError` for heap
         games, whose engine is :attr:`engine`)."""
         return self.relative_rules.engine(self.misere, self.end_positions)
 
     @property
-    def solver(self) -> Engine | RelativeEngine:
+    def solver(self) -> Engine | MoveEngine:
         """The engine that values this game's positions (:attr:`engine` for heap games), for
         callers that only ask :meth:`~nimlab.theory.engine.Engine.evaluate` of a board's
         ``canonical`` key."""
