@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from nimlab.core.errors import PlayerError
 from nimlab.core.position import Board, Move, Piles, Rows
+from nimlab.core.rules import move_words
 from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
@@ -1123,14 +1124,11 @@ def short_position(heaps: tuple[int, ...], limit: int = 12) -> str:
 
 
 def describe_move(move: Move, board: Board) -> str:
-    """``"take 3 from pile 2"`` or ``"take 2 stones at 4-5 of row 1"`` (the relatives: as
-    their rules say, e.g. ``"take 2 from both piles"``)."""
+    """``"take 3 from pile 2"``, ``"take stones 4-5 of row 1"``, ``"split row 1 before stone
+    3"`` (the relatives: as their rules say, e.g. ``"take 2 from both piles"``)."""
     if isinstance(board, Piles):
         return board.rule.describe_move(move, board)
-    if move.at is None:
-        return f"take {move.take:,} from pile {move.pile}"
-    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{move.at + move.take - 1}"
-    return f"take {stones} of row {move.pile}"
+    return move_words(move)
 
 
 def child_canonical(board: Board, ruleset: Ruleset, move: Move) -> Canon:

@@ -153,6 +153,18 @@ def _parse_board_move(text: str, board: Board) -> Move:
     )
 
 
+def move_words(move: Move) -> str:
+    """A move of a heap game in words: ``"take 3 from pile 2"``, ``"take stones 4-5 of row
+    1"``, ``"split row 1 before stone 3"`` (a cut that takes nothing)."""
+    if move.at is None:
+        return _pile_words(move)
+    if move.take == 0:
+        return f"split row {move.pile} before stone {move.at}"
+    last = move.at + move.take - 1
+    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
+    return f"take {stones} of row {move.pile}"
+
+
 def _pile_words(move: Move) -> str:
     """``"take 3 from pile 2"`` or, for several piles, ``"take 3 from pile 1 and 2 from pile
     2"``."""
@@ -234,13 +246,7 @@ class HeapRules:
         return _parse_board_move(text, board)
 
     def describe_move(self, move: Move, board: Board) -> str:
-        if move.at is None:
-            return _pile_words(move)
-        if move.take == 0:
-            return f"split row {move.pile} before stone {move.at}"
-        last = move.at + move.take - 1
-        stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
-        return f"take {stones} of row {move.pile}"
+        return move_words(move)
 
 
 # -- the classic relatives, on piles -------------------------------------------------------------
