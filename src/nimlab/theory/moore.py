@@ -21,6 +21,7 @@ from nimlab.theory.outcome import Outcome
 
 __all__ = [
     "MooreWorking",
+    "moore_is_move",
     "moore_moves",
     "moore_outcome",
     "moore_winning_move",
@@ -53,6 +54,17 @@ def moore_moves(heaps: Sequence[int], k: int) -> Iterator[Heaps]:
                 for i, after in zip(chosen, sizes, strict=True):
                     child[i] = after
                 yield tuple(child)
+
+
+def moore_is_move(heaps: Sequence[int], after: Sequence[int], k: int) -> bool:
+    """Whether going from ``heaps`` to ``after`` (same length, display order) is one legal move:
+    1 to ``k`` heaps smaller, none larger. O(n), where :func:`moore_moves` would list
+    exponentially many moves."""
+    position, later = _check(heaps, k), tuple(after)
+    if len(later) != len(position) or any(h < 0 for h in later):
+        return False
+    changed = [(a, b) for a, b in zip(position, later, strict=True) if a != b]
+    return 1 <= len(changed) <= k and all(b < a for a, b in changed)
 
 
 @dataclass(frozen=True, slots=True)
