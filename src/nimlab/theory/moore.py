@@ -5,10 +5,11 @@ least 1 and at most ``k`` heaps (``k = 1`` is Nim). The player who takes the las
 A position is the tuple of heap sizes in display order.
 
 Theory (Moore 1910): write the heaps in binary; a position is a P-position exactly when every
-column of binary digits sums to a multiple of ``k + 1``. Misère play (also Moore's): when some
-heap holds more than one object the P-positions are the same; when none does, a position is a
-P-position exactly when the number of heaps of 1 is ``1 mod (k + 1)``. The tests check both
-against the exact search.
+column of binary digits sums to a multiple of ``k + 1``. Misère play: when some heap holds more
+than one object the P-positions are the same; when none does, a position is a P-position exactly
+when the number of heaps of 1 is ``1 mod (k + 1)``. The normal rule is Moore's theorem; the
+misère rule is the analogue of misère Nim's, checked here against the exact search (up to four
+heaps of up to six objects, ``k`` up to 3) but not proven in this code.
 """
 
 from __future__ import annotations
