@@ -20,7 +20,13 @@ from nimlab.theory.fibonacci import (
 )
 from nimlab.theory.grundy import naive_grundy, naive_grundys_game
 from nimlab.theory.loopy import loopy_outcomes
-from nimlab.theory.moore import moore_moves, moore_outcome, moore_winning_move, moore_working
+from nimlab.theory.moore import (
+    moore_is_move,
+    moore_moves,
+    moore_outcome,
+    moore_winning_move,
+    moore_working,
+)
 from nimlab.theory.northcott import (
     northcott_gaps,
     northcott_moves,
@@ -130,6 +136,15 @@ def test_wythoff_formula_and_winning_moves_match_the_search(
     assert wythoff_winning_moves(piles, misere=misere) == solver.winning_moves(piles)
 
 
+@given(st.integers(0, 10**30), st.integers(0, 10**30))
+def test_wythoff_winning_moves_on_huge_piles(x: int, y: int) -> None:
+    moves = wythoff_winning_moves((x, y))
+    assert bool(moves) == (wythoff_outcome((x, y)) is N)
+    for a, b in moves:
+        assert wythoff_outcome((a, b)) is P
+        assert (a == x and b < y) or (b == y and a < x) or (0 < x - a == y - b)
+
+
 def test_wythoff_misere_theorem_for_every_small_position() -> None:
     solver = WYTHOFF[True]
     for x in range(41):
@@ -200,10 +215,25 @@ def test_moore_formula_and_winning_move_match_the_search(
         assert move is None
         return
     assert move is not None
-    changed = [i for i, (a, b) in enumerate(zip(heaps, move, strict=True)) if a != b]
-    assert 1 <= len(changed) <= k and all(move[i] < heaps[i] for i in changed)
+    assert moore_is_move(heaps, move, k)
     assert solver.outcome(tuple(sorted(move))) is P
     assert tuple(sorted(move)) in solver.winning_moves(tuple(sorted(heaps)))
+
+
+@given(moore_heaps, moore_heaps, st.integers(1, 3))
+def test_moore_is_move_agrees_with_the_generator(
+    heaps: tuple[int, ...], after: tuple[int, ...], k: int
+) -> None:
+    after = (after + heaps)[: len(heaps)]
+    assert moore_is_move(heaps, after, k) == (after in set(moore_moves(heaps, k)))
+
+
+@given(st.lists(st.integers(0, 10**30), min_size=1, max_size=8).map(tuple), st.integers(1, 5))
+def test_moore_winning_move_on_huge_heaps(heaps: tuple[int, ...], k: int) -> None:
+    move = moore_winning_move(heaps, k)
+    assert (move is None) == (moore_outcome(heaps, k) is P)
+    if move is not None:
+        assert moore_is_move(heaps, move, k) and moore_outcome(move, k) is P
 
 
 def test_moore_known_values() -> None:

@@ -5,10 +5,11 @@ least 1 and at most ``k`` heaps (``k = 1`` is Nim). The player who takes the las
 A position is the tuple of heap sizes in display order.
 
 Theory (Moore 1910): write the heaps in binary; a position is a P-position exactly when every
-column of binary digits sums to a multiple of ``k + 1``. Misère play (also Moore's): when some
-heap holds more than one object the P-positions are the same; when none does, a position is a
-P-position exactly when the number of heaps of 1 is ``1 mod (k + 1)``. The tests check both
-against the exact search.
+column of binary digits sums to a multiple of ``k + 1``. Misère play: when some heap holds more
+than one object the P-positions are the same; when none does, a position is a P-position exactly
+when the number of heaps of 1 is ``1 mod (k + 1)``. The normal rule is Moore's theorem; the
+misère rule is the analogue of misère Nim's, checked here against the exact search (up to four
+heaps of up to six objects, ``k`` up to 3) but not proven in this code.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from nimlab.theory.outcome import Outcome
 
 __all__ = [
     "MooreWorking",
+    "moore_is_move",
     "moore_moves",
     "moore_outcome",
     "moore_winning_move",
@@ -53,6 +55,17 @@ def moore_moves(heaps: Sequence[int], k: int) -> Iterator[Heaps]:
                 for i, after in zip(chosen, sizes, strict=True):
                     child[i] = after
                 yield tuple(child)
+
+
+def moore_is_move(heaps: Sequence[int], after: Sequence[int], k: int) -> bool:
+    """Whether going from ``heaps`` to ``after`` (same length, display order) is one legal move:
+    1 to ``k`` heaps smaller, none larger. O(n), where :func:`moore_moves` would list
+    exponentially many moves."""
+    position, later = _check(heaps, k), tuple(after)
+    if len(later) != len(position) or any(h < 0 for h in later):
+        return False
+    changed = [(a, b) for a, b in zip(position, later, strict=True) if a != b]
+    return 1 <= len(changed) <= k and all(b < a for a, b in changed)
 
 
 @dataclass(frozen=True, slots=True)

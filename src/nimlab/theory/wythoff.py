@@ -164,7 +164,13 @@ def wythoff_winning_moves(position: Pair, *, misere: bool = False) -> list[Pair]
     if pair[0] < min(x, y):
         t = min(x, y) - pair[0]
         targets.add((x - t, y - t))
-    return [move for move in wythoff_moves((x, y)) if move in targets]
+
+    # the order of ``wythoff_moves``: the first pile reduced, the second, both; least taken first
+    def order(move: Pair) -> tuple[int, int]:
+        a, b = move
+        return (0, x - a) if b == y else (1, y - b) if a == x else (2, x - a)
+
+    return sorted(targets, key=order)
 
 
 def _partners(n: int, misere: bool) -> list[int]:
