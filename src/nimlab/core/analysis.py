@@ -584,13 +584,27 @@ def _analyze_relative(
     moves: list[MoveValue] = []
     complete = True
     winning_count: int | None = None
-    if not terminal:
-        only_winning = max_moves is not None and count > max_moves
+    rules = ruleset.relative_rules
+    wins = None
+    only_winning = not terminal and max_moves is not None and count > max_moves
+    if only_winning and not ruleset.end_positions:
+        wins = rules.theorem_wins(board, ruleset.misere)
+    if wins is not None:  # the theorem names them, whatever the number of moves
+        complete = False
+        for move in wins:
+            left = rules.play(board, move)
+            child = engine.evaluate(left.canonical, remoteness=False, budget=budget)
+            moves.append(MoveValue(move, left.heaps, child.outcome, child.remoteness))
+        winning_count = len(wins) if rules.lists_every_win else None
+    elif only_winning and ev.outcome is not Outcome.N:
+        complete = False  # P: no winning move; not proven: none of them would be either
+        winning_count = 0 if ev.outcome is Outcome.P else None
+    elif not terminal:
         complete = not only_winning
         scanned = 0
         for move, after in ruleset.rules.successors(board):
             scanned += 1
-            if scanned > RELATIVE_SCAN:
+            if scanned > RELATIVE_SCAN or budget.cancelled or budget.remaining_seconds() == 0:
                 winning_count = None
                 break
             child = engine.evaluate(after.canonical, remoteness=not only_winning, budget=budget)

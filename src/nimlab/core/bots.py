@@ -280,10 +280,20 @@ def _perfect_relative(ruleset: Ruleset, board: Piles, rng: random.Random) -> Cho
     rules' theorem where it holds, else the exact search), up to :data:`RANK_LIMIT` moves;
     beyond, or beyond the budget, an honest guess."""
     budget = interactive_budget()
-    if ruleset.relative_rules.count_moves(board) <= RANK_LIMIT:
+    rules = ruleset.relative_rules
+    if rules.count_moves(board) <= RANK_LIMIT:
         scored = _ranked_scores(ruleset, board, budget)
         if scored is not None:
             return _ranked_choice(scored, rng)
+    wins = None if ruleset.end_positions else rules.theorem_wins(board, ruleset.misere)
+    if wins:
+        return Choice(
+            rng.choice(wins), f"a proven winning move ({rules.theory_name}): too many to rank", True
+        )
+    if wins == []:
+        return _random_choice(
+            ruleset, board, rng, "every move loses (a P-position); too many moves to rank them"
+        )
     return _unproven_guess(ruleset, board, rng)
 
 
@@ -292,7 +302,10 @@ def _classic_relative(ruleset: Ruleset, board: Piles, rng: random.Random) -> Cho
     misère, as the rules know it, ignoring extra end positions) calls a P-position."""
     rules = ruleset.relative_rules
     ignores = " (which ignores the extra end positions)" if ruleset.end_positions else ""
-    if rules.count_moves(board) <= RANK_LIMIT:
+    wins = rules.theorem_wins(board, ruleset.misere)
+    if wins:
+        return Choice(rng.choice(wins), f"the textbook move ({rules.theory_name}){ignores}")
+    if wins is None and rules.count_moves(board) <= RANK_LIMIT:
         wins = [
             move
             for move, after in rules.successors(board)

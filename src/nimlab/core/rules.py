@@ -277,6 +277,8 @@ class PileRules:
     """The engine's name for the theorem (``"wythoff"``, ...)."""
     theory_name = "the theorem"
     """The theorem in words, for sentences ("Wythoff's theorem")."""
+    lists_every_win = True
+    """Whether :meth:`theorem_wins` names every winning move (else one of them)."""
     piles: int | None = None
     """How many piles a position has (``None``: any number)."""
 
@@ -355,6 +357,20 @@ class PileRules:
     def explain(self, board: Piles, misere: bool) -> list[str]:
         """The theorem's working on ``board``, in sentences (when it decided)."""
         return [f"{self.theory_name[:1].upper()}{self.theory_name[1:]} decides this position."]
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        """Winning moves straight from the theorem (without extra end positions), where it
+        holds and names them: every one (Wythoff's game, Staircase Nim, Fibonacci Nim) or one
+        (Moore's Nim); ``[]`` for a P-position; ``None`` where the theorem says nothing.
+        O(piles) or so, whatever the number of moves."""
+        return None
+
+    def _move_to(self, board: Piles, after: Iterable[int]) -> Move:
+        """The move that leaves the piles ``after`` (each pile that shrank, by how much)."""
+        parts = [
+            (i, h - a) for i, (h, a) in enumerate(zip(board.heaps, after, strict=True), 1) if a < h
+        ]
+        return Move(parts[0][0], parts[0][1], also=tuple(parts[1:]))
 
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
         """The theorem's outcome without extra end positions (``None``: no theorem is known
@@ -479,6 +495,14 @@ class WythoffRules(PileRules):
         for a, b in wythoff_moves((key[0], key[1])):
             yield (a, b) if a <= b else (b, a)
 
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.wythoff import wythoff_winning_moves
+
+        x, y = board.heaps
+        return [
+            self._move_to(board, after) for after in wythoff_winning_moves((x, y), misere=misere)
+        ]
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
         from nimlab.theory.wythoff import wythoff_outcome
 
@@ -528,6 +552,7 @@ class MooreRules(PileRules):
 
     k: int = 2
     move_shape: MoveShape = "several-piles"
+    lists_every_win = False
     method = "moore"
     theory_name = "Moore's theorem"
 
@@ -569,10 +594,20 @@ class MooreRules(PileRules):
         for after in moore_moves(key, self.k):
             yield canonical(after)
 
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.moore import moore_winning_move
+
+        if misere:
+            return None
+        after = moore_winning_move(board.heaps, self.k)
+        return [] if after is None else [self._move_to(board, after)]
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        """Moore's theorem in normal play; its misère analogue is not proven, so misère play
+        is searched."""
         from nimlab.theory.moore import moore_outcome
 
-        return moore_outcome(key, self.k, misere=misere)
+        return None if misere else moore_outcome(key, self.k)
 
     def explain(self, board: Piles, misere: bool) -> list[str]:
         from nimlab.theory.moore import moore_working
@@ -667,6 +702,14 @@ class StaircaseRules(PileRules):
         for after in staircase_moves(key):
             yield self.key(Piles(after, self, None))
 
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.staircase import staircase_winning_moves
+
+        return [
+            Move(m.step, m.coins)
+            for m in staircase_winning_moves(board.heaps or (0,), misere=misere)
+        ]
+
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
         from nimlab.theory.staircase import staircase_outcome
 
@@ -705,6 +748,7 @@ class FibonacciRules(PileRules):
     The mover wins exactly when the pile's smallest Zeckendorf term is within the limit."""
 
     method = "fibonacci"
+    lists_every_win = False
     theory_name = "Whinihan's Zeckendorf rule"
     piles = 1
     end_positions_allowed = False
@@ -752,6 +796,15 @@ class FibonacciRules(PileRules):
         from nimlab.theory.fibonacci import fibonacci_moves
 
         return fibonacci_moves((key[0], key[1]))
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.fibonacci import fibonacci_winning_move
+
+        if misere:
+            return None
+        heap, limit = self.key(board)
+        take = fibonacci_winning_move((heap, limit))  # the classic one, O(log heap)
+        return [] if take is None else [Move(1, take)]
 
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
         from nimlab.theory.fibonacci import fibonacci_outcome
