@@ -18,6 +18,7 @@ from nimlab.core.games import parse_game
 from nimlab.core.position import Move
 from nimlab.core.rules import PileRules
 from nimlab.core.ruleset import Ruleset
+from nimlab.theory.outcome import Outcome
 from nimlab.theory.solver import MoveSolver
 from test_play import run_session
 
@@ -148,3 +149,30 @@ def test_terminal_plays_a_cut_by_keyboard() -> None:
     assert "Ann took no stone, cutting before stone 3" in out
     assert "<1,*> <2,*> | <3,*> <4,*>" in out
     assert ending == "over" and "Bob wins!" in out
+
+
+@pytest.mark.parametrize(
+    ("game", "heaps"),
+    [
+        ("wythoff", [10**6, 1618034]),
+        ("wythoff misere", [10**5, 3]),
+        ("moore:2", [10**5, 2 * 10**5, 3 * 10**5]),
+        ("staircase", [10**6, 5, 10**6 + 1]),
+        ("fibonacci", [10**9]),
+    ],
+)
+def test_huge_piles_are_answered_by_the_theorem(game: str, heaps: list[int]) -> None:
+    ruleset = Ruleset.parse(game)
+    rules = ruleset.relative_rules
+    board = rules.start(heaps)
+    a = analyze(ruleset, board)
+    assert a.proven and not a.moves_complete and a.method == rules.method
+    for m in a.winning_moves:  # each leaves a P-position by the theorem
+        after = rules.play(board, m.move)
+        assert rules.formula(after.canonical, ruleset.misere) is Outcome.P
+    g = Game(ruleset, board, ["bot:perfect:A", "bot:perfect:B"], seed=3)
+    choice = g.bots[g.state.to_move].choose(g.state)
+    wins = a.outcome is Outcome.N
+    assert choice.proven == wins  # losing: any move, not ranked (too many), and it says so
+    left = rules.play(board, choice.move)
+    assert (rules.formula(left.canonical, ruleset.misere) is Outcome.P) == wins
