@@ -612,19 +612,11 @@ class MooreRules(PileRules):
     def explain(self, board: Piles, misere: bool) -> list[str]:
         from nimlab.theory.moore import moore_working
 
-        w = moore_working(board.heaps, self.k, misere=misere)
+        w = moore_working(board.heaps, self.k)  # (normal play: the theorem's only play here)
         m = self.k + 1
-        if misere and not w.big:
-            verdict = "P" if w.p_position else "N"
-            return [
-                f"Moore's theorem, misère play: with no heap above 1 the position is a "
-                f"P-position exactly when the number of heaps of 1 is 1 mod {m}; there are "
-                f"{w.ones}, so it is an {verdict}-position."
-            ]
         lines = [
             f"Moore's theorem: write the heaps in binary; the position is a P-position exactly "
-            f"when every column's count of 1s is a multiple of k + 1 = {m}"
-            + (" (in misère play too, as some heap holds more than 1)." if misere else ".")
+            f"when every column's count of 1s is a multiple of k + 1 = {m}."
         ]
         for j in reversed(range(len(w.columns))):
             lines.append(f"  column {1 << j:>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
