@@ -56,6 +56,7 @@ from nimlab.core.narrate import (
 from nimlab.core.players import BOT_CHOICES
 from nimlab.core.position import Board, Rows
 from nimlab.core.review import hint
+from nimlab.core.rules import PileRules
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal_start, parse_range
 from nimlab.storage import StorageError, Store
@@ -307,7 +308,10 @@ class TerminalGame:
             )
         if board.pile_count == 1:
             return "type how many to take (e.g. 3)"
-        if self.game.ruleset.rules.move_shape == "several-piles":
+        rules = self.game.ruleset.rules
+        if isinstance(rules, PileRules) and rules.move_help:
+            return rules.move_help
+        if rules.move_shape == "several-piles":
             return (
                 "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3 or 2 3: 3 from pile B), "
                 "or one PILE AMOUNT per pile to take from several at once (e.g. a3 b3)"

@@ -279,6 +279,8 @@ class PileRules:
     """The theorem in words, for sentences ("Wythoff's theorem")."""
     lists_every_win = True
     """Whether :meth:`theorem_wins` names every winning move (else one of them)."""
+    move_help = ""
+    """How to type a move, where piles mean something else ("" : as in Nim)."""
     piles: int | None = None
     """How many piles a position has (``None``: any number)."""
 
@@ -639,6 +641,10 @@ class StaircaseRules(PileRules):
     have nim-sum 0."""
 
     method = "staircase"
+    move_help = (
+        "type STEP COINS to move COINS from STEP to the step below (e.g. b2: 2 coins from step B; "
+        "from step A they leave the game)"
+    )
     theory_name = "the odd-steps rule"
     end_positions_allowed = False
 
