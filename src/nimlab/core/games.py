@@ -42,11 +42,11 @@ from nimlab.core.errors import RulesetError
 from nimlab.core.rules import (
     BoardKind,
     FibonacciRules,
-    HeapRules,
     MooreRules,
     Rules,
     StaircaseRules,
     WythoffRules,
+    rules_of,
 )
 from nimlab.theory.octal import OctalCodeError, TakeAndBreak
 
@@ -127,20 +127,16 @@ class GameEntry:
         if self.parameter and not parameter.strip():
             raise RulesetError(f"{self.name} needs its {self.parameter}: e.g. {self.hint}")
         try:
-            rules = _as_rules(self.parse(parameter))
+            rules = rules_of(self.parse(parameter))
         except OctalCodeError as e:
             raise RulesetError(str(e)) from None
         for entry in GAMES.values():  # a rule with an entry of its own goes by that name
-            if not entry.parameter and entry is not self and _as_rules(entry.parse("")) == rules:
+            if not entry.parameter and entry is not self and rules_of(entry.parse("")) == rules:
                 return GameKind(entry.name, rules)
         if not self.parameter:
             return GameKind(self.name, rules)
         assert self.format is not None
         return GameKind(f"{self.name}:{self.format(_shape(rules))}", rules)
-
-
-def _as_rules(value: TakeAndBreak | Rules) -> Rules:
-    return HeapRules(value) if isinstance(value, TakeAndBreak) else value
 
 
 def _shape(rules: Rules) -> Any:

@@ -55,6 +55,8 @@ __all__ = [
     "Rules",
     "StaircaseRules",
     "WythoffRules",
+    "move_words",
+    "rules_of",
 ]
 
 BoardKind = Literal["piles", "rows"]
