@@ -32,14 +32,22 @@ def test_every_entry_loads_and_its_text_form_round_trips(entry: GameEntry) -> No
     assert parse_game(kind.name.upper()) == kind
     assert load_game(entry.name, entry.example if entry.parameter else "") == kind
     assert kind.title and entry.summary
-    assert kind.board == ("rows" if kind.rule.splits else "piles")
+    assert kind.board == ("rows" if kind.rules.splits else "piles")
     if entry.board is not None:
         assert kind.board == entry.board
     assert set(kind.strategies) <= set(entry.strategies) <= set(STRATEGIES)
-    assert ("split-search" in kind.strategies) == kind.rule.splits
-    assert ("dense-table" in kind.strategies) == (
-        not kind.rule.splits and "dense-table" in entry.strategies
-    )
+    compiled = {"split-search", "dense-table", "misere-quotient"}
+    if kind.is_heap_game and not kind.rule.unequal:
+        assert ("split-search" in kind.strategies) == kind.rule.splits
+        assert ("dense-table" in kind.strategies) == (
+            not kind.rule.splits and "dense-table" in entry.strategies
+        )
+        assert "theory" not in kind.strategies
+    else:  # the compiled kernels know only take-and-break rules without conditions
+        assert not compiled & set(kind.strategies)
+        assert "search" in kind.strategies
+    assert kind.is_heap_game == (kind.rules.heap_rule is not None)
+    assert bool(kind.grundy_support) != (kind.rules.heap_sum and kind.is_heap_game)
     assert entry.hint in game_choices()
 
 

@@ -15,6 +15,7 @@ from nimlab.core.bots import perfect_choice
 from nimlab.core.game import Game
 from nimlab.core.games import parse_game
 from nimlab.core.position import board_for
+from nimlab.core.rules import HeapRules
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget, budget_scope
 from nimlab.theory.engine import (
@@ -176,7 +177,7 @@ def test_kayles_rows_keep_empty_rows_and_list_winning_moves() -> None:
 
 @given(rules(), positions(9, 4, 1))
 def test_move_counts_and_canonical_moves_agree_with_the_board(rule, position) -> None:
-    ruleset = Ruleset().__class__(Ruleset().game.__class__("x", rule))
+    ruleset = Ruleset().__class__(Ruleset().game.__class__("x", HeapRules(rule)))
     board = board_for(rule, position)
     assert count_moves(ruleset, board) == sum(1 for _ in board.legal_moves(rule))
     for move, child in canonical_moves(rule, position):

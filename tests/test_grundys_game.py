@@ -68,6 +68,13 @@ def test_no_equal_halves_equals_its_twin_for_any_code(
     assert run.run().values.tolist() == _naive_unequal(rule, n)
 
 
+def test_grundys_game_is_a_take_and_break_rule_that_forbids_equal_halves() -> None:
+    assert GRUNDYS_GAME.unequal and GRUNDYS_GAME.splits
+    assert [parts for _, parts in GRUNDYS_GAME.options(6)] == [(1, 5), (2, 4)]
+    assert not GRUNDYS_GAME.can_leave(0, 3, 3) and GRUNDYS_GAME.can_leave(0, 2, 4)
+    assert GrundyRun(GRUNDYS_GAME, 48).run().values.tolist() == OEIS
+
+
 def test_kept_and_resumed_and_never_mixed_with_4_0() -> None:
     run = GrundyRun(GRUNDYS_GAME, 2500, unequal=True)
     run.run()
@@ -75,7 +82,7 @@ def test_kept_and_resumed_and_never_mixed_with_4_0() -> None:
     resumed = GrundyRun.from_bytes(data, GRUNDYS_GAME, limit=4000, want_unequal=True)
     assert resumed.run().values.tolist() == grundys_game_sequence(4000).values.tolist()
     try:
-        GrundyRun.from_bytes(data, GRUNDYS_GAME)  # the octal game 4.0 allows equal halves
+        GrundyRun.from_bytes(data, TakeAndBreak((), d0=4))  # 4.0 allows equal halves
     except GrundyStateError as exc:
         assert "Grundy's game, not of 4.0" in str(exc)
     else:  # pragma: no cover

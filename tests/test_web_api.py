@@ -180,13 +180,13 @@ ILLEGAL = [
         "take 0",
         lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": 0},
         422,
-        r"take: Input should be greater than or equal to 1",
+        r"cannot take 0 from pile 2: take 1 to 4",
     ),
     (
         "negative amount",
         lambda t: {"seat": 0, "token": t[0], "pile": 2, "take": -3},
         422,
-        r"take: Input should be greater than or equal to 1",
+        r"take: Input should be greater than or equal to 0",
     ),
     (
         "huge amount",

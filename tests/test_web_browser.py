@@ -792,6 +792,56 @@ def test_dawsons_kayles_takes_two_stones_only(page: Page, server: Any) -> None:
     no_js_errors(page)
 
 
+def test_the_relatives_are_played_by_click_and_key_from_the_moves_the_server_lists(
+    page: Page, server: Any
+) -> None:
+    """One page, one game of each board kind the registry adds: piles whose move takes from
+    several (Wythoff's game), rows with cuts that take nothing (Lasker's Nim, Grundy's game),
+    and a pile whose position carries a limit (Fibonacci Nim)."""
+    open_game(page, server.url, game="wythoff", piles=[3, 5])
+    pile = lambda i: page.locator(f"#board .pile[data-pile='{i}']")  # noqa: E731
+    pile(1).locator(".match[data-take='2']").click()
+    pile(2).locator(".match[data-take='2']").click()  # the same from both: one move
+    expect(page.locator("#selection")).to_contain_text("taking 2 from pile 1 and 2 from pile 2")
+    page.click("#finish")
+    expect(page.locator("#log li")).to_have_count(1)
+    expect(page.locator("#log li").first).to_contain_text("2 from pile 1 and 2 from pile 2")
+
+    open_game(page, server.url, game="lasker", piles=[4])
+    row = page.locator("#board .stones[data-pile='1']")
+    row.locator(".link[data-pair='3']").click()  # stones 3-4 from the end of the run
+    expect(page.locator("#selection")).to_contain_text("taking stones 3-4 of row 1")
+    row.locator(".link[data-pair='3']").click()  # again: a cut between them, taking nothing
+    expect(page.locator("#selection")).to_contain_text("split row 1 before stone 4")
+    page.keyboard.press("Escape")
+    row.focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("|")  # the keyboard's cut, before the stone at the cursor
+    expect(page.locator("#selection")).to_contain_text("split row 1 before stone 2")
+    page.keyboard.press("Enter")
+    expect(page.locator("#log li")).to_have_count(1)
+    expect(page.locator("#log li").first).to_contain_text("cutting before stone 2")
+
+    open_game(page, server.url, game="grundys-game", piles=[6])
+    row = page.locator("#board .stones[data-pile='1']")
+    row.locator(".link[data-pair='3']").click()  # 3 and 3: equal halves are no move
+    expect(page.locator("#error")).to_contain_text("nor a cut between them is a move")
+    row.locator(".stone[data-at='2']").click()
+    expect(page.locator("#error")).to_contain_text("No move takes stone 2")
+    row.locator(".link[data-pair='2']").click()
+    expect(page.locator("#selection")).to_contain_text("split row 1 before stone 3")
+
+    created = open_game(page, server.url, game="fibonacci", piles=[10])
+    assert created["state"]["limit"] == 9 and created["state"]["takes"] == [list(range(1, 10))]
+    pile(1).locator(".match[data-take='2']").click()
+    page.click("#finish")
+    expect(page.locator("#log li")).to_have_count(1)
+    state = page.request.get(server.url + f"/api/games/{created['state']['id']}").json()
+    assert state["limit"] == 4 and state["takes"] == [[1, 2, 3, 4]]  # at most twice 2 now
+    no_js_errors(page)
+
+
 def test_take_back_value_history_resign_delete_and_replay(page: Page, server: Any) -> None:
     page.set_viewport_size({"width": 1280, "height": 1000})
     open_game(

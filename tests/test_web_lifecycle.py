@@ -194,6 +194,7 @@ def test_a_stored_game_is_analysed_move_by_move_with_its_mistakes(client: TestCl
             "pile": 1,
             "take": 2,
             "at": None,
+            "also": [],
             "result": [1, 4, 5],
             "outcome": "P",
             "remoteness": start["moves"][1]["remoteness"],

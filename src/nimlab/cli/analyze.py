@@ -37,9 +37,8 @@ from nimlab.core.analysis import (
 )
 from nimlab.core.errors import NimlabError
 from nimlab.core.narrate import rules_text
-from nimlab.core.position import Board, board_for
+from nimlab.core.position import Board
 from nimlab.core.ruleset import Ruleset
-from nimlab.theory import kernels
 from nimlab.theory.budget import Budget
 from nimlab.theory.engine import INTERACTIVE_POSITIONS
 
@@ -136,7 +135,7 @@ def analyze_command(
             soft_wrap=True,
         )
     options = _Options(max_moves, players, model, seconds, max_result_heaps)
-    prepare_solvers(kernels.groups_for(ruleset.rule, misere=ruleset.misere, players=players))
+    prepare_solvers(ruleset.kernel_groups(players))
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
@@ -221,7 +220,7 @@ def _batch_line(ruleset: Ruleset, raw: bytes, options: _Options) -> dict[str, An
     if not all(type(h) is int for h in heaps):
         return {"error": "heap sizes must be whole JSON numbers 0 or more, like [3, 4, 5]"}
     try:
-        return options.analyze(ruleset, board_for(ruleset.rule, heaps)).to_json()
+        return options.analyze(ruleset, ruleset.rules.start(heaps)).to_json()
     except NimlabError as e:
         return {"error": str(e)}
 

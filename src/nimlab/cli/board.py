@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from nimlab.core.narrate import pile_name
-from nimlab.core.position import Board, Position, Rows
+from nimlab.core.position import Board, Piles, Position, Rows
 
 __all__ = ["MAX_X", "render_board"]
 
@@ -21,13 +21,16 @@ MAX_LINES = 40
 
 def render_board(board: Board) -> Text:
     """The board as styled text, one line per pile or row."""
-    if isinstance(board, Position):
-        return _render_piles(board)
+    if isinstance(board, Position | Piles):
+        out = _render_piles(board)
+        if isinstance(board, Piles) and board.limit is not None:
+            out.append(f"\n(the next move takes at most {board.limit:,})", style="dim")
+        return out
     assert isinstance(board, Rows)
     return _render_rows(board)
 
 
-def _render_piles(board: Position) -> Text:
+def _render_piles(board: Position | Piles) -> Text:
     heaps = board.heaps
     width = len(str(min(len(heaps), MAX_LINES)))
     out = Text()

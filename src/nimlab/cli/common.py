@@ -11,7 +11,7 @@ from typer.core import TyperCommand
 
 from nimlab.cli.app import UsageError
 from nimlab.core.games import game_choices
-from nimlab.core.position import Board, board_for
+from nimlab.core.position import Board
 from nimlab.core.ruleset import Ruleset
 from nimlab.core.setup import ruleset_from
 
@@ -76,7 +76,7 @@ def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
     sizes = [part for word in heaps for part in word.replace(",", " ").split()]
     if not sizes:
         fail("give the position as heap sizes, e.g. 3 4 5 (or 3,4,5)")
-    return board_for(ruleset.rule, sizes)
+    return ruleset.rules.start(sizes)
 
 
 ARGV_KEY = "nimlab.argv"

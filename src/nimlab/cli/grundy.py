@@ -39,8 +39,8 @@ PROVE_LIMIT = 1 << 30  # 0.1777 needs 443 million values
 CHECKPOINT_SECONDS = 60.0
 """With ``--save`` the state is written at least this often (and when the run stops)."""
 SHOWN_VALUES = 240
-GRUNDYS_GAME_NAMES = ("grundys-game", "grundy's-game", "grundy's game", "grundys game")
-"""Grundy's game (split one heap into two unequal heaps): not an octal game, computed here."""
+GRUNDYS_GAME_NAMES = ("grundy's game", "grundys game")
+"""Grundy's game written with a space (the registry knows ``grundys-game`` and its aliases)."""
 
 
 @app.command("grundy")
@@ -48,8 +48,8 @@ def grundy_command(
     game: Annotated[
         str,
         typer.Argument(
-            help=f"An octal code (0.77), a game: {game_choices()}, or grundys-game (split one "
-            "heap into two unequal heaps)."
+            help=f"An octal code (0.77) or a game whose positions are sums of heaps: "
+            f"{game_choices()}."
         ),
     ],
     max_n: Annotated[
@@ -106,19 +106,20 @@ def grundy_command(
 ) -> None:
     """Grundy values of a take-and-break game, with its period proven by the Guy–Smith theorem
     (games that split heaps) or the window argument (games that never do)."""
-    unequal = game.strip().lower() in GRUNDYS_GAME_NAMES
-    if unequal:
-        from nimlab.theory.grundy import GRUNDYS_GAME  # the command computes with it anyway
-
-        rule, title, name = GRUNDYS_GAME, "Grundy's game", "grundys-game"
-        if prove:
-            fail("no periodicity theorem is known for Grundy's game: --prove cannot apply")
-    else:
-        kind = parse_game(game)
-        rule, title = kind.rule, kind.title
-        name = kind.rule.code if kind.entry.notation == "octal" else kind.name
-        if rule.tail and not rule.is_nim:
-            fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
+    text = game.strip().lower()
+    kind = parse_game("grundys-game" if text in GRUNDYS_GAME_NAMES else text)
+    if kind.grundy_support:
+        fail(f"no Grundy values: {kind.grundy_support}")
+    rule, title = kind.rule, kind.title
+    name = rule.code if kind.entry.notation == "octal" else kind.name
+    unequal = rule.unequal
+    if prove and unequal:
+        fail(f"no periodicity theorem is known for {title}: --prove cannot apply")
+    if prove and rule.tail and not rule.is_nim:
+        fail(
+            f"{title} has infinitely many digits: --prove applies to finite octal codes like "
+            "0.77 (drop --prove to compute the values)"
+        )
     if max_n is not None and max_n > PROVE_LIMIT:
         fail(f"--max is at most {PROVE_LIMIT:,}")
     if resume is not None:

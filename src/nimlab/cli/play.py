@@ -54,8 +54,9 @@ from nimlab.core.narrate import (
     wins_text,
 )
 from nimlab.core.players import BOT_CHOICES
-from nimlab.core.position import Board, Rows, board_for
+from nimlab.core.position import Board, Rows
 from nimlab.core.review import hint
+from nimlab.core.rules import PileRules
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal_start, parse_range
 from nimlab.storage import StorageError, Store
@@ -307,6 +308,14 @@ class TerminalGame:
             )
         if board.pile_count == 1:
             return "type how many to take (e.g. 3)"
+        rules = self.game.ruleset.rules
+        if isinstance(rules, PileRules) and rules.move_help:
+            return rules.move_help
+        if rules.move_shape == "several-piles":
+            return (
+                "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3 or 2 3: 3 from pile B), "
+                "or one PILE AMOUNT per pile to take from several at once (e.g. a3 b3)"
+            )
         if board.pile_count <= 26:
             return "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3, b 3 or 2 3: 3 from pile B)"
         return "type PILE AMOUNT to take AMOUNT from PILE (e.g. 2 3 or 2,3)"
@@ -593,8 +602,7 @@ def _new_game(
         fail("give --piles or --random-piles, not both")
     game_seed = seed if seed is not None else random.randrange(1 << 31)
     if random_piles:
-        start: Board = board_for(
-            ruleset.rule,
+        start: Board = ruleset.rules.start(
             deal_start(
                 ruleset,
                 random.Random(game_seed),

@@ -26,7 +26,11 @@ SHOWN_IMAGES = 120
 @app.command("quotient")
 def quotient_command(
     game: Annotated[
-        str, typer.Argument(help="An octal code (0.77), kayles, dawson or octal:CODE.")
+        str,
+        typer.Argument(
+            help="An octal code (0.77) or a game whose positions are sums of heaps "
+            "(kayles, dawson, octal:CODE, subtraction:SET)."
+        ),
     ],
     max_heap: Annotated[
         int,
@@ -52,8 +56,8 @@ def quotient_command(
     from nimlab.theory.quotient import QuotientError, misere_quotient
 
     kind = parse_game(game)
-    if kind.rule.tail:
-        fail(f"{game!r} has infinitely many digits: give a finite octal code like 0.77")
+    if kind.quotient_support:
+        fail(f"no misère quotient: {kind.quotient_support}")
     if max_heap > MAX_HEAP:
         fail(f"--max-heap is at most {MAX_HEAP}")
     try:

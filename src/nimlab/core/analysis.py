@@ -14,7 +14,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nimlab.core.position import Board, Move, Rows, as_board
+from nimlab.core.errors import PlayerError
+from nimlab.core.position import Board, Move, Piles, Rows
+from nimlab.core.rules import move_words
 from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
@@ -80,6 +82,8 @@ class MoveValue:
         out: dict[str, Any] = {"pile": self.move.pile, "take": self.move.take}
         if self.move.at is not None:
             out["at"] = self.move.at
+        if self.move.also:
+            out["also"] = [list(part) for part in self.move.also]
         out.update(
             result=list(self.result),
             outcome=None if self.outcome is None else str(self.outcome),
@@ -128,6 +132,8 @@ def _heap_move_count(ruleset: Ruleset, heap: int, rows: bool) -> int:
             n += 2 if rows else 1
         if d & 4 and rest >= 2:
             n += (rest - 1) if rows else rest // 2
+            if rule.unequal and rest % 2 == 0:
+                n -= 1  # no split into two equal parts
         return n
 
     for k in range(0, min(heap, explicit) + 1):
@@ -148,7 +154,10 @@ def _heap_move_count(ruleset: Ruleset, heap: int, rows: bool) -> int:
 
 def count_moves(ruleset: Ruleset, board: Board) -> int:
     """The number of legal moves on the board without listing them: O(piles) for Nim,
-    O(piles * explicit digits) otherwise, whatever the heap sizes."""
+    O(piles * explicit digits) otherwise, whatever the heap sizes (the relatives: their rules'
+    count, O(piles * k) at most)."""
+    if isinstance(board, Piles):
+        return ruleset.relative_rules.count_moves(board)
     rows = isinstance(board, Rows)
     if ruleset.rule.is_nim and not rows:
         return sum(board.heaps)
@@ -481,6 +490,8 @@ class Analysis:
                 out["winning_move_count"] = self.winning_move_count
         if self.terminal:
             out["terminal"] = True
+        if isinstance(self.board, Piles) and self.board.limit is not None:
+            out["limit"] = self.board.limit
         return out
 
 
@@ -503,8 +514,12 @@ def analyze(
     ``ruleset`` and ``board`` are what :class:`~nimlab.core.game.Game` takes: a ruleset or its
     text (``"kayles misere"``), a board or a list of heap sizes."""
     ruleset = as_ruleset(ruleset)
-    board = as_board(ruleset.rule, board)
+    board = ruleset.rules.as_board(board)
     budget = budget if budget is not None else interactive_budget()
+    if isinstance(board, Piles):
+        if players > 2:
+            raise PlayerError(f"{ruleset.game.title} is analysed for two players only")
+        return _analyze_relative(ruleset, board, max_moves, budget)
     engine = ruleset.engine
     c = board.canonical
     terminal = is_terminal(ruleset.rule, c, ruleset.end_positions)
@@ -544,6 +559,73 @@ def analyze(
         quotient=(
             None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c, budget)
         ),
+        shortfall=ev.shortfall,
+    )
+    analysis.explanation.extend(explain(analysis))
+    return analysis
+
+
+RELATIVE_SCAN = 100_000
+"""Most moves of a relative's position scanned for winning ones when there are too many to
+value one by one (beyond it, the winning moves are not listed)."""
+
+
+def _analyze_relative(
+    ruleset: Ruleset, board: Piles, max_moves: int | None, budget: Budget
+) -> Analysis:
+    """:func:`analyze` for the classic relatives (boards of :class:`Piles`): the rules' engine
+    values the position and every move (its theorem where it holds, else the exact search).
+    Beyond ``max_moves`` moves only winning moves are listed (scanning at most
+    :data:`RELATIVE_SCAN` moves). Cost: one evaluation per distinct child."""
+    engine = ruleset.relative_engine
+    terminal = ruleset.is_over(board)
+    count = 0 if terminal else count_moves(ruleset, board)
+    ev = engine.evaluate(board.canonical, remoteness=True, budget=budget)
+    moves: list[MoveValue] = []
+    complete = True
+    winning_count: int | None = None
+    rules = ruleset.relative_rules
+    wins = None
+    only_winning = not terminal and max_moves is not None and count > max_moves
+    if only_winning and not ruleset.end_positions:
+        wins = rules.theorem_wins(board, ruleset.misere)
+    if wins is not None:  # the theorem names them, whatever the number of moves
+        complete = False
+        for move in wins:
+            left = rules.play(board, move)
+            child = engine.evaluate(left.canonical, remoteness=False, budget=budget)
+            moves.append(MoveValue(move, left.heaps, child.outcome, child.remoteness))
+        winning_count = len(wins) if rules.lists_every_win else None
+    elif only_winning and ev.outcome is not Outcome.N:
+        complete = False  # P: no winning move; not proven: none of them would be either
+        winning_count = 0 if ev.outcome is Outcome.P else None
+    elif not terminal:
+        complete = not only_winning
+        scanned = 0
+        for move, after in ruleset.rules.successors(board):
+            scanned += 1
+            if scanned > RELATIVE_SCAN or budget.cancelled or budget.remaining_seconds() == 0:
+                winning_count = None
+                break
+            child = engine.evaluate(after.canonical, remoteness=not only_winning, budget=budget)
+            if only_winning and child.outcome is not Outcome.P:
+                continue
+            moves.append(MoveValue(move, after.heaps, child.outcome, child.remoteness))
+        else:
+            if only_winning:
+                winning_count = len(moves)
+    analysis = Analysis(
+        ruleset=ruleset,
+        board=board,
+        outcome=ev.outcome,
+        remoteness=ev.remoteness,
+        grundy=None,
+        method=ev.method,
+        moves=moves,
+        moves_complete=complete,
+        move_count=count,
+        terminal=terminal,
+        winning_move_count=winning_count,
         shortfall=ev.shortfall,
     )
     analysis.explanation.extend(explain(analysis))
@@ -759,6 +841,8 @@ def explain(a: Analysis) -> list[str]:
             "no theorem covers these rules, so no move is marked winning or losing."
         )
         return lines
+    if isinstance(a.board, Piles):
+        return _explain_relative(a, a.board)
     heaps = tuple(h for h in a.board.heaps if h)
     if r.rule.is_nim and r.is_textbook:
         lines += _explain_nim(a, heaps)
@@ -980,6 +1064,33 @@ def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) ->
     return lines
 
 
+def _explain_relative(a: Analysis, board: Piles) -> list[str]:
+    """The working of a relative's theorem (Wythoff's pairs, Moore's digits, ...) where it
+    decided, else why only an exact search does; then the winning move or why there is none."""
+    r = a.ruleset
+    rules = r.relative_rules
+    lines: list[str] = []
+    if a.method == rules.method:
+        lines += rules.explain(board, r.misere)
+    else:
+        if r.end_positions:
+            ends = ", ".join(
+                short_position(e) for e in sorted(r.end_positions, key=lambda e: (len(e), e))
+            )
+            why = (
+                f"No theorem applies: the extra end positions ({ends}) change the game, and "
+                f"{rules.theory_name} assumes its own end."
+            )
+        else:
+            why = f"No theorem applies: {rules.theory_name} is not known to hold in misère play."
+        lines.append(why + " An exact search over every position reachable from here decided.")
+    if a.outcome is Outcome.N and a.best is not None and a.best.winning:
+        lines.append(_winning_sentence(a, ""))
+    elif a.outcome is Outcome.P:
+        lines.append(_no_winning_sentence(a, "every move leaves an N-position."))
+    return lines
+
+
 def _explain_search(a: Analysis) -> list[str]:
     """Why no formula applies, and what the moves' remoteness says."""
     r = a.ruleset
@@ -1027,11 +1138,11 @@ def short_position(heaps: tuple[int, ...], limit: int = 12) -> str:
 
 
 def describe_move(move: Move, board: Board) -> str:
-    """``"take 3 from pile 2"`` or ``"take 2 stones at 4-5 of row 1"``."""
-    if move.at is None:
-        return f"take {move.take:,} from pile {move.pile}"
-    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{move.at + move.take - 1}"
-    return f"take {stones} of row {move.pile}"
+    """``"take 3 from pile 2"``, ``"take stones 4-5 of row 1"``, ``"split row 1 before stone
+    3"`` (the relatives: as their rules say, e.g. ``"take 2 from both piles"``)."""
+    if isinstance(board, Piles):
+        return board.rule.describe_move(move, board)
+    return move_words(move)
 
 
 def child_canonical(board: Board, ruleset: Ruleset, move: Move) -> Canon:

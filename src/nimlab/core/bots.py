@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from nimlab.core.analysis import board_move, count_moves, paranoid_move_values
 from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
-from nimlab.core.position import Board, Move, Position
+from nimlab.core.position import Board, Move, Piles, Position
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import CanonMove, Engine, apply_move, interactive_budget
@@ -67,7 +67,10 @@ def make_bot(spec: BotSpec | str, rng: random.Random) -> Bot:
 
 def _random_move(ruleset: Ruleset, board: Board, rng: random.Random) -> Move:
     """A uniformly random legal move, without listing every move of the board: a pile is drawn
-    with weight its number of moves, then one of its moves. O(piles + moves of that pile)."""
+    with weight its number of moves, then one of its moves. O(piles + moves of that pile)
+    (the relatives: their rules' :meth:`~nimlab.core.rules.PileRules.random_move`)."""
+    if isinstance(board, Piles):
+        return ruleset.relative_rules.random_move(board, rng)
     if isinstance(board, Position) and ruleset.rule.is_nim:
         total = sum(board.heaps)
         pick = rng.randrange(total)
@@ -101,6 +104,7 @@ class _Bot:
         return (
             self.spec.kind == "perfect"
             and len(state.active) == 2
+            and state.ruleset.game.is_heap_game
             and state.ruleset.engine.settled(state.board.canonical)
         )
 
@@ -134,6 +138,8 @@ def classic_choice(ruleset: Ruleset, board: Board, rng: random.Random) -> Choice
     (with the misère endgame rule) for Nim, the Sprague–Grundy move (normal play) or the misère
     quotient's move otherwise, else a random move. The claim names the theory it used and, when
     the game has extra end positions, that the theory ignores them."""
+    if isinstance(board, Piles):
+        return _classic_relative(ruleset, board, rng)
     textbook = ruleset.textbook()
     engine = textbook.engine
     c = board.canonical
@@ -159,6 +165,8 @@ def lookahead_choice(ruleset: Ruleset, board: Board, depth: int, rng: random.Ran
     """Negamax ``depth`` plies deep under the real rules (two players); positions at the horizon
     are judged by the textbook outcome (ignoring extra end positions). Bounded by the
     interactive budget: beyond it, the classic move."""
+    if isinstance(board, Piles):
+        return _lookahead_relative(ruleset, board, depth, rng)
     textbook = ruleset.textbook().engine
     budget = interactive_budget()
 
@@ -223,6 +231,8 @@ def perfect_choice(state: GameState, rng: random.Random) -> Choice:
     if len(state.active) > 2:
         return _paranoid_choice(state, rng)
     ruleset, board = state.ruleset, state.board
+    if isinstance(board, Piles):
+        return _perfect_relative(ruleset, board, rng)
     engine = ruleset.engine
     budget = interactive_budget()
     c = board.canonical
@@ -265,13 +275,91 @@ def _ranked_choice(scored: list[Scored], rng: random.Random) -> Choice:
     return Choice(move, f"every move loses; this one resists longest{count}", True)
 
 
+def _perfect_relative(ruleset: Ruleset, board: Piles, rng: random.Random) -> Choice:
+    """:func:`perfect_choice` for the relatives: every move ranked by its child's value (the
+    rules' theorem where it holds, else the exact search), up to :data:`RANK_LIMIT` moves;
+    beyond, or beyond the budget, an honest guess."""
+    budget = interactive_budget()
+    rules = ruleset.relative_rules
+    if rules.count_moves(board) <= RANK_LIMIT:
+        scored = _ranked_scores(ruleset, board, budget)
+        if scored is not None:
+            return _ranked_choice(scored, rng)
+    wins = None if ruleset.end_positions else rules.theorem_wins(board, ruleset.misere)
+    if wins:
+        return Choice(
+            rng.choice(wins), f"a proven winning move ({rules.theory_name}): too many to rank", True
+        )
+    if wins == []:
+        return _random_choice(
+            ruleset, board, rng, "every move loses (a P-position); too many moves to rank them"
+        )
+    return _unproven_guess(ruleset, board, rng)
+
+
+def _classic_relative(ruleset: Ruleset, board: Piles, rng: random.Random) -> Choice:
+    """The textbook move of a relative: a move to a position the rules' theorem (normal or
+    misère, as the rules know it, ignoring extra end positions) calls a P-position."""
+    rules = ruleset.relative_rules
+    ignores = " (which ignores the extra end positions)" if ruleset.end_positions else ""
+    wins = rules.theorem_wins(board, ruleset.misere)
+    if wins:
+        return Choice(rng.choice(wins), f"the textbook move ({rules.theory_name}){ignores}")
+    if wins is None and rules.count_moves(board) <= RANK_LIMIT:
+        wins = [
+            move
+            for move, after in rules.successors(board)
+            if rules.formula(after.canonical, ruleset.misere) is Outcome.P
+        ]
+        if wins:
+            return Choice(rng.choice(wins), f"the textbook move ({rules.theory_name}){ignores}")
+    return _random_choice(ruleset, board, rng, "a random move (no textbook winning move)")
+
+
+def _lookahead_relative(ruleset: Ruleset, board: Piles, depth: int, rng: random.Random) -> Choice:
+    """:func:`lookahead_choice` for the relatives: negamax under the real rules, the horizon
+    judged by the rules' theorem (a loss where it says nothing)."""
+    rules = ruleset.relative_rules
+    budget = interactive_budget()
+    memo: dict[tuple[Canon, int], bool] = {}
+
+    def to_move_wins(b: Piles, d: int) -> bool:
+        if ruleset.is_over(b):
+            return ruleset.misere
+        key = (b.canonical, d)
+        if key not in memo:
+            budget.charge()
+            if d == 0:
+                memo[key] = rules.formula(key[0], ruleset.misere) is Outcome.N
+            else:
+                memo[key] = any(
+                    isinstance(after, Piles) and not to_move_wins(after, d - 1)
+                    for _, after in rules.successors(b)
+                )
+        return memo[key]
+
+    if rules.count_moves(board) > 5000:
+        return classic_choice(ruleset, board, rng)
+    good: list[Move] = []
+    moves = list(rules.successors(board))
+    try:
+        for move, after in moves:
+            if isinstance(after, Piles) and not to_move_wins(after, depth - 1):
+                good.append(move)
+    except BudgetExceeded:
+        return classic_choice(ruleset, board, rng)
+    if good:
+        return Choice(rng.choice(good), f"a move that wins within a {depth}-ply look-ahead")
+    return Choice(rng.choice(moves)[0], f"a random move (every move loses within {depth} plies)")
+
+
 def _ranked_scores(ruleset: Ruleset, board: Board, budget: Budget) -> list[Scored] | None:
     """Every legal move in successor order with its child's value (the full ranking), or
     ``None`` when some child could not be proven within the budget. O(moves x piles) plus the
     children's evaluations (each distinct child is evaluated once: the engine remembers)."""
-    engine = ruleset.engine
+    engine = ruleset.solver
     scored: list[Scored] = []
-    for move, after in board.successors(ruleset.rule):
+    for move, after in ruleset.rules.successors(board):
         ev = engine.evaluate(after.canonical, budget=budget)
         if ev.outcome is None:
             return None  # not within the budget
@@ -361,8 +449,11 @@ def _unproven_guess(ruleset: Ruleset, board: Board, rng: random.Random) -> Choic
     A move that ends the game and wins it (normal play) is taken; in misère play a move into an
     end position is avoided when another exists; among the rest the textbook move is preferred
     (named as a guess, since the textbook ignores the real rules' extra end positions)."""
-    rule = ruleset.rule
     prefix = "not proven (beyond the search budget), a guess: "
+    if isinstance(board, Piles):
+        guess = _classic_relative(ruleset, board, rng)
+        return Choice(guess.move, prefix + guess.claim, False)
+    rule = ruleset.rule
     if count_moves(ruleset, board) <= 5000:
         moves = list(board.successors(rule))
         ending = [m for m, after in moves if ruleset.is_terminal(after.canonical)]

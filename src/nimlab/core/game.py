@@ -22,7 +22,7 @@ from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.clock import now_stamp
 from nimlab.core.errors import GameOverError, InvalidMoveError, PlayerError, PositionError
 from nimlab.core.players import Player, unique_players
-from nimlab.core.position import Board, Move, Rows, as_board
+from nimlab.core.position import Board, Move
 from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
 from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.core.setup import FIRST_CHOICES, First
@@ -85,12 +85,7 @@ class Game:
         seed: int | None = None,
     ) -> None:
         self.ruleset = as_ruleset(ruleset)
-        self.start: Board = as_board(self.ruleset.rule, start)
-        if self.ruleset.rule.splits != isinstance(self.start, Rows):
-            raise PositionError(
-                "this game is played on "
-                + ("rows of stones" if self.ruleset.rule.splits else "piles")
-            )
+        self.start: Board = self.ruleset.rules.as_board(start)
         if self.start.pile_count == 0:
             raise PositionError("a game needs at least one pile")
         self.players = unique_players(players)
@@ -98,6 +93,9 @@ class Game:
             raise PlayerError("a game needs at least two players")
         if len(self.players) > MAX_PLAYERS:
             raise PlayerError(f"at most {MAX_PLAYERS} players")
+        most = self.ruleset.rules.max_players
+        if most is not None and len(self.players) > most:
+            raise PlayerError(f"{self.ruleset.game.title} is played by at most {most} players")
         self.seed = seed if seed is not None else random.randrange(1 << 31)
         self.rng = random.Random(self.seed)
         self.bots: dict[int, Bot] = {
@@ -216,7 +214,7 @@ class Game:
     def legal_moves(self) -> list[Move]:
         if self.is_over:
             return []
-        return list(self.board.legal_moves(self.ruleset.rule))
+        return [move for move, _ in self.ruleset.rules.successors(self.board)]
 
     # -- moves --------------------------------------------------------------------------------
 
@@ -224,11 +222,7 @@ class Game:
         """Read move text in this game's notation (piles: ``PILE AMOUNT`` or ``b3``, or just the
         amount when there is one pile; rows: ``ROW POSITION COUNT``, or ``POSITION COUNT`` when
         there is one row)."""
-        rows = isinstance(self.board, Rows)
-        single = self.board.pile_count == 1
-        return Move.from_text(
-            text, rows=rows, single_row=rows and single, single_pile=not rows and single
-        )
+        return self.ruleset.rules.parse_move(text, self.board)
 
     def push(self, move: Move | str, *, claim: str | None = None) -> Turn:
         """Play a move for the player to move. Raises :class:`GameOverError` when the game is
@@ -242,11 +236,11 @@ class Game:
                 f"a move is a Move or move text like '2 3', not {type(move).__name__}"
             )
         state = self._state
-        after = state.board.play(self.ruleset.rule, move)
+        after = self.ruleset.rules.play(state.board, move)
         seat = state.to_move
         player = self.players[seat]
         active = state.active
-        if self.ruleset.is_terminal(after.heaps):
+        if self.ruleset.is_over(after):
             next_state = self._settle(self._end_round(replace(state, board=after), seat))
         else:
             i = active.index(seat)
@@ -295,7 +289,7 @@ class Game:
 
     def _settle(self, state: GameState) -> GameState:
         """Resolve rounds whose start position is already an end position."""
-        while state.winner is None and self.ruleset.is_terminal(state.board.heaps):
+        while state.winner is None and self.ruleset.is_over(state.board):
             state = self._end_round(state, state.to_move)
         return state
 

@@ -4,25 +4,31 @@ A game is loaded by name and parameter, as in OpenSpiel's ``load_game(name, para
 form (``nim``, ``kayles``, ``octal:0.137``, ``subtraction:1-3``) round-trips and is the same on
 the command line, in the web API, in rulesets and in game records:
 
->>> load_game("octal", "0.137")
-GameKind(name='octal:0.137', rule=TakeAndBreak(digits=(1, 3, 7), tail=0, d0=0))
+>>> load_game("octal", "0.137").rule
+TakeAndBreak(digits=(1, 3, 7), tail=0, d0=0, unequal=False)
 >>> parse_game("octal:0.77").name            # a registered game is named by its entry
 'kayles'
 >>> parse_game("subtraction:3,1,2").title
 'subtraction game S = {1-3}'
 >>> parse_game("dawson").board, parse_game("nim").board
 ('rows', 'piles')
->>> [e.name for e in GAMES.values()]
-['nim', 'kayles', 'dawson', 'octal', 'subtraction']
+>>> [e.name for e in GAMES.values()]  # doctest: +NORMALIZE_WHITESPACE
+['nim', 'kayles', 'dawson', 'octal', 'subtraction', 'lasker', 'grundys-game', 'wythoff',
+ 'moore', 'staircase', 'fibonacci']
+>>> parse_game("wythoff").rules.heap_sum, parse_game("lasker").rules.heap_sum
+(False, True)
 
-Each :class:`GameEntry` says how its parameter is read and written, how the game is shown
-(``piles``, or ``rows`` of stones for games that split heaps), and which of the engine's strategy
-families may answer questions about it (:data:`STRATEGIES`; the engine still checks each
-strategy's own conditions, e.g. no extra end positions). The CLI's ``--game`` help, the web
-API's ``/api/options`` and the web page's game menu are all built from :data:`GAMES`.
+Each :class:`GameEntry` says how its parameter is read and written into the game's rules (a
+:class:`~nimlab.core.rules.Rules`: a :class:`~nimlab.theory.octal.TakeAndBreak` is wrapped as
+:class:`~nimlab.core.rules.HeapRules`), and which of the engine's strategy families may answer
+questions about it (:data:`STRATEGIES`; the engine still checks each strategy's own conditions,
+e.g. no extra end positions). What a game supports (Grundy values, misère quotients, extra end
+positions, more than two players) is asked of its :class:`GameKind`. The CLI's ``--game`` help,
+the web API's ``/api/options`` and the web page's game menu are all built from :data:`GAMES`.
 
-Adding a game is one :func:`register` call here with its move rule (a
-:class:`~nimlab.theory.octal.TakeAndBreak` or a new rule class in :mod:`nimlab.theory`).
+Adding a game is one :func:`register` call here with its rules (a
+:class:`~nimlab.theory.octal.TakeAndBreak`, or a class of :mod:`nimlab.core.rules` that
+implements the :class:`~nimlab.core.rules.Rules` protocol on its theory).
 """
 
 from __future__ import annotations
@@ -30,9 +36,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
 from nimlab.core.errors import RulesetError
+from nimlab.core.rules import (
+    BoardKind,
+    FibonacciRules,
+    MooreRules,
+    Rules,
+    StaircaseRules,
+    WythoffRules,
+    rules_of,
+)
 from nimlab.theory.octal import OctalCodeError, TakeAndBreak
 
 __all__ = [
@@ -50,8 +65,6 @@ __all__ = [
     "register",
 ]
 
-BoardKind = Literal["piles", "rows"]
-
 STRATEGIES: dict[str, str] = {
     "nim-formula": "Bouton's nim-sum rule and its misère endgame (Nim only), O(n)",
     "grundy": "Sprague–Grundy: XOR of heap Grundy values (normal play, no extra end positions)",
@@ -59,6 +72,8 @@ STRATEGIES: dict[str, str] = {
     "dense-table": "a dense retrograde table (games that never split a heap)",
     "split-search": "exact search over sums of rows (games that split heaps)",
     "search": "memoised exact search within a budget (every game)",
+    "theory": "the game's own theorem (Wythoff's pairs, Moore's digits, Staircase Nim's odd "
+    "steps, Fibonacci Nim's Zeckendorf terms) where it holds, else exact search",
 }
 """The engine's strategy families, by the names entries use, with what each one needs."""
 
@@ -67,8 +82,9 @@ STRATEGIES: dict[str, str] = {
 class GameEntry:
     """One kind of game in the registry.
 
-    ``parse`` reads the parameter text (``""`` for games without a parameter) into the move
-    rule, raising :class:`~nimlab.theory.octal.OctalCodeError` or :class:`RulesetError`;
+    ``parse`` reads the parameter text (``""`` for games without a parameter) into the rules
+    (a :class:`TakeAndBreak` or :class:`~nimlab.core.rules.Rules`), raising
+    :class:`~nimlab.theory.octal.OctalCodeError` or :class:`RulesetError`;
     ``format`` writes a rule's parameter back in canonical form. ``board`` is ``None`` when it
     depends on the parameter (octal codes split heaps when a digit is 4-7). ``strategies`` lists
     the strategy families (keys of :data:`STRATEGIES`) that may apply to this kind.
@@ -77,14 +93,16 @@ class GameEntry:
     name: str
     title: str
     summary: str
-    parse: Callable[[str], TakeAndBreak]
+    parse: Callable[[str], TakeAndBreak | Rules]
     strategies: tuple[str, ...]
     parameter: str = ""
     example: str = ""
-    format: Callable[[TakeAndBreak], str] | None = None
+    format: Callable[[Any], str] | None = None
     aliases: tuple[str, ...] = ()
     board: BoardKind | None = "piles"
-    kind_title: Callable[[TakeAndBreak], str] | None = None
+    kind_title: Callable[[Any], str] | None = None
+    start: tuple[int, ...] = (3, 4, 5)
+    """A start position to offer (a menu's default)."""
     notation: str = ""
     """The field's notation the rule is also known by: ``"octal"`` for octal games (their code,
     e.g. ``0.77``, is then their name in Grundy tables), ``""`` for none."""
@@ -109,28 +127,78 @@ class GameEntry:
         if self.parameter and not parameter.strip():
             raise RulesetError(f"{self.name} needs its {self.parameter}: e.g. {self.hint}")
         try:
-            rule = self.parse(parameter)
+            rules = rules_of(self.parse(parameter))
         except OctalCodeError as e:
             raise RulesetError(str(e)) from None
         for entry in GAMES.values():  # a rule with an entry of its own goes by that name
-            if not entry.parameter and entry is not self and entry.parse("") == rule:
-                return GameKind(entry.name, rule)
+            if not entry.parameter and entry is not self and rules_of(entry.parse("")) == rules:
+                return GameKind(entry.name, rules)
         if not self.parameter:
-            return GameKind(self.name, rule)
+            return GameKind(self.name, rules)
         assert self.format is not None
-        return GameKind(f"{self.name}:{self.format(rule)}", rule)
+        return GameKind(f"{self.name}:{self.format(_shape(rules))}", rules)
+
+
+def _shape(rules: Rules) -> Any:
+    """What an entry's ``format`` and ``kind_title`` are given: the take-and-break rule of a
+    heap game, else the rules themselves."""
+    return rules.heap_rule if rules.heap_rule is not None else rules
 
 
 @dataclass(frozen=True)
 class GameKind:
-    """A loaded game: its text form (``nim``, ``kayles``, ``octal:CODE``, ``subtraction:SET``)
-    and its move rule. Equal rules give equal kinds (``octal:0.77`` is ``kayles``)."""
+    """A loaded game: its text form (``nim``, ``kayles``, ``octal:CODE``, ``subtraction:SET``,
+    ``moore:2``) and its rules. Equal rules give equal kinds (``octal:0.77`` is ``kayles``)."""
 
     name: str
-    rule: TakeAndBreak
+    rules: Rules
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def rule(self) -> TakeAndBreak:
+        """The take-and-break rule of a heap game; raises :class:`RulesetError` for the
+        others (their rules are :attr:`rules`)."""
+        rule = self.rules.heap_rule
+        if rule is None:
+            raise RulesetError(
+                f"{self.name} is not a take-and-break game on heaps: {self.rules.why_not_heaps()}"
+            )
+        return rule
+
+    @property
+    def is_heap_game(self) -> bool:
+        """Whether the game is a take-and-break game on heaps (the engine's strategies,
+        multi-player models and boards of piles or rows serve it)."""
+        return self.rules.heap_rule is not None
+
+    @property
+    def grundy_support(self) -> str:
+        """Why Grundy values and misère quotients do not apply to this game (``""`` when they
+        do: its positions are sums of independent heaps of a take-and-break rule)."""
+        if not self.rules.heap_sum:
+            return f"{self.title}: {self.rules.why_not_heaps()}"
+        if self.rules.heap_rule is None:
+            return f"{self.title}: its heaps are not take-and-break heaps"
+        return ""
+
+    @property
+    def quotient_support(self) -> str:
+        """Why a misère quotient cannot be computed for this game (``""`` when it may be: the
+        quotient's own computation may still refuse a rule it does not cover)."""
+        why = self.grundy_support
+        if why:
+            return why
+        rule = self.rule
+        if rule.unequal:
+            return f"{self.title}: quotients of splits into unequal heaps are not computed"
+        if rule.tail:
+            return (
+                f"{self.title} has infinitely many digits: misère quotients are computed for "
+                "finite octal codes like 0.77"
+            )
+        return ""
 
     @property
     def entry(self) -> GameEntry:
@@ -145,24 +213,24 @@ class GameKind:
     @property
     def splits(self) -> bool:
         """Whether moves can split a heap (such games are shown as rows of stones)."""
-        return self.rule.splits
+        return self.rules.splits
 
     @property
     def board(self) -> BoardKind:
         """How the game is shown: ``"rows"`` of stones when moves split heaps, else ``"piles"``."""
-        return "rows" if self.rule.splits else "piles"
+        return self.rules.board
 
     @property
     def title(self) -> str:
         """A name for people, e.g. "Kayles (octal 0.77)"."""
         entry = self.entry
-        return entry.kind_title(self.rule) if entry.kind_title else entry.title
+        return entry.kind_title(_shape(self.rules)) if entry.kind_title else entry.title
 
     @property
     def strategies(self) -> tuple[str, ...]:
         """The engine strategy families that may apply, given how the game is shown
         (``dense-table`` for games that never split a heap, ``split-search`` for the others)."""
-        drop = "dense-table" if self.rule.splits else "split-search"
+        drop = "dense-table" if self.rules.splits else "split-search"
         return tuple(s for s in self.entry.strategies if s != drop)
 
 
@@ -220,11 +288,11 @@ def _subtraction_set(rule: TakeAndBreak) -> str:
     return _format_set(takes)
 
 
-def _fixed(rule: TakeAndBreak) -> Callable[[str], TakeAndBreak]:
+def _fixed(rule: TakeAndBreak | Rules) -> Callable[[str], TakeAndBreak | Rules]:
     return lambda _: rule
 
 
-_ALL = tuple(STRATEGIES)
+_HEAP_STRATEGIES = tuple(s for s in STRATEGIES if s != "theory")
 
 register(
     GameEntry(
@@ -263,7 +331,7 @@ register(
         title="Another octal game",
         summary="take-and-break games in octal notation",
         parse=TakeAndBreak.octal,
-        strategies=_ALL[1:],
+        strategies=_HEAP_STRATEGIES[1:],
         parameter="CODE",
         example="0.137",
         format=lambda rule: rule.code,
@@ -283,6 +351,82 @@ register(
         example="1-3",
         format=_subtraction_set,
         kind_title=lambda rule: f"subtraction game S = {{{_shown_set(rule)}}}",
+    )
+)
+
+register(
+    GameEntry(
+        name="lasker",
+        title="Lasker's Nim",
+        summary="take any number from one pile, or split a pile into two",
+        parse=_fixed(TakeAndBreak((), tail=3, d0=4)),
+        strategies=("grundy", "split-search", "search"),
+        aliases=("laskers-nim",),
+        board="rows",
+    )
+)
+register(
+    GameEntry(
+        name="grundys-game",
+        title="Grundy's game",
+        summary="split a pile into two unequal piles",
+        parse=_fixed(TakeAndBreak((), d0=4, unequal=True)),
+        strategies=("grundy", "search"),
+        aliases=("grundy's-game", "grundys"),
+        board="rows",
+    )
+)
+register(
+    GameEntry(
+        name="wythoff",
+        title="Wythoff's game",
+        summary="two piles: take from one, or the same from both",
+        parse=_fixed(WythoffRules()),
+        strategies=("theory", "search"),
+        start=(3, 5),
+    )
+)
+
+
+def _moore(text: str) -> MooreRules:
+    if not text.strip().isdigit() or not 1 <= int(text) <= 16:
+        raise RulesetError(
+            f"moore:K takes K, the most piles one move may take from: 1 to 16 (got {text!r})"
+        )
+    return MooreRules(int(text))
+
+
+register(
+    GameEntry(
+        name="moore",
+        title="Moore's Nim",
+        summary="take from at least one and at most K piles at once",
+        parse=_moore,
+        strategies=("theory", "search"),
+        parameter="K",
+        example="2",
+        format=lambda rules: str(rules.k),
+        kind_title=lambda rules: f"Moore's Nim (k = {rules.k})",
+    )
+)
+register(
+    GameEntry(
+        name="staircase",
+        title="Staircase Nim",
+        summary="move coins from one step to the step below (steps listed from the ground up)",
+        parse=_fixed(StaircaseRules()),
+        strategies=("theory", "search"),
+        start=(3, 1, 2),
+    )
+)
+register(
+    GameEntry(
+        name="fibonacci",
+        title="Fibonacci Nim",
+        summary="one pile; take at most twice what the previous move took (not all at first)",
+        parse=_fixed(FibonacciRules()),
+        strategies=("theory", "search"),
+        start=(10,),
     )
 )
 

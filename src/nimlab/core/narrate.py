@@ -48,7 +48,10 @@ def move_text(move: Move, board: Board, *, letters: bool = False) -> str:
     C"``, see :func:`pile_name`), ``"stones 4-5"`` (one row of stones) or ``"stone 4 from row
     2"``. ``board`` is the board the move was made on."""
     if move.at is None:
-        return f"{move.take:,} from pile {pile_name(move.pile, board, letters=letters)}"
+        return " and ".join(
+            f"{take:,} from pile {pile_name(pile, board, letters=letters)}"
+            for pile, take in move.parts
+        )
     single = isinstance(board, Rows) and board.pile_count == 1
     if move.take == 0:  # a split that takes nothing (octal codes like 4.07)
         where = "" if single else f" of row {move.pile}"

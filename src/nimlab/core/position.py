@@ -33,6 +33,8 @@ from nimlab.theory.positions import Canon, canonical
 __all__ = [
     "Board",
     "Move",
+    "PileRule",
+    "Piles",
     "Position",
     "Rows",
     "as_board",
@@ -63,11 +65,19 @@ class Move:
     pile: int
     take: int
     at: int | None = None
+    also: tuple[tuple[int, int], ...] = ()
+    """More ``(pile, take)`` parts of the same move, in games whose move takes from several
+    piles at once (Wythoff's game: the same from both; Moore's Nim: from up to k piles)."""
 
     def __str__(self) -> str:
         if self.at is None:
-            return f"{self.pile} {self.take}"
+            return " ".join(f"{p} {t}" for p, t in self.parts)
         return f"{self.pile} {self.at} {self.take}"
+
+    @property
+    def parts(self) -> tuple[tuple[int, int], ...]:
+        """Every ``(pile, take)`` of the move, the first one first."""
+        return ((self.pile, self.take), *self.also)
 
     @classmethod
     def from_text(
@@ -79,6 +89,8 @@ class Move:
         3 from pile 2". Rows: ``"1 4 2"`` means "in row 1, take 2 stones starting at stone 4";
         with ``single_row=True`` ``"4 2"`` (position, count) means the same in row 1. With
         ``single_pile=True`` (a one-pile game) ``"3"`` means "take 3 from pile 1".
+        Piles, several at once (Wythoff's game, Moore's Nim): ``"1 3 2 3"``, ``"1 3 + 2 3"`` or
+        ``"a3 b3"`` (pairs of PILE AMOUNT) takes 3 from pile 1 and 3 from pile 2.
         Moves are also read as hints and explanations write them (an optional ``take`` first):
         ``"3 from pile B"``; in rows ``"5-6"``, ``"stones 5-6"``, ``"stone 4"``, and with several
         rows ``"stones 5-6 of row 2"`` (or ``from row 2``) or ``"2 5-6"`` (row, stones).
@@ -91,7 +103,11 @@ class Move:
         m = re.fullmatch(r"([A-Za-z])\s*[,:]?\s*(\d+)", raw)
         if m and not rows:
             return cls(_LETTERS.index(m.group(1).lower()) + 1, int(m.group(2)))
-        parts = [p for p in re.split(r"[\s,;:]+", raw) if p]
+        lettered = re.findall(r"([A-Za-z])\s*[,:]?\s*(\d{1,4000})", raw)
+        if lettered and not rows and re.fullmatch(r"(?:[A-Za-z]\s*[,:]?\s*\d+[\s,;+]*)+", raw):
+            pairs = tuple((_LETTERS.index(p.lower()) + 1, int(t)) for p, t in lettered)
+            return cls(pairs[0][0], pairs[0][1], also=pairs[1:])
+        parts = [p for p in re.split(r"[\s,;:+]+", raw) if p]
         if not all(re.fullmatch(r"[+-]?\d{1,4000}", p) for p in parts) or not parts:
             raise InvalidMoveError(
                 _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
@@ -106,14 +122,26 @@ class Move:
                 return cls(numbers[0], numbers[2], at=numbers[1])
         elif len(numbers) == 2:
             return cls(numbers[0], numbers[1])
+        elif len(numbers) % 2 == 0:
+            pairs = tuple(zip(numbers[::2], numbers[1::2], strict=True))
+            return cls(pairs[0][0], pairs[0][1], also=pairs[1:])
         raise InvalidMoveError(
             _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
         )
 
-    def to_json(self) -> dict[str, int]:
-        out = {"pile": self.pile, "take": self.take}
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Move:
+        """Read :meth:`to_json`'s form back (``at`` and ``also`` optional)."""
+        also = tuple((int(p), int(t)) for p, t in data.get("also") or ())
+        at = data.get("at")
+        return cls(int(data["pile"]), int(data["take"]), None if at is None else int(at), also)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pile": self.pile, "take": self.take}
         if self.at is not None:
             out["at"] = self.at
+        if self.also:
+            out["also"] = [list(part) for part in self.also]
         return out
 
 
@@ -464,14 +492,20 @@ class Rows:
         if move.take == 0 and not rule.d0 & 4:
             raise IllegalMoveError("take at least 1 stone (got 0)")
         if move.take >= 1 and not rule.digit(move.take):
-            takes = [k for k in range(1, (rule.max_take or move.take) + 1) if rule.digit(k)]
+            top = min(rule.max_take if rule.max_take is not None else move.take, move.take)
+            takes = [k for k in range(1, top + 1) if rule.digit(k)]
+            cut = "splits a run in two without taking (ROW POSITION 0)"
+            if not takes:
+                raise IllegalMoveError(f"cannot take {move.take}: in this game a move {cut}")
             words = (
                 ", ".join(map(str, takes[:-1]))
                 + (" or " if len(takes) > 1 else "")
                 + str(takes[-1])
             )
+            stones = "stone" if takes == [1] else "stones"
+            also = f", or {cut}" if rule.d0 & 4 else ""
             raise IllegalMoveError(
-                f"cannot take {move.take}: in this game a move takes {words} stones"
+                f"cannot take {move.take}: in this game a move takes {words} {stones}{also}"
             )
         _row, start, run = self._locate(move)
         left = move.at - 1 - start if move.at is not None else 0
@@ -573,16 +607,80 @@ def _normalize(pieces: list[tuple[int, bool]]) -> Segments:
     return tuple(out)
 
 
+class PileRule(Protocol):
+    """What a board of :class:`Piles` asks its game's rules (the classic relatives of Nim in
+    :mod:`nimlab.core.rules`): the moves, a move played, and the engine's key of a board."""
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]: ...
+    def play(self, board: Board, move: Move) -> Piles: ...
+    def key(self, board: Piles) -> Canon: ...
+    def describe_move(self, move: Move, board: Board) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Piles:
+    """Piles in display order under a rule of their own (Wythoff's game, Moore's Nim, Staircase
+    Nim, Fibonacci Nim): the board knows its rules (as a python-chess board knows its variant),
+    and a move may take from several piles (:attr:`Move.also`). ``limit`` is the most the next
+    move may take, for rules where the position carries one (Fibonacci Nim), else ``None``.
+    Offers the calls every :class:`Board` offers; the ``rule`` they are given is not needed."""
+
+    heaps: tuple[int, ...]
+    rule: PileRule
+    limit: int | None = None
+
+    def __str__(self) -> str:
+        text = " ".join(map(str, self.heaps))
+        return text if self.limit is None else f"{text} (take at most {self.limit})"
+
+    @property
+    def canonical(self) -> Canon:
+        """The engine's key of this position (what the rules count as the same position)."""
+        return self.rule.key(self)
+
+    @property
+    def pile_count(self) -> int:
+        return len(self.heaps)
+
+    def _repr_svg_(self) -> str:
+        """The piles drawn as matches (Jupyter shows this)."""
+        from nimlab.core.render import board_svg
+
+        return board_svg(Position(self.heaps))
+
+    def to_json(self) -> list[int]:
+        return list(self.heaps)
+
+    def check(self, rule: object, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` unless ``move`` is legal here."""
+        self.rule.play(self, move)
+
+    def play(self, rule: object, move: Move) -> Piles:
+        """The position after ``move``; raises :class:`IllegalMoveError` if it is not legal."""
+        return self.rule.play(self, move)
+
+    def successors(self, rule: object = None) -> Iterator[tuple[Move, Board]]:
+        """Every legal move with the position it leaves."""
+        return self.rule.successors(self)
+
+    def legal_moves(self, rule: object = None) -> Iterator[Move]:
+        """Every legal move, in the rules' order."""
+        return (move for move, _ in self.rule.successors(self))
+
+    def count_moves(self, rule: object = None) -> int:
+        return sum(1 for _ in self.rule.successors(self))
+
+
 def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:
     """The board a game starts on: rows of stones for games that split heaps, else piles."""
     return Rows.full(heaps) if rule.splits else Position.of(heaps)
 
 
-def as_board(rule: TakeAndBreak, start: object) -> Position | Rows:
+def as_board(rule: TakeAndBreak, start: object) -> Position | Rows | Piles:
     """What the Python API takes as a position (``Game(...)``, ``analyze(...)``): a board as it
     is, or heap sizes (a list or other iterable of whole numbers) as :func:`board_for` makes
     them. Raises :class:`PositionError` for anything else (text, a number, ``None``)."""
-    if isinstance(start, Position | Rows):
+    if isinstance(start, Position | Rows | Piles):
         return start
     if isinstance(start, str | bytes) or not isinstance(start, Iterable):
         given = f"the text {start[:40]!r}" if isinstance(start, str) else type(start).__name__

@@ -115,9 +115,9 @@ class GameRecord:
         return {
             "format": RECORD_FORMAT,
             "ruleset": str(self.ruleset),
-            "start": self.start.to_json()
-            if isinstance(self.start, Position)
-            else {"rows": self.start.to_json()},
+            "start": {"rows": self.start.to_json()}
+            if isinstance(self.start, Rows)
+            else self.start.to_json(),
             "players": [str(p) for p in self.players],
             "first": self.first,
             "seed": self.seed,
@@ -200,12 +200,16 @@ def _start(raw: Any, ruleset: Ruleset) -> Board:
         raise PositionError(
             f"the game record's start must be a list of heap sizes, not {_show(raw)}"
         )
-    if ruleset.rule.splits != isinstance(board, Rows):
+    if ruleset.rules.splits != isinstance(board, Rows):
         raise PositionError(
             "the game record's start does not fit its game: "
-            + ("it is played on rows of stones" if ruleset.rule.splits else "it is played on piles")
+            + (
+                "it is played on rows of stones"
+                if ruleset.rules.splits
+                else "it is played on piles"
+            )
         )
-    return board
+    return ruleset.rules.as_board(board)
 
 
 def _players(raw: Any) -> tuple[Player, ...]:

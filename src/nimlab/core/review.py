@@ -106,7 +106,7 @@ def hint(game: Game, *, explain: bool = False, rng: random.Random | None = None)
 def position_value(ruleset: Ruleset, board: Board) -> tuple[Outcome | None, int | None]:
     """Outcome and remoteness of a position for the player to move (two players); the
     remoteness only where the exact search finds it within its budget."""
-    ev = ruleset.engine.evaluate(board.canonical)
+    ev = ruleset.solver.evaluate(board.canonical)
     return ev.outcome, ev.remoteness
 
 

@@ -19,7 +19,10 @@ from functools import lru_cache
 
 from nimlab.core.errors import RulesetError
 from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
+from nimlab.core.position import Board, Piles
+from nimlab.core.rules import PileRules, Rules
 from nimlab.theory.engine import Engine, engine_for
+from nimlab.theory.move_engine import MoveEngine
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
@@ -83,6 +86,11 @@ class Ruleset:
     def __post_init__(self) -> None:
         ends = frozenset(canonical(e) for e in self.end_positions)
         object.__setattr__(self, "end_positions", frozenset(e for e in ends if e))
+        if self.end_positions and not self.game.rules.end_positions_allowed:
+            raise RulesetError(
+                f"{self.game.title} takes no extra end positions (its positions are more than "
+                "a multiset of heaps)"
+            )
 
     # -- text form ----------------------------------------------------------------------------
 
@@ -162,7 +170,54 @@ class Ruleset:
 
     @property
     def rule(self) -> TakeAndBreak:
+        """The take-and-break rule of a heap game; raises :class:`RulesetError` for the
+        others (ask :attr:`rules`)."""
         return self.game.rule
+
+    @property
+    def rules(self) -> Rules:
+        """The game's rules (:class:`~nimlab.core.rules.Rules`): every game has them."""
+        return self.game.rules
+
+    def is_over(self, board: Board) -> bool:
+        """Whether the game is over on ``board``: an end position, or no legal move is left.
+        O(piles) for heap games; for the relatives, O(1) moves listed."""
+        if isinstance(board, Piles):
+            return (
+                bool(self.end_positions) and canonical(board.heaps) in self.end_positions
+            ) or self.rules.is_dead(board)
+        return self.is_terminal(board.heaps)
+
+    def kernel_groups(self, players: int = 2) -> list[str]:
+        """The compiled kernel groups questions about this ruleset use (none for the
+        relatives: their engine is pure Python)."""
+        if not self.game.is_heap_game:
+            return []
+        from nimlab.theory import kernels
+
+        return kernels.groups_for(self.rule, misere=self.misere, players=players)
+
+    @property
+    def relative_rules(self) -> PileRules:
+        """The rules of a game played on :class:`~nimlab.core.position.Piles` (raises
+        :class:`RulesetError` for heap games)."""
+        rules = self.rules
+        if not isinstance(rules, PileRules):
+            raise RulesetError(f"{self.game.name} is a heap game: ask its engine")
+        return rules
+
+    @property
+    def relative_engine(self) -> MoveEngine:
+        """The engine of a game that is not a heap game (raises :class:`RulesetError` for heap
+        games, whose engine is :attr:`engine`)."""
+        return self.relative_rules.engine(self.misere, self.end_positions)
+
+    @property
+    def solver(self) -> Engine | MoveEngine:
+        """The engine that values this game's positions (:attr:`engine` for heap games), for
+        callers that only ask :meth:`~nimlab.theory.engine.Engine.evaluate` of a board's
+        ``canonical`` key."""
+        return self.engine if self.game.is_heap_game else self.relative_engine
 
     @property
     def is_textbook(self) -> bool:
@@ -178,9 +233,13 @@ class Ruleset:
         return not c or c in self.end_positions
 
     def is_terminal(self, heaps: Iterable[int]) -> bool:
-        """Whether the game is over: an end position, or no legal move is left."""
+        """Whether the game is over: an end position, or no legal move is left (heap games;
+        every game: :meth:`is_over` of a board)."""
         from nimlab.theory.positions import is_terminal
 
+        if not self.game.is_heap_game:
+            c = canonical(heaps)
+            return not c or c in self.end_positions
         return is_terminal(self.rule, canonical(heaps), self.end_positions)
 
     @property

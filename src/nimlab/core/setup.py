@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.games import parse_game
 from nimlab.core.players import Player, unique_players
-from nimlab.core.position import Board, Position, Rows, board_for, parse_heaps
+from nimlab.core.position import Board, Piles, Position, Rows, parse_heaps
 from nimlab.core.record import MAX_PLAYERS
 from nimlab.core.ruleset import Ruleset, parse_end_position
 
@@ -89,9 +89,7 @@ class GameSetup:
     max_stones: int | None = None
 
     def __post_init__(self) -> None:
-        if self.ruleset.rule.splits != isinstance(self.start, Rows):
-            kind = "rows of stones" if self.ruleset.rule.splits else "piles"
-            raise PositionError(f"this game is played on {kind}")
+        object.__setattr__(self, "start", self.ruleset.rules.as_board(self.start))
         if self.start.pile_count == 0:
             raise PositionError("a game needs at least one pile")
         if (
@@ -103,12 +101,15 @@ class GameSetup:
                 "rows of stones are drawn stone by stone: "
                 f"at most {self.max_stones:,} stones in all"
             )
-        if self.ruleset.is_terminal(self.start.heaps):
+        if self.ruleset.is_over(self.start):
             raise PositionError(start_over_message(self.start))
         if len(self.players) < 2:
             raise PlayerError("a game needs at least two players")
         if len(self.players) > MAX_PLAYERS:
             raise PlayerError(f"at most {MAX_PLAYERS} players")
+        most = self.ruleset.rules.max_players
+        if most is not None and len(self.players) > most:
+            raise PlayerError(f"{self.ruleset.game.title} is played by at most {most} players")
         object.__setattr__(self, "players", unique_players(self.players))
         first = self.first
         if isinstance(first, bool) or (
@@ -128,7 +129,7 @@ class GameSetup:
         misere: bool = False,
         end_positions: Iterable[str | Iterable[int]] = (),
         defaults: bool = False,
-        piles: Iterable[int | str] | Position | Rows = (3, 4, 5),
+        piles: Iterable[int | str] | Position | Rows | Piles = (3, 4, 5),
         players: Sequence[Player | str] = ("human:You", "bot:perfect:Hal"),
         first: First | int = "first",
         seed: int | None = None,
@@ -140,15 +141,15 @@ class GameSetup:
         core's typed errors."""
         ruleset = ruleset_from(game, misere, end_positions, defaults=defaults)
         start: Board
-        if isinstance(piles, Position | Rows):
+        if isinstance(piles, Position | Rows | Piles):
             start = piles
         else:
             heaps = parse_heaps(piles)
-            if max_stones is not None and ruleset.rule.splits and sum(heaps) > max_stones:
+            if max_stones is not None and ruleset.rules.splits and sum(heaps) > max_stones:
                 raise PositionError(
                     f"rows of stones are drawn stone by stone: at most {max_stones:,} stones in all"
                 )
-            start = board_for(ruleset.rule, heaps)
+            start = ruleset.rules.start(heaps)
         seats = tuple(p if isinstance(p, Player) else Player.parse(p) for p in players)
         return cls(ruleset, start, seats, first, seed, max_stones)
 

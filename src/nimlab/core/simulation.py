@@ -23,7 +23,6 @@ from typing import Any, Literal
 
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.game import Game, Player, unique_players
-from nimlab.core.position import board_for
 from nimlab.core.ruleset import Ruleset
 from nimlab.core.setup import start_over_message
 
@@ -138,7 +137,7 @@ class SimulationConfig:
         if self.start is not None:
             start = self.start
             if self.ruleset.is_terminal(start):
-                raise PositionError(start_over_message(board_for(self.ruleset.rule, start)))
+                raise PositionError(start_over_message(self.ruleset.rules.start(start)))
         else:
             start = deal_start(self.ruleset, rng, self.pile_count, self.pile_size)
         first: Any = self.first

@@ -158,6 +158,8 @@ def grundy(
     ruleset = as_ruleset(game)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_VALUES:
         raise ValueError(f"n is how many values to compute, 1 to {MAX_VALUES:,}, not {n!r}")
+    if ruleset.game.grundy_support:
+        raise RulesetError(f"no Grundy values: {ruleset.game.grundy_support}")
     seq = GrundyRun(ruleset.rule, n, prove=prove).run(seconds=seconds)
     values = tuple(int(v) for v in seq.values)
     if seq.proven and seq.period is not None:
@@ -300,12 +302,9 @@ def quotient(
         raise ValueError(f"max_heap is a whole number, not {max_heap!r}")
     if not 0 <= max_heap <= MAX_QUOTIENT_HEAP:
         raise ValueError(f"max_heap is 0 to {MAX_QUOTIENT_HEAP}, not {max_heap}")
+    if ruleset.game.quotient_support:
+        raise RulesetError(f"no misère quotient: {ruleset.game.quotient_support}")
     rule = ruleset.rule
-    if rule.tail:
-        raise RulesetError(
-            f"{ruleset.game.title} has infinitely many digits: misère quotients are computed "
-            "for finite octal codes like 0.77"
-        )
     if ruleset.end_positions:
         raise RulesetError("a misère quotient is computed for rules without extra end positions")
     try:

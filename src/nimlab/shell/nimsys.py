@@ -26,7 +26,7 @@ from typing import TextIO
 
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
-from nimlab.core.position import Move, Rows, board_for
+from nimlab.core.position import Move, Rows
 from nimlab.core.ruleset import Ruleset, parse_game
 from nimlab.core.setup import GameSetup
 from nimlab.storage import (
@@ -348,7 +348,7 @@ class NimShell:
     ) -> Game | None:
         """The game, or ``None`` after saying why the core refuses it (e.g. a start position
         that is already an end position)."""
-        board = start if isinstance(start, Rows) else board_for(ruleset.rule, start)
+        board = start if isinstance(start, Rows) else ruleset.rules.start(start)
         try:
             setup = GameSetup(
                 ruleset,

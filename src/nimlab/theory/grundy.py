@@ -320,6 +320,7 @@ class GrundyRun:
         self.limit = n
         self.seconds = 0.0
         """Seconds of work so far, over every call of :meth:`run` (also before a resume)."""
+        unequal = unequal or rule.unequal
         if unequal and (rule.is_nim or rule.tail):
             raise ValueError("only finite codes can forbid splits into equal heaps")
         self.unequal = unequal
@@ -472,7 +473,10 @@ class GrundyRun:
             raise GrundyStateError(
                 f"not a saved Grundy run: its header is incomplete ({exc})"
             ) from None
-        if rule is not None and (saved, unequal) != (rule, bool(want_unequal)):
+        if rule is not None and (saved, unequal) != (
+            replace(rule, unequal=False),
+            bool(want_unequal or rule.unequal),
+        ):
             theirs = "Grundy's game" if unequal else saved.code
             mine = "Grundy's game" if want_unequal else rule.code
             raise GrundyStateError(f"the saved run is of {theirs}, not of {mine}")
@@ -483,7 +487,7 @@ class GrundyRun:
             raise GrundyStateError(
                 f"the saved run has {count:,} values already: a limit of {new_limit:,} is too small"
             )
-        run = cls(saved, new_limit, prove=prove, method=method, unequal=unequal)
+        run = cls(replace(saved, unequal=unequal), new_limit, prove=prove, method=method)
         run.seconds = seconds
         run._goal = min(max(goal, count), new_limit) if run._provable else new_limit
         values = np.frombuffer(payload, dtype=dtype)
@@ -575,9 +579,8 @@ def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
     return seq.preperiod, seq.period
 
 
-GRUNDYS_GAME: Final = TakeAndBreak((), d0=4)
-"""The splitting move of Grundy's game (split one heap into two, nothing removed); the game
-forbids the two heaps to be equal: use it with ``unequal=True``."""
+GRUNDYS_GAME: Final = TakeAndBreak((), d0=4, unequal=True)
+"""Grundy's game: split one heap into two unequal heaps, nothing removed."""
 
 
 def grundys_game_sequence(

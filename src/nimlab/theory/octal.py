@@ -45,12 +45,16 @@ class TakeAndBreak:
     ``digits[k - 1]`` is the octal digit ``d_k`` for ``k = 1 .. len(digits)``; for every larger
     ``k`` the digit is ``tail``. ``d0`` is the digit before the point (0 or 4: 4 lets a move split
     a heap in two without removing anything). Trailing digits equal to the tail are stripped so
-    that equal games compare equal.
+    that equal games compare equal. ``unequal`` forbids a split into two equal heaps (Grundy's
+    game is ``TakeAndBreak((), d0=4, unequal=True)``); only the Grundy kernels, the exact
+    searches in pure Python and the boards know it, so the registry offers such games only
+    those strategies.
     """
 
     digits: tuple[int, ...]
     tail: int = 0
     d0: int = 0
+    unequal: bool = False
 
     def __post_init__(self) -> None:
         if not all(isinstance(d, int) and 0 <= d <= 7 for d in self.digits):
@@ -194,12 +198,12 @@ class TakeAndBreak:
 
         O(min(n, len(digits))) for finite codes; for an infinite tail, O(n).
         """
-        if self.d0 & 4 and n >= 2:
+        if self.d0 & 4 and n >= 2 + self.unequal:
             yield 0
         top = n if self.max_take is None else min(n, self.max_take)
         for k in range(1, top + 1):
             d = self.digit(k)
-            if (k == n and d & 1) or (k < n and d & 2) or (n - k >= 2 and d & 4):
+            if (k == n and d & 1) or (k < n and d & 2) or (n - k >= 2 + self.unequal and d & 4):
                 yield k
 
     def options(self, n: int) -> Iterator[tuple[int, tuple[int, ...]]]:
@@ -218,7 +222,7 @@ class TakeAndBreak:
             if d & 2:
                 yield k, (rest,)
             if d & 4:
-                for a in range(1, rest // 2 + 1):
+                for a in range(1, (rest - self.unequal) // 2 + 1):
                     yield k, (a, rest - a)
 
     def can_leave(self, take: int, left: int, right: int) -> bool:
@@ -231,4 +235,6 @@ class TakeAndBreak:
             return False
         d = self.digit(take)
         nonzero = (left > 0) + (right > 0)
+        if nonzero == 2 and self.unequal and left == right:
+            return False
         return bool(d & (1, 2, 4)[nonzero])

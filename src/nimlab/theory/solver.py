@@ -1,8 +1,10 @@
 """The exact solver: outcome and remoteness of any position under any two-player ruleset.
 
-This is the reference every fast path is checked against. It is a memoised search over canonical
-positions (sorted tuples of non-zero heaps), so it serves every take-and-break game, normal and
-misère play, and any set of extra end positions.
+This is the reference every fast path is checked against. :class:`MoveSolver` is a memoised
+search over the positions of any game given by its move generator (a function from a position to
+the positions one move away); :class:`ExactSolver` is that search over canonical positions
+(sorted tuples of non-zero heaps) of a take-and-break game, so it serves every take-and-break
+game, normal and misère play, and any set of extra end positions.
 
 Conventions: a position is *terminal* when it is empty, an extra end position, or
 has no legal move. In normal play the player who moved into a terminal position has won, so a
@@ -14,14 +16,18 @@ leads to an N-position, with remoteness 1 + the largest remoteness among them (t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, children
 
-__all__ = ["BudgetExceeded", "ExactSolver", "Value"]
+__all__ = ["BudgetExceeded", "ExactSolver", "MoveSolver", "Value"]
+
+S = TypeVar("S", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,32 +38,37 @@ class Value:
     remoteness: int
 
 
-class ExactSolver:
-    """Memoised exact search for one ruleset; the cache persists across calls.
+class MoveSolver(Generic[S]):
+    """Memoised exact search over the positions of any finite game without draws, given by its
+    move generator; the cache persists across calls.
+
+    ``moves(position)`` yields every position one move away (repeats are fine); a position is
+    terminal when ``is_end(position)`` holds or it has no move. The game graph must be acyclic
+    (every relative of Nim here is: some count strictly decreases with each move).
 
     ``budget`` bounds the number of positions one query may store (an ``int``), and a
     :class:`~nimlab.theory.budget.Budget` given to :meth:`value` bounds that query's time,
     positions and cancellation; a query beyond either raises :class:`BudgetExceeded`. The
     positions solved so far stay cached and correct, and the next query starts afresh.
 
-    Complexity: O(R * B) time and O(R) memory, where R is the number of canonical positions
-    reachable from the query and B the number of options per position.
+    Complexity: O(R * B) time and O(R) memory, where R is the number of positions reachable
+    from the query and B the number of moves per position.
     """
 
     def __init__(
         self,
-        rule: TakeAndBreak,
+        moves: Callable[[S], Iterable[S]],
         *,
         misere: bool = False,
-        end_positions: frozenset[Canon] = frozenset(),
+        is_end: Callable[[S], bool] | None = None,
         budget: int = 2_000_000,
     ) -> None:
-        self.rule = rule
+        self.moves = moves
         self.misere = misere
-        self.end_positions = end_positions
+        self.is_end = is_end
         self.budget = budget
         # position -> 2 * remoteness + (1 if N else 0)
-        self._table: dict[Canon, int] = {}
+        self._table: dict[S, int] = {}
 
     def __len__(self) -> int:
         return len(self._table)
@@ -66,27 +77,36 @@ class ExactSolver:
         """Whether ``position`` is solved already (and so is every position below it). O(1)."""
         return position in self._table
 
-    def value(self, position: Canon, budget: Budget | None = None) -> Value:
-        """The outcome and remoteness of a canonical position; raises :class:`BudgetExceeded`
-        beyond the per-query limit or ``budget``."""
+    def value(self, position: S, budget: Budget | None = None) -> Value:
+        """The outcome and remoteness of ``position``; raises :class:`BudgetExceeded` beyond the
+        per-query limit or ``budget``."""
         code = self._table.get(position)
         if code is None:
             self._search(position, budget)
             code = self._table[position]
         return Value(Outcome.of(bool(code & 1)), code >> 1)
 
-    def outcome(self, position: Canon) -> Outcome:
+    def outcome(self, position: S) -> Outcome:
         return self.value(position).outcome
 
-    def _search(self, root: Canon, budget: Budget | None) -> None:
+    def winning_moves(self, position: S, budget: Budget | None = None) -> list[S]:
+        """The distinct positions one move away that are P-positions (in the order ``moves``
+        gives them): the moves that win. Empty for a P-position or a terminal one."""
+        if self.is_end is not None and self.is_end(position):
+            return []
+        kids = list(dict.fromkeys(self.moves(position)))
+        self.value(position, budget)
+        return [kid for kid in kids if self.value(kid, budget).outcome is Outcome.P]
+
+    def _search(self, root: S, budget: Budget | None) -> None:
         if budget is not None:
             budget.check()
         table = self._table
         stored = 0
-        ends = self.end_positions
-        rule = self.rule
+        is_end = self.is_end
+        moves = self.moves
         terminal = 1 if self.misere else 0
-        pending: dict[Canon, list[Canon]] = {}
+        pending: dict[S, list[S]] = {}
         stack = [root]
         while stack:
             position = stack[-1]
@@ -95,11 +115,11 @@ class ExactSolver:
                 continue
             kids = pending.get(position)
             if kids is None:
-                if not position or position in ends:
+                if is_end is not None and is_end(position):
                     table[position] = terminal
                     stack.pop()
                     continue
-                kids = list(set(children(rule, position)))
+                kids = list(set(moves(position)))
                 if not kids:
                     table[position] = terminal
                     stack.pop()
@@ -121,3 +141,36 @@ class ExactSolver:
                 raise BudgetExceeded(self.budget)
             if budget is not None:
                 budget.charge()
+
+
+class ExactSolver(MoveSolver[Canon]):
+    """Memoised exact search for one take-and-break ruleset over canonical positions; the cache
+    persists across calls. A :class:`MoveSolver` whose moves are
+    :func:`~nimlab.theory.positions.children` and whose end positions are the empty position
+    and ``end_positions``.
+
+    Complexity: O(R * B) time and O(R) memory, where R is the number of canonical positions
+    reachable from the query and B the number of options per position.
+    """
+
+    def __init__(
+        self,
+        rule: TakeAndBreak,
+        *,
+        misere: bool = False,
+        end_positions: frozenset[Canon] = frozenset(),
+        budget: int = 2_000_000,
+    ) -> None:
+        self.rule = rule
+        self.end_positions = end_positions
+        super().__init__(
+            lambda position: children(rule, position),
+            misere=misere,
+            is_end=lambda position: not position or position in end_positions,
+            budget=budget,
+        )
+
+    def value(self, position: Canon, budget: Budget | None = None) -> Value:
+        """The outcome and remoteness of a canonical position; raises :class:`BudgetExceeded`
+        beyond the per-query limit or ``budget``."""
+        return super().value(position, budget)

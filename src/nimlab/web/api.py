@@ -208,6 +208,9 @@ async def options(request: Request) -> Response:
                 example=e.example,
                 board=e.board,
                 strategies=list(e.strategies),
+                piles=e.load(e.example).rules.piles,
+                start=list(e.start),
+                move_shape=None if e.board is None else e.load(e.example).rules.move_shape,
             )
             for e in GAMES.values()
         ],
@@ -561,7 +564,7 @@ async def replay(game_id: GameId, request: Request) -> Response:
     return _json(
         {
             "game": _summary_json(stored.summary),
-            "rows": game.ruleset.rule.splits,
+            "rows": game.ruleset.rules.splits,
             "frames": [f.model_dump() for f in frames],
         }
     )

@@ -298,7 +298,8 @@ def _same_move(done: Move, req: MoveIn) -> bool:
     """Whether a retried request names the move that was played (text: any move of its seat)."""
     if req.text is not None:
         return True
-    return (done.pile, done.take, done.at) == (req.pile, req.take, req.at)
+    also = tuple(tuple(p) for p in req.also or ())
+    return (done.pile, done.take, done.at, done.also) == (req.pile, req.take, req.at, also)
 
 
 class LiveGames:
@@ -1028,7 +1029,8 @@ class LiveGames:
                 "give the move as pile and take (and at, in rows of stones), or as text"
             )
         else:
-            move = Move(req.pile, req.take, req.at)
+            also = tuple((pile, take) for pile, take in req.also or ())
+            move = Move(req.pile, req.take, req.at, also)
         game.push(move)
         self._moved(lg)
         self._instant_replies(lg)

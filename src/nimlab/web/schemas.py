@@ -178,11 +178,20 @@ class SetupIn(_In):
     )
 
 
+MAX_ALSO = 16
+"""Most extra piles one move may name (Moore's Nim takes from at most 16 piles)."""
+
+LEGAL_LIMIT = 2000
+"""A game's state lists its legal moves up to this many (``GameStateOut.moves``)."""
+
+
 class MoveIn(_In):
     """A move request: the seat and its token prove who is moving; ``turn`` is the number the
     move will have (a retried request with the same turn gets the same answer, nothing is played
-    twice). The move is ``pile`` and ``take`` (and ``at`` in rows of stones), or ``text`` as
-    people type it (``"2 3"``, ``"b3"``, ``"1 4 2"``)."""
+    twice). The move is ``pile`` and ``take`` (and ``at`` in rows of stones; ``also`` for more
+    piles of a move on several piles, as in Wythoff's game), or ``text`` as people type it
+    (``"2 3"``, ``"b3"``, ``"1 4 2"``, ``"a3 b3"``). ``take`` 0 is a split that removes nothing
+    (rows of stones of games like 4.07 or Lasker's Nim, where the rules allow it)."""
 
     seat: int = Field(..., ge=0, le=MAX_SEAT, description="The moving seat (0 = first player).")
     token: str = Field(
@@ -198,9 +207,19 @@ class MoveIn(_In):
     pile: int | None = Field(
         None, ge=1, le=MAX_SETUP_PILES, description="The pile (or row) to take from, 1-based."
     )
-    take: int | None = Field(None, ge=1, le=MAX_HEAP, description="How many objects to take.")
+    take: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_HEAP,
+        description="How many objects to take (0: split a run without taking, where allowed).",
+    )
     at: int | None = Field(
         None, ge=1, le=MAX_STONES, description="Rows of stones: the first stone taken, 1-based."
+    )
+    also: list[Annotated[list[int], Field(min_length=2, max_length=2)]] | None = Field(
+        None,
+        max_length=MAX_ALSO,
+        description="More [pile, take] pairs of the same move (moves on several piles).",
     )
     text: str | None = Field(
         None, min_length=1, max_length=200, description="The move as text instead."
@@ -263,6 +282,9 @@ class MoveOut(BaseModel):
     pile: int
     take: int
     at: int | None
+    also: list[list[int]] = Field(
+        default_factory=list, description="More [pile, take] pairs of a move on several piles."
+    )
 
 
 class SeatOut(BaseModel):
@@ -340,7 +362,21 @@ class GameStateOut(BaseModel):
     digits: list[int] = Field(
         [],
         description="Rows of stones: the rule's code digit for taking k stones at index k "
-        "(1: may empty a run, 2: may leave one part, 4: may leave two parts).",
+        "(1: may empty a run, 2: may leave one part, 4: may leave two parts); empty for games "
+        "that are not take-and-break games. The page offers the moves of `moves` instead.",
+    )
+    moves: list[MoveOut] | None = Field(
+        None,
+        description="Every legal move now (what a page may offer), when there are at most "
+        "LEGAL_LIMIT of them and the game is not over; null beyond (type the move then).",
+    )
+    move_shape: Literal["one-pile", "several-piles", "stones"] = Field(
+        "one-pile",
+        description="What a move is: take from one pile, from several piles at once, or "
+        "adjacent stones from a row (a cut of 0 stones where the rules allow it).",
+    )
+    limit: int | None = Field(
+        None, description="The most the next move may take, where the position carries it."
     )
 
 
@@ -384,6 +420,7 @@ class MoveValueOut(BaseModel):
     pile: int
     take: int
     at: int | None
+    also: list[list[int]] = Field(default_factory=list)
     result: list[int]
     outcome: str | None
     remoteness: int | None
@@ -533,6 +570,15 @@ class GameKindOut(BaseModel):
         ..., description="How it is shown; null when it depends on the parameter."
     )
     strategies: list[str] = Field(..., description="The engine strategy families that apply.")
+    piles: int | None = Field(
+        None, description="How many piles a position has, for games played on a fixed number."
+    )
+    start: list[int] = Field(
+        default_factory=list, description="A start position to offer (heap sizes)."
+    )
+    move_shape: Literal["one-pile", "several-piles", "stones"] | None = Field(
+        None, description="What a move is (null when it depends on the parameter)."
+    )
 
 
 class BotKindOut(BaseModel):

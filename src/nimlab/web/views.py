@@ -32,7 +32,7 @@ from nimlab.core.narrate import (
     turn_text,
     wins_text,
 )
-from nimlab.core.position import Board, Move, Position, Rows
+from nimlab.core.position import Board, Move, Piles, Position, Rows
 from nimlab.core.review import (
     ANALYSIS_MAX_MOVES,
     hint,
@@ -45,6 +45,7 @@ from nimlab.theory.nim import nim_sum
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.web.schemas import (
+    LEGAL_LIMIT,
     AnalysisOut,
     BoardOut,
     GameStateOut,
@@ -99,7 +100,16 @@ def board_out(board: Board) -> BoardOut:
 
 
 def move_out(move: Move) -> MoveOut:
-    return MoveOut(pile=move.pile, take=move.take, at=move.at)
+    return MoveOut(pile=move.pile, take=move.take, at=move.at, also=[list(p) for p in move.also])
+
+
+def _move_data(move: Move) -> dict[str, Any]:
+    return {
+        "pile": move.pile,
+        "take": move.take,
+        "at": move.at,
+        "also": [list(p) for p in move.also],
+    }
 
 
 def _turn_data(turn: Turn, players: Sequence[Player], messages: list[str]) -> dict[str, Any]:
@@ -111,7 +121,7 @@ def _turn_data(turn: Turn, players: Sequence[Player], messages: list[str]) -> di
         "seat": turn.seat,
         "name": turn.player.name,
         "text": turn_text(turn),
-        "move": {"pile": move.pile, "take": move.take, "at": move.at},
+        "move": _move_data(move),
         "before": _board_data(turn.before),
         "after": _board_data(turn.after),
         "claim": turn.claim,
@@ -174,19 +184,39 @@ def game_state(
     """The state everyone sees. ``problem`` says why the game cannot go on (a bot failed).
     ``turns`` holds at most ``limit`` turns: those after move ``since``, or (``since`` None)
     the last ones. Cost: O(piles + limit × piles), whatever the length of the game."""
-    rule = game.ruleset.rule
+    ruleset = game.ruleset
     board = game.board
     count = len(game.history)
     first = max(0, count - limit) if since is None else max(0, min(since, count))
     turns = _turns_data(game, first, limit)
     takes: list[list[int] | None] = []
     digits: list[int] = []
+    max_take: int | None = None
+    legal = legal_moves_out(game)
     if isinstance(board, Position):
+        rule = ruleset.rule
         takes = [_takes(rule, h) if h <= DRAW_LIMIT else None for h in board.heaps]
+        max_take = rule.max_take
+    elif isinstance(board, Piles):
+        takes = [
+            list(range(1, min(h, board.limit or h) + 1)) if h <= DRAW_LIMIT else None
+            for h in board.heaps
+        ]
+        if legal is not None:  # exactly the amounts of the moves on one pile
+            single: list[set[int]] = [set() for _ in board.heaps]
+            for m in legal:
+                if not m["also"]:
+                    single[m["pile"] - 1].add(m["take"])
+            takes = [
+                sorted(t) if h <= DRAW_LIMIT else None
+                for t, h in zip(single, board.heaps, strict=True)
+            ]
+        max_take = board.limit
     else:
         takes = [None] * board.pile_count
         longest = max((h for h in board.heaps), default=0)
-        digits = [rule.digit(k) for k in range(longest + 1)]
+        if ruleset.game.is_heap_game:
+            digits = [ruleset.rule.digit(k) for k in range(longest + 1)]
     status = status_text(game, thinking=thinking, problem=problem)
     opening: list[str] = []
     if game.opening_eliminations or (game.is_over and not game.history):
@@ -226,7 +256,7 @@ def game_state(
         turns_from=first,
         turns=turns,
         takes=takes,
-        max_take=rule.max_take,
+        max_take=max_take,
         thinking=thinking and not game.is_over,
         status=status,
         opening=opening,
@@ -236,8 +266,24 @@ def game_state(
         takebacks=0,
         analysis_allowed=True,
         digits=digits,
+        moves=legal,
+        move_shape=ruleset.rules.move_shape,
+        limit=board.limit if isinstance(board, Piles) else None,
     )
-    return GameStateOut.model_validate(data)  # one validation builds every nested part
+    return GameStateOut.model_validate(data)
+
+
+def legal_moves_out(game: Game) -> list[dict[str, Any]] | None:
+    """Every legal move of the game now, as :class:`MoveOut` data, when there are at most
+    :data:`LEGAL_LIMIT` (``None`` beyond, and ``[]`` once the game is over): what a page may
+    offer, so that no page needs a copy of a rule. O(moves)."""
+    if game.is_over:
+        return []
+    if count_moves(game.ruleset, game.board) > LEGAL_LIMIT:
+        return None
+    return [
+        _move_data(move) for move, _ in game.ruleset.rules.successors(game.board)
+    ]  # one validation builds every nested part
 
 
 # -- analysis -----------------------------------------------------------------------------------
@@ -292,7 +338,7 @@ def analysis_out(game: Game) -> AnalysisOut:
         for s in value_history(game)
     ]
     heaps = tuple(h for h in board.heaps if h)
-    if ruleset.rule.is_nim:
+    if ruleset.game.is_heap_game and ruleset.rule.is_nim:
         out.binary = binary_table(heaps) if heaps else []
         out.nim_sum = nim_sum(heaps)
     if game.is_over:
@@ -368,7 +414,7 @@ def _every_move(a: Analysis) -> list[MoveValue]:
     distinct result, and the board colours every stone, so each legal move gets the value of
     the listed move with the same result."""
     if not isinstance(a.board, Rows) or not a.moves_complete:
-        return a.moves
+        return a.moves  # (piles of the relatives: one listed move per legal move)
     listed = {(m.move.pile, m.result): m for m in a.moves}
     rule = a.ruleset.rule
     out = []
@@ -387,6 +433,7 @@ def _move_value(raw: dict[str, object]) -> MoveValueOut:
             "pile": raw["pile"],
             "take": raw["take"],
             "at": raw.get("at"),
+            "also": raw.get("also", []),
             "result": raw["result"],
             "outcome": outcome,
             "remoteness": raw["remoteness"],

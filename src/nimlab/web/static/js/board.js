@@ -1,6 +1,11 @@
 // The board: piles of matches or rows of stones (Kayles-like games).
 //
-// Selection only ever reaches legal moves, and says why when a click cannot extend it.
+// Selection only ever reaches legal moves, and says why when a click cannot extend it. Which
+// moves are legal comes from the server (the state's `moves`); no rule is repeated here. When
+// there are too many to send, any selection is offered and the server says whether it is a move.
+// Moves on several piles (Wythoff's game, Moore's Nim): with a pile chosen, a click on another
+// pile adds it to the move. Rows: a second click on a link between two stones turns taking the
+// pair into a cut that takes nothing (where the rules allow it; key "|" at the cursor).
 // Piles: hovering a match one may take highlights it and every match after it (what one click
 // takes); a click chooses that amount; clicking the first match being taken gives back to the
 // next smaller amount allowed. On touch screens a tap chooses the pile and the stepper below the
@@ -16,8 +21,25 @@ export const DRAW_LIMIT = 60;
 
 const isBig = (n) => typeof n === "bigint" || n > DRAW_LIMIT;
 
-/** The key of a move in the analysis' value map. */
-export const moveKey = (pile, take, at) => `${pile}:${take}:${at ?? ""}`;
+/** The key of a move in the analysis' value map (and in the set of legal moves). */
+export const moveKey = (pile, take, at, also) =>
+  `${pile}:${take}:${at ?? ""}` + (also && also.length ? "+" + also.map(([p, t]) => `${p}:${t}`).join("+") : "");
+
+/** The key of a selection or a move as the server sends it. */
+export const selKey = (m) => moveKey(m.pile, m.take, m.at ?? null, m.also);
+
+/** The set of keys of the legal moves the server sent (null: too many to send, any goes). */
+export const legalSet = (moves) => (moves ? new Set(moves.map(selKey)) : null);
+
+/** A selection's parts: [[pile, take], ...] sorted by pile. */
+const partsOf = (sel) => (sel ? [[sel.pile, sel.take], ...(sel.also || [])] : []);
+
+/** The selection of the parts [[pile, take], ...] (null for none), sorted by pile. */
+function selOf(parts) {
+  const sorted = [...parts].sort((a, b) => a[0] - b[0]);
+  if (!sorted.length) return null;
+  return { pile: sorted[0][0], take: sorted[0][1], at: null, also: sorted.slice(1) };
+}
 
 function valueText(v) {
   if (!v) return "";
@@ -37,7 +59,10 @@ function vmark(v) {
 /** Describe a selection for people: "take 3 from pile 2", "take stones 4-5 of row 1". */
 export function describeSelection(sel, rows) {
   if (!sel) return "";
-  if (!rows || sel.at === null || sel.at === undefined) return `take ${fmt(sel.take)} from pile ${sel.pile}`;
+  if (!rows || sel.at === null || sel.at === undefined) {
+    return "take " + partsOf(sel).map(([p, t]) => `${fmt(t)} from pile ${p}`).join(" and ");
+  }
+  if (sel.take === 0) return `split row ${sel.pile} before stone ${sel.at}`;
   const last = sel.at + sel.take - 1;
   return sel.take === 1 ? `take stone ${sel.at} of row ${sel.pile}` : `take stones ${sel.at}-${last} of row ${sel.pile}`;
 }
@@ -45,15 +70,16 @@ export function describeSelection(sel, rows) {
 /** The value of a selection (when the analysis is shown), or null. */
 export function selectionValue(sel, values) {
   if (!sel || !values) return null;
-  return values.get(moveKey(sel.pile, sel.take, sel.at ?? null)) || null;
+  return values.get(selKey(sel)) || null;
 }
 
 /**
- * Draw the board into `root`. `o` has: board, takes, maxTake, live, selection, cursor, values,
- * taken (a move to show being taken), and callbacks onSelect(sel), onCursor(c), onFinish(),
- * onReset(), onMessage(text).
+ * Draw the board into `root`. `o` has: board, takes, maxTake, moves (the legal moves, or null),
+ * shape (the state's move_shape), live, selection, cursor, values, taken (a move to show being
+ * taken), and callbacks onSelect(sel), onCursor(c), onFinish(), onReset(), onMessage(text).
  */
 export function drawBoard(root, o) {
+  o = { ...o, legal: legalSet(o.moves) };
   const focused = document.activeElement && root.contains(document.activeElement)
     ? document.activeElement.dataset.pile : null;
   const focusedInput = document.activeElement && document.activeElement.tagName === "INPUT";
@@ -107,16 +133,37 @@ function legalTakes(o, i) {
   return [...((o.takes && o.takes[i - 1]) || [])].sort((a, b) => a - b);
 }
 
+/** The amount the selection takes from pile `i` (0: none). */
+const takenFrom = (sel, i) => {
+  const part = partsOf(sel).find(([p]) => p === i);
+  return part ? part[1] : 0;
+};
+
+/** Whether a move is legal as far as the page knows (the server decides when it sent none). */
+const isLegal = (o, sel) => !o.legal || o.legal.has(selKey(sel));
+
+/** The selection after choosing `take` from pile `i` in a game of moves on several piles: the
+ * pile is added to (or changed in, or with 0 dropped from) the move; null when that is no move. */
+function withPart(o, i, take) {
+  const parts = partsOf(o.selection).filter(([p]) => p !== i);
+  if (take) parts.push([i, take]);
+  const sel = selOf(parts);
+  return sel && isLegal(o, sel) ? sel : null;
+}
+
 function drawPile(i, n, o) {
-  const sel = o.selection && o.selection.pile === i ? o.selection.take : 0;
+  const several = o.shape === "several-piles";
+  const sel = takenFrom(o.selection, i);
+  const others = several && o.selection && partsOf(o.selection).some(([p]) => p !== i);
   const taken = o.taken && o.taken.pile === i ? o.taken.take : 0;
   if (isBig(n)) return compactPile(i, n, o, sel, taken);
   const legal = legalTakes(o, i);
   const takes = new Set(legal);
+  const joins = (take) => others && withPart(o, i, take) !== null; // added to the move so far
   const matches = [];
   for (let j = 1; j <= n; j++) {
     const take = n - j + 1;
-    const can = o.live && takes.has(take);
+    const can = o.live && (takes.has(take) || joins(take));
     const v = o.values ? o.values.get(moveKey(i, take, null)) : null;
     const cls = ["match"];
     if (can) cls.push("can");
@@ -154,6 +201,14 @@ function drawPile(i, n, o) {
         return;
       }
       const take = Number(match.dataset.take);
+      if (others) { // a move on several piles: add this pile to it (or change or drop it)
+        const next = withPart(o, i, take === sel ? 0 : take);
+        if (next) { o.onSelect(next); return; }
+        if (!takes.has(take)) {
+          o.onMessage(`Taking ${fmt(take)} from pile ${i} together with the piles chosen is not a move in this game.`);
+          return;
+        }
+      }
       if (!takes.has(take)) {
         o.onMessage(`You cannot take ${fmt(take)} from pile ${i}: in this game you may take ${takesText(legal)} from it.`);
         return;
@@ -278,42 +333,46 @@ function runAround(stones, at) {
 }
 
 /**
- * Why taking `take` stones from `at` in a row is not a move (null: it is one). `digits[k]` is
- * the rule's code digit for taking k: 1 may empty a run, 2 may leave one part, 4 two parts.
+ * Why taking `take` stones from `at` in row `r` is not a move (null: it is one, or the server
+ * sent no list and decides). `take` 0 is a cut before stone `at`. `legal` is the set of legal
+ * moves' keys.
  */
-export function rowMoveProblem(stones, digits, at, take) {
-  if (take < 1) return "take at least one stone";
-  const last = at + take - 1;
+export function rowMoveProblem(stones, legal, r, at, take) {
+  const last = at + Math.max(take, 1) - 1;
   const run = runAround(stones, at);
-  if (!run || last > run[1]) return `stones ${at}-${last} are not next to each other (a gap is between them)`;
-  const d = digits[take] || 0;
-  if (!d) {
-    const allowed = digits.map((x, k) => (k && x ? k : 0)).filter(Boolean);
-    return `in this game a move takes ${takesText(allowed)} ${allowed.length === 1 && allowed[0] === 1 ? "stone" : "stones"}`;
+  if (take === 0) {
+    if (!run || at === run[0]) return `a cut goes between two stones of one run`;
+  } else if (!run || last > run[1]) return `stones ${at}-${last} are not next to each other (a gap is between them)`;
+  if (!legal || legal.has(moveKey(r, take, at))) return null;
+  const allowed = new Set();
+  for (const key of legal) {
+    const [p, t, a] = key.split(":").map(Number);
+    if (p === r && a >= run[0] && a <= run[1]) allowed.add(t);
   }
-  const left = at - run[0];
-  const right = run[1] - last;
-  const parts = (left > 0) + (right > 0);
-  if (d & [1, 2, 4][parts]) return null;
-  const what = ["may not take a whole run", "may not take from the end of a run", "may not split a run in two"][parts];
-  return `in this game taking ${take} ${what}`;
+  const amounts = [...allowed].filter((t) => t > 0);
+  const stonesWord = amounts.length === 1 && amounts[0] === 1 ? "stone" : "stones";
+  const takes = amounts.length ? `a move takes ${takesText(amounts)} ${stonesWord}` : "no move takes stones";
+  const cut = allowed.has(0) ? " or cuts it in two" : "";
+  if (take === 0) return `in this game a cut there is not a move (from this run ${takes}${cut})`;
+  if (!amounts.includes(take)) return `in this game ${takes}${cut ? " (or cuts the run in two)" : ""}`;
+  return `in this game taking ${take} there is not a move (from this run ${takes}${cut})`;
 }
 
 /**
  * The selection after clicking stone `at` of row `r`: one stone, or growing or shrinking a run
  * of them — only ever a legal move. Returns {sel} or {message} (why the click cannot do it).
  */
-export function clickStone(sel, r, at, stones, digits) {
-  const ok = (a, t) => rowMoveProblem(stones, digits, a, t) === null;
+export function clickStone(sel, r, at, stones, legal) {
+  const ok = (a, t) => rowMoveProblem(stones, legal, r, a, t) === null;
   const fresh = () => {
     if (ok(at, 1)) return { sel: { pile: r, at, take: 1 } };
-    for (let t = 2; t < digits.length; t++) {
+    for (let t = 2; t <= stones.length; t++) {
       if (ok(at, t)) return { sel: { pile: r, at, take: t } };
       if (at - t + 1 >= 1 && ok(at - t + 1, t)) return { sel: { pile: r, at: at - t + 1, take: t } };
     }
-    return { message: `No move takes stone ${at} here: ${rowMoveProblem(stones, digits, at, 1)}.` };
+    return { message: `No move takes stone ${at} here: ${rowMoveProblem(stones, legal, r, at, 1)}.` };
   };
-  if (!sel || sel.pile !== r) return fresh();
+  if (!sel || sel.pile !== r || sel.take === 0) return fresh();
   const last = sel.at + sel.take - 1;
   if (at >= sel.at && at <= last) {
     if (sel.take === 1) return { sel: null };
@@ -323,20 +382,40 @@ export function clickStone(sel, r, at, stones, digits) {
   }
   if (at === sel.at - 1 || at === last + 1) {
     const a = Math.min(at, sel.at);
-    const problem = rowMoveProblem(stones, digits, a, sel.take + 1);
+    const problem = rowMoveProblem(stones, legal, r, a, sel.take + 1);
     if (problem === null) return { sel: { pile: r, at: a, take: sel.take + 1 } };
     return { message: `Taking stones ${a}-${a + sel.take} is not a move: ${problem}.` };
   }
   return fresh();
 }
 
+/**
+ * The selection after clicking the link between stones `a` and `a + 1` of row `r`: the pair,
+ * then (clicked again, or when the pair is no move) a cut before stone `a + 1` that takes
+ * nothing, then nothing. Returns {sel} or {message}.
+ */
+export function clickLink(sel, r, a, stones, legal) {
+  const pair = rowMoveProblem(stones, legal, r, a, 2) === null;
+  const cut = rowMoveProblem(stones, legal, r, a + 1, 0) === null;
+  const onPair = sel && sel.pile === r && sel.take === 2 && sel.at === a;
+  const onCut = sel && sel.pile === r && sel.take === 0 && sel.at === a + 1;
+  if (onCut) return { sel: null };
+  if (cut && (onPair || !pair)) return { sel: { pile: r, at: a + 1, take: 0 } };
+  if (pair && !onPair) return { sel: { pile: r, at: a, take: 2 } };
+  if (onPair) return { sel: null };
+  if (rowMoveProblem(stones, legal, r, a + 1, 0) !== null && [...(legal || [])].some((k) => k.startsWith(`${r}:0:`))) {
+    return { message: `Neither taking stones ${a}-${a + 1} nor a cut between them is a move here.` };
+  }
+  return { message: `Taking stones ${a}-${a + 1} is not a move: ${rowMoveProblem(stones, legal, r, a, 2)}.` };
+}
+
 function drawRow(r, runs, o) {
   const stones = stonesOf(runs);
-  const digits = o.digits || [];
   const sel = o.selection && o.selection.pile === r ? o.selection : null;
   const taken = o.taken && o.taken.pile === r ? o.taken : null;
   const covers = (m, at) => m && at >= m.at && at < m.at + m.take;
-  const legal = (a, t) => rowMoveProblem(stones, digits, a, t) === null;
+  const cuts = (m, at) => m && m.take === 0 && m.at === at + 1;
+  const legal = (a, t) => rowMoveProblem(stones, o.legal, r, a, t) === null;
   const cursorAt = o.cursor && o.cursor.pile === r ? o.cursor.at : null;
   const parts = [];
   stones.forEach((s, idx) => {
@@ -362,10 +441,15 @@ function drawRow(r, runs, o) {
     if (next && next.present) {
       const v2 = o.values ? o.values.get(moveKey(r, 2, s.at)) : null;
       const pair = o.live && legal(s.at, 2);
+      const cut = o.live && legal(s.at + 1, 0);
+      const vc = o.values ? o.values.get(moveKey(r, 0, s.at + 1)) : null;
+      const what = [pair ? `stones ${s.at}-${s.at + 1}${v2 ? ": " + valueText(v2) : ""}` : "",
+        cut ? `${pair ? "click again to cut" : "cut"} between them${vc ? ": " + valueText(vc) : ""}` : ""].filter(Boolean).join("; ");
       parts.push(h("span", {
-        class: "link" + (pair ? " can" : ""),
+        class: "link" + (pair || cut ? " can" : "") + (cut ? " cut" : "")
+          + (cuts(sel, s.at) || cuts(taken, s.at) ? " cutting" : ""),
         dataset: { pair: String(s.at) },
-        title: pair ? `Stones ${s.at}-${s.at + 1}${v2 ? ": " + valueText(v2) : ""}` : null,
+        title: what ? what[0].toUpperCase() + what.slice(1) : null,
       }, vmark(v2)));
     } else if (next) {
       parts.push(h("span", { class: "link", "aria-hidden": "true" }));
@@ -387,7 +471,7 @@ function drawRow(r, runs, o) {
   },
   h("span", { class: "pile-label", "aria-hidden": "true" }, r),
   line,
-  h("span", { class: "minus" }, shown ? `−${shown.take}` : ""));
+  h("span", { class: "minus" }, shown ? (shown.take === 0 ? "cut" : `−${shown.take}`) : ""));
   if (o.live) {
     const apply = (result) => {
       if (result.message) o.onMessage(result.message);
@@ -396,16 +480,13 @@ function drawRow(r, runs, o) {
     el.addEventListener("click", (e) => {
       const link = e.target.closest(".link");
       if (link && link.dataset.pair) {
-        const a = Number(link.dataset.pair);
-        const problem = rowMoveProblem(stones, digits, a, 2);
-        if (problem) o.onMessage(`Taking stones ${a}-${a + 1} is not a move: ${problem}.`);
-        else o.onSelect({ pile: r, at: a, take: 2 });
+        apply(clickLink(o.selection, r, Number(link.dataset.pair), stones, o.legal));
         return;
       }
       const stone = e.target.closest(".stone");
-      if (stone) apply(clickStone(o.selection, r, Number(stone.dataset.at), stones, digits));
+      if (stone) apply(clickStone(o.selection, r, Number(stone.dataset.at), stones, o.legal));
     });
-    el.addEventListener("keydown", (e) => rowKey(e, r, stones, digits, o, apply));
+    el.addEventListener("keydown", (e) => rowKey(e, r, stones, o, apply));
     el.addEventListener("focus", () => {
       // Keyboard focus shows a cursor; a mouse press must not redraw the row under the click.
       if (el.matches(":focus-visible") && (!o.cursor || o.cursor.pile !== r)) {
@@ -462,7 +543,7 @@ function moveStrips(r, stones, o) {
   });
 }
 
-function rowKey(e, r, stones, digits, o, apply) {
+function rowKey(e, r, stones, o, apply) {
   const present = stones.filter((s) => s.present).map((s) => s.at);
   if (!present.length) return;
   const cur = o.cursor && o.cursor.pile === r ? o.cursor.at : present[0];
@@ -475,7 +556,14 @@ function rowKey(e, r, stones, digits, o, apply) {
     case "Home": e.preventDefault(); o.onCursor({ pile: r, at: present[0] }); return;
     case "End": e.preventDefault(); o.onCursor({ pile: r, at: present[present.length - 1] }); return;
     case " ": case "Spacebar":
-      e.preventDefault(); apply(clickStone(o.selection, r, cur, stones, digits)); return;
+      e.preventDefault(); apply(clickStone(o.selection, r, cur, stones, o.legal)); return;
+    case "|": case "c": { // a cut before the stone at the cursor (where the rules allow it)
+      e.preventDefault();
+      const problem = rowMoveProblem(stones, o.legal, r, cur, 0);
+      if (problem) o.onMessage(`No cut before stone ${cur}: ${problem}.`);
+      else o.onSelect({ pile: r, at: cur, take: 0 });
+      return;
+    }
     case "Enter": e.preventDefault(); o.onFinish(); return;
     case "Escape": e.preventDefault(); o.onReset(); return;
     default:

@@ -8,7 +8,7 @@
 import { h, $, announce, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
 import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor } from "./local.js";
-import { drawBoard, moveKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
+import { drawBoard, selKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
 import { navigate, notFound } from "./router.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -150,7 +150,7 @@ export function showGame(main, gameId) {
     const a = looking === null ? (analysisFor === shown.move_count ? analysis : null) : past;
     if (!a) return null;
     const map = new Map();
-    for (const m of a.moves) map.set(moveKey(m.pile, m.take, m.at), m);
+    for (const m of a.moves) map.set(selKey(m), m);
     return map;
   }
 
@@ -164,7 +164,8 @@ export function showGame(main, gameId) {
     drawBoard(board, {
       board: seen ? seen.board : animating ? animating.board : shown.board,
       takes: shown.takes,
-      digits: shown.digits,
+      moves: shown.moves,
+      shape: shown.move_shape,
       maxTake: shown.max_take,
       live: !seen && canPlay(),
       selection: animating || seen ? null : selection,
@@ -685,7 +686,8 @@ export function showGame(main, gameId) {
       error.textContent = "Choose what to take first: click the matches (or stones) you want.";
       return;
     }
-    send({ pile: selection.pile, take: selection.take, at: selection.at ?? null });
+    send({ pile: selection.pile, take: selection.take, at: selection.at ?? null,
+      ...(selection.also && selection.also.length ? { also: selection.also } : {}) });
   }
 
   function reset() {
@@ -804,7 +806,7 @@ export function showGame(main, gameId) {
     hintOut.textContent = `Hint: ${result.text} (${result.claim}).`
       + (result.pending ? " A deeper search goes on: a proof comes here if it finds one." : "");
     if (canPlay()) {
-      selection = { pile: result.move.pile, take: result.move.take, at: result.move.at };
+      selection = { pile: result.move.pile, take: result.move.take, at: result.move.at, also: result.move.also || [] };
       renderBoard();
     }
   }

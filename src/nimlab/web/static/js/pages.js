@@ -2,7 +2,7 @@
 
 import { h, $, fmt, plural, dialog, setTitle, seatColour } from "./dom.js";
 import { get, post, del } from "./api.js";
-import { drawBoard, moveKey } from "./board.js";
+import { drawBoard, selKey } from "./board.js";
 import { notFound } from "./router.js";
 import { valueStepText, valueHistoryChart } from "./game.js";
 
@@ -184,7 +184,7 @@ export function showReplay(main, id) {
   function valuesOf(a) {
     if (!a || !valuesToggle.checked) return null;
     const map = new Map();
-    for (const m of a.moves) map.set(moveKey(m.pile, m.take, m.at), m);
+    for (const m of a.moves) map.set(selKey(m), m);
     return map;
   }
 

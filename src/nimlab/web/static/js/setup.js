@@ -220,7 +220,12 @@ export function showSetup(main) {
   // -- rules -----------------------------------------------------------------------------------
   const gameKind = h("select", { id: "game-kind", "aria-label": "Game" });
   const parameter = h("input", { id: "game-parameter", "aria-label": "Game parameter", style: "width:9rem", hidden: true });
-  gameKind.addEventListener("change", () => { s.game = gameKind.value; changed(); });
+  gameKind.addEventListener("change", () => {
+    s.game = gameKind.value;
+    const e = entry(); // a game played on a fixed number of piles gets its example's piles
+    if (e && e.piles && s.piles.length !== e.piles) s.piles = e.start.map(String);
+    changed();
+  });
   parameter.addEventListener("input", () => { s.params[s.game] = parameter.value; changed(); });
   const endsList = h("ul", { class: "chips", "aria-label": "End positions" });
   const endText = h("input", { id: "end-text", placeholder: "e.g. 2,2,2", autocomplete: "off" });

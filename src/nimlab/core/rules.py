@@ -1,0 +1,848 @@
+"""The rules of a game as one protocol, and its implementations.
+
+The names (as in OpenSpiel and python-chess):
+
+- **the rules** (:class:`Rules`): one game with its parameters (``nim``, ``moore:2``,
+  ``octal:0.137``): its positions, its legal moves and their text forms, whether moves split
+  heaps, whether positions are sums of independent heaps (so that Grundy values and misère
+  quotients mean something), which theory decides it, which board shows it. A
+  :class:`~nimlab.core.ruleset.Ruleset` adds normal or misère play and extra end positions.
+- **a position** (a board: :class:`~nimlab.core.position.Position`,
+  :class:`~nimlab.core.position.Rows` or :class:`~nimlab.core.position.Piles`): one moment's
+  heaps, immutable; :class:`~nimlab.core.state.GameState` adds whose turn it is.
+- **a match** (:class:`~nimlab.core.game.Game`): a session with players and history.
+
+Every interface asks the rules (through the registry's :class:`~nimlab.core.games.GameKind`)
+instead of special-casing games. :class:`HeapRules` is every take-and-break game
+(:class:`~nimlab.theory.octal.TakeAndBreak`: Nim, octal and subtraction games, Lasker's Nim,
+Grundy's game); :class:`WythoffRules`, :class:`MooreRules`, :class:`StaircaseRules` and
+:class:`FibonacciRules` are the classic relatives of Nim whose positions are not sums of
+independent heaps (or carry more than heaps), played on :class:`~nimlab.core.position.Piles`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from nimlab.core.errors import IllegalMoveError, PositionError
+from nimlab.core.position import (
+    Board,
+    Move,
+    Piles,
+    Position,
+    Rows,
+    board_for,
+    parse_heaps,
+)
+from nimlab.theory.move_engine import MoveEngine
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import Canon, canonical
+
+__all__ = [
+    "BoardKind",
+    "FibonacciRules",
+    "HeapRules",
+    "MooreRules",
+    "MoveEngine",
+    "MoveShape",
+    "PileRules",
+    "Rules",
+    "StaircaseRules",
+    "WythoffRules",
+    "move_words",
+    "rules_of",
+]
+
+BoardKind = Literal["piles", "rows"]
+
+MoveShape = Literal["one-pile", "several-piles", "stones"]
+"""What a move looks like, for interfaces that let people make one: take from one pile, take
+from several piles at once, or take adjacent stones from a row (a cut of zero stones where the
+rules allow it)."""
+
+
+@runtime_checkable
+class Rules(Protocol):
+    """The rules of one game with its parameters (OpenSpiel's Game)."""
+
+    @property
+    def board(self) -> BoardKind:
+        """How positions are shown: ``piles``, or ``rows`` of stones for games that split."""
+        ...
+
+    @property
+    def move_shape(self) -> MoveShape: ...
+
+    @property
+    def splits(self) -> bool:
+        """Whether a move can leave two heaps where there was one."""
+        ...
+
+    @property
+    def heap_sum(self) -> bool:
+        """Whether every position is a sum of independent heaps: then Grundy values (normal
+        play) and misère quotients mean something."""
+        ...
+
+    @property
+    def heap_rule(self) -> TakeAndBreak | None:
+        """The take-and-break rule of a heap game (``None`` for the relatives)."""
+        ...
+
+    @property
+    def end_positions_allowed(self) -> bool:
+        """Whether extra end positions (multisets of heap sizes) can be added."""
+        ...
+
+    @property
+    def max_players(self) -> int | None:
+        """The most players the rules are solved for (``None``: any number)."""
+        ...
+
+    @property
+    def piles(self) -> int | None:
+        """How many piles a position has, for games played on a fixed number (``None``:
+        any)."""
+        ...
+
+    def why_not_heaps(self) -> str:
+        """Why Grundy values and quotients do not apply ("" when they do)."""
+        ...
+
+    def start(self, heaps: Iterable[Any]) -> Board:
+        """The board a game starts on from heap sizes; raises :class:`PositionError`."""
+        ...
+
+    def as_board(self, value: object) -> Board:
+        """A board as it is (checked to be one of these rules), or heap sizes as :meth:`start`
+        makes them; raises :class:`PositionError`."""
+        ...
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]: ...
+
+    def play(self, board: Board, move: Move) -> Board:
+        """The board after ``move``; raises :class:`IllegalMoveError` saying what is allowed."""
+        ...
+
+    def is_dead(self, board: Board) -> bool:
+        """Whether no move is left (end positions of the ruleset aside)."""
+        ...
+
+    def parse_move(self, text: str, board: Board) -> Move:
+        """Read move text as people type it on this board; raises :class:`InvalidMoveError`."""
+        ...
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        """``"take 3 from pile 2"``, ``"take 2 from both piles"`` ..."""
+        ...
+
+
+def _single(board: Board) -> tuple[bool, bool]:
+    rows = isinstance(board, Rows)
+    return rows, board.pile_count == 1
+
+
+def _parse_board_move(text: str, board: Board) -> Move:
+    rows, single = _single(board)
+    return Move.from_text(
+        text, rows=rows, single_row=rows and single, single_pile=not rows and single
+    )
+
+
+def move_words(move: Move) -> str:
+    """A move of a heap game in words: ``"take 3 from pile 2"``, ``"take stones 4-5 of row
+    1"``, ``"split row 1 before stone 3"`` (a cut that takes nothing)."""
+    if move.at is None:
+        return _pile_words(move)
+    if move.take == 0:
+        return f"split row {move.pile} before stone {move.at}"
+    last = move.at + move.take - 1
+    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
+    return f"take {stones} of row {move.pile}"
+
+
+def _pile_words(move: Move) -> str:
+    """``"take 3 from pile 2"`` or, for several piles, ``"take 3 from pile 1 and 2 from pile
+    2"``."""
+    return "take " + " and ".join(f"{t:,} from pile {p}" for p, t in move.parts)
+
+
+@dataclass(frozen=True)
+class HeapRules:
+    """A take-and-break game on heaps (:class:`~nimlab.theory.octal.TakeAndBreak`): Nim,
+    octal and subtraction games, Lasker's Nim, Grundy's game. Positions are sums of
+    independent heaps; games that split heaps are played on rows of stones."""
+
+    rule: TakeAndBreak
+
+    @property
+    def board(self) -> BoardKind:
+        return "rows" if self.rule.splits else "piles"
+
+    @property
+    def move_shape(self) -> MoveShape:
+        return "stones" if self.rule.splits else "one-pile"
+
+    @property
+    def splits(self) -> bool:
+        return self.rule.splits
+
+    @property
+    def heap_sum(self) -> bool:
+        return True
+
+    @property
+    def heap_rule(self) -> TakeAndBreak:
+        return self.rule
+
+    @property
+    def end_positions_allowed(self) -> bool:
+        return True
+
+    @property
+    def max_players(self) -> int | None:
+        return None if not self.rule.unequal else 2
+
+    @property
+    def piles(self) -> int | None:
+        return None
+
+    def why_not_heaps(self) -> str:
+        return ""
+
+    def start(self, heaps: Iterable[Any]) -> Board:
+        return board_for(self.rule, heaps)
+
+    def as_board(self, value: object) -> Board:
+        if isinstance(value, Piles):
+            raise PositionError("this game is played on piles of its own rule, not these")
+        if isinstance(value, Position | Rows):
+            if self.rule.splits != isinstance(value, Rows):
+                kind = "rows of stones" if self.rule.splits else "piles"
+                raise PositionError(f"this game is played on {kind}")
+            return value
+        from nimlab.core.position import as_board
+
+        return as_board(self.rule, value)
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        return board.successors(self.rule)
+
+    def play(self, board: Board, move: Move) -> Board:
+        if move.also:
+            raise IllegalMoveError("a move takes from one pile (or one run of stones) only")
+        return board.play(self.rule, move)
+
+    def is_dead(self, board: Board) -> bool:
+        from nimlab.theory.positions import is_terminal
+
+        return is_terminal(self.rule, board.canonical, frozenset())
+
+    def parse_move(self, text: str, board: Board) -> Move:
+        return _parse_board_move(text, board)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        return move_words(move)
+
+
+# -- the classic relatives, on piles -------------------------------------------------------------
+
+
+RANDOM_LISTED = 100_000
+"""Up to this many moves a random move is drawn from the list of them all."""
+
+_ENGINES: OrderedDict[tuple[object, bool, frozenset[Canon]], MoveEngine] = OrderedDict()
+_ENGINES_LOCK = threading.Lock()
+MAX_RELATIVE_ENGINES = 8
+
+
+class PileRules:
+    """What the relatives on piles share: boards of :class:`Piles`, moves read as ``PILE
+    AMOUNT`` (pairs of them for moves on several piles), the exact search over the rules' own
+    move generator, and the theorem of :meth:`formula` where it holds. Subclasses give
+    :meth:`successors`, :meth:`play`, :meth:`key` and :meth:`formula`."""
+
+    board: BoardKind = "piles"
+    move_shape: MoveShape = "one-pile"
+    splits = False
+    heap_sum = False
+    heap_rule: TakeAndBreak | None = None
+    end_positions_allowed = True
+    max_players: int | None = 2
+    method = "theory"
+    """The engine's name for the theorem (``"wythoff"``, ...)."""
+    theory_name = "the theorem"
+    """The theorem in words, for sentences ("Wythoff's theorem")."""
+    lists_every_win = True
+    """Whether :meth:`theorem_wins` names every winning move (else one of them)."""
+    move_help = ""
+    """How to type a move, where piles mean something else ("" : as in Nim)."""
+    piles: int | None = None
+    """How many piles a position has (``None``: any number)."""
+
+    def why_not_heaps(self) -> str:
+        return "its positions are not sums of independent heaps"
+
+    # -- positions ------------------------------------------------------------------------
+
+    def start(self, heaps: Iterable[Any]) -> Piles:
+        sizes = parse_heaps(heaps)
+        if self.piles is not None and len(sizes) != self.piles:
+            count = "one pile" if self.piles == 1 else f"{self.piles} piles"
+            raise PositionError(f"this game is played on {count} (got {len(sizes)})")
+        return Piles(sizes, self, self.start_limit(sizes))
+
+    def start_limit(self, heaps: tuple[int, ...]) -> int | None:
+        return None
+
+    def as_board(self, value: object) -> Board:
+        if isinstance(value, Piles):
+            if value.rule != self:
+                raise PositionError("this position belongs to another game")
+            return value
+        if isinstance(value, Position | Rows):
+            return self.start(value.heaps)
+        if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+            raise PositionError(
+                f"a position is a list of heap sizes like [3, 5], not {type(value).__name__}"
+            )
+        return self.start(value)
+
+    def key(self, board: Piles) -> Canon:
+        """The engine's key: what counts as the same position (default: the multiset)."""
+        return canonical(board.heaps)
+
+    def board_of(self, key: Canon) -> Piles:
+        """A board with the key ``key`` (for the search over keys)."""
+        return Piles(key, self, None)
+
+    def end_key(self, key: Canon) -> Canon:
+        """The multiset of heaps of a key (what extra end positions are compared with)."""
+        return canonical(key)
+
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        """The keys one move away from ``key``: the exact search's move generator."""
+        for _move, after in self.successors(self.board_of(key)):
+            yield after.canonical
+
+    def search_cost(self, key: Canon) -> float:
+        """About how many positions an exact search from ``key`` stores (default: every
+        position with piles no larger, ``prod(h + 1)``). O(piles)."""
+        total = 1.0
+        for h in key:
+            total *= h + 1
+        return total
+
+    def count_moves(self, board: Piles) -> int:
+        """The number of legal moves (default: listing them)."""
+        return sum(1 for _ in self.successors(board))
+
+    def random_move(self, board: Piles, rng: random.Random) -> Move:
+        """A random legal move: uniform up to :data:`RANDOM_LISTED` moves, beyond that a
+        uniform move among those that take from one pile only (every relative has them).
+        Raises :class:`IllegalMoveError` when there is no move."""
+        count = self.count_moves(board)
+        if count <= RANDOM_LISTED:
+            moves = [move for move, _ in self.successors(board)]
+            if not moves:
+                raise IllegalMoveError("no move is left")
+            return rng.choice(moves)
+        single = [(i, h) for i, h in enumerate(board.heaps, 1) if h]
+        i, h = rng.choices(single, [h for _, h in single])[0]
+        most = h if board.limit is None else min(h, board.limit)
+        return Move(i, rng.randrange(1, most + 1))
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        """The theorem's working on ``board``, in sentences (when it decided)."""
+        return [f"{self.theory_name[:1].upper()}{self.theory_name[1:]} decides this position."]
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        """Winning moves straight from the theorem (without extra end positions), where it
+        holds and names them: every one (Wythoff's game, Staircase Nim, Fibonacci Nim) or one
+        (Moore's Nim); ``[]`` for a P-position; ``None`` where the theorem says nothing.
+        O(piles) or so, whatever the number of moves."""
+        return None
+
+    def _move_to(self, board: Piles, after: Iterable[int]) -> Move:
+        """The move that leaves the piles ``after`` (each pile that shrank, by how much)."""
+        parts = [
+            (i, h - a) for i, (h, a) in enumerate(zip(board.heaps, after, strict=True), 1) if a < h
+        ]
+        return Move(parts[0][0], parts[0][1], also=tuple(parts[1:]))
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        """The theorem's outcome without extra end positions (``None``: no theorem is known
+        for this play)."""
+        return None
+
+    def engine(self, misere: bool, end_positions: frozenset[Canon]) -> MoveEngine:
+        """The shared engine for these rules under a ruleset (least recently used, bounded)."""
+        k = (self, misere, end_positions)
+        with _ENGINES_LOCK:
+            engine = _ENGINES.get(k)
+            if engine is None:
+                engine = _ENGINES[k] = MoveEngine(
+                    self.key_moves,
+                    self.formula,
+                    misere=misere,
+                    end_positions=end_positions,
+                    end_key=self.end_key,
+                    cost=self.search_cost,
+                    method=self.method,
+                )
+                while len(_ENGINES) > MAX_RELATIVE_ENGINES:
+                    _ENGINES.popitem(last=False)
+            else:
+                _ENGINES.move_to_end(k)
+            return engine
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        raise NotImplementedError
+
+    def play(self, board: Board, move: Move) -> Piles:
+        raise NotImplementedError
+
+    def is_dead(self, board: Board) -> bool:
+        return next(iter(self.successors(board)), None) is None
+
+    def parse_move(self, text: str, board: Board) -> Move:
+        return _parse_board_move(text, board)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        return _pile_words(move)
+
+    def _piles(self, board: Board) -> Piles:
+        if not isinstance(board, Piles):
+            raise IllegalMoveError("this game is played on piles of its own rule")
+        return board
+
+    def _check_parts(self, board: Piles, move: Move) -> dict[int, int]:
+        """The move's parts as pile -> take, each pile existing, taking 1 to its size, no pile
+        twice; raises :class:`IllegalMoveError`."""
+        if move.at is not None:
+            raise IllegalMoveError("piles take no stone position: type PILE AMOUNT (e.g. 2 3)")
+        n = len(board.heaps)
+        takes: dict[int, int] = {}
+        for pile, take in move.parts:
+            if not 1 <= pile <= n:
+                allowed = "piles are 1" if n == 1 else f"piles are 1-{n}"
+                raise IllegalMoveError(f"pile {pile} does not exist: {allowed}")
+            if pile in takes:
+                raise IllegalMoveError(f"pile {pile} is named twice in one move")
+            heap = board.heaps[pile - 1]
+            if heap == 0:
+                raise IllegalMoveError(f"pile {pile} is empty: choose a pile with objects in it")
+            if not 1 <= take <= heap:
+                raise IllegalMoveError(
+                    f"cannot take {take} from pile {pile}: take 1 to {heap:,} (it has {heap:,})"
+                )
+            takes[pile] = take
+        return takes
+
+    def _taken(self, board: Piles, takes: dict[int, int], limit: int | None = None) -> Piles:
+        heaps = list(board.heaps)
+        for pile, take in takes.items():
+            heaps[pile - 1] -= take
+        return Piles(tuple(heaps), self, limit)
+
+
+@dataclass(frozen=True)
+class WythoffRules(PileRules):
+    """Wythoff's game: two piles; take any number from one pile, or the same number from
+    both. The P-positions are Wythoff's pairs (⌊kφ⌋, ⌊kφ²⌋)."""
+
+    move_shape: MoveShape = "several-piles"
+    method = "wythoff"
+    theory_name = "Wythoff's theorem"
+    piles = 2
+
+    def key(self, board: Piles) -> Canon:
+        a, b = board.heaps
+        return (a, b) if a <= b else (b, a)
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        b = self._piles(board)
+        for i, heap in enumerate(b.heaps, 1):
+            for k in range(1, heap + 1):
+                yield Move(i, k), self._taken(b, {i: k})
+        for k in range(1, min(b.heaps) + 1):
+            yield Move(1, k, also=((2, k),)), self._taken(b, {1: k, 2: k})
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        if len(takes) == 2 and takes[1] != takes[2]:
+            raise IllegalMoveError(
+                "a move on both piles takes the same number from each (e.g. 1 3 2 3)"
+            )
+        return self._taken(b, takes)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        if move.also:
+            return f"take {move.take:,} from both piles"
+        return _pile_words(move)
+
+    def count_moves(self, board: Piles) -> int:
+        return sum(board.heaps) + min(board.heaps)
+
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.wythoff import wythoff_moves
+
+        for a, b in wythoff_moves((key[0], key[1])):
+            yield (a, b) if a <= b else (b, a)
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.wythoff import wythoff_winning_moves
+
+        x, y = board.heaps
+        return [
+            self._move_to(board, after) for after in wythoff_winning_moves((x, y), misere=misere)
+        ]
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        from nimlab.theory.wythoff import wythoff_outcome
+
+        return wythoff_outcome((key[0], key[1]), misere=misere)
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.wythoff import wythoff_working
+
+        x, y = board.heaps
+        w = wythoff_working((x, y), misere=misere)
+        a, b = w.pair
+        if misere and w.k <= 1:
+            which = f"in misère play the P-position whose piles differ by {w.k} is ({a}, {b})"
+        else:
+            kth = (
+                ""
+                if w.k == 0
+                else f" the {_ordinal(w.k)} Wythoff pair (⌊{w.k}φ⌋, ⌊{w.k}φ⌋ + {w.k}),"
+            )
+            which = f"the only P-position whose piles differ by {w.k} is{kth} ({a}, {b})"
+            if misere:
+                which += " (misère play changes only the pairs of difference 0 and 1)"
+        lines = [
+            "Wythoff's theorem: the P-positions are the pairs (⌊kφ⌋, ⌊kφ⌋ + k), φ the golden "
+            "ratio: (0, 0), (1, 2), (3, 5), (4, 7), (6, 10), ...; "
+            f"the piles ({x}, {y}) differ by {w.k}, and {which}."
+        ]
+        if w.p_position:
+            lines.append(
+                f"({x}, {y}) is that pair, so it is a P-position: every move changes the "
+                "difference or leaves another pair."
+            )
+        else:
+            lines.append(
+                f"The smaller pile is {w.smaller}, not {a}, so ({x}, {y}) is an N-position: "
+                "a move reaches a pair (the smaller pile's partner, or the pair of the "
+                "difference by taking the same from both)."
+            )
+        return lines
+
+
+@dataclass(frozen=True)
+class MooreRules(PileRules):
+    """Moore's Nim_k: take any positive numbers from at least one and at most ``k`` piles.
+    A position is a P-position when every binary digit's count over the piles is divisible by
+    ``k + 1``. ``k = 1`` is Nim."""
+
+    k: int = 2
+    move_shape: MoveShape = "several-piles"
+    lists_every_win = False
+    method = "moore"
+    theory_name = "Moore's theorem"
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        from itertools import combinations, product
+
+        b = self._piles(board)
+        full = [i for i, h in enumerate(b.heaps, 1) if h]
+        for count in range(1, min(self.k, len(full)) + 1):
+            for piles in combinations(full, count):
+                for takes in product(*(range(1, b.heaps[p - 1] + 1) for p in piles)):
+                    parts = tuple(zip(piles, takes, strict=True))
+                    yield (
+                        Move(parts[0][0], parts[0][1], also=parts[1:]),
+                        self._taken(b, dict(parts)),
+                    )
+
+    def count_moves(self, board: Piles) -> int:
+        """Sum over sets of at most k non-empty piles of the product of their sizes: the
+        elementary symmetric sums e_1 .. e_k. O(piles * k)."""
+        e = [1] + [0] * self.k
+        for h in board.heaps:
+            for j in range(self.k, 0, -1):
+                e[j] += e[j - 1] * h
+        return sum(e[1:])
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        if len(takes) > self.k:
+            raise IllegalMoveError(
+                f"a move takes from at most {self.k} piles (this one names {len(takes)})"
+            )
+        return self._taken(b, takes)
+
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.moore import moore_moves
+
+        for after in moore_moves(key, self.k):
+            yield canonical(after)
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.moore import moore_winning_move
+
+        if misere:
+            return None
+        after = moore_winning_move(board.heaps, self.k)
+        return [] if after is None else [self._move_to(board, after)]
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        """Moore's theorem in normal play; its misère analogue is not proven, so misère play
+        is searched."""
+        from nimlab.theory.moore import moore_outcome
+
+        return None if misere else moore_outcome(key, self.k)
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.moore import moore_working
+
+        w = moore_working(board.heaps, self.k)  # (normal play: the theorem's only play here)
+        m = self.k + 1
+        lines = [
+            f"Moore's theorem: write the heaps in binary; the position is a P-position exactly "
+            f"when every column's count of 1s is a multiple of k + 1 = {m}."
+        ]
+        for j in reversed(range(len(w.columns))):
+            lines.append(f"  column {1 << j:>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
+        if w.p_position:
+            lines.append("Every column is a multiple, so it is a P-position.")
+        else:
+            bad = [1 << j for j in range(len(w.columns)) if w.residues[j]]
+            lines.append(
+                f"The columns {', '.join(map(str, reversed(bad)))} are not, so it is an "
+                f"N-position: taking from at most {self.k} heaps makes every column a multiple."
+            )
+        return lines
+
+
+@dataclass(frozen=True)
+class StaircaseRules(PileRules):
+    """Staircase Nim: coins on the steps of a staircase, listed from the step next to the
+    ground; a move moves any number of coins from one step to the step below (from step 1 to
+    the ground, out of the game). A position is a P-position when the coins on the odd steps
+    have nim-sum 0."""
+
+    method = "staircase"
+    move_help = (
+        "type STEP COINS to move COINS from STEP to the step below (e.g. b2: 2 coins from step B; "
+        "from step A they leave the game)"
+    )
+    theory_name = "the odd-steps rule"
+    end_positions_allowed = False
+
+    def key(self, board: Piles) -> Canon:
+        heaps = board.heaps
+        end = len(heaps)
+        while end and not heaps[end - 1]:
+            end -= 1
+        return heaps[:end]
+
+    def end_key(self, key: Canon) -> Canon:
+        return key
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        b = self._piles(board)
+        for i, heap in enumerate(b.heaps, 1):
+            for k in range(1, heap + 1):
+                yield Move(i, k), self._down(b, i, k)
+
+    def count_moves(self, board: Piles) -> int:
+        return sum(board.heaps)
+
+    def search_cost(self, key: Canon) -> float:
+        """Coins only move down: at most C(coins + steps, steps) positions."""
+        from math import comb
+
+        coins, steps = sum(key), len(key)
+        if steps > 64 or coins > 10**6:
+            return float("inf")
+        return float(comb(coins + steps, steps))
+
+    def _down(self, board: Piles, step: int, k: int) -> Piles:
+        heaps = list(board.heaps)
+        heaps[step - 1] -= k
+        if step > 1:
+            heaps[step - 2] += k
+        return Piles(tuple(heaps), self, None)
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        if len(takes) > 1:
+            raise IllegalMoveError("a move moves coins from one step only")
+        return self._down(b, move.pile, move.take)
+
+    def describe_move(self, move: Move, board: Board) -> str:
+        where = "the ground" if move.pile == 1 else f"step {move.pile - 1}"
+        return f"move {move.take:,} from step {move.pile} to {where}"
+
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.staircase import staircase_moves
+
+        for after in staircase_moves(key):
+            yield self.key(Piles(after, self, None))
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.staircase import staircase_winning_moves
+
+        return [
+            Move(m.step, m.coins)
+            for m in staircase_winning_moves(board.heaps or (0,), misere=misere)
+        ]
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        from nimlab.theory.staircase import staircase_outcome
+
+        return staircase_outcome(key, misere=misere)
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.staircase import staircase_working
+
+        w = staircase_working(board.heaps or (0,), misere=misere)
+        steps = ", ".join(f"step {s}: {c}" for s, c in zip(w.odd_steps, w.odd_coins, strict=True))
+        lines = [
+            "Staircase Nim is Nim on the odd steps: coins moved from an even step onto an odd "
+            "one can be moved on to the next even step at once, so the even steps are Nim's "
+            f"discard pile. The odd steps hold {steps}; their nim-sum is {w.nim_sum}."
+        ]
+        if misere and not w.big_odd_step:
+            lines.append(
+                "In misère play with no odd step above 1 coin the position is a P-position "
+                f"exactly when that nim-sum is 1: it is {'' if w.p_position else 'not '}, so "
+                f"this is {'a P' if w.p_position else 'an N'}-position."
+            )
+        elif w.p_position:
+            lines.append("The nim-sum is 0, so it is a P-position.")
+        else:
+            lines.append(
+                "The nim-sum is not 0, so it is an N-position: Nim's winning move on an odd "
+                "step (or a move onto it from the even step above) makes it 0."
+            )
+        return lines
+
+
+@dataclass(frozen=True)
+class FibonacciRules(PileRules):
+    """Fibonacci Nim: one pile; the first move takes any number but not all, every later move
+    at least 1 and at most twice what the previous move took (the position carries that limit).
+    The mover wins exactly when the pile's smallest Zeckendorf term is within the limit."""
+
+    method = "fibonacci"
+    lists_every_win = False
+    theory_name = "Whinihan's Zeckendorf rule"
+    piles = 1
+    end_positions_allowed = False
+
+    def start_limit(self, heaps: tuple[int, ...]) -> int | None:
+        return max(heaps[0] - 1, 0) if heaps else None
+
+    def key(self, board: Piles) -> Canon:
+        heap = board.heaps[0]
+        limit = heap if board.limit is None else min(board.limit, heap)
+        return (heap, limit)
+
+    def board_of(self, key: Canon) -> Piles:
+        return Piles((key[0],), self, key[1])
+
+    def end_key(self, key: Canon) -> Canon:
+        return canonical(key[:1])
+
+    def count_moves(self, board: Piles) -> int:
+        return self.key(board)[1]
+
+    def search_cost(self, key: Canon) -> float:
+        return float(key[0] + 1) ** 2
+
+    def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
+        b = self._piles(board)
+        heap, limit = self.key(b)
+        for k in range(1, limit + 1):
+            yield Move(1, k), Piles((heap - k,), self, 2 * k)
+
+    def play(self, board: Board, move: Move) -> Piles:
+        b = self._piles(board)
+        takes = self._check_parts(b, move)
+        heap, limit = self.key(b)
+        if move.take > limit:
+            why = (
+                "the first move may not take the whole pile"
+                if b.limit == heap - 1 and limit == heap - 1
+                else "a move takes at most twice what the previous move took"
+            )
+            raise IllegalMoveError(f"cannot take {move.take}: take 1 to {limit:,} ({why})")
+        return Piles((heap - takes[1],), self, 2 * move.take)
+
+    def key_moves(self, key: Canon) -> Iterator[Canon]:
+        from nimlab.theory.fibonacci import fibonacci_moves
+
+        return fibonacci_moves((key[0], key[1]))
+
+    def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        from nimlab.theory.fibonacci import fibonacci_winning_move
+
+        if misere:
+            return None
+        heap, limit = self.key(board)
+        take = fibonacci_winning_move((heap, limit))  # the classic one, O(log heap)
+        return [] if take is None else [Move(1, take)]
+
+    def formula(self, key: Canon, misere: bool) -> Outcome | None:
+        from nimlab.theory.fibonacci import fibonacci_outcome
+
+        return None if misere else fibonacci_outcome((key[0], key[1]))
+
+    def explain(self, board: Piles, misere: bool) -> list[str]:
+        from nimlab.theory.fibonacci import fibonacci_working
+
+        heap, limit = self.key(board)
+        w = fibonacci_working((heap, limit))
+        terms = " + ".join(map(str, w.terms))
+        lines = [
+            "Fibonacci Nim (Whinihan): write the pile as a sum of non-consecutive Fibonacci "
+            f"numbers (Zeckendorf): {w.heap} = {terms}. The mover wins exactly when the "
+            f"smallest term is within the limit of this move ({w.limit})."
+        ]
+        if w.p_position:
+            lines.append(
+                f"The smallest term, {w.smallest}, is more than {w.limit}, so it is a "
+                "P-position: whatever is taken, the opponent can take the new smallest term."
+            )
+        else:
+            lines.append(
+                f"The smallest term, {w.smallest}, is within it, so it is an N-position: "
+                f"taking {w.smallest} leaves a smallest term more than twice that."
+            )
+        return lines
+
+
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def rules_of(value: TakeAndBreak | Rules) -> Rules:
+    """The rules of a take-and-break rule (:class:`HeapRules`), or rules as they are."""
+    if isinstance(value, TakeAndBreak):
+        return HeapRules(value)
+    return value

@@ -1,0 +1,363 @@
+"""The classic relatives of Nim: every formula and winning move against the exact search
+(:class:`~nimlab.theory.solver.MoveSolver` over the game's move generator), plus known values."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.fibonacci import (
+    fibonacci_moves,
+    fibonacci_outcome,
+    fibonacci_position,
+    fibonacci_start,
+    fibonacci_winning_move,
+    fibonacci_winning_moves,
+    fibonacci_working,
+    zeckendorf,
+)
+from nimlab.theory.grundy import naive_grundy, naive_grundys_game
+from nimlab.theory.loopy import loopy_outcomes
+from nimlab.theory.moore import (
+    moore_is_move,
+    moore_moves,
+    moore_outcome,
+    moore_winning_move,
+    moore_working,
+)
+from nimlab.theory.northcott import (
+    northcott_gaps,
+    northcott_moves,
+    northcott_outcome,
+    northcott_state_moves,
+    northcott_winning_moves,
+    northcott_working,
+)
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import canonical
+from nimlab.theory.solver import ExactSolver, MoveSolver
+from nimlab.theory.splitting import (
+    LASKERS_NIM,
+    grundys_game_moves,
+    grundys_game_winning_moves,
+    grundys_game_working,
+    lasker_grundy,
+    lasker_outcome,
+    lasker_working,
+)
+from nimlab.theory.staircase import (
+    StaircaseMove,
+    staircase_apply,
+    staircase_moves,
+    staircase_outcome,
+    staircase_winning_moves,
+    staircase_working,
+)
+from nimlab.theory.wythoff import (
+    beatty_pair,
+    lower_index,
+    upper_index,
+    wythoff_moves,
+    wythoff_outcome,
+    wythoff_winning_moves,
+    wythoff_working,
+)
+
+P, N = Outcome.P, Outcome.N
+plays = st.booleans()
+
+# -- the solver ----------------------------------------------------------------------------------
+
+
+def test_move_solver_remoteness_and_budget() -> None:
+    # a subtraction game {1, 2} on one heap, as a bare move generator
+    solver: MoveSolver[int] = MoveSolver(lambda n: [n - t for t in (1, 2) if t <= n])
+    assert [solver.value(n).outcome for n in range(7)] == [P, N, N, P, N, N, P]
+    assert solver.value(6).remoteness == 4  # the loser delays: 6 -> 5 -> 3 -> 2 -> 0
+    assert solver.value(5).remoteness == 3
+    assert solver.winning_moves(5) == [3]
+    misere: MoveSolver[int] = MoveSolver(lambda n: [n - t for t in (1, 2) if t <= n], misere=True)
+    assert [misere.value(n).outcome for n in range(5)] == [N, P, N, N, P]
+    small: MoveSolver[int] = MoveSolver(lambda n: [n - 1] if n else [], budget=10)
+    with pytest.raises(BudgetExceeded):
+        small.value(50)
+    assert small.value(5).outcome is N  # the next query starts afresh
+    with pytest.raises(BudgetExceeded):
+        MoveSolver(lambda n: [n - 1] if n else []).value(100, Budget(positions=20))
+
+
+def test_is_end_makes_a_position_terminal() -> None:
+    solver: MoveSolver[int] = MoveSolver(lambda n: [n - 1] if n else [], is_end=lambda n: n == 3)
+    assert solver.value(3).remoteness == 0
+    assert [solver.value(n).outcome for n in (3, 4, 5)] == [P, N, P]
+    assert solver.winning_moves(3) == []
+
+
+# -- Wythoff's game ------------------------------------------------------------------------------
+
+WYTHOFF = {False: MoveSolver(wythoff_moves), True: MoveSolver(wythoff_moves, misere=True)}
+wythoff_piles = st.tuples(st.integers(0, 30), st.integers(0, 30))
+
+
+def test_wythoff_first_pairs() -> None:
+    assert [beatty_pair(k) for k in range(7)] == [
+        (0, 0), (1, 2), (3, 5), (4, 7), (6, 10), (8, 13), (9, 15)
+    ]  # fmt: skip
+    p_positions = [(x, y) for x in range(11) for y in range(x, 11) if wythoff_outcome((x, y)) is P]
+    assert p_positions == [(0, 0), (1, 2), (3, 5), (4, 7), (6, 10)]
+    misere = [(x, y) for x in range(8) for y in range(x, 8) if wythoff_outcome((x, y), misere=True)
+              is P]  # fmt: skip
+    assert misere == [(0, 1), (2, 2), (3, 5), (4, 7)]
+
+
+def test_beatty_pairs_are_exact_for_huge_indices() -> None:
+    # ⌊kφ⌋ for k = 10**40, from the decimal expansion of φ
+    k = 10**40
+    phi_digits = 16180339887498948482045868343656381177203  # ⌊φ · 10**40⌋
+    assert beatty_pair(k)[0] == phi_digits
+    assert lower_index(phi_digits) == k and upper_index(phi_digits + k) == k
+
+
+@given(st.integers(1, 5000))
+def test_every_positive_integer_is_lower_or_upper_once(n: int) -> None:
+    k, j = lower_index(n), upper_index(n)
+    assert (k is None) != (j is None)
+    assert beatty_pair(k)[0] == n if k is not None else beatty_pair(j or 0)[1] == n
+
+
+@given(wythoff_piles, plays)
+def test_wythoff_formula_and_winning_moves_match_the_search(
+    piles: tuple[int, int], misere: bool
+) -> None:
+    solver = WYTHOFF[misere]
+    assert wythoff_outcome(piles, misere=misere) == solver.outcome(piles)
+    assert wythoff_winning_moves(piles, misere=misere) == solver.winning_moves(piles)
+
+
+@given(st.integers(0, 10**30), st.integers(0, 10**30))
+def test_wythoff_winning_moves_on_huge_piles(x: int, y: int) -> None:
+    moves = wythoff_winning_moves((x, y))
+    assert bool(moves) == (wythoff_outcome((x, y)) is N)
+    for a, b in moves:
+        assert wythoff_outcome((a, b)) is P
+        assert (a == x and b < y) or (b == y and a < x) or (0 < x - a == y - b)
+
+
+def test_wythoff_misere_theorem_for_every_small_position() -> None:
+    solver = WYTHOFF[True]
+    for x in range(41):
+        for y in range(41):
+            assert wythoff_outcome((x, y), misere=True) == solver.outcome((x, y)), (x, y)
+
+
+def test_wythoff_working() -> None:
+    w = wythoff_working((9, 4))
+    assert (w.k, w.pair, w.smaller, w.p_position) == (5, (8, 13), 4, False)
+    assert wythoff_winning_moves((9, 4)) == [(7, 4)]
+    assert wythoff_winning_moves((12, 9)) == [(7, 4)]  # the same from both piles
+    assert wythoff_winning_moves((3, 9)) == [(3, 5)]
+    with pytest.raises(ValueError, match="two piles"):
+        wythoff_outcome((1, 2, 3))  # type: ignore[arg-type]
+
+
+# -- Staircase Nim -------------------------------------------------------------------------------
+
+STAIRCASE = {False: MoveSolver(staircase_moves), True: MoveSolver(staircase_moves, misere=True)}
+staircases = st.lists(st.integers(0, 4), max_size=4).map(tuple)
+
+
+@given(staircases, plays)
+def test_staircase_formula_and_winning_moves_match_the_search(
+    steps: tuple[int, ...], misere: bool
+) -> None:
+    solver = STAIRCASE[misere]
+    assert staircase_outcome(steps, misere=misere) == solver.outcome(steps)
+    moves = staircase_winning_moves(steps, misere=misere)
+    assert [staircase_apply(steps, m) for m in moves] == solver.winning_moves(steps)
+
+
+def test_staircase_known_values() -> None:
+    # the odd steps 1 and 3 hold 3 and 3: nim-sum 0 whatever step 2 holds
+    assert staircase_outcome((3, 7, 3)) is P
+    w = staircase_working((1, 9, 2, 4, 3))
+    assert (w.odd_steps, w.odd_coins, w.nim_sum) == ((1, 3, 5), (1, 2, 3), 0)
+    assert staircase_winning_moves((1, 5)) == [StaircaseMove(1, 1)]
+    # from step 2, moving 1 coin onto step 1 makes it 2 and the nim-sum 2 ^ 2 = 0
+    assert StaircaseMove(2, 1) in staircase_winning_moves((1, 5, 2))
+    assert staircase_outcome((), misere=True) is N
+    assert staircase_winning_moves((0, 3), misere=True) == [StaircaseMove(2, 1)]
+    with pytest.raises(ValueError, match="step 2 has 0 coins"):
+        staircase_apply((1, 0), StaircaseMove(2, 1))
+
+
+# -- Moore's Nim_k -------------------------------------------------------------------------------
+
+
+def _moore_solver(k: int, misere: bool) -> MoveSolver[tuple[int, ...]]:
+    return MoveSolver(lambda p: {tuple(sorted(c)) for c in moore_moves(p, k)}, misere=misere)
+
+
+MOORE = {(k, m): _moore_solver(k, m) for k in (1, 2, 3) for m in (False, True)}
+moore_heaps = st.lists(st.integers(0, 6), max_size=4).map(tuple)
+
+
+@given(moore_heaps, st.integers(1, 3), plays)
+def test_moore_formula_and_winning_move_match_the_search(
+    heaps: tuple[int, ...], k: int, misere: bool
+) -> None:
+    solver = MOORE[k, misere]
+    outcome = solver.outcome(tuple(sorted(heaps)))
+    assert moore_outcome(heaps, k, misere=misere) == outcome
+    move = moore_winning_move(heaps, k, misere=misere)
+    if outcome is P or not any(heaps):
+        assert move is None
+        return
+    assert move is not None
+    assert moore_is_move(heaps, move, k)
+    assert solver.outcome(tuple(sorted(move))) is P
+    assert tuple(sorted(move)) in solver.winning_moves(tuple(sorted(heaps)))
+
+
+@given(moore_heaps, moore_heaps, st.integers(1, 3))
+def test_moore_is_move_agrees_with_the_generator(
+    heaps: tuple[int, ...], after: tuple[int, ...], k: int
+) -> None:
+    after = (after + heaps)[: len(heaps)]
+    assert moore_is_move(heaps, after, k) == (after in set(moore_moves(heaps, k)))
+
+
+@given(st.lists(st.integers(0, 10**30), min_size=1, max_size=8).map(tuple), st.integers(1, 5))
+def test_moore_winning_move_on_huge_heaps(heaps: tuple[int, ...], k: int) -> None:
+    move = moore_winning_move(heaps, k)
+    assert (move is None) == (moore_outcome(heaps, k) is P)
+    if move is not None:
+        assert moore_is_move(heaps, move, k) and moore_outcome(move, k) is P
+
+
+def test_moore_known_values() -> None:
+    w = moore_working((5, 5, 5, 6), 2)
+    # binary 101, 101, 101, 110: columns (ones, twos, fours) = (3, 1, 4), mod 3 = (0, 1, 1)
+    assert (w.columns, w.residues, w.p_position) == ((3, 1, 4), (0, 1, 1), False)
+    assert moore_outcome((5, 5, 5), 2) is P and moore_outcome((5, 5, 5), 3) is N
+    assert moore_winning_move((5, 5, 5), 3) == (0, 0, 0)
+    assert moore_outcome((1, 1, 1, 1), 2, misere=True) is P
+    with pytest.raises(ValueError, match="k >= 1"):
+        moore_outcome((1, 2), 0)
+
+
+# -- Fibonacci Nim -------------------------------------------------------------------------------
+
+FIBONACCI = MoveSolver(fibonacci_moves)
+fibonacci_positions = st.integers(0, 90).flatmap(
+    lambda h: st.tuples(st.just(h), st.integers(0, h + 3))
+)
+
+
+@given(fibonacci_positions)
+def test_fibonacci_formula_and_winning_moves_match_the_search(position: tuple[int, int]) -> None:
+    canon = fibonacci_position(*position)
+    assert fibonacci_outcome(position) == FIBONACCI.outcome(canon)
+    takes = fibonacci_winning_moves(position)
+    heap = canon[0]
+    assert [fibonacci_position(heap - t, 2 * t) for t in takes] == FIBONACCI.winning_moves(canon)
+    classic = fibonacci_winning_move(position)
+    assert (classic is None) == (not takes) and (classic is None or classic in takes)
+
+
+def test_fibonacci_known_values() -> None:
+    starts = [n for n in range(1, 100) if FIBONACCI.outcome(fibonacci_start(n)) is P]
+    assert starts == [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+    assert [n for n in range(1, 100) if fibonacci_outcome(fibonacci_start(n)) is P] == starts
+    assert zeckendorf(0) == () and zeckendorf(20) == (13, 5, 2)
+    w = fibonacci_working((20, 3))
+    assert (w.terms, w.smallest, w.p_position) == ((13, 5, 2), 2, False)
+    assert fibonacci_winning_move((20, 3)) == 2
+    assert fibonacci_outcome((20, 1)) is P
+    assert fibonacci_start(1) == (1, 0) and fibonacci_position(4, 10) == (4, 4)
+
+
+# -- Grundy's game and Lasker's Nim --------------------------------------------------------------
+
+GRUNDYS_GAME = MoveSolver(grundys_game_moves)
+LASKER = ExactSolver(LASKERS_NIM)
+# splitting fills the search with every partition of the total: keep totals small
+split_heaps = st.lists(st.integers(0, 10), max_size=3)
+
+
+@given(split_heaps)
+def test_grundys_game_values_and_winning_moves_match_the_search(heaps: list[int]) -> None:
+    position = canonical(heaps)
+    outcome = GRUNDYS_GAME.outcome(position)
+    assert grundys_game_working(heaps).p_position == (outcome is P)
+    assert grundys_game_winning_moves(heaps) == GRUNDYS_GAME.winning_moves(position)
+
+
+def test_grundys_game_known_values() -> None:
+    assert naive_grundys_game(10) == [0, 0, 0, 1, 0, 2, 1, 0, 2, 1]
+    assert list(grundys_game_moves((7,))) == [(1, 6), (2, 5), (3, 4)]
+    assert list(grundys_game_moves((1, 2))) == []
+    w = grundys_game_working((5, 6, 8))
+    assert (w.values, w.nim_sum) == ((2, 1, 2), 1)
+    assert grundys_game_winning_moves((5, 6, 8)) == GRUNDYS_GAME.winning_moves((5, 6, 8))
+
+
+def test_lasker_formula_is_the_mex() -> None:
+    assert naive_grundy(LASKERS_NIM, 120) == [lasker_grundy(n) for n in range(120)]
+    assert LASKERS_NIM.code == "4.333..."
+    assert lasker_working((3, 4)).values == (4, 3)
+
+
+@given(st.lists(st.integers(0, 6), max_size=3))
+def test_lasker_outcome_matches_the_search(heaps: list[int]) -> None:
+    assert lasker_outcome(heaps) == LASKER.outcome(canonical(heaps))
+
+
+# -- Northcott's game (loopy: checkers may move back) --------------------------------------------
+
+
+def test_loopy_outcomes_win_loss_and_draw() -> None:
+    # 0 -> 1 -> 2 (no move); 3 <-> 4, 4 -> 1: from 4, moving to 1 loses (1 wins for the mover)
+    graph = {0: [1], 1: [2], 2: [], 3: [4], 4: [3, 1], 5: [6], 6: [5]}
+    result = loopy_outcomes(0, graph.__getitem__)
+    assert result == {0: P, 1: N, 2: P}
+    assert loopy_outcomes(3, graph.__getitem__) == {3: None, 4: None, 1: N, 2: P}
+    assert loopy_outcomes(5, graph.__getitem__) == {5: None, 6: None}
+    assert loopy_outcomes(0, graph.__getitem__, misere=True) == {0: N, 1: P, 2: N}
+    with pytest.raises(BudgetExceeded):
+        loopy_outcomes(0, lambda n: [n + 1], budget=Budget(positions=100))
+
+
+@pytest.mark.parametrize(
+    ("width", "start"),
+    [(5, ((0, 4), (3, 1))), (4, ((0, 3), (3, 0), (1, 2)))],
+)
+def test_northcott_is_nim_on_the_gaps_by_retrograde_analysis(
+    width: int, start: tuple[tuple[int, int], ...]
+) -> None:
+    results = loopy_outcomes((start, 0), lambda state: northcott_state_moves(state, width))
+    assert len(results) > 100
+    for (rows, side), outcome in results.items():
+        assert outcome == northcott_outcome(rows), rows  # never a draw
+        won = [
+            (i, column)
+            for i, column, after in northcott_moves(rows, width, side)
+            if results[after, 1 - side] is P
+        ]
+        assert northcott_winning_moves(rows, width, side) == won
+
+
+def test_northcott_known_values() -> None:
+    rows = ((0, 6), (5, 1), (2, 3))
+    assert northcott_gaps(rows) == (5, 3, 0)
+    w = northcott_working(rows)
+    assert (w.gaps, w.nim_sum, w.p_position) == ((5, 3, 0), 6, False)
+    # White: row 0's gap 5 -> 5 ^ 6 = 3 by moving from 0 to 2; row 1's gap 3 -> 5 by retreating
+    assert northcott_winning_moves(rows, 8, 0) == [(0, 2), (1, 7)]
+    assert northcott_winning_moves(rows, 7, 0) == [(0, 2)]  # no room to retreat to column 7
+    assert list(northcott_moves(((0, 1),), 3, 1)) == [(0, 2, ((0, 2),))]
+    with pytest.raises(ValueError, match="different squares"):
+        northcott_outcome(((2, 2),))
+    with pytest.raises(ValueError, match="columns are 0 to 2"):
+        list(northcott_moves(((0, 3),), 3, 0))

@@ -1,0 +1,178 @@
+"""The rules protocol as people meet it: the classic relatives of Nim played in the terminal and
+explained in words with their working, their theorems checked against a plain search under the
+real rules (and never used where they do not hold), what each game supports (Grundy values,
+quotients, end positions, players) said in words, and the moves' text forms."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from nimlab.cli.app import app
+from nimlab.core.analysis import analyze
+from nimlab.core.errors import IllegalMoveError, PlayerError, RulesetError
+from nimlab.core.game import Game
+from nimlab.core.games import parse_game
+from nimlab.core.position import Move
+from nimlab.core.rules import PileRules
+from nimlab.core.ruleset import Ruleset
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.solver import MoveSolver
+from test_play import run_session
+
+runner = CliRunner()
+
+RELATIVES = ("wythoff", "moore:2", "moore:3", "staircase", "fibonacci")
+
+
+def _search(ruleset: Ruleset) -> MoveSolver[tuple[int, ...]]:
+    """A search over the board's own moves (no theorem, no theory move generator)."""
+    rules = ruleset.relative_rules
+    return MoveSolver(
+        lambda key: (after.canonical for _, after in rules.successors(rules.board_of(key))),
+        misere=ruleset.misere,
+    )
+
+
+def _heaps(game: str) -> st.SearchStrategy[list[int]]:
+    piles = parse_game(game).rules.piles
+    if piles is not None:
+        return st.lists(st.integers(0, 9), min_size=piles, max_size=piles)
+    return st.lists(st.integers(0, 5), min_size=1, max_size=4)
+
+
+@pytest.mark.parametrize("game", RELATIVES)
+@pytest.mark.parametrize("misere", [False, True])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_each_theorem_agrees_with_a_search_under_the_real_rules(
+    game: str, misere: bool, data: st.DataObject
+) -> None:
+    ruleset = Ruleset(parse_game(game), misere)
+    heaps = data.draw(_heaps(game))
+    board = ruleset.rules.start(heaps)
+    engine = ruleset.relative_engine
+    theorem = ruleset.relative_rules.formula(board.canonical, misere)
+    truth = _search(ruleset).value(board.canonical)
+    if theorem is not None:
+        assert theorem is truth.outcome
+    ev = engine.evaluate(board.canonical)
+    assert ev.outcome is truth.outcome and ev.remoteness == truth.remoteness
+
+
+def test_no_theorem_answers_under_extra_end_positions() -> None:
+    ruleset = Ruleset.parse("wythoff end=1.2")  # (1, 2) ends the game: Wythoff's pairs move
+    a = analyze(ruleset, [3, 5])
+    assert a.method == "search"
+    truth = MoveSolver(
+        lambda key: (
+            after.canonical
+            for _, after in ruleset.rules.successors(ruleset.relative_rules.board_of(key))
+        ),
+        is_end=lambda key: key == (1, 2),
+    ).value((3, 5))
+    assert a.outcome is truth.outcome
+    assert "extra end positions ([1, 2])" in a.explanation[0]
+
+
+@pytest.mark.parametrize(
+    ("game", "heaps", "working"),
+    [
+        ("wythoff", [3, 5], "the 2nd Wythoff pair (⌊2φ⌋, ⌊2φ⌋ + 2), (3, 5)"),
+        ("wythoff", [4, 7], "(4, 7) is that pair, so it is a P-position"),
+        ("moore:2", [1, 2, 3], "multiple of k + 1 = 3"),
+        ("staircase", [3, 1, 2], "step 1: 3, step 3: 2; their nim-sum is 1"),
+        ("fibonacci", [10], "10 = 8 + 2"),
+        ("lasker", [3, 4], "Sprague–Grundy"),
+        ("grundys-game", [7], "Sprague–Grundy"),
+        ("fibonacci misere", [10], "not known to hold in misère play"),
+    ],
+)
+def test_explanations_show_the_working(game: str, heaps: list[int], working: str) -> None:
+    a = analyze(game, heaps)
+    assert a.proven
+    assert working in " ".join(a.explanation)
+
+
+def test_what_each_game_supports_is_said_in_words() -> None:
+    assert parse_game("lasker").grundy_support == ""
+    assert "not sums of independent heaps" in parse_game("wythoff").grundy_support
+    assert "infinitely many digits" in parse_game("lasker").quotient_support
+    assert "unequal" in parse_game("grundys-game").quotient_support
+    r = runner.invoke(app, ["grundy", "wythoff"])
+    assert r.exit_code == 2 and "not sums of independent heaps" in r.output
+    r = runner.invoke(app, ["grundy", "lasker", "--max", "8", "--json", "--values"])
+    assert r.exit_code == 0 and '"values": [0, 1, 2, 4, 3, 5, 6, 8]' in r.output
+    r = runner.invoke(app, ["quotient", "moore:2"])
+    assert r.exit_code == 2 and "no misère quotient" in r.output
+    with pytest.raises(RulesetError, match="takes no extra end positions"):
+        Ruleset.parse("staircase end=1.2")
+    with pytest.raises(PlayerError, match="at most 2 players"):
+        Game("wythoff", [3, 5], ["human:A", "human:B", "human:C"])
+    with pytest.raises(RulesetError, match="not a take-and-break game"):
+        _ = Ruleset.parse("moore:2").rule
+
+
+def test_move_text_forms() -> None:
+    assert Move.from_text("a3 b3") == Move(1, 3, also=((2, 3),))
+    assert Move.from_text("1 3 + 2 3") == Move(1, 3, also=((2, 3),))
+    assert str(Move(1, 3, also=((2, 3),))) == "1 3 2 3"
+    assert Move.from_json(Move(1, 3, also=((2, 3),)).to_json()) == Move(1, 3, also=((2, 3),))
+    wythoff = parse_game("wythoff").rules
+    board = wythoff.start([3, 5])
+    with pytest.raises(IllegalMoveError, match="the same number from each"):
+        wythoff.play(board, Move(1, 1, also=((2, 2),)))
+    fib = parse_game("fibonacci").rules
+    with pytest.raises(IllegalMoveError, match="the first move may not take the whole pile"):
+        fib.play(fib.start([5]), Move(1, 5))
+    stairs = parse_game("staircase").rules
+    assert stairs.play(stairs.start([0, 2]), Move(2, 2)).heaps == (2, 0)
+    assert isinstance(stairs, PileRules)
+
+
+def test_wythoff_in_the_terminal() -> None:
+    game = Game("wythoff", [3, 5], ["human:Ann", "bot:perfect:Hal"])
+    ending, out = run_session(game, ["a4 b4", "a1 b1", "?", "values", "b1", lambda g: "a2"])
+    assert "takes the same number from each" not in out  # a4 b4 is simply too many
+    assert "cannot take 4 from pile A" in out
+    assert "You took" not in out and "Ann took 1 from pile A and 1 from pile B" in out
+    assert "Hint:" in out and "Wythoff's theorem" in out
+    assert ending == "over" and "Hal wins!" in out
+
+
+def test_terminal_plays_a_cut_by_keyboard() -> None:
+    game = Game("lasker", [4], ["human:Ann", "human:Bob"])
+    ending, out = run_session(game, ["1 0", "3 0", "1 1", "2 1", "3 2"])
+    assert "cannot cut row 1 before stone 1" in out
+    assert "Ann took no stone, cutting before stone 3" in out
+    assert "<1,*> <2,*> | <3,*> <4,*>" in out
+    assert ending == "over" and "Bob wins!" in out
+
+
+@pytest.mark.parametrize(
+    ("game", "heaps"),
+    [
+        ("wythoff", [10**6, 1618034]),
+        ("wythoff misere", [10**5, 3]),
+        ("moore:2", [10**5, 2 * 10**5, 3 * 10**5]),
+        ("staircase", [10**6, 5, 10**6 + 1]),
+        ("fibonacci", [10**9]),
+    ],
+)
+def test_huge_piles_are_answered_by_the_theorem(game: str, heaps: list[int]) -> None:
+    ruleset = Ruleset.parse(game)
+    rules = ruleset.relative_rules
+    board = rules.start(heaps)
+    a = analyze(ruleset, board)
+    assert a.proven and not a.moves_complete and a.method == rules.method
+    for m in a.winning_moves:  # each leaves a P-position by the theorem
+        after = rules.play(board, m.move)
+        assert rules.formula(after.canonical, ruleset.misere) is Outcome.P
+    g = Game(ruleset, board, ["bot:perfect:A", "bot:perfect:B"], seed=3)
+    choice = g.bots[g.state.to_move].choose(g.state)
+    wins = a.outcome is Outcome.N
+    assert choice.proven == wins  # losing: any move, not ranked (too many), and it says so
+    left = rules.play(board, choice.move)
+    assert (rules.formula(left.canonical, ruleset.misere) is Outcome.P) == wins
