@@ -358,6 +358,9 @@ def test_cli_bad_input(args: list[str]) -> None:
 def test_cli_bad_input_exits_2_without_traceback() -> None:
     proc = run_nimlab("quotient", "nim")
     assert proc.returncode == 2
+    assert "misère quotient is infinite" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_nimlab("quotient", "lasker")
+    assert proc.returncode == 2
     assert "infinitely many digits" in proc.stderr and "Traceback" not in proc.stderr
 
 

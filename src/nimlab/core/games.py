@@ -193,6 +193,12 @@ class GameKind:
         rule = self.rule
         if rule.unequal:
             return f"{self.title}: quotients of splits into unequal heaps are not computed"
+        if self.name == "nim":
+            return (
+                "Nim: its misère quotient is infinite (no two heap sizes of 2 or more are "
+                "equivalent in misère play); misère Nim is decided by Bouton's misère rule, which "
+                "analyze --misere uses"
+            )
         if rule.tail:
             return (
                 f"{self.title} has infinitely many digits: misère quotients are computed for "
