@@ -536,8 +536,9 @@ class WythoffRules(PileRules):
         ]
         if w.p_position:
             lines.append(
-                f"({x}, {y}) is that pair, so it is a P-position: every move changes the "
-                "difference or leaves another pair."
+                f"({x}, {y}) is that pair, so it is a P-position: no move reaches another "
+                "pair (taking from one pile keeps the other, and every number is in just one "
+                "pair; taking the same from both keeps the difference, whose only pair is this)."
             )
         else:
             lines.append(
