@@ -4,6 +4,7 @@ announced; a reader that missed announcements is told to read everything again).
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from nimlab.core.game import Game
-from nimlab.storage import Change, ChangeFeed, RecordError, StaleGameError, Store
+from nimlab.storage import Change, ChangeFeed, Changes, RecordError, StaleGameError, Store
 from nimlab.storage import inplay as inplay_module
 from processes import PATIENCE
 
@@ -142,3 +143,21 @@ def test_a_reader_that_missed_pruned_announcements_is_told_to_resync(tmp_path: P
         finally:
             feed.close()
     assert inplay_module.CHANGES_KEPT >= 1024
+
+
+def test_an_interrupted_wait_ends_without_changes_long_before_its_timeout(database: str) -> None:
+    """A server that stops interrupts its feed's wait instead of waiting for its timeout."""
+    Store.open(database).close()
+    feed = ChangeFeed.open(database)
+    found: list[Any] = []
+    waiter = threading.Thread(target=lambda: found.append(feed.wait(10 * PATIENCE)))
+    try:
+        waiter.start()
+        feed.interrupt()
+        waiter.join(PATIENCE)  # the wait's own timeout is ten times longer
+        assert not waiter.is_alive() and found == [Changes()]
+        assert feed.wait(10 * PATIENCE) == Changes()  # and so does every later one
+    finally:
+        feed.interrupt()
+        waiter.join(PATIENCE)
+        feed.close()

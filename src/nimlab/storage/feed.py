@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -32,10 +33,22 @@ from nimlab.storage.connection import Database, is_url, shown_db
 from nimlab.storage.errors import StorageError
 from nimlab.storage.inplay import CHANNEL, GamesInPlay
 
-__all__ = ["POLL_INTERVAL", "Change", "ChangeFeed", "Changes", "PostgresFeed", "SqliteFeed"]
+__all__ = [
+    "INTERRUPT_SLICE",
+    "POLL_INTERVAL",
+    "Change",
+    "ChangeFeed",
+    "Changes",
+    "PostgresFeed",
+    "SqliteFeed",
+]
 
 POLL_INTERVAL = 0.02
 """Seconds between two looks at an SQLite database for changes (a ``PRAGMA``, no disk read)."""
+
+INTERRUPT_SLICE = 0.1
+"""The longest a PostgreSQL feed waits for a notification before it looks whether it was
+interrupted (:meth:`ChangeFeed.interrupt`): no query, a wake-up of its thread."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +70,10 @@ class Changes:
 
 class ChangeFeed(ABC):
     """The changes committed to the games in play of one database, by any process. Used from
-    one thread at a time (a server gives it a thread of its own)."""
+    one thread at a time (a server gives it a thread of its own); :meth:`interrupt` may be
+    called from any thread."""
+
+    _interrupted: threading.Event
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> ChangeFeed:
@@ -76,6 +92,12 @@ class ChangeFeed(ABC):
         ``timeout`` seconds for the first. Raises :class:`StorageError` when the database cannot
         be read (the next call that succeeds then says ``resync``)."""
 
+    def interrupt(self) -> None:
+        """End the current :meth:`wait` and every later one soon (within
+        :data:`INTERRUPT_SLICE` seconds), with no changes: a server that stops does not wait
+        for the wait's timeout. Safe from any thread."""
+        self._interrupted.set()
+
     @abstractmethod
     def close(self) -> None:
         """Stop listening and close the feed's connection. Idempotent."""
@@ -87,6 +109,7 @@ class SqliteFeed(ChangeFeed):
     when it moved."""
 
     def __init__(self, path: Path, *, interval: float = POLL_INTERVAL) -> None:
+        self._interrupted = threading.Event()
         self._db = Database.open(path)
         self._in_play = GamesInPlay(self._db)
         self._interval = interval
@@ -109,9 +132,9 @@ class SqliteFeed(ChangeFeed):
                     found = self._read()
                     if found.changes or found.resync:
                         return found
-                if time.monotonic() >= deadline:
+                if time.monotonic() >= deadline or self._interrupted.is_set():
                     return Changes()
-                time.sleep(self._interval)
+                self._interrupted.wait(self._interval)
         except StorageError:
             self._lost = True
             self._seen = -1
@@ -140,6 +163,7 @@ class PostgresFeed(ChangeFeed):
     of its own, each notification's payload being a game's key and its new version."""
 
     def __init__(self, url: str) -> None:
+        self._interrupted = threading.Event()
         self._url = url
         self._conn: Any = None
         self._closed = False
@@ -165,10 +189,16 @@ class PostgresFeed(ChangeFeed):
             self._connect()
             return Changes(resync=True)
         found: list[Change] = []
+        deadline = time.monotonic() + max(timeout, 0.0)
         try:
-            # the first notification, waiting for it; then those that came with it
-            for note in self._conn.notifies(timeout=max(timeout, 0.0), stop_after=1):
-                found.append(_change(note.payload))
+            # the first notification, waiting for it in slices (to see an interruption); then
+            # those that came with it
+            while not found:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._interrupted.is_set():
+                    break
+                for note in self._conn.notifies(timeout=min(left, INTERRUPT_SLICE), stop_after=1):
+                    found.append(_change(note.payload))
             if found:
                 for note in self._conn.notifies(timeout=0.001, stop_after=10_000):
                     found.append(_change(note.payload))

@@ -620,6 +620,8 @@ class LiveGames:
         if self._reader is not None:
             self._reader.close()
         if self._feed_thread is not None:
+            if self._feed is not None:  # its wait ends now, not at its timeout
+                self._feed.interrupt()
             self._feed_thread.shutdown(wait=True)
         if self._feed is not None:
             self._feed.close()
