@@ -266,6 +266,9 @@ class LiveGame:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when someone looks at a paused game of bots only."""
     paused: bool = False
+    writing: set[asyncio.Future[Any]] = field(default_factory=set)
+    """Writes of this game handed to the writer and not done yet (a change fenced by the version
+    waits for them: each one moves the version on when it commits)."""
     stored: int = 0
     """The game's version in the database that this copy reflects (see the module docstring)."""
     refreshing: bool = False
@@ -770,6 +773,8 @@ class LiveGames:
         self.cancel_work(lg, keep_driver=lg.finishing)
         if driver is not None and not driver.done():
             await asyncio.wait({driver})
+        if lg.writing:  # a cancelled driver's move may still be on its way to the database
+            await asyncio.wait(set(lg.writing))
         lg.thinking = False
 
     async def end(self, lg: LiveGame, how: str, seat: int) -> None:
@@ -1084,6 +1089,8 @@ class LiveGames:
         # the copy follows the database even when the caller is cancelled meanwhile (a write
         # once handed over may commit: the next one is fenced by the version it made)
         written.add_done_callback(advance)
+        lg.writing.add(written)
+        written.add_done_callback(lg.writing.discard)
         try:
             await asyncio.shield(written)
         except (StorageError, RecordError, sqlite3.Error) as e:
@@ -1135,6 +1142,8 @@ class LiveGames:
                     lg.stored += 2 if moves else 1
 
             finished.add_done_callback(stored)
+            lg.writing.add(finished)
+            finished.add_done_callback(lg.writing.discard)
             await asyncio.shield(finished)
         except (StorageError, NimlabError, sqlite3.Error) as e:
             lg.finishing = False
