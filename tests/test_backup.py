@@ -10,8 +10,7 @@ from pathlib import Path
 
 from nimlab.storage import Store
 from processes import PATIENCE
-from test_stopping import call
-from webtools import ServerProcess
+from webtools import ServerProcess, call
 
 
 def backup(db: Path, target: Path) -> subprocess.CompletedProcess[str]:

@@ -12,8 +12,6 @@ import os
 import signal
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,21 +21,11 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from processes import PATIENCE, nimlab
-from webtools import ServerProcess
+from webtools import ServerProcess, call
 
 pytestmark = pytest.mark.reliability
 
 ARGS = ["--bot-pace", "0", "--move-rate", "0", "--create-burst", "1000", "--takeover-grace", "0.2"]
-
-
-def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data, {"content-type": "application/json"}, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=PATIENCE) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
 
 
 @pytest.fixture

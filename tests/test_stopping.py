@@ -7,7 +7,6 @@ condition (the bench measures how long a stop takes)."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sqlite3
@@ -21,17 +20,7 @@ from typing import Any
 
 from nimlab.storage import Store
 from processes import PATIENCE, nimlab
-from webtools import ServerProcess
-
-
-def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data, {"content-type": "application/json"}, method=method)
-    try:
-        with urllib.request.urlopen(request, timeout=PATIENCE) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
+from webtools import ServerProcess, call
 
 
 def serve(db: Path) -> subprocess.CompletedProcess[str]:

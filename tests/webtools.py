@@ -3,12 +3,14 @@ process of its own), and the options for Debian's Chromium."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,19 @@ import uvicorn
 
 from nimlab.web import ServerSettings
 from processes import PATIENCE
+
+
+def call(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any]:
+    """A JSON request to a server started by a test: its status and decoded answer (an error
+    status is returned, not raised)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data, {"content-type": "application/json"}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
 
 FAST = ServerSettings(
     bot_pace=0,
