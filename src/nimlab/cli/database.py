@@ -12,6 +12,7 @@ from rich.text import Text
 
 from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console
+from nimlab.core.analysis import count_text
 from nimlab.storage import (
     DB_ENV,
     DatabaseChoiceError,
@@ -98,8 +99,8 @@ def db_command(ctx: typer.Context, db: DbOption = None) -> None:
         games = store.game_count()
         in_play = store.count_games_in_play()
     console.print(
-        f"{players} player{'s' if players != 1 else ''}, {games} finished "
-        f"game{'s' if games != 1 else ''}, {in_play} game{'s' if in_play != 1 else ''} in play.",
+        f"{count_text(players, 'player')}, {count_text(games, 'finished game')}, "
+        f"{count_text(in_play, 'game')} in play.",
         highlight=False,
         soft_wrap=True,
     )
@@ -133,8 +134,8 @@ def backup_command(
         written = store.backup(target)
         players, games = len(store.players()), store.game_count()
     console.print(
-        f"Backed up {path} to {written} ({players} player{'s' if players != 1 else ''}, "
-        f"{games} finished game{'s' if games != 1 else ''}).",
+        f"Backed up {path} to {written} ({count_text(players, 'player')}, "
+        f"{count_text(games, 'finished game')}).",
         highlight=False,
         soft_wrap=True,
     )

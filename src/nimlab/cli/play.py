@@ -186,7 +186,7 @@ class TerminalGame:
         names = ", ".join(player_label(p) for p in g.players)
         self.say(f"Players: {names}. First to move: {g.players[g.first_seat].name}.")
         if g.history:
-            self.say(f"Resumed after {len(g.history)} move{'s' if len(g.history) != 1 else ''}.")
+            self.say(f"Resumed after {count_text(len(g.history))}.")
         if not g.history and (g.opening_eliminations or g.is_over):
             self.say("The start position is already an end position.")
             for seat in g.opening_eliminations:

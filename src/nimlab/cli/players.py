@@ -13,6 +13,7 @@ from rich.text import Text
 from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.cli.database import DbOption, open_store
+from nimlab.core.analysis import count_text
 from nimlab.core.players import BOT_CHOICES, parse_bot
 from nimlab.storage import PlayerRecord
 
@@ -122,7 +123,7 @@ def remove(
             return
         _confirm("Are you sure you want to remove all players?", yes)
         count = store.remove_all_players()
-    console.print(f"Removed {count} player{'s' if count != 1 else ''}.")
+    console.print(f"Removed {count_text(count, 'player')}.")
 
 
 @players_app.command("edit")

@@ -20,6 +20,7 @@ from nimlab.cli.app import app
 from nimlab.cli.board import render_board
 from nimlab.cli.common import console, fail
 from nimlab.cli.database import DbOption, open_store
+from nimlab.core.analysis import count_text
 from nimlab.core.game import Game
 from nimlab.core.narrate import eliminated_text, player_label, rules_text, turn_text, wins_text
 from nimlab.core.position import Board
@@ -165,9 +166,7 @@ def value_text(step: ValueStep, game: Game) -> Text:
         out.append("Value: not proven (beyond the exact search's budget).", style="yellow")
         return out
     within = (
-        ""
-        if step.remoteness is None
-        else f" (the game ends within {step.remoteness} move{'s' if step.remoteness != 1 else ''})"
+        "" if step.remoteness is None else f" (the game ends within {count_text(step.remoteness)})"
     )
     out.append(f"Value: {players[step.winner].name} can force a win{within}.", style="cyan")
     return out
@@ -289,7 +288,7 @@ def replay(
     mistakes = sum(1 for f in frames if f.value.plain.startswith("✗"))
     console.print(
         f"{len(frames) - 1} move{'s' if len(frames) != 2 else ''}, "
-        f"{mistakes} mistake{'s' if mistakes != 1 else ''} (✗).",
+        f"{count_text(mistakes, 'mistake')} (✗).",
         highlight=False,
     )
     if pause and sys.stdin.isatty() and console.is_terminal:
@@ -343,7 +342,7 @@ def export(
         fail(f"cannot write --output {output!r}: {e.strerror or e}")
     count = len(document["games"])
     console.print(
-        f"Exported {count} game{'s' if count != 1 else ''} to {output}.",
+        f"Exported {count_text(count, 'game')} to {output}.",
         highlight=False,
         soft_wrap=True,
     )
@@ -386,7 +385,7 @@ def import_(
     if ids:
         span = f"#{ids[0]}" if len(ids) == 1 else f"#{ids[0]}-#{ids[-1]}"
         console.print(
-            f"Imported {len(ids)} game{'s' if len(ids) != 1 else ''} as {span}.",
+            f"Imported {count_text(len(ids), 'game')} as {span}.",
             highlight=False,
             soft_wrap=True,
         )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from nimlab.core.analysis import analyze
+from nimlab.core.analysis import analyze, count_text
 from nimlab.core.bots import make_bot
 from nimlab.core.game import Game
 from nimlab.core.narrate import eliminated_text, turn_text, wins_text
@@ -84,7 +84,7 @@ def hint(game: Game, *, explain: bool = False, rng: random.Random | None = None)
         best = a.best
         if best is not None:
             length = None if best.remoteness is None else best.remoteness + 1
-            when = "" if length is None else f" in {length} move{'s' if length != 1 else ''}"
+            when = "" if length is None else f" in {count_text(length)}"
             if best.winning:
                 claim = f"a proven winning move (wins{when})" if when else "a proven winning move"
             else:
