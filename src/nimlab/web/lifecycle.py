@@ -29,6 +29,7 @@ the store (:class:`~nimlab.storage.Store`) do the work.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -103,24 +104,45 @@ def _in_play(lg: LiveGame) -> None:
         raise GameOverError("the game is over already")
 
 
-async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
-    manager = _guarded(request)
-    lg = await manager.lookup(key)
-    name = _seat(lg, body)
+async def _end(
+    manager: LiveGames,
+    lg: LiveGame,
+    how: str,
+    seat: Callable[[], int],
+    allowed: Callable[[], None] = lambda: None,
+    ended: str | None = None,
+) -> None:
+    """End a game in play (``how``: resigned or abandoned, by the seat ``seat()`` names) after its
+    engine work stopped; ``allowed`` raises when the change may not be made, ``ended`` replaces
+    the ending's sentence. When another process changed the game first, it is judged once more
+    on the game read afresh."""
     _in_play(lg)
     for attempt in range(2):
-        if body.seat not in lg.game.active:
-            raise Conflict(f"{name} is out of the game already")
+        allowed()
         await manager.halt(lg)
         try:
             async with lg.lock:
                 _in_play(lg)
-                await manager.end(lg, how, body.seat)
-            break
+                await manager.end(lg, how, seat())
+                if ended is not None:
+                    lg.ended = ended
+            return
         except Stale:  # another process changed the game first: judge again on the new state
             if attempt or not await manager.sync_if_stale(lg):
                 raise
             _in_play(lg)
+
+
+async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
+    manager = _guarded(request)
+    lg = await manager.lookup(key)
+    name = _seat(lg, body)
+
+    def still_playing() -> None:
+        if body.seat not in lg.game.active:
+            raise Conflict(f"{name} is out of the game already")
+
+    await _end(manager, lg, how, lambda: body.seat, still_playing)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -160,12 +182,9 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
             "only the owner of a game of bots only (with the token its creation answered) or "
             "the admin (Authorization: Bearer TOKEN) may stop a game; players resign or abandon"
         )
-    _in_play(lg)
-    await manager.halt(lg)
-    async with lg.lock:
-        _in_play(lg)
-        await manager.end(lg, "abandoned", lg.game.to_move_seat)
-        lg.ended = f"Stopped by {'the admin' if admin else 'its owner'}: nobody wins."
+    by = "the admin" if admin else "its owner"
+    ended = f"Stopped by {by}: nobody wins."
+    await _end(manager, lg, "abandoned", lambda: lg.game.to_move_seat, ended=ended)
     manager.broadcast(lg)
     return JSONResponse(manager.state(lg).model_dump())
 
