@@ -30,12 +30,17 @@ def assert_table_matches(
     max_heap: int,
     max_piles: int,
 ) -> None:
-    dense = DenseSolver(
-        rule, misere=misere, end_positions=ends, max_heap=max_heap, max_piles=max_piles
+    dense, wide = (
+        DenseSolver(
+            rule, misere=misere, end_positions=ends, max_heap=max_heap, max_piles=max_piles, wide=w
+        )
+        for w in (False, True)
     )
     exact = ExactSolver(rule, misere=misere, end_positions=ends)
     for position in table_positions(max_heap, max_piles):
         assert dense.value(position) == exact.value(position), (rule.code, misere, ends, position)
+        # the 32-bit scores that long remoteness needs give the same answers
+        assert wide.value(position) == dense.value(position), (rule.code, misere, ends, position)
 
 
 # -- rules --------------------------------------------------------------------------------------

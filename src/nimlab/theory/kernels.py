@@ -83,9 +83,9 @@ def _warm_retrograde_any() -> None:
 def _warm_retrograde_wide() -> None:
     from nimlab.theory.retrograde import DenseSolver
 
-    # scores of 32 bits (remoteness beyond 16 bits' reach)
+    # scores of 32 bits (remoteness beyond 16 bits' reach), on a small table
     for rule in (TakeAndBreak.nim(), TakeAndBreak.subtraction({1, 2})):
-        DenseSolver(rule, max_heap=33_000, max_piles=1).value((5,))
+        DenseSolver(rule, max_heap=3, max_piles=2, wide=True).value((1, 2))
 
 
 def _warm_split() -> None:

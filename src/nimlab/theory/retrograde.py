@@ -86,7 +86,8 @@ class DenseSolver:
 
     Raises :class:`ValueError` when the rule splits heaps, when a bound is out of range, or when
     building the table would need more than :data:`MAX_TABLE_BYTES` (3 GiB). Memory: 2 bytes per
-    position (4 when a remoteness could exceed 32766, i.e. ``K * M >= 32767``), plus, when the
+    position (4 when a remoteness could exceed 32766, i.e. ``K * M >= 32767``, or when ``wide``
+    asks for them: the same answers in 32-bit scores), plus, when the
     tail digit allows taking any larger amount (Nim), rings of running minima of about
     ``2 * C(M + K - 1, K - 1)`` entries at most. Ten piles of 20 under Nim: 60 MB of table plus
     27 MB of rings while building. Build time: see :meth:`build`.
@@ -103,6 +104,7 @@ class DenseSolver:
         end_positions: frozenset[Canon] = frozenset(),
         max_heap: int,
         max_piles: int,
+        wide: bool = False,
     ) -> None:
         if not supports(rule):
             raise ValueError(
@@ -121,7 +123,7 @@ class DenseSolver:
         self.size = table_size(max_heap, max_piles)
         # Remoteness never exceeds the number of objects, at most K * M.
         longest = max_heap * max_piles
-        if longest < _HALF16:
+        if longest < _HALF16 and not wide:
             self._dtype: type[np.unsignedinteger] = np.uint16
             self._half = _HALF16
         elif longest < _HALF32:
