@@ -7,7 +7,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -17,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+import zygote
 from nimlab.web import ServerSettings
 from processes import PATIENCE
 
@@ -113,7 +113,7 @@ class ServerProcess:
         self.db = db
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | zygote.Forked | None = None
         self.args = list(args or [])
         self.env = dict(env or {})
 
@@ -125,22 +125,8 @@ class ServerProcess:
         """Start the server without waiting for it (see :meth:`wait`): a test can do something
         else meanwhile, such as starting a browser."""
         env = dict(os.environ) | self.env
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "nimlab",
-                "serve",
-                "--port",
-                str(self.port),
-                "--db",
-                str(self.db),
-                *self.args,
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        argv = ["serve", "--port", str(self.port), "--db", str(self.db), *self.args]
+        self.proc = zygote.start(argv, env)
         return self
 
     def wait(self) -> ServerProcess:
