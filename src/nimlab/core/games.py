@@ -185,24 +185,18 @@ class GameKind:
 
     @property
     def quotient_support(self) -> str:
-        """Why a misère quotient cannot be computed for this game (``""`` when it may be: the
-        quotient's own computation may still refuse a rule it does not cover)."""
+        """Why a misère quotient cannot be computed for this game (``""`` when it may be: for
+        every take-and-break game but Nim, whose quotient is infinite and not needed; for
+        rules no period can prove, such as Lasker's Nim and Grundy's game, the quotient of the
+        heaps up to a bound)."""
         why = self.grundy_support
         if why:
             return why
-        rule = self.rule
-        if rule.unequal:
-            return f"{self.title}: quotients of splits into unequal heaps are not computed"
-        if self.name == "nim":
+        if self.rules.heap_rule is not None and self.rules.heap_rule.is_nim:
             return (
                 "Nim: its misère quotient is infinite (no two heap sizes of 2 or more are "
                 "equivalent in misère play); misère Nim is decided by Bouton's misère rule, which "
                 "analyze --misere uses"
-            )
-        if rule.tail:
-            return (
-                f"{self.title} has infinitely many digits: misère quotients are computed for "
-                "finite octal codes like 0.77"
             )
         return ""
 

@@ -277,34 +277,38 @@ class Quotient:
 
 def quotient(
     game: Ruleset | str,
-    max_heap: int = 200,
+    max_heap: int | None = None,
     *,
     seconds: float = QUOTIENT_SECONDS,
 ) -> Quotient:
     """The misère quotient of ``game`` over sums of heaps of at most ``max_heap`` objects (the
-    computation stops earlier once the quotient is proven for every heap size).
+    computation stops earlier once the quotient is proven for every heap size). By default
+    200, or 24 for games no period can prove (Lasker's Nim, Grundy's game: the quotient of the
+    heaps up to the bound, ``proven`` False).
 
     ``game`` is what :class:`~nimlab.core.game.Game` takes (``"kayles"``, ``"0.77"``, a
     :class:`~nimlab.core.ruleset.Ruleset`); misère play is implied. Raises
-    :class:`~nimlab.core.errors.RulesetError` for a game without one here (infinite digits,
-    end positions, splits that remove nothing), ``ValueError`` for a bound out of range, and
-    :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
+    :class:`~nimlab.core.errors.RulesetError` for a game without one here (Nim, the relatives
+    whose positions are not sums of heaps, end positions), ``ValueError`` for a bound out of
+    range, and :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
 
     >>> q = quotient("kayles")
     >>> q.order, q.proven
     (40, True)
     """
     from nimlab.theory.budget import Budget
-    from nimlab.theory.quotient import QuotientError, misere_quotient
+    from nimlab.theory.quotient import QuotientError, default_heap_bound, misere_quotient
 
     ruleset = as_ruleset(game)
+    if ruleset.game.quotient_support:
+        raise RulesetError(f"no misère quotient: {ruleset.game.quotient_support}")
+    rule = ruleset.rule
+    if max_heap is None:
+        max_heap = default_heap_bound(rule)
     if isinstance(max_heap, bool) or not isinstance(max_heap, int):
         raise ValueError(f"max_heap is a whole number, not {max_heap!r}")
     if not 0 <= max_heap <= MAX_QUOTIENT_HEAP:
         raise ValueError(f"max_heap is 0 to {MAX_QUOTIENT_HEAP}, not {max_heap}")
-    if ruleset.game.quotient_support:
-        raise RulesetError(f"no misère quotient: {ruleset.game.quotient_support}")
-    rule = ruleset.rule
     if ruleset.end_positions:
         raise RulesetError("a misère quotient is computed for rules without extra end positions")
     try:
