@@ -178,3 +178,30 @@ def test_huge_piles_are_answered_by_the_theorem(game: str, heaps: list[int]) -> 
     assert choice.proven == wins  # losing: any move, not ranked (too many), and it says so
     left = rules.play(board, choice.move)
     assert (rules.formula(left.canonical, ruleset.misere) is Outcome.P) == wins
+
+
+def test_staircase_moves_are_narrated_as_coins_moved_down_the_stairs() -> None:
+    """Every sentence about a move asks the rules for its words: the terminal (letters), the
+    page's move list and reviews (numbers), the hint; Nim's sentences are unchanged."""
+    from nimlab.core.narrate import move_instruction, turn_text
+    from nimlab.core.review import value_history
+    from nimlab.web.views import game_state
+
+    game = Game("staircase", [3, 1, 2], ["human:Ann", "human:Bob"])
+    _, out = run_session(game, ["c2", "a1", "?", "quit"])
+    assert "Ann moved 2 coins from step C down to step B" in out
+    assert "Bob moved 1 coin from step A to the ground" in out
+    assert "Hint: move " in out and "took" not in out
+    assert [turn_text(t) for t in game.history] == [
+        "Ann moved 2 coins from step 3 down to step 2",
+        "Bob moved 1 coin from step 1 to the ground",
+    ]
+    steps = value_history(game)
+    assert steps[1].text.startswith("Ann moved 2 coins from step 3 down to step 2")
+    state = game_state("k", game, [None, None])
+    assert [t.text for t in state.turns] == [turn_text(t) for t in game.history]
+    assert move_instruction(Move(2, 1), game.board, letters=True) == (
+        "move 1 coin from step B down to step A"
+    )
+    nim = Game("nim", [3, 4], ["human:Ann", "human:Bob"])
+    assert turn_text(nim.push("2 3"), letters=True) == "Ann took 3 from pile B"
