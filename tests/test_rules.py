@@ -101,6 +101,10 @@ def test_what_each_game_supports_is_said_in_words() -> None:
     assert "not sums of independent heaps" in parse_game("wythoff").grundy_support
     assert parse_game("lasker").quotient_support == ""  # partial quotients (test_quotient.py)
     assert parse_game("grundys-game").quotient_support == ""
+    with pytest.raises(
+        RulesetError, match="Northcott's game is not offered to play: it is partisan"
+    ):
+        parse_game("northcott")
     assert "infinite" in parse_game("nim").quotient_support
     assert "not sums of independent heaps" in parse_game("staircase").quotient_support
     r = runner.invoke(app, ["grundy", "wythoff"])

@@ -55,6 +55,7 @@ __all__ = [
     "GAMES",
     "GAME_CHOICES",
     "NIM",
+    "NOT_OFFERED",
     "STRATEGIES",
     "BoardKind",
     "GameEntry",
@@ -435,6 +436,15 @@ NIM = GAMES["nim"].load()
 ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
 """Games with an octal code of their own (kept for older callers; the registry is the source)."""
 
+NOT_OFFERED: dict[str, str] = {
+    name: "Northcott's game is not offered to play: it is partisan (each player moves only "
+    "their own checkers) and loopy (a checker may move back, so a game need not end), and the "
+    "engine plays impartial games that end; its theory (Nim on the gaps) is in "
+    "nimlab.theory.northcott"
+    for name in ("northcott", "northcotts", "northcotts-game", "northcotts game")
+}
+"""Games people ask for that are not in the registry, with why (``load_game`` says so)."""
+
 _BARE_OCTAL = re.compile(r"^\d*\.")  # 0.77, .07, and 0. (refused with the octal code hint)
 
 
@@ -459,6 +469,9 @@ def load_game(name: str, parameter: str | None = None) -> GameKind:
             text, parameter = "octal", text
     key = _NAMES.get(text.strip())
     if key is None:
+        why = NOT_OFFERED.get(text.strip().replace("'", ""))
+        if why:
+            raise RulesetError(f"{why}; choose {game_choices()}")
         raise RulesetError(f"unknown game {name!r}: choose {game_choices()}")
     return GAMES[key].load(parameter.strip())
 
