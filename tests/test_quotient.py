@@ -608,3 +608,16 @@ def test_state_hash_ignores_the_order_of_an_option_set() -> None:
     assert _hash(7, pool, 0, 4) == _hash(7, pool, 4, 8)
     assert _hash(7, pool, 0, 4) != _hash(8, pool, 4, 8)
     assert _hash(7, pool, 0, 3) != _hash(7, pool, 0, 4)
+
+
+def test_analyze_misere_grundys_game_uses_the_partial_quotient_that_covers_it() -> None:
+    """Heaps up to 20: the quotient of the heaps up to the largest one decides at once (the
+    search would not finish), and the analysis says which heaps it covers; the quotient's
+    predictions are checked against exact search by tests/test_engine.py and above."""
+    from nimlab.core.analysis import analyze
+
+    a = analyze("grundys-game misere", [20, 19, 17, 15])
+    assert a.method == "misere-quotient" and a.outcome is Outcome.N
+    text = " ".join(a.explanation)
+    assert "the quotient of the heaps up to 20, which covers these" in text
+    assert "nimlab quotient grundys-game --table." in text

@@ -69,7 +69,9 @@ __all__ = [
 STRATEGIES: dict[str, str] = {
     "nim-formula": "Bouton's nim-sum rule and its misère endgame (Nim only), O(n)",
     "grundy": "Sprague–Grundy: XOR of heap Grundy values (normal play, no extra end positions)",
-    "misere-quotient": "misère quotients of octal games (misère play, no extra end positions)",
+    "misere-quotient": "misère quotients of take-and-break games that take at most a bounded "
+    "number (misère play, no extra end positions; partial quotients only for the heaps they "
+    "cover)",
     "dense-table": "a dense retrograde table (games that never split a heap)",
     "split-search": "exact search over sums of rows (games that split heaps)",
     "search": "memoised exact search within a budget (every game)",
@@ -372,7 +374,7 @@ register(
         title="Grundy's game",
         summary="split a pile into two unequal piles",
         parse=_fixed(TakeAndBreak((), d0=4, unequal=True)),
-        strategies=("grundy", "search"),
+        strategies=("grundy", "misere-quotient", "search"),
         aliases=("grundy's-game", "grundys"),
         board="rows",
     )

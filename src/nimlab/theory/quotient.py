@@ -1340,15 +1340,17 @@ def quotient_for(
 ) -> MisereQuotient:
     """A quotient of ``rule`` covering heaps up to ``max_heap``, from a cache of at most
     ``_CACHE_SIZE`` rules (least recently used dropped; thread safe). A cached quotient that
-    covers the heap is returned at once; otherwise the bound grows (at least doubling) and the
-    quotient is recomputed. Same errors as :func:`misere_quotient`."""
+    covers the heap is returned at once; otherwise the bound grows (at least doubling, where a
+    period may prove the quotient; else to ``max_heap`` only) and the quotient is recomputed.
+    Same errors as :func:`misere_quotient`."""
     with _cache_lock:
         q = _cache.get(rule)
         if q is not None:
             _cache.move_to_end(rule)
             if q.covers(max_heap):
                 return q
-    bound = max(max_heap, 2 * q.heap_bound if q is not None else max_heap)
+    grow = q is not None and periodicity_applies(rule)
+    bound = max(max_heap, 2 * q.heap_bound if q is not None and grow else max_heap)
     bound = min(max(bound, max_heap), MAX_HEAP_LIMIT)
     q = misere_quotient(rule, bound, budget=budget)
     with _cache_lock:
