@@ -215,14 +215,17 @@ def test_paranoid_analysis_of_four_players_is_proven() -> None:
 def _quotient_and_exact(code: str) -> tuple[Engine, MisereQuotientStrategy, ExactSolver]:
     """An engine with the quotient strategy alone, and the exact solver, for a misère octal
     game (shared by the examples: the exact answers do not depend on what was asked before)."""
-    rule = TakeAndBreak.octal(code)
+    unequal = code == "grundys-game"  # splits into unequal heaps: a partial quotient
+    rule = TakeAndBreak((), d0=4, unequal=True) if unequal else TakeAndBreak.octal(code)
     strategy = MisereQuotientStrategy(min_cost=0)
     engine = Engine(rule, misere=True, strategies=(Terminal(), strategy))
     return engine, strategy, ExactSolver(rule, misere=True)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["0.77", "0.07", "0.75", "0.137"]), positions(12, 4, 1))
+@given(
+    st.sampled_from(["0.77", "0.07", "0.75", "0.137", "4.02", "grundys-game"]), positions(12, 4, 1)
+)
 def test_misere_quotient_strategy_agrees_with_the_exact_solver(code: str, position) -> None:
     engine, strategy, exact = _quotient_and_exact(code)
     rule = engine.rule

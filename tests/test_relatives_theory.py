@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nimlab.theory.budget import Budget, BudgetExceeded
@@ -307,6 +307,63 @@ def test_lasker_formula_is_the_mex() -> None:
     assert naive_grundy(LASKERS_NIM, 120) == [lasker_grundy(n) for n in range(120)]
     assert LASKERS_NIM.code == "4.333..."
     assert lasker_working((3, 4)).values == (4, 3)
+
+
+def test_lasker_arithmetic_period_is_proven_by_the_theorem_and_matches_the_mex() -> None:
+    """``grundy lasker`` reports period 4, saltus 4 from heap 1, proven by Lasker's theorem:
+    the values it extends to (from 40 computed) are the mex computation's and the formula's."""
+    from nimlab.theory.grundy import arithmetic_period
+
+    mex = naive_grundy(LASKERS_NIM, 120)
+    a = arithmetic_period(LASKERS_NIM, mex[:40])
+    assert a is not None and (a.period, a.saltus, a.preperiod) == (4, 4, 1) and a.proven
+    assert "Lasker's theorem" in (a.proof or "")
+    assert [a.value(n, mex[:40]) for n in range(120)] == mex
+    assert all(a.value(n, mex[:40]) == lasker_grundy(n) for n in range(0, 10**6, 997))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 7), st.sampled_from([0, 4]), st.lists(st.integers(0, 7), max_size=2))
+def test_arithmetic_periods_hold_on_the_values_and_are_proven_only_by_a_theorem(
+    tail: int, d0: int, digits: list[int]
+) -> None:
+    from nimlab.theory.grundy import arithmetic_period
+    from nimlab.theory.octal import OctalCodeError, TakeAndBreak
+
+    try:
+        rule = TakeAndBreak(tuple(digits), tail=tail, d0=d0)
+    except OctalCodeError:
+        return
+    values = naive_grundy(rule, 48)
+    a = arithmetic_period(rule, values)
+    if a is None:
+        return
+    p, s = a.period, a.saltus
+    assert s > 0 and all(values[n + p] == values[n] + s for n in range(a.preperiod, 48 - p))
+    assert a.proven == (rule in (LASKERS_NIM, TakeAndBreak.nim()))
+
+
+def test_finite_codes_are_not_looked_at_for_arithmetic_periods() -> None:
+    from typer.testing import CliRunner
+
+    from nimlab.cli.app import app
+    from nimlab.theory.grundy import arithmetic_period
+    from nimlab.theory.octal import TakeAndBreak
+
+    assert arithmetic_period(TakeAndBreak.octal("0.6"), list(range(50))) is None
+    seen = arithmetic_period(
+        TakeAndBreak((), tail=2, d0=4), naive_grundy(TakeAndBreak((), tail=2, d0=4), 60)
+    )
+    assert seen is not None and (seen.period, seen.saltus) == (1, 1) and not seen.proven
+    runner = CliRunner()
+    r = runner.invoke(app, ["grundy", "lasker", "--max", "30", "--json"])
+    assert (
+        r.exit_code == 0 and '"arithmetic": {"period": 4, "saltus": 4, "preperiod": 1' in r.output
+    )
+    r = runner.invoke(app, ["grundy", "lasker", "--max", "30"])
+    assert "Arithmetic period 4  saltus 4" in r.output and "Proven for every heap" in r.output
+    r = runner.invoke(app, ["grundy", "kayles", "--max", "30", "--json"])
+    assert r.exit_code == 0 and "arithmetic" not in r.output
 
 
 @given(st.lists(st.integers(0, 6), max_size=3))

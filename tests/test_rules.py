@@ -99,8 +99,14 @@ def test_explanations_show_the_working(game: str, heaps: list[int], working: str
 def test_what_each_game_supports_is_said_in_words() -> None:
     assert parse_game("lasker").grundy_support == ""
     assert "not sums of independent heaps" in parse_game("wythoff").grundy_support
-    assert "infinitely many digits" in parse_game("lasker").quotient_support
-    assert "unequal" in parse_game("grundys-game").quotient_support
+    assert parse_game("lasker").quotient_support == ""  # partial quotients (test_quotient.py)
+    assert parse_game("grundys-game").quotient_support == ""
+    with pytest.raises(
+        RulesetError, match="Northcott's game is not offered to play: it is partisan"
+    ):
+        parse_game("northcott")
+    assert "infinite" in parse_game("nim").quotient_support
+    assert "not sums of independent heaps" in parse_game("staircase").quotient_support
     r = runner.invoke(app, ["grundy", "wythoff"])
     assert r.exit_code == 2 and "not sums of independent heaps" in r.output
     r = runner.invoke(app, ["grundy", "lasker", "--max", "8", "--json", "--values"])
@@ -176,3 +182,30 @@ def test_huge_piles_are_answered_by_the_theorem(game: str, heaps: list[int]) -> 
     assert choice.proven == wins  # losing: any move, not ranked (too many), and it says so
     left = rules.play(board, choice.move)
     assert (rules.formula(left.canonical, ruleset.misere) is Outcome.P) == wins
+
+
+def test_staircase_moves_are_narrated_as_coins_moved_down_the_stairs() -> None:
+    """Every sentence about a move asks the rules for its words: the terminal (letters), the
+    page's move list and reviews (numbers), the hint; Nim's sentences are unchanged."""
+    from nimlab.core.narrate import move_instruction, turn_text
+    from nimlab.core.review import value_history
+    from nimlab.web.views import game_state
+
+    game = Game("staircase", [3, 1, 2], ["human:Ann", "human:Bob"])
+    _, out = run_session(game, ["c2", "a1", "?", "quit"])
+    assert "Ann moved 2 coins from step C down to step B" in out
+    assert "Bob moved 1 coin from step A to the ground" in out
+    assert "Hint: move " in out and "took" not in out
+    assert [turn_text(t) for t in game.history] == [
+        "Ann moved 2 coins from step 3 down to step 2",
+        "Bob moved 1 coin from step 1 to the ground",
+    ]
+    steps = value_history(game)
+    assert steps[1].text.startswith("Ann moved 2 coins from step 3 down to step 2")
+    state = game_state("k", game, [None, None])
+    assert [t.text for t in state.turns] == [turn_text(t) for t in game.history]
+    assert move_instruction(Move(2, 1), game.board, letters=True) == (
+        "move 1 coin from step B down to step A"
+    )
+    nim = Game("nim", [3, 4], ["human:Ann", "human:Bob"])
+    assert turn_text(nim.push("2 3"), letters=True) == "Ann took 3 from pile B"

@@ -797,8 +797,9 @@ def test_the_relatives_are_played_by_click_and_key_from_the_moves_the_server_lis
 ) -> None:
     """One page, one game of each board kind the registry adds: piles whose move takes from
     several (Wythoff's game), rows with cuts that take nothing (Lasker's Nim, Grundy's game),
-    and a pile whose position carries a limit (Fibonacci Nim)."""
-    open_game(page, server.url, game="wythoff", piles=[3, 5])
+    and a pile whose position carries a limit (Fibonacci Nim). Moves on several piles are made
+    by keyboard too: with a pile chosen, the keys of another pile add it to the move."""
+    created = open_game(page, server.url, game="wythoff", piles=[3, 5])
     pile = lambda i: page.locator(f"#board .pile[data-pile='{i}']")  # noqa: E731
     pile(1).locator(".match[data-take='2']").click()
     pile(2).locator(".match[data-take='2']").click()  # the same from both: one move
@@ -806,6 +807,32 @@ def test_the_relatives_are_played_by_click_and_key_from_the_moves_the_server_lis
     page.click("#finish")
     expect(page.locator("#log li")).to_have_count(1)
     expect(page.locator("#log li").first).to_contain_text("2 from pile 1 and 2 from pile 2")
+    # Bob, by keyboard, on (1, 3): pile 1's arrow, then pile 2's arrow joins the same amount
+    visit(page, server.url + next(s["link"] for s in created["seats"] if s["seat"] == 1))
+    expect(page.locator("#board.live")).to_have_count(1)
+    pile(1).focus()
+    page.keyboard.press("ArrowRight")
+    pile(2).focus()
+    page.keyboard.press("ArrowRight")  # alone it would take 1 from pile 2 only: here it joins
+    expect(page.locator("#selection")).to_contain_text("taking 1 from pile 1 and 1 from pile 2")
+    page.keyboard.press("Enter")
+    expect(page.locator("#log li")).to_have_count(2)
+    expect(page.locator("#log li").nth(1)).to_contain_text("Bob took 1 from pile 1 and 1 from")
+
+    open_game(page, server.url, game="moore:2", piles=[1, 2, 3])  # digits, on two piles
+    pile(2).focus()
+    page.keyboard.press("2")
+    pile(3).focus()
+    page.keyboard.press("3")
+    expect(page.locator("#selection")).to_contain_text("taking 2 from pile 2 and 3 from pile 3")
+    page.keyboard.press("Enter")
+    expect(page.locator("#log li").first).to_contain_text("Ann took 2 from pile 2 and 3 from")
+
+    open_game(page, server.url, game="staircase", piles=[3, 1, 2])  # told as the stairs are
+    pile(3).focus()
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    expect(page.locator("#log li").first).to_contain_text("Ann moved 2 coins from step 3 down to")
 
     open_game(page, server.url, game="lasker", piles=[4])
     row = page.locator("#board .stones[data-pile='1']")

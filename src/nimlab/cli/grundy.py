@@ -30,7 +30,7 @@ from nimlab.core.games import game_choices, parse_game
 from nimlab.theory.octal import TakeAndBreak
 
 if TYPE_CHECKING:
-    from nimlab.theory.grundy import GrundyRun, GrundySequence, GrundyStatus
+    from nimlab.theory.grundy import ArithmeticPeriod, GrundyRun, GrundySequence, GrundyStatus
 
 DEFAULT_MAX = 1000
 PROVE_SECONDS = 600.0
@@ -331,12 +331,31 @@ def _to_json(
     if values:
         out["values"] = [int(v) for v in s.values]
     out.update(period=s.period, preperiod=s.preperiod, proven=s.proven, proof=s.proof)
+    arithmetic = _arithmetic(s)
+    if arithmetic is not None:
+        out["arithmetic"] = {
+            "period": arithmetic.period,
+            "saltus": arithmetic.saltus,
+            "preperiod": arithmetic.preperiod,
+            "proven": arithmetic.proven,
+            "proof": arithmetic.proof,
+        }
     if prove:
         out["searched"] = len(s)  # how far --prove looked (its limit when nothing was proven)
     rare = getattr(s, "rare_count", None)
     if rare is not None:
         out["rare_values"] = rare
     return out
+
+
+def _arithmetic(s: GrundySequence) -> ArithmeticPeriod | None:
+    """The arithmetic period of a sequence without an ordinary one (games with infinitely many
+    digits only: finite codes are not looked at)."""
+    if s.period is not None or not s.rule.tail:
+        return None
+    from nimlab.theory.grundy import arithmetic_period
+
+    return arithmetic_period(s.rule, s.values)
 
 
 def _row_width(period: int | None) -> int:
@@ -376,7 +395,31 @@ def _print(
         console.print(
             Text(f"No period proven up to {n:,} values (--max N looks further).", style="yellow")
         )
-    if s.period is None:
+    arithmetic = _arithmetic(s)
+    if arithmetic is not None:
+        a = arithmetic
+        console.print(
+            Text.assemble(
+                ("Arithmetic period ", "bold"),
+                f"{a.period:,}",
+                ("  saltus ", "bold"),
+                f"{a.saltus:,}",
+                ("  preperiod ", "bold"),
+                f"{a.preperiod:,}",
+                f"  (G(n + {a.period:,}) = G(n) + {a.saltus:,} from heap {a.preperiod:,} on)",
+            )
+        )
+        if a.proof is not None:
+            console.print(Text(f"Proven for every heap: {a.proof}.", style="green"))
+        else:
+            console.print(
+                Text(
+                    f"Observed up to heap {a.checked - 1:,}, not proven (no theorem is known "
+                    "to nimlab for this game).",
+                    style="yellow",
+                )
+            )
+    elif s.period is None:
         if not prove:
             console.print(Text("No period found within the computed values.", style="yellow"))
     else:

@@ -46,6 +46,7 @@ from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
     LETTERS,
     eliminated_text,
+    move_instruction,
     move_text,
     player_label,
     round_text,
@@ -340,7 +341,7 @@ class TerminalGame:
         self.say(
             Text.assemble(
                 ("Hint: ", "bold green"),
-                "take " + move_text(advice.move, g.board, letters=True),
+                move_instruction(advice.move, g.board, letters=True),
                 (f" - {advice.claim}", "dim"),
             )
         )

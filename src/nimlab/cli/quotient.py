@@ -17,7 +17,6 @@ from nimlab.core.ruleset import parse_game
 if TYPE_CHECKING:
     from nimlab.theory.quotient import MisereQuotient
 
-DEFAULT_MAX_HEAP = 200
 MAX_HEAP = 1000
 SECONDS = 120.0
 SHOWN_IMAGES = 120
@@ -29,18 +28,19 @@ def quotient_command(
         str,
         typer.Argument(
             help="An octal code (0.77) or a game whose positions are sums of heaps "
-            "(kayles, dawson, octal:CODE, subtraction:SET)."
+            "(kayles, dawson, octal:CODE, subtraction:SET, lasker, grundys-game)."
         ),
     ],
     max_heap: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--max-heap",
             "-n",
             min=0,
-            help="Heaps up to N (the computation stops earlier once the quotient is proven).",
+            help="Heaps up to N (the computation stops earlier once the quotient is proven). "
+            "Default: 200, or 24 for games no period can prove (lasker, grundys-game).",
         ),
-    ] = DEFAULT_MAX_HEAP,
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     table: Annotated[
         bool,
@@ -52,21 +52,19 @@ def quotient_command(
     ] = False,
 ) -> None:
     """The misère quotient of a take-and-break game, verified heap by heap."""
-    from nimlab.theory.budget import Budget, BudgetExceeded
-    from nimlab.theory.quotient import QuotientError, misere_quotient
+    from nimlab.theory.budget import Budget
+    from nimlab.theory.quotient import QuotientError, default_heap_bound, misere_quotient
 
     kind = parse_game(game)
     if kind.quotient_support:
         fail(f"no misère quotient: {kind.quotient_support}")
+    if max_heap is None:
+        max_heap = default_heap_bound(kind.rule)
     if max_heap > MAX_HEAP:
         fail(f"--max-heap is at most {MAX_HEAP}")
     try:
-        q = misere_quotient(kind.rule, max_heap, budget=Budget(seconds=SECONDS))
-    except BudgetExceeded:
-        fail(
-            f"the misère quotient of {kind.rule.code} up to heap {max_heap} took more than "
-            f"{SECONDS:.0f} seconds: try a smaller --max-heap"
-        )
+        # a computation that cannot go on shows what it verified, and says where it stopped
+        q = misere_quotient(kind.rule, max_heap, budget=Budget(seconds=SECONDS), partial=True)
     except QuotientError as e:
         fail(str(e))
     if as_json:

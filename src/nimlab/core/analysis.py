@@ -1014,8 +1014,24 @@ def misere_quotient_of(
         return None
 
 
+def _covered(q: MisereQuotient) -> str:
+    """What a quotient that is not proven for every heap covers: `` (the quotient of the heaps
+    up to 20, which covers these)``."""
+    if q.proven:
+        return ""
+    return f" (the quotient of the heaps up to {q.heap_bound}, which covers these)"
+
+
+def _quotient_name(r: Ruleset) -> str:
+    """The game as ``nimlab quotient`` takes it: its octal code, or its name when the code
+    does not say it all (Grundy's game's unequal splits)."""
+    return r.game.name if r.rule.unequal or r.game.entry.notation != "octal" else r.rule.code
+
+
 def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) -> list[str]:
     """The misère quotient's working: each heap's element, their product, the P-portion."""
+    from nimlab.theory.quotient import default_heap_bound
+
     r = a.ruleset
     name = q.elements
     images = [q.image(h) for h in heaps]
@@ -1029,7 +1045,8 @@ def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) ->
     lines = [
         f"{_title(r)}, misère play: the Sprague–Grundy theorem does not hold when the last "
         "move loses, but the game's misère quotient (Plambeck–Siegel) does: each heap stands "
-        f"for an element of a finite monoid of {q.order} elements; the position is P exactly "
+        f"for an element of a finite monoid of {q.order} elements{_covered(q)}; the position "
+        "is P exactly "
         f"when the product of its heaps' elements lies in the P-portion ({p_portion}); {how}.",
     ]
     label = max(len(f"{h:,}") for h in heaps[:12])
@@ -1040,7 +1057,8 @@ def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) ->
     lines.append(f"  {'product':<{label + 5}}  {name[product]}  ({in_p})")
     lines.append(
         f"The quotient's generators, relations, heap images and multiplication table: "
-        f"nimlab quotient {r.rule.code} --table."
+        f"nimlab quotient {_quotient_name(r)} --table"
+        + (f" --max-heap {q.heap_bound}." if q.heap_bound > default_heap_bound(r.rule) else ".")
     )
     best = a.best
     if a.outcome is Outcome.N and best is not None and best.winning:

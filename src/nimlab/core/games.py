@@ -55,6 +55,7 @@ __all__ = [
     "GAMES",
     "GAME_CHOICES",
     "NIM",
+    "NOT_OFFERED",
     "STRATEGIES",
     "BoardKind",
     "GameEntry",
@@ -68,7 +69,9 @@ __all__ = [
 STRATEGIES: dict[str, str] = {
     "nim-formula": "Bouton's nim-sum rule and its misère endgame (Nim only), O(n)",
     "grundy": "Sprague–Grundy: XOR of heap Grundy values (normal play, no extra end positions)",
-    "misere-quotient": "misère quotients of octal games (misère play, no extra end positions)",
+    "misere-quotient": "misère quotients of take-and-break games that take at most a bounded "
+    "number (misère play, no extra end positions; partial quotients only for the heaps they "
+    "cover)",
     "dense-table": "a dense retrograde table (games that never split a heap)",
     "split-search": "exact search over sums of rows (games that split heaps)",
     "search": "memoised exact search within a budget (every game)",
@@ -185,24 +188,18 @@ class GameKind:
 
     @property
     def quotient_support(self) -> str:
-        """Why a misère quotient cannot be computed for this game (``""`` when it may be: the
-        quotient's own computation may still refuse a rule it does not cover)."""
+        """Why a misère quotient cannot be computed for this game (``""`` when it may be: for
+        every take-and-break game but Nim, whose quotient is infinite and not needed; for
+        rules no period can prove, such as Lasker's Nim and Grundy's game, the quotient of the
+        heaps up to a bound)."""
         why = self.grundy_support
         if why:
             return why
-        rule = self.rule
-        if rule.unequal:
-            return f"{self.title}: quotients of splits into unequal heaps are not computed"
-        if self.name == "nim":
+        if self.rules.heap_rule is not None and self.rules.heap_rule.is_nim:
             return (
                 "Nim: its misère quotient is infinite (no two heap sizes of 2 or more are "
                 "equivalent in misère play); misère Nim is decided by Bouton's misère rule, which "
                 "analyze --misere uses"
-            )
-        if rule.tail:
-            return (
-                f"{self.title} has infinitely many digits: misère quotients are computed for "
-                "finite octal codes like 0.77"
             )
         return ""
 
@@ -377,7 +374,7 @@ register(
         title="Grundy's game",
         summary="split a pile into two unequal piles",
         parse=_fixed(TakeAndBreak((), d0=4, unequal=True)),
-        strategies=("grundy", "search"),
+        strategies=("grundy", "misere-quotient", "search"),
         aliases=("grundy's-game", "grundys"),
         board="rows",
     )
@@ -441,6 +438,15 @@ NIM = GAMES["nim"].load()
 ALIASES: dict[str, str] = {"kayles": "0.77", "dawson": "0.07"}
 """Games with an octal code of their own (kept for older callers; the registry is the source)."""
 
+NOT_OFFERED: dict[str, str] = {
+    name: "Northcott's game is not offered to play: it is partisan (each player moves only "
+    "their own checkers) and loopy (a checker may move back, so a game need not end), and the "
+    "engine plays impartial games that end; its theory (Nim on the gaps) is in "
+    "nimlab.theory.northcott"
+    for name in ("northcott", "northcotts", "northcotts-game", "northcotts game")
+}
+"""Games people ask for that are not in the registry, with why (``load_game`` says so)."""
+
 _BARE_OCTAL = re.compile(r"^\d*\.")  # 0.77, .07, and 0. (refused with the octal code hint)
 
 
@@ -465,6 +471,9 @@ def load_game(name: str, parameter: str | None = None) -> GameKind:
             text, parameter = "octal", text
     key = _NAMES.get(text.strip())
     if key is None:
+        why = NOT_OFFERED.get(text.strip().replace("'", ""))
+        if why:
+            raise RulesetError(f"{why}; choose {game_choices()}")
         raise RulesetError(f"unknown game {name!r}: choose {game_choices()}")
     return GAMES[key].load(parameter.strip())
 

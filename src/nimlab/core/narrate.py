@@ -8,14 +8,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from nimlab.core.game import Game, Player, Turn
-from nimlab.core.position import Board, Move, Rows
+from nimlab.core.position import Board, Move
+from nimlab.core.rules import move_phrase
 from nimlab.core.ruleset import Ruleset
 
 __all__ = [
     "eliminated_text",
+    "move_instruction",
     "move_text",
     "names_text",
     "new_round_text",
@@ -44,23 +46,23 @@ def pile_name(pile: int, board: Board, *, letters: bool = False) -> str:
 
 
 def move_text(move: Move, board: Board, *, letters: bool = False) -> str:
-    """What a move takes, after "took": ``"2 from pile 3"`` (with ``letters``: ``"2 from pile
-    C"``, see :func:`pile_name`), ``"stones 4-5"`` (one row of stones) or ``"stone 4 from row
-    2"``. ``board`` is the board the move was made on."""
-    if move.at is None:
-        return " and ".join(
-            f"{take:,} from pile {pile_name(pile, board, letters=letters)}"
-            for pile, take in move.parts
-        )
-    single = isinstance(board, Rows) and board.pile_count == 1
-    if move.take == 0:  # a split that takes nothing (octal codes like 4.07)
-        where = "" if single else f" of row {move.pile}"
-        return f"no stone, cutting before stone {move.at}{where}"
-    last = move.at + move.take - 1
-    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
-    if single:
-        return stones
-    return f"{stones} from row {move.pile}"
+    """A move as an instruction without its verb where it is "take": ``"2 from pile 3"``
+    (with ``letters``: ``"2 from pile C"``, see :func:`pile_name`), ``"stones 4-5"`` (one row
+    of stones), ``"stone 4 from row 2"``, as people type it back; other moves as their rules
+    word them (``"move 2 coins from step C down to step B"``). ``board`` is the board the
+    move was made on."""
+    text = move_instruction(move, board, letters=letters)
+    return text.removeprefix("take ")
+
+
+def move_instruction(move: Move, board: Board, *, letters: bool = False) -> str:
+    """A move as an instruction, as its rules word it: ``"take 2 from pile C"``, ``"move 2
+    coins from step C down to step B"`` (``letters``: see :func:`pile_name`)."""
+    return move_phrase(move, board, _namer(board, letters))
+
+
+def _namer(board: Board, letters: bool) -> Callable[[int], str]:
+    return lambda pile: pile_name(pile, board, letters=letters)
 
 
 def rules_text(ruleset: Ruleset, players: int = 2) -> str:
@@ -83,9 +85,11 @@ def rules_text(ruleset: Ruleset, players: int = 2) -> str:
 
 
 def turn_text(turn: Turn, *, letters: bool = False) -> str:
-    """``"Hal took 2 from pile 3"``: the announcement of a move (``letters``: see
-    :func:`pile_name`)."""
-    return f"{turn.player.name} took {move_text(turn.move, turn.before, letters=letters)}"
+    """``"Hal took 2 from pile 3"``, ``"Hal moved 2 coins from step 3 down to step 2"``: the
+    announcement of a move, as its rules word it (``letters``: see :func:`pile_name`)."""
+    board = turn.before
+    phrase = move_phrase(turn.move, board, _namer(board, letters), past=True)
+    return f"{turn.player.name} {phrase}"
 
 
 def player_label(player: Player) -> str:

@@ -22,7 +22,7 @@ Both boards offer the same calls: ``heaps``, ``canonical``, ``legal_moves(rule)`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -615,6 +615,14 @@ class PileRule(Protocol):
     def play(self, board: Board, move: Move) -> Piles: ...
     def key(self, board: Piles) -> Canon: ...
     def describe_move(self, move: Move, board: Board) -> str: ...
+    def move_phrase(
+        self,
+        move: Move,
+        board: Board,
+        name: Callable[[int], str] = str,
+        *,
+        past: bool = False,
+    ) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

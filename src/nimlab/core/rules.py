@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -55,6 +55,7 @@ __all__ = [
     "Rules",
     "StaircaseRules",
     "WythoffRules",
+    "move_phrase",
     "move_words",
     "rules_of",
 ]
@@ -141,6 +142,46 @@ class Rules(Protocol):
     def describe_move(self, move: Move, board: Board) -> str:
         """``"take 3 from pile 2"``, ``"take 2 from both piles"`` ..."""
         ...
+
+    def move_phrase(
+        self, move: Move, board: Board, name: Callable[[int], str] = str, *, past: bool = False
+    ) -> str:
+        """What a move does, with piles named by ``name`` (the terminal's letters): after a
+        player's name (``past``: ``"took 2 from pile C"``, ``"moved 2 coins from step C down
+        to step B"``) or as an instruction (``"take 2 from pile C"``). Every sentence about a
+        move (the terminal, the shell, the page's move list, reviews) is made of it."""
+        ...
+
+
+Namer = Callable[[int], str]
+"""How piles are named in a sentence (their number, or the terminal's letter)."""
+
+
+def _taken_words(move: Move, board: Board, name: Namer) -> str:
+    """What a move takes, after "took" or "take": ``"2 from pile C"``, ``"1 from pile A and 1
+    from pile B"``, ``"stones 4-5"`` (one row of stones), ``"stone 4 from row 2"`` or ``"no
+    stone, cutting before stone 3"`` (a split that takes nothing)."""
+    if move.at is None:
+        return " and ".join(f"{take:,} from pile {name(pile)}" for pile, take in move.parts)
+    single = isinstance(board, Rows) and board.pile_count == 1
+    if move.take == 0:  # a split that takes nothing (Lasker's Nim, codes like 4.07)
+        where = "" if single else f" of row {move.pile}"
+        return f"no stone, cutting before stone {move.at}{where}"
+    last = move.at + move.take - 1
+    stones = f"stone {move.at}" if move.take == 1 else f"stones {move.at}-{last}"
+    return stones if single else f"{stones} from row {move.pile}"
+
+
+def _take_phrase(move: Move, board: Board, name: Namer, past: bool) -> str:
+    return ("took " if past else "take ") + _taken_words(move, board, name)
+
+
+def move_phrase(move: Move, board: Board, name: Namer = str, *, past: bool = False) -> str:
+    """:meth:`Rules.move_phrase` of the board's rules: a board of :class:`Piles` knows its
+    rules; every heap game (piles or rows of stones) words its moves alike."""
+    if isinstance(board, Piles):
+        return board.rule.move_phrase(move, board, name, past=past)
+    return _take_phrase(move, board, name, past)
 
 
 def _single(board: Board) -> tuple[bool, bool]:
@@ -249,6 +290,11 @@ class HeapRules:
 
     def describe_move(self, move: Move, board: Board) -> str:
         return move_words(move)
+
+    def move_phrase(
+        self, move: Move, board: Board, name: Namer = str, *, past: bool = False
+    ) -> str:
+        return _take_phrase(move, board, name, past)
 
 
 # -- the classic relatives, on piles -------------------------------------------------------------
@@ -418,6 +464,11 @@ class PileRules:
 
     def describe_move(self, move: Move, board: Board) -> str:
         return _pile_words(move)
+
+    def move_phrase(
+        self, move: Move, board: Board, name: Namer = str, *, past: bool = False
+    ) -> str:
+        return _take_phrase(move, board, name, past)
 
     def _piles(self, board: Board) -> Piles:
         if not isinstance(board, Piles):
@@ -694,8 +745,17 @@ class StaircaseRules(PileRules):
         return self._down(b, move.pile, move.take)
 
     def describe_move(self, move: Move, board: Board) -> str:
-        where = "the ground" if move.pile == 1 else f"step {move.pile - 1}"
-        return f"move {move.take:,} from step {move.pile} to {where}"
+        return self.move_phrase(move, board)
+
+    def move_phrase(
+        self, move: Move, board: Board, name: Namer = str, *, past: bool = False
+    ) -> str:
+        """``"move 2 coins from step 3 down to step 2"``, ``"moved 1 coin from step A to the
+        ground"``."""
+        where = "to the ground" if move.pile == 1 else f"down to step {name(move.pile - 1)}"
+        coins = "1 coin" if move.take == 1 else f"{move.take:,} coins"
+        verb = "moved" if past else "move"
+        return f"{verb} {coins} from step {name(move.pile)} {where}"
 
     def key_moves(self, key: Canon) -> Iterator[Canon]:
         from nimlab.theory.staircase import staircase_moves

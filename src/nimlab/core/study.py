@@ -19,6 +19,7 @@ from nimlab.core.errors import RulesetError
 from nimlab.core.ruleset import Ruleset, as_ruleset
 
 if TYPE_CHECKING:
+    from nimlab.theory.grundy import ArithmeticPeriod
     from nimlab.theory.quotient import MisereQuotient
 
 __all__ = [
@@ -55,7 +56,9 @@ class GrundyValues:
     argument and what was checked. When the values repeat but no theorem proves it,
     ``period``/``preperiod``/``proof`` are ``None`` and ``guessed_period``/``guessed_preperiod``
     hold the repetition seen: a guess, not a claim. ``stopped`` is ``"time"`` when the time
-    budget ran out before the goal (the values so far are kept).
+    budget ran out before the goal (the values so far are kept). ``arithmetic`` is the
+    arithmetic period of values that grow (``G(n + p) = G(n) + s``: Nim, Lasker's Nim), with
+    its proof when a theorem gives one (:class:`~nimlab.theory.grundy.ArithmeticPeriod`).
     """
 
     title: str
@@ -70,6 +73,7 @@ class GrundyValues:
     guessed_period: int | None = None
     guessed_preperiod: int | None = None
     stopped: str | None = None
+    arithmetic: ArithmeticPeriod | None = None
 
     @property
     def proven(self) -> bool:
@@ -95,6 +99,8 @@ class GrundyValues:
         if self.period is not None and self.preperiod is not None:
             n0, p = self.preperiod, self.period
             return self.values[n0 + (n - n0) % p]
+        if self.arithmetic is not None and self.arithmetic.proven:
+            return self.arithmetic.value(n, self.values)
         raise IndexError(
             f"G({n}) is beyond the {len(self.values):,} computed values and no period is proven"
         )
@@ -104,6 +110,13 @@ class GrundyValues:
         head = f"Grundy values of {self.title}: {len(self.values):,} computed"
         if self.period is not None:
             return f"{head}; period {self.period:,} from heap {self.preperiod:,}, proven"
+        a = self.arithmetic
+        if a is not None:
+            how = "proven" if a.proven else "observed, not proven"
+            return (
+                f"{head}; G(n + {a.period:,}) = G(n) + {a.saltus:,} from heap {a.preperiod:,} "
+                f"({how})"
+            )
         if self.guessed_period is not None:
             return (
                 f"{head}; they seem to repeat with period {self.guessed_period:,} from heap "
@@ -153,7 +166,7 @@ def grundy(
     >>> g.period, g.preperiod
     (12, 71)
     """
-    from nimlab.theory.grundy import GrundyRun
+    from nimlab.theory.grundy import GrundyRun, arithmetic_period
 
     ruleset = as_ruleset(game)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_VALUES:
@@ -183,6 +196,7 @@ def grundy(
         guessed_period=None if seq.period is None else int(seq.period),
         guessed_preperiod=None if seq.preperiod is None else int(seq.preperiod),
         stopped=seq.stopped,
+        arithmetic=None if seq.period is not None else arithmetic_period(seq.rule, values),
     )
 
 
@@ -277,34 +291,38 @@ class Quotient:
 
 def quotient(
     game: Ruleset | str,
-    max_heap: int = 200,
+    max_heap: int | None = None,
     *,
     seconds: float = QUOTIENT_SECONDS,
 ) -> Quotient:
     """The misère quotient of ``game`` over sums of heaps of at most ``max_heap`` objects (the
-    computation stops earlier once the quotient is proven for every heap size).
+    computation stops earlier once the quotient is proven for every heap size). By default
+    200, or 24 for games no period can prove (Lasker's Nim, Grundy's game: the quotient of the
+    heaps up to the bound, ``proven`` False).
 
     ``game`` is what :class:`~nimlab.core.game.Game` takes (``"kayles"``, ``"0.77"``, a
     :class:`~nimlab.core.ruleset.Ruleset`); misère play is implied. Raises
-    :class:`~nimlab.core.errors.RulesetError` for a game without one here (infinite digits,
-    end positions, splits that remove nothing), ``ValueError`` for a bound out of range, and
-    :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
+    :class:`~nimlab.core.errors.RulesetError` for a game without one here (Nim, the relatives
+    whose positions are not sums of heaps, end positions), ``ValueError`` for a bound out of
+    range, and :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
 
     >>> q = quotient("kayles")
     >>> q.order, q.proven
     (40, True)
     """
     from nimlab.theory.budget import Budget
-    from nimlab.theory.quotient import QuotientError, misere_quotient
+    from nimlab.theory.quotient import QuotientError, default_heap_bound, misere_quotient
 
     ruleset = as_ruleset(game)
+    if ruleset.game.quotient_support:
+        raise RulesetError(f"no misère quotient: {ruleset.game.quotient_support}")
+    rule = ruleset.rule
+    if max_heap is None:
+        max_heap = default_heap_bound(rule)
     if isinstance(max_heap, bool) or not isinstance(max_heap, int):
         raise ValueError(f"max_heap is a whole number, not {max_heap!r}")
     if not 0 <= max_heap <= MAX_QUOTIENT_HEAP:
         raise ValueError(f"max_heap is 0 to {MAX_QUOTIENT_HEAP}, not {max_heap}")
-    if ruleset.game.quotient_support:
-        raise RulesetError(f"no misère quotient: {ruleset.game.quotient_support}")
-    rule = ruleset.rule
     if ruleset.end_positions:
         raise RulesetError("a misère quotient is computed for rules without extra end positions")
     try:

@@ -489,15 +489,27 @@ class Engine:
         there, every time it is asked), but the next question tries again, going on from what
         was verified (and what was verified answers when it covers the heaps). A bound at which
         the quotient provably cannot be built (too large, or infinite) is remembered for the
-        process."""
+        process. For rules no period can prove (splits into unequal heaps: Grundy's game) the
+        bound is the largest heap itself (at least 16): their quotient of the heaps up to it
+        answers, nothing larger is worth building."""
         if self.rule.max_take is None or not position:
             return None
         if budget is None:
             budget = interactive_budget()
-        from nimlab.theory.quotient import QuotientError, quotient_for, quotient_progress
+        from nimlab.theory.quotient import (
+            QuotientError,
+            periodicity_applies,
+            quotient_for,
+            quotient_progress,
+        )
 
         top = position[-1]
-        bound = max(16, 1 << (top - 1).bit_length()) if top <= QUOTIENT_HEAP_LIMIT else top
+        if not periodicity_applies(self.rule):
+            bound = max(16, top)
+        elif top <= QUOTIENT_HEAP_LIMIT:
+            bound = max(16, 1 << (top - 1).bit_length())
+        else:
+            bound = top
         bound = min(bound, QUOTIENT_HEAP_LIMIT)
         impossible = _QUOTIENT_IMPOSSIBLE.get(self.rule)
         if impossible is not None and bound >= impossible:
@@ -632,7 +644,8 @@ class Engine:
         (or a partition-count bound)."""
         if not self.rule.splits:
             return self.dense_cost(position)
-        solver = self.split_solver()
+        # (the compiled search knows no splits into unequal heaps: its estimate is not theirs)
+        solver = None if self.rule.unequal else self.split_solver()
         if solver is not None:
             try:
                 return float(solver.estimate(position)) / 4

@@ -54,7 +54,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
@@ -68,12 +68,14 @@ from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
     "GRUNDYS_GAME",
+    "ArithmeticPeriod",
     "GrundyRun",
     "GrundySequence",
     "GrundyStateError",
     "GrundyStatus",
     "Method",
     "Proof",
+    "arithmetic_period",
     "grundy_period",
     "grundy_sequence",
     "grundy_value",
@@ -245,6 +247,79 @@ class GrundySequence:
             f"; the game never splits heaps and the {t} values from n = {start:,} repeat:"
             " periodic forever"
         )
+
+
+# -- arithmetic periodicity ----------------------------------------------------------------------
+
+MAX_ARITHMETIC_PERIOD: Final = 64
+"""The longest arithmetic period :func:`arithmetic_period` looks for."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArithmeticPeriod:
+    """``G(n + period) = G(n) + saltus`` (``saltus > 0``) for every computed ``n >=
+    preperiod``, seen in the values of heaps ``0 .. checked - 1``. ``proof`` names the theorem
+    that proves it for every heap (``None``: observed up to ``checked``, not proven)."""
+
+    period: int
+    saltus: int
+    preperiod: int
+    checked: int
+    proof: str | None
+
+    @property
+    def proven(self) -> bool:
+        return self.proof is not None
+
+    def value(self, n: int, values: Sequence[int] | npt.NDArray[Any]) -> int:
+        """``G(n)`` from the computed ``values`` and this arithmetic period. O(1)."""
+        if n < len(values):
+            return int(values[n])
+        n0, p = self.preperiod, self.period
+        base = n0 + (n - n0) % p
+        return int(values[base]) + (n - base) // p * self.saltus
+
+
+def _arithmetic_proof(rule: TakeAndBreak, period: int, saltus: int, preperiod: int) -> str | None:
+    """The theorem that proves an arithmetic period, where one is known."""
+    if rule.is_nim and (period, saltus, preperiod) == (1, 1, 0):
+        return "Nim: the options of a heap of n are the heaps 0 .. n - 1, so G(n) = n"
+    if rule == TakeAndBreak((), tail=3, d0=4) and (period, saltus, preperiod) == (4, 4, 1):
+        return (
+            "Lasker's theorem: G(4k+1) = 4k+1, G(4k+2) = 4k+2, G(4k+3) = 4k+4, G(4k+4) = 4k+3 "
+            "for every k >= 0. By induction on n: taking leaves heaps of values 0 .. n - 1 "
+            "(for n = 4k+4: all but n - 1, and n); by the formula, a split's value G(a) XOR "
+            "G(b) is, mod 4, 2 when n = 4k+1, 0 or 1 when n = 4k+2 or 4k+4, and 3 when n = "
+            "4k+3, where the split 1 + (n - 1) gives n: so the mex is the formula's value"
+        )
+    return None
+
+
+def arithmetic_period(
+    rule: TakeAndBreak, values: Sequence[int] | npt.NDArray[Any]
+) -> ArithmeticPeriod | None:
+    """The shortest arithmetic period of ``values`` (``G(n + p) = G(n) + s``, ``s > 0``,
+    ``p <= 64``), or ``None``. Looked for only in games with infinitely many digits (Nim,
+    Lasker's Nim: finite octal codes are periodic or open, and their runs are not slowed down).
+    Like an ordinary period it is reported only when its repetition covers three periods and
+    at least a quarter of the values; it is *proven* only where a theorem says so
+    (:func:`_arithmetic_proof`), else observed. O(p · n) with NumPy for the ``n`` values.
+    """
+    if not rule.tail:
+        return None
+    v = np.asarray(values, dtype=np.int64)
+    n = len(v)
+    for p in range(1, min(MAX_ARITHMETIC_PERIOD, n // 3) + 1):
+        d = v[p:] - v[:-p]
+        s = int(d[-1])
+        if s <= 0:
+            continue
+        off = np.nonzero(d != s)[0]
+        n0 = int(off[-1]) + 1 if len(off) else 0
+        if n - n0 < max(3 * p, n // 4):
+            continue
+        return ArithmeticPeriod(p, s, n0, n, _arithmetic_proof(rule, p, s, n0))
+    return None
 
 
 # -- public functions ----------------------------------------------------------------------------

@@ -59,9 +59,14 @@ from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon
 
 __all__ = [
+    "DEFAULT_HEAP_BOUND",
+    "UNPROVEN_HEAP_BOUND",
     "MisereQuotient",
     "QuotientError",
+    "default_heap_bound",
+    "infinite_reason",
     "misere_quotient",
+    "periodicity_applies",
     "quotient_for",
     "quotient_progress",
     "quotient_winning_moves",
@@ -69,6 +74,14 @@ __all__ = [
 
 MAX_HEAP_LIMIT = 4096
 """The largest heap bound :func:`misere_quotient` accepts."""
+
+DEFAULT_HEAP_BOUND = 200
+"""The heap bound asked for by default when a period may prove the quotient (the computation
+stops earlier once it does)."""
+
+UNPROVEN_HEAP_BOUND = 24
+"""The heap bound asked for by default when no period can prove the quotient (moves that take
+without bound, splits into unequal heaps): a partial quotient, quick to compute."""
 
 _CACHE_SIZE = 16
 _MAX_RECALIBRATIONS = 400
@@ -83,6 +96,11 @@ Word = Counter[int]  # heap size -> how many such heaps
 
 class QuotientError(ValueError):
     """A quotient was asked about something it does not cover, or for a rule it cannot handle."""
+
+
+def _name(rule: TakeAndBreak) -> str:
+    """The rule in messages: its code, and whether splits must leave unequal heaps."""
+    return f"{rule.code} (splits into unequal heaps)" if rule.unequal else rule.code
 
 
 # -- the result ---------------------------------------------------------------------------------
@@ -139,7 +157,7 @@ class MisereQuotient:
             return self.heap_images[heap]
         if self.period is None or self.preperiod is None:
             raise QuotientError(
-                f"the quotient of {self.rule.code} is known for heaps up to {self.heap_bound} "
+                f"the quotient of {_name(self.rule)} is known for heaps up to {self.heap_bound} "
                 f"only, not {heap}"
             )
         n0, p = self.preperiod, self.period
@@ -345,6 +363,25 @@ class _HeapType:
     weight: int  # the smallest heap of this type
     image: int
     options: frozenset[int]
+    rank: int = 0
+    """The type's weight in the order positions are explored in (``0``: ``weight``; see
+    :func:`_rank`)."""
+
+    def __post_init__(self) -> None:
+        if not self.rank:
+            self.rank = self.weight
+
+
+def _rank(heap: int, zero_splits: bool) -> int:
+    """The weight of one heap in the order positions are explored in: every move must lower
+    the weight of a position (the sum of its heaps' weights), so that a position's options are
+    explored before it. A move that removes objects lowers the heap's size; a split that
+    removes nothing (a digit before the point) keeps the size but adds a heap. With such
+    splits a heap weighs ``2·heap - 1``: removing ``k`` objects and leaving ``j`` heaps
+    changes the weight by ``1 - 2k - j`` for ``j >= 1`` (``1 - j < 0`` when ``k = 0``, as a
+    split leaves two heaps) and by ``-(2·heap - 1)`` for ``j = 0``; without them it weighs
+    ``heap``."""
+    return 2 * heap - 1 if zero_splits else heap
 
 
 State = tuple[int, frozenset[int]]
@@ -399,7 +436,7 @@ class _Explorer:
         self._optcol = table
         self._optptr = np.asarray(optptr, dtype=np.int64)
         self._optidx = np.asarray(optidx, dtype=np.int64)
-        self._weights = np.asarray([t.weight for t in types], dtype=np.int64)
+        self._weights = np.asarray([t.rank for t in types], dtype=np.int64)
 
     def reachable(self) -> int:
         """How many elements are images of positions (the submonoid the types generate).
@@ -542,7 +579,7 @@ def _option_images(mul: Any, images: list[int], parts: set[tuple[int, ...]]) -> 
 
 
 def _types_for(
-    mul: Any, images: list[int], parts: list[set[tuple[int, ...]]]
+    mul: Any, images: list[int], parts: list[set[tuple[int, ...]]], zero_splits: bool = False
 ) -> tuple[list[_HeapType], dict[tuple[int, frozenset[int]], int]]:
     types: list[_HeapType] = []
     index: dict[tuple[int, frozenset[int]], int] = {}
@@ -552,7 +589,7 @@ def _types_for(
         key = (images[heap], _option_images(mul, images, parts[heap]))
         if key not in index:
             index[key] = len(types)
-            types.append(_HeapType(heap, key[0], key[1]))
+            types.append(_HeapType(heap, key[0], key[1], _rank(heap, zero_splits)))
     return types, index
 
 
@@ -563,7 +600,7 @@ def _trivial(budget: Budget) -> _Quotient:
 
 
 def _conservative(
-    cur: _Quotient, heap: int, opts: frozenset[int], budget: Budget
+    cur: _Quotient, heap: int, opts: frozenset[int], budget: Budget, zero_splits: bool = False
 ) -> _Quotient | None:
     """The current quotient with heap ``heap`` mapped to an existing element, if one works."""
     table = cur.table
@@ -579,7 +616,7 @@ def _conservative(
     for x in order:
         if (x in cur.pset) != bit:
             continue
-        t = _HeapType(heap, x, opts)
+        t = _HeapType(heap, x, opts, _rank(heap, zero_splits))
         types = [*cur.types, t]
         explorer = _Explorer(types, budget, _column_of(table), len(table))
         known = explorer.check(cur.pset, cur.states)
@@ -759,7 +796,7 @@ def _mark_smallest(
     columns = {g: row.tolist() for g, row in zip(needed, cand.action_rows(needed), strict=True)}
     act = [columns[t.image] for t in types]
     optcols = [[columns[o] for o in t.options] for t in types]
-    weights = [t.weight for t in types]
+    weights = [t.rank for t in types]
     kinds = range(len(types))
     dist: dict[int, int] = {0: 0}
     queue: list[tuple[int, tuple[int, ...], int]] = [(0, (), 0)]
@@ -817,7 +854,7 @@ def _mark_smallest_py(mul: Any, types: list[_HeapType]) -> dict[int, bool]:
         bits[x] = bool(options) and not any(bits[o] for o in options)
         for k, t in enumerate(types):
             y = mul(x, t.image)
-            w2 = w + t.weight
+            w2 = w + t.rank
             if y not in bits and w2 < dist.get(y, 1 << 62):
                 dist[y] = w2
                 nxt = tuple(sorted((*letters, k)))
@@ -837,6 +874,7 @@ class _Pending:
         free: dict[int, int],
         parts: list[set[tuple[int, ...]]],
         budget: Budget,
+        zero_splits: bool = False,
     ) -> None:
         budget.check()
         order = sorted(free)
@@ -849,7 +887,7 @@ class _Pending:
                 images[h] = cand.generator(order.index(h))
             else:
                 images[h] = cand.encode(base_images[h], [0] * len(order))
-        types, _ = _types_for(cand.mul, images, parts)
+        types, _ = _types_for(cand.mul, images, parts, zero_splits)
         budget.check_bytes(64 * cand.size * (len(types) + 1))
         self.cand = cand
         self.images = images
@@ -877,9 +915,10 @@ def _trial(
     free: dict[int, int],
     parts: list[set[tuple[int, ...]]],
     budget: Budget,
+    zero_splits: bool = False,
 ) -> _Trial:
     """Mark and reduce the candidate ``base × C(i_h) for the free heaps``."""
-    return _Pending(base, base_images, free, parts, budget).finish()
+    return _Pending(base, base_images, free, parts, budget, zero_splits).finish()
 
 
 def _power_index(table: list[list[int]], y: int) -> int:
@@ -913,10 +952,11 @@ def _expand(
     for ever longer cycles; once one needs more than ``_MAX_INDEX`` and nothing else explains the
     failure, :class:`QuotientError` says so (rather than "no recalibration explains ...").
     """
-    trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget)
+    zero_splits = bool(rule.d0)
+    trial = _trial(cur.table, [*cur.images, 0], {heap: 2}, parts, budget, zero_splits)
     for _ in range(_MAX_RECALIBRATIONS):
         mul = _table_mul(trial.table)
-        types, type_of = _types_for(mul, trial.images, parts)
+        types, type_of = _types_for(mul, trial.images, parts, zero_splits)
         size = len(trial.table)
         check = _Explorer(types, budget, _column_of(trial.table), size).mark(trial.pset)
         conflict = check.conflict
@@ -945,7 +985,7 @@ def _expand(
                     capped.add(h)
                 free[h] = min(_MAX_INDEX, index)
             base_images = [0 if h in free else x for h, x in enumerate(trial.images)]
-            pending = _Pending(trial.table, base_images, free, parts, budget)
+            pending = _Pending(trial.table, base_images, free, parts, budget, zero_splits)
             if pending.predicts(second, conflict.truth) and pending.predicts(
                 first, not conflict.truth
             ):
@@ -955,11 +995,11 @@ def _expand(
             if capped:
                 raise QuotientError(_infinite_message(rule, heap, sorted(capped)))
             raise QuotientError(
-                f"could not build the misère quotient of {rule.code} at heap {heap}: "
+                f"could not build the misère quotient of {_name(rule)} at heap {heap}: "
                 "no recalibration explains the smallest failing position"
             )
     raise QuotientError(
-        f"could not build the misère quotient of {rule.code} at heap {heap} within "
+        f"could not build the misère quotient of {_name(rule)} at heap {heap} within "
         f"{_MAX_RECALIBRATIONS} recalibrations"
     )
 
@@ -968,7 +1008,7 @@ def _infinite_message(rule: TakeAndBreak, heap: int, capped: list[int]) -> str:
     """Why a quotient whose powers outgrow ``_MAX_INDEX`` is refused (see :func:`_expand`)."""
     which = " or ".join(str(h) for h in capped)
     return (
-        f"could not build the misère quotient of {rule.code} at heap {heap}: sums of more "
+        f"could not build the misère quotient of {_name(rule)} at heap {heap}: sums of more "
         f"than {_MAX_INDEX} equal heaps of {which} are still told apart, so the quotient looks "
         "infinite (only finite quotients are built here; exact search still answers every "
         "position)"
@@ -988,6 +1028,52 @@ def _table_mul(table: list[list[int]]) -> Any:
     return mul
 
 
+def periodicity_applies(rule: TakeAndBreak) -> bool:
+    """Whether the periodicity test of :func:`_periodicity` can prove ``rule``'s quotient for
+    every heap size: a finite code (moves take at most a bounded number of objects) whose splits
+    may leave equal heaps. O(1)."""
+    return not rule.tail and not rule.unequal
+
+
+def default_heap_bound(rule: TakeAndBreak) -> int:
+    """The heap bound to ask for when none is given: :data:`DEFAULT_HEAP_BOUND` where a period
+    may prove the quotient, else :data:`UNPROVEN_HEAP_BOUND`. O(1)."""
+    return DEFAULT_HEAP_BOUND if periodicity_applies(rule) else UNPROVEN_HEAP_BOUND
+
+
+def infinite_reason(rule: TakeAndBreak) -> str:
+    """Why the quotient of *all* heaps of ``rule`` is infinite, where that is proven (``""``
+    elsewhere: finite or not known).
+
+    Nim and Lasker's Nim (``4.333...``) are *tame*: a position is a misère P-position exactly
+    when all its heaps are of at most 1 object and their number is odd, or some heap has 2 or
+    more and the XOR of the heaps' Grundy values is 0 (Bouton's misère rule with Grundy values).
+    For Lasker's Nim, by induction on positions: heaps of 0 and 1 are Nim's, every heap of 2 or
+    more has a Grundy value of 2 or more and can be taken to 0 or to 1 object; from a position
+    with a heap of 2 or more and XOR ``s != 0``, Nim's move to an option of value
+    ``g XOR s < g`` of one heap is winning when another heap of 2 or more stays, else the move
+    of that heap to 0 or 1 leaving an odd number of 1s is; with ``s = 0`` there are two heaps of
+    2 or more, one stays after any move, and no option of a heap has the heap's own value, so
+    every option has ``s != 0``. Then heaps ``m`` and ``n`` with different Grundy values of 2
+    or more are told apart by adding ``m``: ``m + m`` is a P-position, ``n + m`` is not. Grundy
+    values grow without bound, so the quotient has infinitely many elements. O(1).
+    """
+    if rule == TakeAndBreak.nim():
+        return (
+            "the quotient of all heaps is infinite: in misère Nim two heaps of different sizes, "
+            "both of 2 or more, are told apart by adding one of them (Bouton's misère rule)"
+        )
+    if rule == TakeAndBreak((), tail=3, d0=4):
+        return (
+            "the quotient of all heaps is infinite: Lasker's Nim is tame (a position is a "
+            "P-position when all heaps are 0 or 1 and their number is odd, or some heap is 2 "
+            "or more and the XOR of the Grundy values is 0; proof in docs/quotients.md), so heaps "
+            "with different Grundy values of 2 or more are told apart, and Grundy values grow "
+            "without bound"
+        )
+    return ""
+
+
 def _periodicity(rule: TakeAndBreak, images: list[int]) -> tuple[int, int] | None:
     """``(preperiod n0, period p)`` when the images prove the quotient valid for all heaps.
 
@@ -996,16 +1082,18 @@ def _periodicity(rule: TakeAndBreak, images: list[int]) -> tuple[int, int] | Non
     ``N >= 2*n0 + 2*p + t - 1``. Then setting ``Φ(H) = Φ(H - p)`` for every ``H > N`` keeps ``Q``
     verified (and unchanged) for all heaps.
 
-    Proof, by induction on ``H > N``. A move from heap ``H`` removes ``k <= t < H`` objects and
-    leaves parts ``a <= b`` (``a`` may be 0) with ``b >= (H - t)/2 >= n0 + p``; the same move from
-    ``H - p`` leaves ``a`` and ``b - p >= n0 >= 1``, legal for the same digit, with
+    Proof, by induction on ``H > N``. A move from heap ``H`` removes ``k <= t < H`` objects
+    (``k = 0``: a split by the digit before the point) and leaves parts ``a <= b`` (``a`` may be
+    0) with ``b >= (H - t)/2 >= n0 + p``; the same move from ``H - p`` leaves ``a`` and
+    ``b - p >= n0 >= 1``, legal for the same digit (not when splits must leave unequal heaps:
+    ``a`` may equal ``b - p``, so the test is not applied to them), with
     ``Φ(a)Φ(b - p) = Φ(a)Φ(b)``. Conversely a move from ``H - p`` leaves a larger part
     ``b' >= (H - p - t)/2 >= n0``, and ``b' + p`` is legal from ``H`` with the same image. So
     heap ``H`` has the same image and the same option images as heap ``H - p``: the same *type*.
     The reachable states, hence the verification and the reduced quotient, depend only on the set
     of types, which heap ``H`` does not change. ∎
     """
-    if rule.tail:
+    if rule.tail or rule.unequal:
         return None
     t = len(rule.digits)
     n = len(images) - 1
@@ -1123,15 +1211,23 @@ def _rounds(
         budget.check()
         parts.append(_parts_of(rule, heap))
         opts = _option_images(_table_mul(cur.table), cur.images, parts[heap])
-        nxt = _conservative(cur, heap, opts, budget)
+        nxt = _conservative(cur, heap, opts, budget, bool(rule.d0))
         cur = nxt if nxt is not None else _expand(cur, rule, heap, parts, budget)
         yield heap, cur
 
 
 def misere_quotient(
-    rule: TakeAndBreak, max_heap: int, *, budget: Budget | None = None
+    rule: TakeAndBreak, max_heap: int, *, budget: Budget | None = None, partial: bool = False
 ) -> MisereQuotient:
     """The misère quotient of all sums of heaps of at most ``max_heap`` objects under ``rule``.
+
+    Heaps are added one by one, and every move leaves heaps smaller than the heap moved in
+    (also a split that removes nothing: a digit before the point, Lasker's Nim, Grundy's game),
+    so each heap's options are known before it is added.
+    With ``partial``, a computation that cannot go on (its budget ran out, or the next heap's
+    quotient is too large or looks infinite) answers with the quotient verified up to the last
+    heap it finished (not proven, ``heap_bound`` below ``max_heap``, ``reason`` saying where and
+    why it stopped) instead of raising.
 
     The computation stops early when the periodicity test proves the quotient for every heap
     size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
@@ -1147,11 +1243,6 @@ def misere_quotient(
     """
     if not isinstance(max_heap, int) or max_heap < 0 or max_heap > MAX_HEAP_LIMIT:
         raise QuotientError(f"the heap bound must be 0 to {MAX_HEAP_LIMIT}, got {max_heap!r}")
-    if rule.d0:
-        raise QuotientError(
-            f"{rule.code}: misère quotients of games that split a heap without taking anything "
-            "(a digit before the point) are not computed yet"
-        )
     budget = budget or Budget()
     with _cache_lock:
         start = _progress.get(rule)
@@ -1171,7 +1262,13 @@ def misere_quotient(
                 _progress.move_to_end(rule)
                 while len(_progress) > _CACHE_SIZE:
                     _progress.popitem(last=False)
-        raise
+        if not partial:
+            raise
+        return _result(rule, cur, None, "the time or memory allowed ran out")
+    except QuotientError as e:
+        if not partial:
+            raise
+        return _result(rule, cur, None, str(e))
     with _cache_lock:
         _progress.pop(rule, None)
     return _result(rule, cur, found)
@@ -1186,7 +1283,11 @@ def quotient_progress(rule: TakeAndBreak) -> MisereQuotient | None:
     return None if cur is None else _result(rule, cur, None)
 
 
-def _result(rule: TakeAndBreak, cur: _Quotient, found: tuple[int, int] | None) -> MisereQuotient:
+def _result(
+    rule: TakeAndBreak, cur: _Quotient, found: tuple[int, int] | None, stopped: str = ""
+) -> MisereQuotient:
+    """The quotient ``cur`` as a result: proven by the period ``found``, or verified up to its
+    bound only (``stopped``: why the computation went no further)."""
     table, pset, images, names, gens, relations = _renumber(cur.table, cur.pset, cur.images)
     bound = len(images) - 1
     if found is not None:
@@ -1197,7 +1298,21 @@ def _result(rule: TakeAndBreak, cur: _Quotient, found: tuple[int, int] | None) -
             "holds for every heap size"
         )
     else:
-        reason = f"verified for heaps up to {bound} only; no proven period within them"
+        reason = f"verified for heaps up to {bound} only"
+        if stopped:
+            reason += f"; stopped at heap {bound + 1}: {stopped}"
+        infinite = infinite_reason(rule)
+        if infinite:
+            reason += f"; {infinite}"
+        elif rule.tail:
+            reason += "; moves take without bound, so no period can prove it for larger heaps"
+        elif rule.unequal:
+            reason += (
+                "; the periodicity test does not cover splits into unequal heaps, so nothing "
+                "proves it for larger heaps"
+            )
+        else:
+            reason += "; no proven period within them"
     return MisereQuotient(
         rule=rule,
         heap_bound=bound,
@@ -1225,15 +1340,17 @@ def quotient_for(
 ) -> MisereQuotient:
     """A quotient of ``rule`` covering heaps up to ``max_heap``, from a cache of at most
     ``_CACHE_SIZE`` rules (least recently used dropped; thread safe). A cached quotient that
-    covers the heap is returned at once; otherwise the bound grows (at least doubling) and the
-    quotient is recomputed. Same errors as :func:`misere_quotient`."""
+    covers the heap is returned at once; otherwise the bound grows (at least doubling, where a
+    period may prove the quotient; else to ``max_heap`` only) and the quotient is recomputed.
+    Same errors as :func:`misere_quotient`."""
     with _cache_lock:
         q = _cache.get(rule)
         if q is not None:
             _cache.move_to_end(rule)
             if q.covers(max_heap):
                 return q
-    bound = max(max_heap, 2 * q.heap_bound if q is not None else max_heap)
+    grow = q is not None and periodicity_applies(rule)
+    bound = max(max_heap, 2 * q.heap_bound if q is not None and grow else max_heap)
     bound = min(max(bound, max_heap), MAX_HEAP_LIMIT)
     q = misere_quotient(rule, bound, budget=budget)
     with _cache_lock:

@@ -12,8 +12,11 @@
 // board chooses how many. Rows: click one stone, or the link between two adjacent stones; click
 // an adjacent stone to take more (when the rules allow it). A row is always drawn as one line
 // (it scrolls sideways when long). Keyboard: Tab to a pile or row; arrows choose; Space takes
-// at the cursor (rows); Enter finishes; Escape resets. Piles larger than DRAW_LIMIT are drawn
-// as a number with a small bundle, never match by match.
+// at the cursor (rows); Enter finishes; Escape resets. Moves on several piles by keyboard: with
+// a pile chosen, Tab to another pile; its arrows (or a digit) then step through the amounts
+// that make a move together with the piles chosen (as the server lists them), adding the pile
+// to the move; Escape first to start a move on that pile alone. Piles larger than DRAW_LIMIT
+// are drawn as a number with a small bundle, never match by match.
 
 import { h, fmt } from "./dom.js";
 
@@ -220,7 +223,13 @@ function drawPile(i, n, o) {
       }
       o.onSelect({ pile: i, take, at: null });
     });
-    el.addEventListener("keydown", (e) => pileKey(e, i, n, sel, legal, o));
+    el.addEventListener("keydown", (e) => {
+      // a move on several piles: the keys add this pile to the piles chosen, with the amounts
+      // that make a move together (else, as for one pile, they choose a move on it alone)
+      const joint = others ? Array.from({ length: n }, (_, k) => k + 1).filter(joins) : [];
+      if (joint.length) pileKey(e, i, n, sel, joint, o, (take) => withPart(o, i, take));
+      else pileKey(e, i, n, sel, legal, o);
+    });
   }
   return el;
 }
@@ -232,7 +241,9 @@ export function stepTake(legal, sel, dir) {
   return smaller.length ? smaller[smaller.length - 1] : undefined;
 }
 
-function pileKey(e, i, n, sel, legal, o) {
+/** A key on pile `i`: choose among the amounts `legal`; `select(take)` is the selection that
+ * takes `take` (0: none) from it (default: a move on this pile alone). */
+function pileKey(e, i, n, sel, legal, o, select = (take) => (take > 0 ? { pile: i, take, at: null } : null)) {
   let next;
   switch (e.key) {
     case "ArrowRight": case "ArrowUp": case "+": case "=":
@@ -261,7 +272,7 @@ function pileKey(e, i, n, sel, legal, o) {
   }
   e.preventDefault();
   if (n === 0) { o.onMessage(`Pile ${i} is empty.`); return; }
-  o.onSelect(next > 0 ? { pile: i, take: next, at: null } : null);
+  o.onSelect(select(next));
 }
 
 function compactPile(i, n, o, sel, taken) {
