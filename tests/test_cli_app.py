@@ -106,3 +106,44 @@ def test_simulate_help_lists_the_real_default_of_first() -> None:
     help_text = " ".join(nimlab("simulate", "--help").stdout.split())
     assert "--first alternate|first|random|auto" in help_text
     assert "[default: alternate]" in help_text
+
+
+def test_unbuffered_output_is_written_whole_when_the_process_is_stopped_and_continued() -> None:
+    """With ``PYTHONUNBUFFERED`` (or ``python -u``) Python's standard output writes straight
+    to the file descriptor, and a write that a stop signal interrupts after filling a pipe
+    returns part way; the rest of the answer was lost (a JSON line cut at 64 KiB). A job
+    stopped and continued (Ctrl-Z, ``bg``) while its reader lags must still print everything."""
+    import fcntl
+    import json
+    import os
+    import signal
+    import termios
+
+    from processes import PATIENCE, until
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nimlab", "grundy", "0.77", "--max", "60000", "--json", "--values"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+
+    capacity = fcntl.fcntl(proc.stdout, 1032)  # F_GETPIPE_SZ
+
+    def waiting_in_a_write() -> bool:  # the pipe is full: the rest of the answer waits
+        queued = bytearray(4)
+        fcntl.ioctl(proc.stdout, termios.FIONREAD, queued)
+        return int.from_bytes(queued, sys.byteorder) >= capacity
+
+    try:
+        until(waiting_in_a_write, "the answer fills the pipe and the writer waits")
+        os.kill(proc.pid, signal.SIGSTOP)
+        os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=PATIENCE)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, err
+    answer = json.loads(out)
+    assert len(answer["values"]) == 60000 and answer["proven"]

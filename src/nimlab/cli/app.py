@@ -10,6 +10,7 @@ table below matches the commands the modules define.
 from __future__ import annotations
 
 import importlib
+import io
 import sys
 from typing import Annotated, Any
 
@@ -298,9 +299,43 @@ def _error(message: str) -> None:
     )
 
 
+class _WholeWrites(io.TextIOWrapper):
+    """A text stream over a buffered writer that passes every write on at once: the
+    unbuffered standard streams of ``python -u`` / ``PYTHONUNBUFFERED``, without their loss of
+    data. (Over a raw stream, a write that a signal interrupts part way, such as a job stopped
+    with Ctrl-Z and continued while a pipe was full, is cut short silently: the rest of the
+    line is never written. A buffered writer writes the rest.)"""
+
+    def write(self, text: str) -> int:
+        count = super().write(text)
+        self.flush()
+        return count
+
+
+def _whole_writes() -> None:
+    """Make the standard output and error streams write everything they are given, when they
+    are unbuffered (see :class:`_WholeWrites`)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        raw = getattr(stream, "buffer", None)
+        if isinstance(stream, io.TextIOWrapper) and isinstance(raw, io.RawIOBase):
+            stream.flush()
+            setattr(
+                sys,
+                name,
+                _WholeWrites(
+                    io.BufferedWriter(raw),
+                    encoding=stream.encoding,
+                    errors=stream.errors,
+                    newline=None,
+                ),
+            )
+
+
 def run(app: typer.Typer = app) -> None:
     """Run the app: our errors exit with a message (see :meth:`LazyGroup.invoke`), anything
     unexpected exits 1, and none shows a traceback."""
+    _whole_writes()
     try:
         app(standalone_mode=True)
     except KeyboardInterrupt:
