@@ -292,6 +292,10 @@ def _run_jobs(store: Store, jobs: list[_Job], done: list[tuple[_Job, Any]]) -> N
     """Run ``jobs`` in order inside an open group transaction of ``store``: each ends as it
     would alone (see the module docstring). A failing job gets its exception at once; the
     others are appended to ``done`` with their results, to be given once the group commits."""
+    if store.db.dialect != "sqlite" and len(jobs) > 0 and all(j.replayable for j in jobs):
+        if _bare(store, jobs, done):
+            return
+        jobs = [j for j in jobs if not j.future.done()]  # begun again: the rest as usual
     start, end = 0, len(jobs)
     while start < end:
         if not jobs[start].replayable:
@@ -303,6 +307,31 @@ def _run_jobs(store: Store, jobs: list[_Job], done: list[tuple[_Job, Any]]) -> N
             stop += 1
         _shared(store, jobs[start:stop], done)
         start = stop
+
+
+def _bare(store: Store, jobs: list[_Job], done: list[tuple[_Job, Any]]) -> bool:
+    """Run a group of replayable jobs with no savepoint at all (PostgreSQL: each savepoint
+    and its release are two round trips to the server): the group's transaction is their
+    savepoint. ``False`` when one failed after changing rows: the group was then undone and
+    begun again (:meth:`Database.restart_group`), and the jobs not answered yet are to be run
+    the usual way."""
+    db = store.db
+    conn = db.conn
+    kept: list[tuple[_Job, Any]] = []
+    with db.unguarded(whole_group=True):
+        for job in jobs:
+            changes = conn.total_changes
+            try:
+                result = job.fn(store)
+            except BaseException as e:
+                if conn.total_changes != changes:
+                    db.restart_group()
+                    return False
+                job.future.set_exception(e)  # it changed nothing: nothing to undo
+            else:
+                kept.append((job, result))
+    done.extend(kept)
+    return True
 
 
 def _guarded(store: Store, job: _Job, done: list[tuple[_Job, Any]]) -> None:
