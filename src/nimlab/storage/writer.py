@@ -9,12 +9,13 @@ bounded: when ``max_pending`` jobs wait, :meth:`StoreWriter.submit` raises
 :class:`WriterBusyError` at once (or after ``block`` seconds) rather than letting work pile up.
 
 A function (:meth:`StoreWriter.submit`) runs in a savepoint of its own. The writer's own jobs
-(:meth:`StoreWriter.add_moves`, :meth:`StoreWriter.finish_game`) only change the database, so
-they may run twice: consecutive ones share one savepoint (SQLite copies each page a savepoint
-changes, once per savepoint: a quarter of a finished game's cost) and, when one fails after changing
-rows, that savepoint is undone and its jobs run again, each in a savepoint of its own. A job that
-fails before changing anything (the usual errors: no such game, a move already stored) is simply
-reported. Either way, each job's outcome is the one it has alone.
+(:meth:`StoreWriter.add_game`, :meth:`StoreWriter.add_moves`, :meth:`StoreWriter.finish_game`)
+only change the database, so they may run twice: consecutive ones share one savepoint (SQLite
+copies each page a savepoint changes, once per savepoint: a quarter of a finished game's cost)
+and, when one fails after changing rows, that savepoint is undone and its jobs run again, each
+in a savepoint of its own. A job that fails before changing anything (the usual errors: no such
+game, a move already stored) is simply reported. Either way, each job's outcome is the one it
+has alone.
 
 :class:`LoopWriter` does the same for an asyncio server, with the loop's futures: the jobs run on
 the event loop's own thread, and only BEGIN and COMMIT (the waits) on a thread of their own; on
@@ -143,6 +144,23 @@ class StoreWriter:
         self._put(_Job(fn, future), block)
         return future
 
+    def add_game(
+        self,
+        key: str,
+        record: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        *,
+        client: str | None = None,
+        public: bool = False,
+        block: float = 0.0,
+    ) -> concurrent.futures.Future[None]:
+        """Keep a game that has just begun (``Store.add_live_game``, with its checks and
+        bounds), group-committed with the other writes waiting at the same time. ``record`` and
+        ``meta`` must not change until the future is done. O(size of the record)."""
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._put(_Job(_game_job(key, record, meta, client, public), future, True), block)
+        return future
+
     def add_moves(
         self,
         key: str,
@@ -247,6 +265,16 @@ class StoreWriter:
             return
         for job, result in done:
             job.future.set_result(result)
+
+
+def _game_job(
+    key: str,
+    record: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    client: str | None,
+    public: bool,
+) -> Callable[[Store], None]:
+    return lambda store: store.add_live_game(key, record, meta, client=client, public=public)
 
 
 def _moves_job(
@@ -473,6 +501,20 @@ class LoopWriter:
         wait, :class:`StorageError` after :meth:`close`."""
         future: asyncio.Future[T] = self._loop.create_future()
         self._put(_Job(fn, future))
+        return future
+
+    def add_game(
+        self,
+        key: str,
+        record: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        *,
+        client: str | None = None,
+        public: bool = False,
+    ) -> asyncio.Future[None]:
+        """See :meth:`StoreWriter.add_game`."""
+        future: asyncio.Future[None] = self._loop.create_future()
+        self._put(_Job(_game_job(key, record, meta, client, public), future, True))
         return future
 
     def add_moves(

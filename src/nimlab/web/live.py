@@ -950,8 +950,11 @@ class LiveGames:
             "owner": owner_hash,
         }
         try:
-            await self.write(
-                lambda s: s.add_live_game(key, record, meta, client=client, public=setup.public)
+            public = setup.public
+            await self._storage(
+                self._queued(
+                    lambda: self.writer.add_game(key, record, meta, client=client, public=public)
+                )
             )
         except TooManyGamesInPlayError as e:
             raise TooManyRequests(str(e)) from None
