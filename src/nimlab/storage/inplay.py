@@ -332,16 +332,13 @@ class GamesInPlay:
         stamp = now_stamp()
         limit = self.limits.max_moves
         fences = expect or {}
+        pg = self._db.dialect != "sqlite"
         with self._db.write() as conn:
             execute = conn.execute
             for key, first, moves in batch:
                 version = fences.get(key)
-                if version is not None and moves and first + len(moves) - 1 <= limit:
-                    # at the version its moves were made from, the game has first - 1 moves
-                    if self._db.dialect == "sqlite":
-                        _fence(conn, key, version, stamp, "sqlite")
-                        _insert_moves(conn, key, first, moves)
-                        continue
+                if version is not None and moves and first + len(moves) - 1 <= limit and pg:
+                    # the fence, its announcement and the moves: one statement (round trip)
                     rows = _move_rows(key, first, moves)
                     params: list[Any] = [stamp, key, version, CHANNEL]
                     for row in rows:
@@ -475,10 +472,9 @@ class GamesInPlay:
         """Store the finished game ``record`` (see :meth:`Archive.save_game`; a username no
         longer registered is stored as a plain name) and remove the game in play ``key`` with
         its moves, in ONE transaction: either both happen or neither (the game stays in play).
-        The finished record is saved before the game in play and its moves are deleted. Raises
-        :class:`RecordError` (nothing written) when no game in play has that key, so a game is
-        finished at most once, and :class:`StaleGameError` when ``expect`` is given and is no
-        longer the game's version. Returns the finished game's id."""
+        Raises :class:`RecordError` (nothing written) when no game in play has that key, so a
+        game is finished at most once, and :class:`StaleGameError` when ``expect`` is given and
+        is no longer the game's version. Returns the finished game's id."""
         dialect = self._db.dialect
         with self._db.write() as conn:
             # the game in play leaves first (its moves with it: ON DELETE CASCADE), fenced by
