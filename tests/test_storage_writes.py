@@ -505,9 +505,10 @@ def test_a_group_of_the_writers_own_jobs_undone_and_run_again_announces_what_com
             writer.add_moves("c", 1, moves[:1], expect=5),  # refused before writing
             writer.add_moves("d", 1, [moves[0], {**moves[1], "move": "boom"}], expect=0),
             writer.finish_game("m", record, first=1, moves=moves, expect=0),
+            writer.add_game("n", {**record, "moves": []}, {}, client="c", public=True),
         ]
         gate.set()
-        assert jobs[0].result() is None
+        assert jobs[0].result() is None and jobs[4].result() is None
         with pytest.raises(StaleGameError):
             jobs[1].result()
         with pytest.raises(StorageError, match="no boom"):
@@ -516,9 +517,11 @@ def test_a_group_of_the_writers_own_jobs_undone_and_run_again_announces_what_com
         writer.close()
         with Store.open(store.path) as check:
             live = {k: r for k, r, _ in check.live_games()}
-            assert sorted(live) == ["a", "c", "d", "z"]
-            assert [len(live[k]["moves"]) for k in sorted(live)] == [2, 0, 0, 0]
+            assert sorted(live) == ["a", "c", "d", "n", "z"]
+            assert [len(live[k]["moves"]) for k in sorted(live)] == [2, 0, 0, 0, 0]
             assert check.game(game_id).record == record
+            assert check.public_games_in_play(limit=10) == [("n", 0)]
+            assert check.count_games_in_play("c") == 1
             check.take_back_live_moves("z", 0, expect=0)  # the last change to read up to
         seen: list[Change] = []
         while Change("z", 1) not in seen:
