@@ -249,6 +249,7 @@ def _club(store: Store) -> None:
     store.add_live_moves([("k1", 1, playing.to_record()["moves"])])
     store.add_live_game("k2", _finished().to_record() | {"moves": []}, {"x": 1})
     store.finish_live_game("k2", _finished().to_record(), [None, None])
+    store.add_live_game("k3", playing.to_record() | {"moves": []}, {}, public=True)
 
 
 def _contents(store: Store) -> dict[str, Any]:
@@ -258,6 +259,7 @@ def _contents(store: Store) -> dict[str, Any]:
         "history_ann": [g.id for g in store.games(username="ann")],
         "in_play": store.live_games(),
         "finished_key": store.finished_game("k2"),
+        "public": store.public_games_in_play(limit=10),
     }
 
 
@@ -268,10 +270,11 @@ def test_db_copy_carries_everything_both_ways_and_says_the_counts(
     with Store.open(source) as store:
         _club(store)
         before = _contents(store)
+    assert before["public"] == [("k3", 0)]
     r = nimlab("db", "copy", "--from", source, "--to", postgres_url)
     assert r.returncode == 0, r.stderr
     assert (
-        "Copied 2 players, 3 finished games (6 seats), 1 game in play (2 moves)" in r.stdout
+        "Copied 2 players, 3 finished games (6 seats), 2 games in play (2 moves)" in r.stdout
         and "the counts match" in r.stdout
     )
     with Store.open(postgres_url) as store:

@@ -48,6 +48,7 @@ def test_two_processes_serve_one_club(
 ) -> None:
     """One test, so that its two servers start once (each start costs seconds)."""
     moves_alternate_between_processes_and_every_page_sees_every_move(pair)
+    the_public_games_are_listed_by_every_process(pair)
     two_moves_for_one_turn_on_two_processes_have_one_winner(pair)
     a_bots_move_is_played_once_whichever_process_serves_the_game(pair)
     a_game_of_bots_only_is_played_once_by_two_processes(pair)
@@ -121,8 +122,37 @@ def the_database_down_answers_503_and_everything_resumes(
     watcher.close()
 
 
-def _create(url: str, players: list[dict[str, Any]], piles: list[int]) -> tuple[str, list[str]]:
-    status, created = call(f"{url}/api/games", "POST", {"players": players, "piles": piles})
+def the_public_games_are_listed_by_every_process(pair: tuple[ServerProcess, ...]) -> None:
+    """A game made public on one process is listed by the other, newest first, with its moves
+    played on either; a private game is not listed, nor a finished one."""
+    a, b = pair
+    people = [{"name": "Ann"}, {"name": "Bob"}]
+    older, older_tokens = _create(a.url, people, [2, 2], public=True)
+    private, _ = _create(a.url, people, [3], public=False)
+    newer, newer_tokens = _create(a.url, people, [4], public=True)
+
+    def listed(server: ServerProcess) -> list[tuple[str, int]]:
+        status, answer = call(f"{server.url}/api/games?limit=1000")
+        assert status == 200, answer
+        return [(g["id"], g["move_count"]) for g in answer["games"] if g["id"] in keys]
+
+    keys = {older, private, newer}
+    assert listed(b) == listed(a) == [(newer, 0), (older, 0)]
+    move = {"seat": 0, "token": older_tokens[0], "turn": 1, "pile": 1, "take": 1}
+    status, answer = call(f"{a.url}/api/games/{older}/moves", "POST", move)
+    assert status == 200, answer
+    assert listed(b) == [(newer, 0), (older, 1)]  # B read the game A changed
+    move = {**move, "token": newer_tokens[0], "take": 4}
+    status, answer = call(f"{b.url}/api/games/{newer}/moves", "POST", move)
+    assert status == 200 and answer["over"], answer  # finished on B: listed by neither
+    assert listed(a) == listed(b) == [(older, 1)]
+
+
+def _create(
+    url: str, players: list[dict[str, Any]], piles: list[int], *, public: bool = False
+) -> tuple[str, list[str]]:
+    body = {"players": players, "piles": piles, "public": public}
+    status, created = call(f"{url}/api/games", "POST", body)
     assert status == 201, created
     seats = sorted(created["seats"], key=lambda s: s["seat"])
     return created["state"]["id"], [s["token"] for s in seats]

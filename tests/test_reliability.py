@@ -165,6 +165,8 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     """Make the database what version 4 was: no delete requests; ``early``: the first version
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP INDEX live_games_listed")  # version 7
+        conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("DROP TABLE live_changes")  # version 6
         conn.execute("ALTER TABLE live_games DROP COLUMN version")
         conn.execute("DROP TABLE delete_requests")

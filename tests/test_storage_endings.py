@@ -184,5 +184,35 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         assert summary.ending is None and summary.winner_seat == 0
         assert store.finished_game("x") is None
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 7
     conn.close()
+
+
+def test_public_games_in_play_are_listed_newest_first_a_page_at_a_time(store: Store) -> None:
+    """Every process lists the same public games: the database's, newest first; a private game
+    and a game that left the games in play are not listed."""
+    begun = Game("nim", [3, 4, 5], ["human:Ann", "human:Bob"], seed=1).to_record()
+    for key in ("p1", "x", "p2", "p3", "p4"):  # begun in this order
+        store.add_live_game(key, begun, {}, public=key != "x")
+    assert store.public_games_in_play(limit=10) == [("p4", 0), ("p3", 0), ("p2", 0), ("p1", 0)]
+    game = in_play(store, "p5", ["human:Ann", "human:Bob"])  # not public
+    assert [k for k, _ in store.public_games_in_play(limit=2, offset=1)] == ["p3", "p2"]
+    store.add_live_moves([("p2", 1, game.to_record()["moves"])], expect={"p2": 0})
+    store.finish_live_game("p3", stopped(game, "abandoned", 0, []))
+    store.remove_live_game("p4")
+    assert store.public_games_in_play(limit=10) == [("p2", 1), ("p1", 0)]
+    assert store.public_games_in_play(limit=10, offset=2) == []
+
+
+def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
+    begun = Game("nim", [3], ["human:Ann", "human:Bob"]).to_record()
+    with Store.open(db) as store:  # as version 6 stored them: public only in the web's data
+        store.add_live_game("pub", begun, {"public": True})
+        store.add_live_game("priv", begun, {"public": False})
+        store.add_live_game("old", begun, {})
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP INDEX live_games_listed")
+        conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
+        conn.execute("UPDATE schema_version SET version = 6")
+    with Store.open(db) as store:
+        assert store.public_games_in_play(limit=10) == [("pub", 0)]

@@ -455,11 +455,12 @@ def insert_game(
         (game_id, seat, name, username, pid, int(seat in winners))
         for seat, (name, username, pid) in enumerate(zip(names, seats, ids, strict=True))
     ]
-    conn.executemany(
-        "INSERT INTO game_players (game_id, seat, name, username, player_id, won) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        rows,
-    )
+    if rows:  # one statement for every seat (one round trip to a PostgreSQL server)
+        conn.execute(
+            "INSERT INTO game_players (game_id, seat, name, username, player_id, won) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows)),
+            [value for row in rows for value in row],
+        )
     if update_stats:
         for _, _, _, _, pid, won in rows:
             if pid is not None:

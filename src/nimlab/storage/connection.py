@@ -305,14 +305,15 @@ class Database:
         return _Write(self)
 
     @contextmanager
-    def unguarded(self) -> Iterator[None]:
-        """Inside a :meth:`write` block of a :meth:`group`: the :meth:`write` blocks of this
-        block take no savepoint of their own (no statements, no copies of the pages they change),
-        so one that fails is NOT undone alone. The caller undoes its enclosing savepoint when one
+    def unguarded(self, *, whole_group: bool = False) -> Iterator[None]:
+        """Inside a :meth:`write` block of a :meth:`group` (with ``whole_group``: directly in
+        the group): the :meth:`write` blocks of this block take no savepoint of their own (no
+        statements, no copies of the pages they change), so one that fails is NOT undone alone.
+        The caller undoes its enclosing savepoint (or the group: :meth:`restart_group`) when one
         fails after changing rows (``conn.total_changes`` tells; a failed statement changes
         nothing). Only for code that never goes on after an exception of a write block. Raises
         StorageError outside a write block of a group. Not re-entrant."""
-        if self._grouped < 1:
+        if self._grouped < (0 if whole_group else 1):
             raise StorageError("unguarded writes run inside a write block of a group")
         self._bare = True
         try:
@@ -364,6 +365,19 @@ class Database:
                 with suppress(*DB_ERRORS):
                     conn.execute("ROLLBACK")
             self._grouped = -1
+
+    def restart_group(self) -> None:
+        """Undo everything the open :meth:`group` did and begin it again (PostgreSQL's BEGIN
+        takes no lock, so this never waits; not for SQLite, whose BEGIN IMMEDIATE may). Raises
+        StorageError when the database cannot begin (the group is then not open)."""
+        conn = self.conn
+        try:
+            conn.execute("ROLLBACK")
+            conn.execute("BEGIN")
+        except DB_ERRORS as e:
+            self._grouped = -1
+            raise storage_error(e, "the database could not be written") from None
+        self._grouped = 0
 
     def require_writable(self) -> None:
         """Raise :class:`ReadOnlyError` (or :class:`StorageError`) unless a write would succeed

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from nimlab.storage.archive import dumps, insert_game
 from nimlab.storage.backend import Connection
@@ -104,6 +105,12 @@ _STORED_MOVES = (
 play, none otherwise."""
 
 
+_COUNTS = (
+    "SELECT (SELECT COUNT(*) FROM live_games), (SELECT COUNT(*) FROM live_games WHERE client = ?)"
+)
+"""The games in play, and those of one client."""
+
+
 CHANGES_KEPT = 4096
 """Announcements of changes kept in ``live_changes`` (older ones are deleted as new ones come: a
 reader that fell further behind resyncs every game it holds)."""
@@ -114,6 +121,18 @@ _BUMP = "UPDATE live_games SET version = version + 1, touched_at = ? WHERE key =
 
 _BUMP_NOTIFY = _BUMP + " RETURNING pg_notify(?, key || ' ' || version::text)"
 """The fence and the announcement in one statement (PostgreSQL: one round trip fewer)."""
+
+
+_LEAVE = {
+    (True, False): "DELETE FROM live_games WHERE key = ?1 RETURNING meta, version",
+    (True, True): "DELETE FROM live_games WHERE key = ?1 AND version = ?2 RETURNING meta, version",
+    (False, False): "DELETE FROM live_games WHERE key = ?1 RETURNING meta, version, "
+    "pg_notify(?2, key || ' ' || (version + 1)::text)",
+    (False, True): "DELETE FROM live_games WHERE key = ?1 AND version = ?3 RETURNING meta, "
+    "version, pg_notify(?2, key || ' ' || (version + 1)::text)",
+}
+"""A game leaving the games in play (finished), by (SQLite?, fenced by its version?): its meta
+and its version; on PostgreSQL announced in the same statement."""
 
 
 CHANNEL = "nimlab_games"
@@ -134,6 +153,24 @@ def announce(conn: Connection, key: str, version: int, dialect: str = "sqlite") 
         conn.execute("DELETE FROM live_changes WHERE seq <= ?", (seq - CHANGES_KEPT,))
 
 
+def _fenced_insert(n: int) -> str:
+    """PostgreSQL: the fence (with its announcement) and the insert of ``n`` moves in ONE
+    statement: the moves are inserted only when the game was at the expected version (the
+    statement's row count tells: ``n`` or 0). Parameters: the time stamp, the key, the expected
+    version, the channel, then number, seat, move, claim and time of each move."""
+    return _FENCED_INSERTS.get(n) or _FENCED_INSERTS.setdefault(
+        n,
+        "WITH fence AS (" + _BUMP_NOTIFY.replace("RETURNING", "RETURNING key,", 1) + ") "
+        "INSERT INTO live_moves (key, number, seat, move, claim, at) "
+        "SELECT fence.key, m.number, m.seat, m.move, m.claim, m.at FROM fence, (VALUES "
+        + ", ".join(["(?::bigint, ?::bigint, ?::text, ?::text, ?::text)"] * n)
+        + ") AS m (number, seat, move, claim, at)",
+    )
+
+
+_FENCED_INSERTS: dict[int, str] = {}
+
+
 def _fence(conn: Connection, key: str, expect: int, stamp: str, dialect: str) -> None:
     """Move game ``key`` from version ``expect`` to the next and announce it; raises
     :class:`StaleGameError` (nothing changed) when it is at another version, :class:`RecordError`
@@ -144,6 +181,12 @@ def _fence(conn: Connection, key: str, expect: int, stamp: str, dialect: str) ->
     elif conn.execute(_BUMP, (stamp, key, expect)).rowcount == 1:
         announce(conn, key, expect + 1, dialect)
         return
+    _refused(conn, key, expect)
+
+
+def _refused(conn: Connection, key: str, expect: int) -> NoReturn:
+    """Raise why a change fenced by version ``expect`` found nothing to change: game ``key`` is
+    not in play (:class:`RecordError`) or at another version (:class:`StaleGameError`)."""
     row = conn.execute("SELECT version FROM live_games WHERE key = ?", (key,)).fetchone()
     if row is None:
         raise RecordError(f"no game in progress has the key {key!r}")
@@ -229,10 +272,12 @@ class GamesInPlay:
         meta: Mapping[str, Any],
         *,
         client: str | None = None,
+        public: bool = False,
     ) -> None:
         """Keep a game that has just begun (``Game.to_record()``; its moves, if any, are stored
         too) under ``key``, with the interface's own JSON data ``meta``, started by ``client``
-        (any key the interface chooses, e.g. a network address; ``None``: no per-client bound).
+        (any key the interface chooses, e.g. a network address; ``None``: no per-client bound);
+        ``public``: listed for anyone to watch (:meth:`public`).
         Raises :class:`RecordError` if ``key`` is taken, :class:`TooManyGamesInPlayError` or
         :class:`TooManyMovesError` beyond the bounds; nothing is written then."""
         moves = list(record.get("moves", []))
@@ -244,28 +289,27 @@ class GamesInPlay:
         begun = dumps({**record, "moves": []})
         meta_text = dumps(meta, "the game's data")
         stamp = now()
+        listed = time.time_ns() // 1000 if public else None  # the public list's order
         with self._db.write() as conn:
-            total = int(conn.execute("SELECT COUNT(*) FROM live_games").fetchone()[0])
+            if client is None:
+                total = int(conn.execute("SELECT COUNT(*) FROM live_games").fetchone()[0])
+                mine = 0
+            else:  # both counts in one statement (one round trip on PostgreSQL)
+                total, mine = map(int, conn.execute(_COUNTS, (client,)).fetchone())
             if total >= limits.max_games:
                 raise TooManyGamesInPlayError(
                     f"{total:,} games are in play, as many as this server keeps: "
                     "finish or abandon one, or try again later"
                 )
-            if client is not None:
-                mine = int(
-                    conn.execute(
-                        "SELECT COUNT(*) FROM live_games WHERE client = ?", (client,)
-                    ).fetchone()[0]
+            if client is not None and mine >= limits.max_per_client:
+                raise TooManyGamesInPlayError(
+                    f"you have {mine:,} games in play, as many as one player may have: "
+                    "finish one first"
                 )
-                if mine >= limits.max_per_client:
-                    raise TooManyGamesInPlayError(
-                        f"you have {mine:,} games in play, as many as one player may have: "
-                        "finish one first"
-                    )
             added = conn.execute(
-                "INSERT INTO live_games (key, record, meta, created_at, client, touched_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                (key, begun, meta_text, stamp, client, stamp),
+                "INSERT INTO live_games (key, record, meta, created_at, client, touched_at, "
+                "listed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (key, begun, meta_text, stamp, client, stamp, listed),
             ).rowcount
             if added == 0:
                 raise RecordError(f"a game in progress already has the key {key!r}")
@@ -288,10 +332,20 @@ class GamesInPlay:
         stamp = now_stamp()
         limit = self.limits.max_moves
         fences = expect or {}
+        pg = self._db.dialect != "sqlite"
         with self._db.write() as conn:
             execute = conn.execute
             for key, first, moves in batch:
                 version = fences.get(key)
+                if version is not None and moves and first + len(moves) - 1 <= limit and pg:
+                    # the fence, its announcement and the moves: one statement (round trip)
+                    rows = _move_rows(key, first, moves)
+                    params: list[Any] = [stamp, key, version, CHANNEL]
+                    for row in rows:
+                        params += row[1:]
+                    if execute(_fenced_insert(len(rows)), params).rowcount != len(rows):
+                        _refused(conn, key, version)  # nothing was written
+                    continue
                 if version is not None:
                     # at the version its moves were made from, the game has first - 1 moves
                     _fence(conn, key, version, stamp, self._db.dialect)
@@ -315,6 +369,17 @@ class GamesInPlay:
                 _insert_moves(conn, key, first, moves)
                 if version is None:
                     _bump(conn, key, stamp, self._db.dialect)
+
+    def public(self, *, limit: int, offset: int = 0) -> list[tuple[str, int]]:
+        """The public games in play (see :meth:`add`) as ``(key, version)``, newest first (by
+        the microsecond they began, on the clock of the process that started them), ``limit``
+        of them after the first ``offset``. O(log n + offset + limit)."""
+        rows = self._db.rows(
+            "SELECT key, version FROM live_games WHERE listed_at IS NOT NULL "
+            "ORDER BY listed_at DESC, key DESC LIMIT ? OFFSET ?",
+            (clamp_limit(limit), max(0, offset)),
+        )
+        return [(str(k), int(v)) for k, v in rows]
 
     def changes(self, after: int, *, limit: int = 1000) -> list[tuple[int, str, int]]:
         """The announcements of changes after number ``after`` on SQLite, oldest first (at most
@@ -407,23 +472,29 @@ class GamesInPlay:
         """Store the finished game ``record`` (see :meth:`Archive.save_game`; a username no
         longer registered is stored as a plain name) and remove the game in play ``key`` with
         its moves, in ONE transaction: either both happen or neither (the game stays in play).
-        The finished record is saved before the game in play and its moves are deleted. Raises
-        :class:`RecordError` (nothing written) when no game in play has that key, so a game is
-        finished at most once, and :class:`StaleGameError` when ``expect`` is given and is no
-        longer the game's version. Returns the finished game's id."""
+        Raises :class:`RecordError` (nothing written) when no game in play has that key, so a
+        game is finished at most once, and :class:`StaleGameError` when ``expect`` is given and
+        is no longer the game's version. Returns the finished game's id."""
+        dialect = self._db.dialect
         with self._db.write() as conn:
-            known = conn.execute("SELECT meta FROM live_games WHERE key = ?", (key,)).fetchone()
-            if known is None:
-                raise RecordError(f"no game in progress has the key {key!r}")
-            _gone(conn, key, expect, self._db.dialect)
+            # the game in play leaves first (its moves with it: ON DELETE CASCADE), fenced by
+            # its version and announced in the same statement on PostgreSQL
+            params: list[Any] = [key] if dialect == "sqlite" else [key, CHANNEL]
+            if expect is not None:
+                params.append(expect)
+            row = conn.execute(_LEAVE[dialect == "sqlite", expect is not None], params).fetchone()
+            if row is None:
+                if expect is None:
+                    raise RecordError(f"no game in progress has the key {key!r}")
+                _refused(conn, key, expect)
+            if dialect == "sqlite":
+                announce(conn, key, int(row[1]) + 1, dialect)
             game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
             conn.execute(
                 "INSERT INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?) ON CONFLICT "
                 "(key) DO UPDATE SET game_id = excluded.game_id, meta = excluded.meta",
-                (key, game_id, known[0]),
+                (key, game_id, row[0]),
             )
-            conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
-            conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
         return game_id
 
     def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:

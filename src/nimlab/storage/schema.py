@@ -17,6 +17,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from nimlab.storage.backend import Connection
@@ -194,7 +195,31 @@ def _v6(conn: Connection) -> None:
         conn.execute(_ddl(conn, statement))
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6)
+_V7_SQL = """
+ALTER TABLE live_games ADD COLUMN listed_at INTEGER; -- public: when it began (µs); NULL: private
+CREATE INDEX live_games_listed ON live_games(listed_at);
+"""
+
+
+def _v7(conn: Connection) -> None:
+    """Version 7: a game in play made public (listed for anyone to watch) says so in a column of
+    its own, ``listed_at`` (when it began, in microseconds since 1970: the list's order, newest
+    first), so every process serving the database lists the same games. The games in play made
+    public before (in the web app's data, ``meta``) are listed from when they began."""
+    for statement in _statements(_V7_SQL):
+        conn.execute(_ddl(conn, statement))
+    rows = conn.execute("SELECT key, meta, created_at FROM live_games").fetchall()
+    for key, meta, created in rows:
+        try:
+            public = json.loads(meta).get("public") is True
+            began = int(datetime.fromisoformat(str(created)).timestamp() * 1_000_000)
+        except (ValueError, AttributeError):
+            public, began = False, 0
+        if public:
+            conn.execute("UPDATE live_games SET listed_at = ? WHERE key = ?", (began, key))
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

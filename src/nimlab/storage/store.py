@@ -245,9 +245,10 @@ class Store:
         meta: Mapping[str, Any],
         *,
         client: str | None = None,
+        public: bool = False,
     ) -> None:
         """See :meth:`GamesInPlay.add`."""
-        self.in_play.add(key, record, meta, client=client)
+        self.in_play.add(key, record, meta, client=client, public=public)
 
     def add_live_moves(
         self,
@@ -301,6 +302,10 @@ class Store:
     def take_back_live_moves(self, key: str, keep: int, *, expect: int | None = None) -> int:
         """See :meth:`GamesInPlay.take_back`."""
         return self.in_play.take_back(key, keep, expect=expect)
+
+    def public_games_in_play(self, *, limit: int, offset: int = 0) -> list[tuple[str, int]]:
+        """See :meth:`GamesInPlay.public`."""
+        return self.in_play.public(limit=limit, offset=offset)
 
     def count_games_in_play(self, client: str | None = None) -> int:
         """See :meth:`GamesInPlay.count`."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import time
 from typing import Annotated, Any, Literal
@@ -281,12 +280,7 @@ Offset = Annotated[int, Query(ge=0, le=1 << 40, description="How many entries to
 )
 async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
     manager = live(request)
-    listed = (
-        lg
-        for lg in reversed(list(manager.games.values()))  # newest first
-        if lg.public and not lg.game.is_over and lg.ended is None
-    )
-    page = itertools.islice(listed, offset, offset + _page(request, limit))
+    page = await manager.public_games(_page(request, limit), offset)  # the database's list
     entries = [
         {
             "id": lg.key,

@@ -432,6 +432,12 @@ class LiveGames:
         no page watches and no bot plays here is dropped instead."""
         if lg.saved_as is not None or (version is not None and version <= lg.stored):
             return
+        if version is not None and lg.writing:
+            # a write of this process is on its way: the announcement may be its own commit,
+            # heard before the copy followed it (its callback); judged once the writes are done
+            pending = next(iter(lg.writing))
+            pending.add_done_callback(lambda _: self._refresh_soon(lg, version))
+            return
         idle = lg.driver is None or lg.driver.done()
         if not lg.subscribers and idle and not lg.lock.locked() and not lg.refreshing:
             # nobody watches it here: forget the copy rather than read it (the next request
@@ -765,6 +771,30 @@ class LiveGames:
         self._forget_old()
         return lg
 
+    async def public_games(self, limit: int, offset: int = 0) -> list[LiveGame]:
+        """The games in play their players made public, newest first: ``limit`` of them after
+        the first ``offset``. The list is the database's, so every process serving it lists the
+        same games; each game is this process's copy, read afresh when another process changed
+        it, or read when this process holds none. A game whose end is being stored is left out.
+        One read, plus one per game changed elsewhere (and its replay)."""
+        listed = await self.read(lambda s: s.public_games_in_play(limit=limit, offset=offset))
+        games = []
+        for key, version in listed:
+            lg = self.games.get(key)
+            try:
+                if lg is None:
+                    lg = await self.lookup(key, fresh=False)
+                elif version > lg.stored and lg.saved_as is None:
+                    async with lg.lock:
+                        changed = await self.sync(lg)
+                    if changed:
+                        self._after_sync(lg)
+            except NotFound:  # it left the games in play meanwhile
+                continue
+            if lg.public and not lg.game.is_over and lg.ended is None and lg.saved_as is None:
+                games.append(lg)
+        return games
+
     async def halt(self, lg: LiveGame) -> None:
         """Stop every piece of engine work of a game (:meth:`cancel_work`) and wait until its
         bots have stopped: before a resign, abandon, take-back or delete changes the game."""
@@ -920,7 +950,12 @@ class LiveGames:
             "owner": owner_hash,
         }
         try:
-            await self.write(lambda s: s.add_live_game(key, record, meta, client=client))
+            public = setup.public
+            await self._storage(
+                self._queued(
+                    lambda: self.writer.add_game(key, record, meta, client=client, public=public)
+                )
+            )
         except TooManyGamesInPlayError as e:
             raise TooManyRequests(str(e)) from None
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
