@@ -39,8 +39,35 @@ LOOPBACK = ("127.0.0.1", 50000)
 """Requests from this machine (the admin actions are allowed from it without a token)."""
 
 
+SHARED = PATIENT.model_copy(
+    update={"create_rate": 0, "move_rate": 0, "max_games_per_client": 100_000}
+)
+"""The module's app: every test's requests come from one client, so no bound per client
+(tests/test_abuse.py and tests/test_reliability.py test those bounds, each on an app of its own)."""
+
+
+@pytest.fixture(scope="module")
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = str(tmp_path_factory.mktemp("web") / "web.db")
+    with TestClient(create_app(db, settings=SHARED), client=LOOPBACK) as c:
+        yield c
+
+
 @pytest.fixture
-def client(db: str) -> Iterator[TestClient]:
+def client(app_client: TestClient) -> Iterator[TestClient]:
+    """One app for the module's tests that play their own games (an app costs 47 ms of CPU
+    to create, start and serve its first request): a test here must not count what the
+    database holds. The engine work a test leaves behind is cancelled after it, as stopping
+    an app of its own would."""
+    yield app_client
+    live = app_client.app.state.live  # type: ignore[attr-defined]
+    for key in list(live.games):
+        live.workers.cancel(key)
+
+
+@pytest.fixture
+def fresh_client(db: str) -> Iterator[TestClient]:
+    """An app of its own on a new database: for a test that counts what the database holds."""
     with TestClient(create_app(db, settings=PATIENT), client=LOOPBACK) as c:
         yield c
 
@@ -387,11 +414,13 @@ def test_bad_setups_get_the_cores_message(
     client: TestClient, setup: dict[str, Any], message: str
 ) -> None:
     body = {"players": [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}], "piles": [3]} | setup
+    live = client.app.state.live  # type: ignore[attr-defined]
+    in_play = set(live.games)
     for path in ("/api/setup/check", "/api/games"):
         r = client.post(path, json=body)
         assert r.status_code in (404, 422), r.text
         assert message in r.json()["detail"]
-    assert client.get("/api/games").json()["games"] == []
+    assert set(live.games) == in_play  # no game was started
 
 
 def test_a_good_setup_is_described(client: TestClient) -> None:
@@ -530,7 +559,8 @@ def test_three_player_misere_game_with_elimination(client: TestClient) -> None:
 # -- keeping games ------------------------------------------------------------------------------
 
 
-def test_finished_games_are_stored_with_statistics_and_replay(client: TestClient) -> None:
+def test_finished_games_are_stored_with_statistics_and_replay(fresh_client: TestClient) -> None:
+    client = fresh_client
     r = client.post("/api/players", json={"username": "ann", "given": "Ann", "family": "Lee"})
     assert r.status_code == 201
     assert (
@@ -732,33 +762,6 @@ def test_any_move_request_is_played_or_refused_without_change(
 # -- the command ----------------------------------------------------------------------------------
 
 
-def test_serve_prints_its_address_and_serves(tmp_path: Path) -> None:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "nimlab",
-            "serve",
-            "--port",
-            str(port),
-            "--db",
-            str(tmp_path / "s.db"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().decode()
-        assert f"http://127.0.0.1:{port}" in line
-        wait_for(f"http://127.0.0.1:{port}/")
-    finally:
-        proc.terminate()
-        proc.wait(20)
-
-
 def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
     from processes import nimlab
 
@@ -792,7 +795,9 @@ def test_serve_on_an_address_that_is_not_this_machines_names_host(tmp_path: Path
         assert "Traceback" not in r.stderr
 
 
-def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) -> None:
+def test_serve_prints_its_address_serves_and_guards_its_host(tmp_path: Path) -> None:
+    """The real command (one process for the checks that need it): its address, a half-open
+    connection closed after --request-timeout, a foreign host refused, the admin token."""
     import socket
 
     port = free_port()
@@ -804,6 +809,9 @@ def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) 
         env=dict(os.environ, PYTHONUNBUFFERED="1", NIMLAB_ADMIN_TOKEN="tok"),
     )
     try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        assert f"http://127.0.0.1:{port}" in line
         wait_for(f"http://127.0.0.1:{port}/")
         with socket.create_connection(("127.0.0.1", port), timeout=60) as slow:
             slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished
