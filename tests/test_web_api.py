@@ -22,7 +22,7 @@ from nimlab.storage import RecordError, Store
 from nimlab.web import ServerSettings, create_app
 from nimlab.web.app import STATIC_DIR
 from processes import PATIENCE
-from webtools import free_port, wait_for
+from webtools import end_test, free_port, shared_app, wait_for
 
 
 @pytest.fixture
@@ -39,30 +39,19 @@ LOOPBACK = ("127.0.0.1", 50000)
 """Requests from this machine (the admin actions are allowed from it without a token)."""
 
 
-SHARED = PATIENT.model_copy(
-    update={"create_rate": 0, "move_rate": 0, "max_games_per_client": 100_000}
-)
-"""The module's app: every test's requests come from one client, so no bound per client
-(tests/test_abuse.py and tests/test_reliability.py test those bounds, each on an app of its own)."""
-
-
 @pytest.fixture(scope="module")
 def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = str(tmp_path_factory.mktemp("web") / "web.db")
-    with TestClient(create_app(db, settings=SHARED), client=LOOPBACK) as c:
+    with shared_app(db, PATIENT, client=LOOPBACK) as c:
         yield c
 
 
 @pytest.fixture
 def client(app_client: TestClient) -> Iterator[TestClient]:
-    """One app for the module's tests that play their own games (an app costs 47 ms of CPU
-    to create, start and serve its first request): a test here must not count what the
-    database holds. The engine work a test leaves behind is cancelled after it, as stopping
-    an app of its own would."""
+    """The module's app (see :func:`webtools.shared_app`): a test here plays its own games
+    and does not count what the database holds."""
     yield app_client
-    live = app_client.app.state.live  # type: ignore[attr-defined]
-    for key in list(live.games):
-        live.workers.cancel(key)
+    end_test(app_client)
 
 
 @pytest.fixture
