@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import CHECKS, load_all_checks
@@ -29,6 +30,7 @@ from schemathesis.generation.hypothesis.reporting import ignore_hypothesis_outpu
 from schemathesis.pytest._test_builder import build_operation_test
 from schemathesis.python._constants.orchestrator import make_constants_value_source
 from schemathesis.schemas import APIOperation
+from schemathesis.transport.requests import ManagedCookiesSession
 
 from nimlab.web import ServerSettings, create_app
 from webtools import ServerThread
@@ -45,6 +47,16 @@ SETTINGS = ServerSettings(
     move_rate=1e9,
     move_burst=10**6,
 )
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[requests.Session]:
+    """The generated requests' session: its connections are kept alive (a new connection and a
+    read of the proxy settings per request cost more CPU than most requests), and it keeps no
+    cookie from one request to the next, as Schemathesis' own session for each request."""
+    with ManagedCookiesSession() as s:
+        s.trust_env = False  # no proxy, .netrc or certificate settings from the environment
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +102,13 @@ OPERATIONS = operations()
     suppress_health_check=list(HealthCheck),
     derandomize=True,
 )
-def check_case(server: ServerThread, case: Any) -> None:
+def check_case(server: ServerThread, session: requests.Session, case: Any) -> None:
     """One generated request: no server error, and the answer keeps to the schema."""
-    response = case.call(base_url=server.url, timeout=30)
+    response = case.call(base_url=server.url, session=session, timeout=30)
     assert response.status_code < 500, response.text
-    case.validate_response(response, checks=ALL_CHECKS, transport_kwargs={"base_url": server.url})
+    case.validate_response(
+        response, checks=ALL_CHECKS, transport_kwargs={"base_url": server.url, "session": session}
+    )
 
 
 @functools.cache
@@ -104,7 +118,9 @@ def feedback() -> FeedbackSources:
 
 
 @pytest.mark.parametrize("label", list(OPERATIONS))
-def test_the_api_never_fails_and_keeps_to_its_schema(server: ServerThread, label: str) -> None:
+def test_the_api_never_fails_and_keeps_to_its_schema(
+    server: ServerThread, session: requests.Session, label: str
+) -> None:
     """What ``@schema.parametrize()`` runs for each operation (its examples, its coverage
     cases, then generated requests), built here when the test runs: Schemathesis' collector
     builds every operation's coverage cases at collection, in every xdist worker (2.7 s of CPU
@@ -118,7 +134,7 @@ def test_the_api_never_fails_and_keeps_to_its_schema(server: ServerThread, label
     )
     try:
         with ignore_hypothesis_output():
-            test(server=server)
+            test(server=server, session=session)
     except FailureGroup as e:
         raise as_reported_failure(e) from None
 
