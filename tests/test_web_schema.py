@@ -29,7 +29,7 @@ from schemathesis.generation.feedback import FeedbackSources
 from schemathesis.generation.hypothesis.reporting import ignore_hypothesis_output
 from schemathesis.pytest._test_builder import build_operation_test
 from schemathesis.python._constants.orchestrator import make_constants_value_source
-from schemathesis.schemas import APIOperation
+from schemathesis.schemas import APIOperation, BaseSchema
 from schemathesis.transport.requests import ManagedCookiesSession
 
 from nimlab.web import ServerSettings, create_app
@@ -70,8 +70,15 @@ ACCEPTED = ["2xx", "404", "409", "422", "429"]
 CONFIG = SchemathesisConfig.from_dict(
     {"checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED}}}
 )
-schema = schemathesis.openapi.from_dict(create_app(":memory:").openapi(), config=CONFIG)
+OPENAPI = create_app(":memory:").openapi()
 """The schema the app publishes at /api/openapi.json (read without starting it)."""
+LABELS = [
+    f"{method.upper()} {path}"
+    for path, item in OPENAPI["paths"].items()
+    for method in item
+    if method in {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+]
+"""Its operations, as Schemathesis names them ("GET /api/games"): one test each."""
 
 load_all_checks()
 ALL_CHECKS = list(CHECKS.get_all())
@@ -82,18 +89,22 @@ def test_every_check_is_run() -> None:
     assert {"positive_data_acceptance", "negative_data_rejection", "unsupported_method"} <= names
 
 
+@functools.cache
+def schema() -> BaseSchema:
+    """The schema as Schemathesis reads it, read when a test first needs it (its OpenAPI
+    loader costs 0.5 s of CPU: at collection, every worker would pay it)."""
+    return schemathesis.openapi.from_dict(OPENAPI, config=CONFIG)
+
+
+@functools.cache
 def operations() -> dict[str, APIOperation[Any, Any, Any, Any]]:
-    """Every operation of the schema, by label ("GET /api/games"); one that Schemathesis
-    cannot read fails the collection."""
+    """Every operation of the schema, by label; one that Schemathesis cannot read fails."""
     found = {}
-    for result in schema.get_all_operations():
+    for result in schema().get_all_operations():
         if isinstance(result, Err):
             raise result.err()
         found[result.ok().label] = result.ok()
     return found
-
-
-OPERATIONS = operations()
 
 
 @settings(
@@ -114,10 +125,10 @@ def check_case(server: ServerThread, session: requests.Session, case: Any) -> No
 @functools.cache
 def feedback() -> FeedbackSources:
     """What Schemathesis' collector shares between the operations (the schema's constants)."""
-    return FeedbackSources(constants_value_source=make_constants_value_source(schema))
+    return FeedbackSources(constants_value_source=make_constants_value_source(schema()))
 
 
-@pytest.mark.parametrize("label", list(OPERATIONS))
+@pytest.mark.parametrize("label", LABELS)
 def test_the_api_never_fails_and_keeps_to_its_schema(
     server: ServerThread, session: requests.Session, label: str
 ) -> None:
@@ -125,9 +136,10 @@ def test_the_api_never_fails_and_keeps_to_its_schema(
     cases, then generated requests), built here when the test runs: Schemathesis' collector
     builds every operation's coverage cases at collection, in every xdist worker (2.7 s of CPU
     each), also in the worker that does not run them."""
+    assert list(operations()) == LABELS  # every operation Schemathesis reads is tested
     test = build_operation_test(
-        config=schema.config,
-        operation=OPERATIONS[label],
+        config=schema().config,
+        operation=operations()[label],
         test_func=check_case,
         given_kwargs={},
         feedback=feedback(),
