@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from hypothesis import strategies as st
 from nimlab.storage import RecordError, Store
 from nimlab.web import ServerSettings, create_app
 from nimlab.web.app import STATIC_DIR
-from processes import PATIENCE
+from processes import PATIENCE, until
 from webtools import end_test, free_port, shared_app, wait_for
 
 
@@ -620,16 +619,12 @@ def test_a_game_finished_before_a_crash_is_stored_at_restart(db: str) -> None:
         assert c.get("/api/history").json()["games"][0]["winner"] == "Ann"
 
 
-def test_bots_alone_play_on_by_themselves(db: str) -> None:
-    with TestClient(create_app(db, settings=PATIENT)) as c:
-        state, tokens = new_game(
-            c, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
-        )
-        assert tokens == {}
-        deadline = time.monotonic() + PATIENCE
-        while not c.get(f"/api/games/{state['id']}").json()["over"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+def test_bots_alone_play_on_by_themselves(client: TestClient) -> None:
+    state, tokens = new_game(
+        client, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
+    )
+    assert tokens == {}
+    until(lambda: client.get(f"/api/games/{state['id']}").json()["over"], "the game to end")
 
 
 # -- watching -----------------------------------------------------------------------------------
