@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +78,14 @@ def test_eight_engine_hogs_leave_other_games_working(db: str) -> None:
         hogs = []
         for i in range(4):  # three perfect bots on heaps of a googol: they play on and on
             hogs.append(create(c, [PERFECT, PERFECT, PERFECT], [10**100] * 3, seed=i))
-        for i in range(4):  # two perfect bots thinking about 100 piles of 50, bots first
-            hogs.append(create(c, [HUMAN, PERFECT, PERFECT], [50] * 100, first=1, seed=i))
+        # two perfect bots thinking about 100 piles of 50, bots first: each answer waits for its
+        # bots' moves, so the four are asked for at once (asked one by one, each waited for the
+        # last one's bots: seconds of both cores)
+        with ThreadPoolExecutor(4) as pool:
+            hogs += pool.map(
+                lambda i: create(c, [HUMAN, PERFECT, PERFECT], [50] * 100, first=1, seed=i),
+                range(4),
+            )
         w = workers(c)
         until(lambda: w.stats.finished >= 8, "the hogs' bots to start thinking")
 
