@@ -18,20 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nimlab.storage import RecordError, Store
-from nimlab.web import ServerSettings, create_app
+from nimlab.web import create_app
 from nimlab.web.app import STATIC_DIR
-from processes import PATIENCE, until
-from webtools import end_test, free_port, shared_app, wait_for
+from processes import until
+from webtools import PATIENT, end_test, free_port, shared_app, wait_for
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> str:
     return str(tmp_path / "web.db")
-
-
-PATIENT = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE)
-"""Requests wait for their answers as long as a test may take (the first use of a compiled
-kernel compiles it, which can take seconds on a busy machine): no answer depends on timing."""
 
 
 LOOPBACK = ("127.0.0.1", 50000)

@@ -22,13 +22,13 @@ from nimlab.web import live as live_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import analysis_out, game_state, hint_out, replay_frames
 from processes import until
-from webtools import end_test, shared_app
+from webtools import PATIENT, end_test, shared_app
 
 
 @pytest.fixture(scope="module")
 def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = str(tmp_path_factory.mktemp("web") / "web.db")
-    with shared_app(db, ServerSettings(bot_pace=0)) as c:
+    with shared_app(db, PATIENT) as c:
         yield c
 
 

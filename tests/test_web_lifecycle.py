@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from nimlab.storage import Store
 from nimlab.web import ServerSettings, create_app
 from processes import until
-from webtools import end_test, shared_app
+from webtools import PATIENT, end_test, shared_app
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def shared_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def app_client(shared_db: str) -> Iterator[TestClient]:
     # from this machine: the admin actions need no token
-    with shared_app(shared_db, ServerSettings(bot_pace=0), client=("127.0.0.1", 50000)) as c:
+    with shared_app(shared_db, PATIENT, client=("127.0.0.1", 50000)) as c:
         yield c
 
 
