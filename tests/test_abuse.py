@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from nimlab.web import live as live_module
 from nimlab.web.schemas import TURN_PAGE, HintOut, MoveOut
 from nimlab.web.work import EngineWorkers
 from processes import until
-from webtools import FAST
+from webtools import FAST, end_test, shared_app
 
 
 @pytest.fixture
@@ -30,6 +31,21 @@ def db(tmp_path: Path) -> str:
 
 def app_client(db: str, **changes: Any) -> TestClient:
     return TestClient(create_app(db, settings=FAST.model_copy(update=changes)))
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with shared_app(str(tmp_path_factory.mktemp("abuse") / "abuse.db"), FAST) as c:
+        yield c
+
+
+@pytest.fixture
+def client(shared: TestClient) -> Iterator[TestClient]:
+    """The module's app (see :func:`webtools.shared_app`), for a test that plays its own games
+    with the settings ``FAST`` and no bound per client; a test of a bound or of the whole
+    server has an app of its own (``app_client``)."""
+    yield shared
+    end_test(shared)
 
 
 def create(c: TestClient, players: list[dict[str, Any]], piles: list[int], **more: Any) -> Any:
@@ -62,8 +78,14 @@ def test_eight_engine_hogs_leave_other_games_working(db: str) -> None:
         hogs = []
         for i in range(4):  # three perfect bots on heaps of a googol: they play on and on
             hogs.append(create(c, [PERFECT, PERFECT, PERFECT], [10**100] * 3, seed=i))
-        for i in range(4):  # two perfect bots thinking about 100 piles of 50, bots first
-            hogs.append(create(c, [HUMAN, PERFECT, PERFECT], [50] * 100, first=1, seed=i))
+        # two perfect bots thinking about 100 piles of 50, bots first: each answer waits for its
+        # bots' moves, so the four are asked for at once (asked one by one, each waited for the
+        # last one's bots: seconds of both cores)
+        with ThreadPoolExecutor(4) as pool:
+            hogs += pool.map(
+                lambda i: create(c, [HUMAN, PERFECT, PERFECT], [50] * 100, first=1, seed=i),
+                range(4),
+            )
         w = workers(c)
         until(lambda: w.stats.finished >= 8, "the hogs' bots to start thinking")
 
@@ -94,16 +116,15 @@ def test_eight_engine_hogs_leave_other_games_working(db: str) -> None:
     assert w.running() == 0  # stopping the server stopped the work
 
 
-def test_a_hint_on_huge_heaps_is_bounded(db: str) -> None:
-    with app_client(db) as c:
-        game = create(c, [HUMAN, {"name": "Bob"}, {"name": "Cy"}], [10**6] * 3)
-        r = c.get(f"/api/games/{game['state']['id']}/hint")
-        assert r.status_code == 200, r.text
-        got = r.json()
-        assert got["claim"] and (got["proven"] or "not proven" in got["claim"])
-        a = c.get(f"/api/games/{game['state']['id']}/analysis")
-        assert a.status_code == 200
-        assert workers(c).stats.max_positions <= FAST.job_positions + 4096
+def test_a_hint_on_huge_heaps_is_bounded(client: TestClient) -> None:
+    game = create(client, [HUMAN, {"name": "Bob"}, {"name": "Cy"}], [10**6] * 3)
+    r = client.get(f"/api/games/{game['state']['id']}/hint")
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["claim"] and (got["proven"] or "not proven" in got["claim"])
+    a = client.get(f"/api/games/{game['state']['id']}/analysis")
+    assert a.status_code == 200
+    assert workers(client).stats.max_positions <= FAST.job_positions + 4096
 
 
 def test_work_for_a_game_that_moved_on_is_cancelled(
@@ -131,7 +152,9 @@ def test_work_for_a_game_that_moved_on_is_cancelled(
         assert w.stats.cancelled >= 1
 
 
-def test_a_late_proof_is_pushed_to_the_page(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_late_proof_is_pushed_to_the_page(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The first answer (within the move budget) is an honest guess; the deeper search's proof
     arrives over the WebSocket, without asking again."""
 
@@ -153,41 +176,40 @@ def test_a_late_proof_is_pushed_to_the_page(db: str, monkeypatch: pytest.MonkeyP
         )
 
     monkeypatch.setattr(live_module, "hint_out", hint)
-    with app_client(db) as c:
-        game = create(c, [HUMAN, {"name": "Bob"}], [3, 4, 5])
-        key = game["state"]["id"]
-        with c.websocket_connect(f"/api/games/{key}/live") as ws:
-            assert ws.receive_json()["type"] == "state"
-            first = c.get(f"/api/games/{key}/hint").json()
-            assert not first["proven"] and first["pending"]
-            assert "not proven" in first["claim"]
-            answered.set()
-            pushed = ws.receive_json()
-            assert pushed["type"] == "hint"
-            assert pushed["hint"]["proven"] and not pushed["hint"]["pending"]
-        again = c.get(f"/api/games/{key}/hint").json()
-        assert again["proven"]  # and kept for the next ask
+    game = create(client, [HUMAN, {"name": "Bob"}], [3, 4, 5])
+    key = game["state"]["id"]
+    with client.websocket_connect(f"/api/games/{key}/live") as ws:
+        assert ws.receive_json()["type"] == "state"
+        first = client.get(f"/api/games/{key}/hint").json()
+        assert not first["proven"] and first["pending"]
+        assert "not proven" in first["claim"]
+        answered.set()
+        pushed = ws.receive_json()
+        assert pushed["type"] == "hint"
+        assert pushed["hint"]["proven"] and not pushed["hint"]["pending"]
+    again = client.get(f"/api/games/{key}/hint").json()
+    assert again["proven"]  # and kept for the next ask
 
 
 # -- bounded input ----------------------------------------------------------------------------
 
 
-def test_huge_bodies_are_refused_before_parsing(db: str) -> None:
-    with app_client(db) as c:
-        big = b'{"players": [' + b'{"name": "x"},' * 200_000 + b'{}], "piles": [1]}'
-        r = c.post("/api/games", content=big, headers={"content-type": "application/json"})
-        assert r.status_code == 413 and "larger than" in r.json()["detail"]
+def test_huge_bodies_are_refused_before_parsing(client: TestClient) -> None:
+    in_play = set(client.app.state.live.games)  # type: ignore[attr-defined]
+    big = b'{"players": [' + b'{"name": "x"},' * 200_000 + b'{}], "piles": [1]}'
+    r = client.post("/api/games", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "larger than" in r.json()["detail"]
 
-        def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams in
-            for _ in range(100):
-                yield b" " * 65536
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams in
+        for _ in range(100):
+            yield b" " * 65536
 
-        r = c.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
-        assert r.status_code == 413
-        keys = ("{" + ",".join(f'"k{i}": 0' for i in range(5000)) + "}").encode()
-        r = c.post("/api/games", content=keys, headers={"content-type": "application/json"})
-        assert r.status_code == 413 and "more than 4,096 fields" in r.json()["detail"]
-        assert c.get("/api/games").json()["games"] == []
+    r = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    keys = ("{" + ",".join(f'"k{i}": 0' for i in range(5000)) + "}").encode()
+    r = client.post("/api/games", content=keys, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "more than 4,096 fields" in r.json()["detail"]
+    assert set(client.app.state.live.games) == in_play  # type: ignore[attr-defined]
 
 
 def test_games_and_moves_per_client_are_rate_limited(db: str) -> None:
@@ -218,44 +240,42 @@ def test_games_in_play_per_client_are_capped(db: str) -> None:
 # -- replays and long games --------------------------------------------------------------------
 
 
-def test_a_retried_move_is_answered_again_and_played_once(db: str) -> None:
-    with app_client(db) as c:
-        game = create(c, [HUMAN, PERFECT], [3, 4, 5])
-        key, token = game["state"]["id"], game["seats"][0]["token"]
-        first = play(c, key, 0, token, 1, pile=3, take=5)
-        again = play(c, key, 0, token, 1, pile=3, take=5)
-        assert first.status_code == again.status_code == 200
-        assert again.json() == first.json()
-        assert c.get(f"/api/games/{key}").json()["move_count"] == 2
-        other = play(c, key, 0, token, 1, pile=1, take=1)  # same turn, another move
-        assert other.status_code == 409 and "move 1 was already played" in other.json()["detail"]
-        assert play(c, key, 0, "forged", 1, pile=3, take=5).status_code == 403
+def test_a_retried_move_is_answered_again_and_played_once(client: TestClient) -> None:
+    game = create(client, [HUMAN, PERFECT], [3, 4, 5])
+    key, token = game["state"]["id"], game["seats"][0]["token"]
+    first = play(client, key, 0, token, 1, pile=3, take=5)
+    again = play(client, key, 0, token, 1, pile=3, take=5)
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json()
+    assert client.get(f"/api/games/{key}").json()["move_count"] == 2
+    other = play(client, key, 0, token, 1, pile=1, take=1)  # same turn, another move
+    assert other.status_code == 409 and "move 1 was already played" in other.json()["detail"]
+    assert play(client, key, 0, "forged", 1, pile=3, take=5).status_code == 403
 
 
-def test_the_state_sent_per_move_is_bounded(db: str) -> None:
-    with app_client(db, move_rate=1e9) as c:
-        game = create(c, [HUMAN, {"name": "Bob"}], [10**100] * 100)
-        key, tokens = game["state"]["id"], {s["seat"]: s["token"] for s in game["seats"]}
-        moves = TURN_PAGE + 30
-        with c.websocket_connect(f"/api/games/{key}/live") as ws:
-            assert ws.receive_json()["state"]["turns"] == []
-            for turn in range(1, moves + 1):
-                seat = (turn - 1) % 2
-                r = play(c, key, seat, tokens[seat], turn, pile=1 + turn % 100, take=1)
-                assert r.status_code == 200, r.text
-                got = r.json()
-                assert [t["number"] for t in got["turns"]] == [turn]  # the move, not the history
-                assert got["turns_from"] == turn - 1 and got["move_count"] == turn
-                delta = ws.receive_json()["state"]
-                assert [t["number"] for t in delta["turns"]] == [turn]
-        last = c.get(f"/api/games/{key}").json()
-        assert len(last["turns"]) == TURN_PAGE and last["turns_from"] == moves - TURN_PAGE
-        assert last["turns"][-1]["number"] == moves
-        page = c.get(f"/api/games/{key}", params={"since": 0}).json()
-        assert [t["number"] for t in page["turns"]] == list(range(1, TURN_PAGE + 1))
-        rest = c.get(f"/api/games/{key}", params={"since": TURN_PAGE}).json()
-        assert [t["number"] for t in rest["turns"]] == list(range(TURN_PAGE + 1, moves + 1))
-        assert c.get(f"/api/games/{key}", params={"since": -1}).status_code == 422
+def test_the_state_sent_per_move_is_bounded(client: TestClient) -> None:
+    game = create(client, [HUMAN, {"name": "Bob"}], [10**100] * 100)
+    key, tokens = game["state"]["id"], {s["seat"]: s["token"] for s in game["seats"]}
+    moves = TURN_PAGE + 30
+    with client.websocket_connect(f"/api/games/{key}/live") as ws:
+        assert ws.receive_json()["state"]["turns"] == []
+        for turn in range(1, moves + 1):
+            seat = (turn - 1) % 2
+            r = play(client, key, seat, tokens[seat], turn, pile=1 + turn % 100, take=1)
+            assert r.status_code == 200, r.text
+            got = r.json()
+            assert [t["number"] for t in got["turns"]] == [turn]  # the move, not the history
+            assert got["turns_from"] == turn - 1 and got["move_count"] == turn
+            delta = ws.receive_json()["state"]
+            assert [t["number"] for t in delta["turns"]] == [turn]
+    last = client.get(f"/api/games/{key}").json()
+    assert len(last["turns"]) == TURN_PAGE and last["turns_from"] == moves - TURN_PAGE
+    assert last["turns"][-1]["number"] == moves
+    page = client.get(f"/api/games/{key}", params={"since": 0}).json()
+    assert [t["number"] for t in page["turns"]] == list(range(1, TURN_PAGE + 1))
+    rest = client.get(f"/api/games/{key}", params={"since": TURN_PAGE}).json()
+    assert [t["number"] for t in rest["turns"]] == list(range(TURN_PAGE + 1, moves + 1))
+    assert client.get(f"/api/games/{key}", params={"since": -1}).status_code == 422
 
 
 # -- strict input -------------------------------------------------------------------------------
@@ -265,37 +285,35 @@ def test_the_state_sent_per_move_is_bounded(db: str) -> None:
     ("field", "value"),
     [("seat", "0"), ("seat", False), ("seat", 0.5), ("pile", "1"), ("turn", "1"), ("take", 1.5)],
 )
-def test_no_lax_coercion(db: str, field: str, value: Any) -> None:
+def test_no_lax_coercion(client: TestClient, field: str, value: Any) -> None:
     """No "1" for 1, no false for 0, no fraction for a whole number (0.0 is 0, as in JSON
     Schema, which the API's schema is written in: tests/test_web_schema.py)."""
-    with app_client(db) as c:
-        game = create(c, [HUMAN, {"name": "Bob"}], [3, 4])
-        key, token = game["state"]["id"], game["seats"][0]["token"]
-        body = {"seat": 0, "token": token, "turn": 1, "pile": 1, "take": 1, field: value}
-        r = c.post(f"/api/games/{key}/moves", json=body)
-        assert r.status_code == 422 and field in r.json()["detail"]
-        assert c.get(f"/api/games/{key}").json()["move_count"] == 0
+    game = create(client, [HUMAN, {"name": "Bob"}], [3, 4])
+    key, token = game["state"]["id"], game["seats"][0]["token"]
+    body = {"seat": 0, "token": token, "turn": 1, "pile": 1, "take": 1, field: value}
+    r = client.post(f"/api/games/{key}/moves", json=body)
+    assert r.status_code == 422 and field in r.json()["detail"]
+    assert client.get(f"/api/games/{key}").json()["move_count"] == 0
 
 
 # -- network hardening ----------------------------------------------------------------------------
 
 
-def test_security_headers_and_allowed_methods(db: str) -> None:
-    with app_client(db) as c:
-        for path in ("/", "/api/games", "/static/js/main.js"):
-            r = c.get(path)
-            csp = r.headers["content-security-policy"]
-            assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
-            assert r.headers["x-content-type-options"] == "nosniff"
-            assert r.headers["referrer-policy"] == "no-referrer"
-        r = c.options("/api/games")
-        assert r.status_code == 204
-        assert {m.strip() for m in r.headers["allow"].split(",")} >= {"GET", "POST"}
-        r = c.delete("/api/games")
-        assert r.status_code == 405
-        assert {m.strip() for m in r.headers["allow"].split(",")} >= {"GET", "POST"}
-        r = c.put("/api/games/abc/moves")
-        assert r.status_code == 405 and "POST" in r.headers["allow"]
+def test_security_headers_and_allowed_methods(client: TestClient) -> None:
+    for path in ("/", "/api/games", "/static/js/main.js"):
+        r = client.get(path)
+        csp = r.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["referrer-policy"] == "no-referrer"
+    r = client.options("/api/games")
+    assert r.status_code == 204
+    assert {m.strip() for m in r.headers["allow"].split(",")} >= {"GET", "POST"}
+    r = client.delete("/api/games")
+    assert r.status_code == 405
+    assert {m.strip() for m in r.headers["allow"].split(",")} >= {"GET", "POST"}
+    r = client.put("/api/games/abc/moves")
+    assert r.status_code == 405 and "POST" in r.headers["allow"]
 
 
 def test_foreign_host_names_are_refused(db: str) -> None:

@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nimlab.storage import RecordError, Store
-from nimlab.web import ServerSettings, create_app
+from nimlab.web import create_app
 from nimlab.web.app import STATIC_DIR
-from processes import PATIENCE
-from webtools import free_port, wait_for
+from processes import until
+from webtools import PATIENT, end_test, free_port, shared_app, wait_for
 
 
 @pytest.fixture
@@ -30,17 +29,28 @@ def db(tmp_path: Path) -> str:
     return str(tmp_path / "web.db")
 
 
-PATIENT = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE)
-"""Requests wait for their answers as long as a test may take (the first use of a compiled
-kernel compiles it, which can take seconds on a busy machine): no answer depends on timing."""
-
-
 LOOPBACK = ("127.0.0.1", 50000)
 """Requests from this machine (the admin actions are allowed from it without a token)."""
 
 
+@pytest.fixture(scope="module")
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = str(tmp_path_factory.mktemp("web") / "web.db")
+    with shared_app(db, PATIENT, client=LOOPBACK) as c:
+        yield c
+
+
 @pytest.fixture
-def client(db: str) -> Iterator[TestClient]:
+def client(app_client: TestClient) -> Iterator[TestClient]:
+    """The module's app (see :func:`webtools.shared_app`): a test here plays its own games
+    and does not count what the database holds."""
+    yield app_client
+    end_test(app_client)
+
+
+@pytest.fixture
+def fresh_client(db: str) -> Iterator[TestClient]:
+    """An app of its own on a new database: for a test that counts what the database holds."""
     with TestClient(create_app(db, settings=PATIENT), client=LOOPBACK) as c:
         yield c
 
@@ -387,11 +397,13 @@ def test_bad_setups_get_the_cores_message(
     client: TestClient, setup: dict[str, Any], message: str
 ) -> None:
     body = {"players": [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}], "piles": [3]} | setup
+    live = client.app.state.live  # type: ignore[attr-defined]
+    in_play = set(live.games)
     for path in ("/api/setup/check", "/api/games"):
         r = client.post(path, json=body)
         assert r.status_code in (404, 422), r.text
         assert message in r.json()["detail"]
-    assert client.get("/api/games").json()["games"] == []
+    assert set(live.games) == in_play  # no game was started
 
 
 def test_a_good_setup_is_described(client: TestClient) -> None:
@@ -530,7 +542,8 @@ def test_three_player_misere_game_with_elimination(client: TestClient) -> None:
 # -- keeping games ------------------------------------------------------------------------------
 
 
-def test_finished_games_are_stored_with_statistics_and_replay(client: TestClient) -> None:
+def test_finished_games_are_stored_with_statistics_and_replay(fresh_client: TestClient) -> None:
+    client = fresh_client
     r = client.post("/api/players", json={"username": "ann", "given": "Ann", "family": "Lee"})
     assert r.status_code == 201
     assert (
@@ -601,16 +614,12 @@ def test_a_game_finished_before_a_crash_is_stored_at_restart(db: str) -> None:
         assert c.get("/api/history").json()["games"][0]["winner"] == "Ann"
 
 
-def test_bots_alone_play_on_by_themselves(db: str) -> None:
-    with TestClient(create_app(db, settings=PATIENT)) as c:
-        state, tokens = new_game(
-            c, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
-        )
-        assert tokens == {}
-        deadline = time.monotonic() + PATIENCE
-        while not c.get(f"/api/games/{state['id']}").json()["over"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+def test_bots_alone_play_on_by_themselves(client: TestClient) -> None:
+    state, tokens = new_game(
+        client, players=[{"name": "A", "kind": "perfect"}, {"name": "B", "kind": "random"}]
+    )
+    assert tokens == {}
+    until(lambda: client.get(f"/api/games/{state['id']}").json()["over"], "the game to end")
 
 
 # -- watching -----------------------------------------------------------------------------------
@@ -693,8 +702,7 @@ def test_any_move_request_is_played_or_refused_without_change(
 ) -> None:
     c = shared_client
     misere = data.draw(st.booleans())  # drawn every time: the draws must not depend on state
-    games = c.get("/api/games").json()["games"]
-    if not games or not hasattr(shared_client, "tokens"):
+    if not hasattr(shared_client, "tokens"):  # the first example, or the last game is over
         state, tokens = new_game(
             c,
             players=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy", "kind": "random"}],
@@ -715,7 +723,7 @@ def test_any_move_request_is_played_or_refused_without_change(
             body["at"] = data.draw(numbers)
     else:
         body["text"] = data.draw(st.text(max_size=12))
-    r = move(c, key, **body)
+    r = move(c, key, turn=before["move_count"] + 1, **body)
     assert r.status_code in (200, 403, 409, 422), r.text
     after = c.get(f"/api/games/{key}").json()
     if r.status_code == 200:
@@ -730,33 +738,6 @@ def test_any_move_request_is_played_or_refused_without_change(
 
 
 # -- the command ----------------------------------------------------------------------------------
-
-
-def test_serve_prints_its_address_and_serves(tmp_path: Path) -> None:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "nimlab",
-            "serve",
-            "--port",
-            str(port),
-            "--db",
-            str(tmp_path / "s.db"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().decode()
-        assert f"http://127.0.0.1:{port}" in line
-        wait_for(f"http://127.0.0.1:{port}/")
-    finally:
-        proc.terminate()
-        proc.wait(20)
 
 
 def test_serve_reports_a_database_it_cannot_use(tmp_path: Path) -> None:
@@ -792,7 +773,9 @@ def test_serve_on_an_address_that_is_not_this_machines_names_host(tmp_path: Path
         assert "Traceback" not in r.stderr
 
 
-def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) -> None:
+def test_serve_prints_its_address_serves_and_guards_its_host(tmp_path: Path) -> None:
+    """The real command (one process for the checks that need it): its address, a half-open
+    connection closed after --request-timeout, a foreign host refused, the admin token."""
     import socket
 
     port = free_port()
@@ -804,6 +787,9 @@ def test_serve_closes_half_open_connections_and_guards_its_host(tmp_path: Path) 
         env=dict(os.environ, PYTHONUNBUFFERED="1", NIMLAB_ADMIN_TOKEN="tok"),
     )
     try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        assert f"http://127.0.0.1:{port}" in line
         wait_for(f"http://127.0.0.1:{port}/")
         with socket.create_connection(("127.0.0.1", port), timeout=60) as slow:
             slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")  # never finished

@@ -22,12 +22,21 @@ from nimlab.web import live as live_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import analysis_out, game_state, hint_out, replay_frames
 from processes import until
+from webtools import PATIENT, end_test, shared_app
+
+
+@pytest.fixture(scope="module")
+def app_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = str(tmp_path_factory.mktemp("web") / "web.db")
+    with shared_app(db, PATIENT) as c:
+        yield c
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(str(tmp_path / "web.db"), bot_pace=0)) as c:
-        yield c
+def client(app_client: TestClient) -> Iterator[TestClient]:
+    """The module's app (see :func:`webtools.shared_app`): a test here plays its own games."""
+    yield app_client
+    end_test(app_client)
 
 
 def test_options_come_from_the_registry(client: TestClient) -> None:

@@ -13,8 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from nimlab.storage import Store
-from nimlab.web import create_app
+from nimlab.web import ServerSettings, create_app
 from processes import until
+from webtools import PATIENT, end_test, shared_app
 
 
 @pytest.fixture
@@ -22,10 +23,31 @@ def db(tmp_path: Path) -> str:
     return str(tmp_path / "web.db")
 
 
+@pytest.fixture(scope="module")
+def shared_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("web") / "web.db")
+
+
+@pytest.fixture(scope="module")
+def app_client(shared_db: str) -> Iterator[TestClient]:
+    # from this machine: the admin actions need no token
+    with shared_app(shared_db, PATIENT, client=("127.0.0.1", 50000)) as c:
+        yield c
+
+
 @pytest.fixture
-def client(db: str) -> Iterator[TestClient]:
+def client(app_client: TestClient) -> Iterator[TestClient]:
+    """The module's app (see :func:`webtools.shared_app`), on the database ``shared_db``: a
+    test here plays its own games and does not count what the database holds."""
+    yield app_client
+    end_test(app_client)
+
+
+@pytest.fixture
+def fresh_client(db: str) -> Iterator[TestClient]:
+    """An app of its own on a new database ``db``: for a test that counts what it holds."""
     with TestClient(create_app(db, bot_pace=0), client=("127.0.0.1", 50000)) as c:
-        yield c  # from this machine: the admin actions need no token
+        yield c
 
 
 def new_game(client: TestClient, **setup: Any) -> tuple[dict[str, Any], dict[int, str]]:
@@ -46,7 +68,7 @@ def live_keys(db: str) -> list[str]:
 
 
 def test_resign_gives_the_game_to_the_other_player_and_stops_it(
-    client: TestClient, db: str
+    client: TestClient, shared_db: str
 ) -> None:
     state, tokens = two_people(client)
     key = state["id"]
@@ -57,7 +79,7 @@ def test_resign_gives_the_game_to_the_other_player_and_stops_it(
     out = r.json()
     assert out["over"] and out["winner"] == 0 and out["to_move"] is None
     assert out["ended"] == out["status"] == "Bob resigned. Ann wins!"
-    assert key not in live_keys(db)
+    assert key not in live_keys(shared_db)
     assert key not in [g["id"] for g in client.get("/api/games").json()["games"]]
     r = client.post(
         f"/api/games/{key}/moves", json={"seat": 0, "token": tokens[0], "text": "1 1", "turn": 1}
@@ -95,7 +117,7 @@ def test_a_bot_seat_and_a_missing_game_cannot_resign(client: TestClient) -> None
 
 
 def test_undo_takes_back_the_move_and_the_bots_reply_and_the_store_follows(
-    client: TestClient, db: str
+    client: TestClient, shared_db: str
 ) -> None:
     state, tokens = new_game(client)
     key = state["id"]
@@ -111,7 +133,7 @@ def test_undo_takes_back_the_move_and_the_bots_reply_and_the_store_follows(
     out = r.json()
     assert out["move_count"] == 0 and out["board"]["piles"] == [3, 4, 5]
     assert out["takebacks"] == 1 and out["to_move"] == 0
-    with Store.open(db) as store:
+    with Store.open(shared_db) as store:
         entry = store.live_game(key)
     assert entry is not None and entry[1]["moves"] == []
     assert "tokens" in entry[2]  # the seats' tokens are kept
@@ -236,7 +258,8 @@ def test_the_analysis_option_survives_a_restart(db: str) -> None:
         assert again["analysis_allowed"] is False
 
 
-def test_games_in_play_are_listed_newest_first(client: TestClient) -> None:
+def test_games_in_play_are_listed_newest_first(fresh_client: TestClient) -> None:
+    client = fresh_client
     keys = [two_people(client, public=True)[0]["id"] for _ in range(3)]
     two_people(client)  # private: watched only by those given its link
     listed = [g["id"] for g in client.get("/api/games").json()["games"]]
@@ -327,7 +350,10 @@ def test_a_finished_or_stopped_games_link_answers_after_a_restart(db: str) -> No
         assert c.get(f"/api/history/{saved}").status_code == 404
 
 
-def test_abandoned_games_change_no_statistics_and_resigned_ones_do(client: TestClient) -> None:
+def test_abandoned_games_change_no_statistics_and_resigned_ones_do(
+    fresh_client: TestClient,
+) -> None:
+    client = fresh_client
     for name in ("ann", "bob"):
         body = {"username": name, "given": name.title(), "family": "X"}
         assert client.post("/api/players", json=body).status_code == 201
@@ -359,8 +385,6 @@ def test_resign_with_three_players_gives_the_others_a_shared_win(client: TestCli
 
 
 def test_lifecycle_requests_are_rate_limited_and_strict(db: str) -> None:
-    from nimlab.web import ServerSettings
-
     settings = ServerSettings(bot_pace=0, move_rate=0.001, move_burst=2)
     with TestClient(create_app(db, settings=settings)) as c:
         state, tokens = two_people(c)
@@ -384,7 +408,6 @@ def test_resign_and_undo_stop_the_engine_work_first(
     never end stops when its position is taken back."""
     from nimlab.core.game import Game
     from nimlab.theory.budget import current_scope
-    from nimlab.web import ServerSettings
     from nimlab.web import live as live_module
 
     def endless(*args: Any, **kwargs: Any) -> Any:

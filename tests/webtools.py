@@ -11,13 +11,16 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import uvicorn
+from fastapi.testclient import TestClient
 
 import zygote
-from nimlab.web import ServerSettings
+from nimlab.web import ServerSettings, create_app
 from processes import PATIENCE
 
 
@@ -43,6 +46,36 @@ FAST = ServerSettings(
     job_positions=50_000,
 )
 """Server settings for tests: bots move at once, short engine budgets, long waits."""
+
+PATIENT = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE)
+"""Server settings for tests: bots move at once, and requests wait for the bots' replies and
+the engine's answers as long as a test may take (on a busy machine they can take seconds): no
+answer depends on timing."""
+
+SHARED = {"create_rate": 0, "move_rate": 0, "max_games_per_client": 100_000}
+"""The changes to a module's settings for an app its tests share: their requests all come from
+one client, so no bound per client (tests/test_abuse.py and tests/test_reliability.py test
+those bounds, each on an app of its own)."""
+
+
+@contextmanager
+def shared_app(db: str, settings: ServerSettings, **client: Any) -> Iterator[TestClient]:
+    """An app for the tests of a module that each play their own games (an app costs about
+    47 ms of CPU to create, start and serve its first request, most of it FastAPI building
+    its routes' state), with ``settings`` changed by :data:`SHARED`; ``client``: TestClient's
+    keywords. A test on it must not count what the database holds (lists, rankings, history
+    order): such a test gets an app of its own. Each test ends with :func:`end_test`."""
+    with TestClient(create_app(db, settings=settings.model_copy(update=SHARED)), **client) as c:
+        yield c
+
+
+def end_test(client: TestClient) -> None:
+    """After a test on a shared app: cancel the engine work its games left (a deeper search
+    may go on for seconds), as stopping an app of its own would."""
+    live = client.app.state.live  # type: ignore[attr-defined]
+    for key in list(live.games):
+        live.workers.cancel(key)
+
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
