@@ -269,6 +269,20 @@ def test_a_trial_quotient_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) 
     assert misere_quotient(TakeAndBreak.octal("0.07"), 20).order <= 100
 
 
+def test_a_memory_limit_bounds_the_table_and_keeps_what_is_verified() -> None:
+    """With a memory limit in the budget, the largest table is what it holds (100 elements at
+    100 bytes an entry here): order 144 at heap 25 runs out of memory, not into the fixed cap,
+    and the quotient verified to heap 24 is kept for the next attempt."""
+    rule = TakeAndBreak.octal("0.07")
+    _forget(rule)
+    with pytest.raises(BudgetExceeded) as caught:
+        misere_quotient(rule, 25, budget=Budget(nbytes=100 * 100 * 100))
+    assert caught.value.reason == "memory"
+    kept = quotient_module.quotient_progress(rule)
+    assert kept is not None and (kept.heap_bound, kept.order) == (24, 24)
+    assert misere_quotient(rule, 25, budget=Budget(nbytes=1 << 30)).order == 144
+
+
 def test_budget_runs_out() -> None:
     with pytest.raises(BudgetExceeded):
         misere_quotient(KAYLES, 40, budget=Budget(positions=50))

@@ -36,6 +36,8 @@ DEFAULT_MAX_HEAP = 200
 MAX_HEAP = 1000
 SECONDS = 120.0
 """The default bound on the time of one computation (``--seconds``)."""
+MEMORY_GIB = 2.0
+"""The default bound on the memory of the quotient's tables and states (``--memory``)."""
 CHECKPOINT_SECONDS = 60.0
 """With ``--save`` the quotient verified so far is written at least this often."""
 SHOWN_IMAGES = 120
@@ -69,6 +71,16 @@ def quotient_command(
             help="Stop after this many seconds of computing and say how far it got.",
         ),
     ] = SECONDS,
+    memory: Annotated[
+        float,
+        typer.Option(
+            "--memory",
+            min=0.01,
+            max=1024.0,
+            help="The most memory (GiB) the quotient's tables and the verification may take; "
+            "a larger quotient stops with what is verified.",
+        ),
+    ] = MEMORY_GIB,
     save: Annotated[
         Path | None,
         typer.Option(
@@ -109,11 +121,12 @@ def quotient_command(
     if max_heap > MAX_HEAP:
         fail(f"--max-heap is at most {MAX_HEAP}")
     rule = kind.rule
-    start, order = _load(rule, resume, max_heap) if resume is not None else (0, 1)
+    nbytes = int(memory * 2**30)
+    start, order = _load(rule, resume, max_heap, nbytes) if resume is not None else (0, 1)
     target = save if save is not None else resume
     if save is not None:
         _write_or_fail(save, _saved(rule.code, None))
-    budget = Budget(seconds=seconds)
+    budget = Budget(seconds=seconds, nbytes=nbytes)
     show = sys.stderr.isatty() and not as_json
     last: dict[str, Any] = {"heap": start, "order": order}
     checkpoint = _Checkpoint(target)
@@ -144,6 +157,11 @@ def quotient_command(
         if exc.reason == "cancelled":
             err_console.print(Text(f"Interrupted{where}.", style="yellow"), soft_wrap=True)
             raise typer.Exit(130) from None
+        if exc.reason == "memory":
+            fail(
+                f"the misère quotient of {rule.code} up to heap {max_heap} needs more than "
+                f"{memory:g} GiB (--memory GIB allows more){where}"
+            )
         fail(
             f"the misère quotient of {rule.code} up to heap {max_heap} took more than "
             f"{seconds:g} seconds (--seconds S computes longer){where}"
@@ -225,7 +243,7 @@ def _write_or_fail(path: Path, data: bytes) -> None:
         fail(f"--save {path}: cannot write there")
 
 
-def _load(rule: Any, path: Path, max_heap: int) -> tuple[int, int]:
+def _load(rule: Any, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
     """Check the saved quotient in ``path`` and take it up; its heap bound and order (0 and 1 when
     the file holds none yet)."""
     from nimlab.theory.budget import Budget, BudgetExceeded
@@ -254,12 +272,16 @@ def _load(rule: Any, path: Path, max_heap: int) -> tuple[int, int]:
     try:
         table = body["table"]
         bound = resume_quotient(
-            rule, table, body["p_elements"], body["heap_images"], budget=Budget(seconds=SECONDS)
+            rule,
+            table,
+            body["p_elements"],
+            body["heap_images"],
+            budget=Budget(seconds=SECONDS, nbytes=nbytes),
         )
     except (QuotientError, TypeError, ValueError) as exc:
         fail(f"{path}: the saved quotient cannot be used: {exc}")
     except BudgetExceeded:
-        fail(f"{path}: checking the saved quotient took more than {SECONDS:.0f} seconds")
+        fail(f"{path}: checking the saved quotient took more than {SECONDS:.0f} s or --memory")
     return bound, len(table)
 
 

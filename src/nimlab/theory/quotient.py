@@ -48,6 +48,7 @@ searches game positions, so heaps of hundreds of objects are cheap when the quot
 from __future__ import annotations
 
 import functools
+import math
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -76,7 +77,12 @@ _CACHE_SIZE = 16
 _MAX_RECALIBRATIONS = 400
 _MAX_INDEX = 16
 _MAX_ORDER = 4096
-"""The most elements a reduced (trial) quotient may have: its table has ``_MAX_ORDER²`` entries."""
+"""The most elements a reduced (trial) quotient may have when the budget sets no memory limit:
+its table has ``_MAX_ORDER²`` entries, about 1.7 GB at ``_TABLE_ENTRY_BYTES`` each."""
+_TABLE_ENTRY_BYTES = 100
+"""Bytes per entry of a quotient's multiplication table, every copy a round holds together
+(measured: 36 for the reduced table as lists, 8 for its renumbered copy, 8 for the result's
+tuples; the table of the round before and array temporaries make up the rest)."""
 _ARRAY_ENTRIES = 1 << 20  # products computed in one vectorised call (bounds temporary memory)
 _COLUMN_ENTRIES = 1 << 23  # the most column entries marking keeps as lists (else products)
 
@@ -667,7 +673,9 @@ def _minimise(
     reduced = order[block]  # elems[i] -> its reduced element
     rep = elems[first[by_first]]  # the smallest candidate element of each reduced element
     m = nblocks
-    if m > _MAX_ORDER:
+    if m > _max_order(budget):
+        if budget.nbytes is not None:
+            raise BudgetExceeded(budget.nbytes, "memory")
         raise QuotientError(
             f"a trial quotient has {m} elements, more than the {_MAX_ORDER} a quotient may have "
             "here: try a smaller heap bound"
@@ -682,6 +690,14 @@ def _minimise(
     pmask = np.asarray([pbits[int(x)] for x in elems], dtype=bool)
     pset = frozenset(int(x) for x in np.unique(reduced[pmask]))
     return table, pset, dict(zip(elems.tolist(), reduced.tolist(), strict=True))
+
+
+def _max_order(budget: Budget) -> int:
+    """The most elements a quotient's table may have under ``budget``: what its memory limit
+    holds at ``_TABLE_ENTRY_BYTES`` per entry, or ``_MAX_ORDER`` without a memory limit. O(1)."""
+    if budget.nbytes is None:
+        return _MAX_ORDER
+    return math.isqrt(budget.nbytes // _TABLE_ENTRY_BYTES)
 
 
 def _minimise_py(
@@ -1148,10 +1164,11 @@ def misere_quotient(
     size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
     exhaustively (see the module docstring), so it agrees with exact search on every position.
     Raises :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out, and
-    :class:`QuotientError` for a bound out of range, a quotient too large to build (a trial
-    quotient of more than ``_MAX_ORDER`` = 4096 elements) or one that looks infinite (a heap
-    whose powers need a cycle longer than ``_MAX_INDEX`` = 16, as for 0.354 from heap 5: see
-    :func:`_expand`). Quotients of heaps up to a bound are finitely generated, not always finite.
+    :class:`QuotientError` for a bound out of range, a quotient too large to build (without a
+    memory limit in ``budget``, a trial quotient of more than ``_MAX_ORDER`` = 4096 elements;
+    with one, ``BudgetExceeded`` when its table would not fit: see :func:`_max_order`) or one
+    that looks infinite (a heap whose powers need a cycle longer than ``_MAX_INDEX`` = 16, as
+    for 0.354 from heap 5: see :func:`_expand`). Quotients of heaps up to a bound are finitely generated, not always finite.
     An attempt that ran out of its budget is taken up where it stopped (see
     :func:`quotient_progress` and :func:`resume_quotient`). ``on_round`` (a progress display, a
     checkpoint) is called after each heap; see :data:`RoundReport`.
@@ -1225,8 +1242,8 @@ def resume_quotient(
 
     budget = budget or Budget()
     m = len(table)
-    if m == 0 or m > _MAX_ORDER or any(len(row) != m for row in table):
-        raise QuotientError(f"the table must be square with 1 to {_MAX_ORDER} rows")
+    if m == 0 or m > _max_order(budget) or any(len(row) != m for row in table):
+        raise QuotientError(f"the table must be square with 1 to {_max_order(budget)} rows")
     t = np.asarray(table, dtype=np.int64)
     images = [int(x) for x in heap_images]
     pset = frozenset(int(x) for x in p_elements)
