@@ -133,6 +133,23 @@ def test_dawsons_kayles_to_heap_27_has_order_176() -> None:
     assert assert_agrees(q, 30, 27) > 20_000
 
 
+def test_dawsons_chess_and_0_4_are_dawsons_kayles_with_heaps_shifted() -> None:
+    """0.137 (Dawson's Chess) heap n and 0.4 heap n + 2 play like 0.07 (Dawson's Kayles) heap
+    n + 1, so their partial quotients are the same monoids with the heap bound shifted by one:
+    what nimlab reaches for 0.07 (order 638 at heap 33) it reaches for 0.137 at heap 32 and 0.4
+    at heap 34 (docs/quotients.md)."""
+    d = misere_quotient(TakeAndBreak.octal("0.07"), 16)
+    c = misere_quotient(TakeAndBreak.octal("0.137"), 15)
+    f = misere_quotient(TakeAndBreak.octal("0.4"), 17)
+    assert d.order == c.order == f.order == 24
+    assert d.relations == c.relations == f.relations and d.p_elements == c.p_elements
+    assert [h - 1 for h in d.generator_heaps] == list(c.generator_heaps)
+    assert [h + 1 for h in d.generator_heaps] == list(f.generator_heaps)
+    names = [d.elements[x] for x in d.heap_images]
+    assert names[1:] == [c.elements[x] for x in c.heap_images]
+    assert names == [f.elements[x] for x in f.heap_images][1:]
+
+
 def word_heaps(q: MisereQuotient, word: str) -> list[int]:
     """The heaps of an element's word, e.g. ``"a^2c"`` -> heaps of a twice and of c once."""
     letters = dict(zip(q.generators, q.generator_heaps, strict=True))
