@@ -625,3 +625,14 @@ def test_cli_resume_refuses_a_damaged_or_foreign_file(tmp_path: Path) -> None:
         result = runner.invoke(app, ["quotient", *args, "--resume", str(path)])
         assert result.exit_code == 2 and message in result.stderr, (message, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_cli_memory_limit_says_how_far_it_got(tmp_path: Path) -> None:
+    _forget(DAWSON)
+    saved = tmp_path / "dawson.json"
+    args = ["quotient", "0.07", "--max-heap", "26", "--memory", "0.01", "--save", str(saved)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "needs more than 0.01 GiB" in result.stderr
+    assert "verified up to heap 24 (order 24)" in result.stderr and "--resume" in result.stderr
+    assert json.loads(saved.read_text())["quotient"]["heap_bound"] == 24
+    _forget(DAWSON)

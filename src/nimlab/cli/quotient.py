@@ -131,18 +131,15 @@ def quotient_command(
     last: dict[str, Any] = {"heap": start, "order": order}
     checkpoint = _Checkpoint(target)
 
-    def on_round(heap: int, order: int, snapshot: Callable[[], MisereQuotient]) -> None:
-        last.update(heap=heap, order=order, snapshot=snapshot)
-        checkpoint.maybe(snapshot)
-
     try:
         with _ctrl_c_cancels(budget), _progress(show, max_heap, last, checkpoint) as report:
 
-            def on_round_shown(heap: int, order: int, snap: Callable[[], MisereQuotient]) -> None:
-                on_round(heap, order, snap)
+            def on_round(heap: int, order: int, snapshot: Callable[[], MisereQuotient]) -> None:
+                last.update(heap=heap, order=order, snapshot=snapshot)
+                checkpoint.maybe(snapshot)
                 report()
 
-            q = misere_quotient(rule, max_heap, budget=budget, on_round=on_round_shown)
+            q = misere_quotient(rule, max_heap, budget=budget, on_round=on_round)
     except BudgetExceeded as exc:
         partial = quotient_progress(rule)
         where = ""
