@@ -75,6 +75,7 @@ def quotient_command(
         float,
         typer.Option(
             "--memory",
+            metavar="GIB",
             min=0.01,
             max=1024.0,
             help="The most memory (GiB) the quotient's tables and the verification may take; "
