@@ -1168,10 +1168,10 @@ def misere_quotient(
     memory limit in ``budget``, a trial quotient of more than ``_MAX_ORDER`` = 4096 elements;
     with one, ``BudgetExceeded`` when its table would not fit: see :func:`_max_order`) or one
     that looks infinite (a heap whose powers need a cycle longer than ``_MAX_INDEX`` = 16, as
-    for 0.354 from heap 5: see :func:`_expand`). Quotients of heaps up to a bound are finitely generated, not always finite.
-    An attempt that ran out of its budget is taken up where it stopped (see
-    :func:`quotient_progress` and :func:`resume_quotient`). ``on_round`` (a progress display, a
-    checkpoint) is called after each heap; see :data:`RoundReport`.
+    for 0.354 from heap 5: see :func:`_expand`). Quotients of heaps up to a bound are finitely
+    generated, not always finite. An attempt that ran out of its budget is taken up where it
+    stopped (see :func:`quotient_progress` and :func:`resume_quotient`). ``on_round`` (a
+    progress display, a checkpoint) is called after each heap; see :data:`RoundReport`.
 
     Complexity: for each heap, O(|Q|) trial verifications of O(S · K · |T|) each in the worst
     case (usually one), where ``S`` is the number of reachable states; see the module docstring.
