@@ -51,11 +51,21 @@ def plain_twins_seconds(rule: TakeAndBreak, heap: int) -> float:
     fast = quotient_module._minimise, quotient_module._mark_smallest
 
     def mark_plain(
-        cand: quotient_module._Candidate, types: list[quotient_module._HeapType]
+        cand: quotient_module._Candidate,
+        types: list[quotient_module._HeapType],
+        budget: Budget | None = None,
     ) -> dict[int, bool]:
         return quotient_module._mark_smallest_py(cand.mul, types)
 
-    quotient_module._minimise = quotient_module._minimise_py
+    def minimise_plain(
+        cand: quotient_module._Candidate,
+        pbits: dict[int, bool],
+        letters: list[int],
+        budget: Budget | None = None,
+    ) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
+        return quotient_module._minimise_py(cand, pbits, letters)
+
+    quotient_module._minimise = minimise_plain
     quotient_module._mark_smallest = mark_plain
     try:
         start = time.perf_counter()
@@ -126,11 +136,11 @@ def main() -> None:
             wins += len(quotient_winning_moves(q, p, 1))
     solve_s = time.perf_counter() - start
 
-    small = (3, 5, 7, 9)  # 24 objects
+    sample = (3, 5, 7, 9)  # 24 objects
     start = time.perf_counter()
-    ExactSolver(KAYLES, misere=True).value(small)
+    ExactSolver(KAYLES, misere=True).value(sample)
     exact_s = time.perf_counter() - start
-    print(f"exact search {small}  {exact_s:7.3f} s (baseline)")
+    print(f"exact search {sample}  {exact_s:7.3f} s (baseline)")
     print(
         f"1000 positions <= 200    {solve_s:7.3f} s  ratio {solve_s / exact_s:6.2f}x of one exact "
         f"24-object search; target < 0.5 s ({wins} winning moves found)"
