@@ -8,8 +8,8 @@ misère Kayles positions of up to 200 objects through the quotient (target < 0.5
 winning moves) against the exact solver on one small position, and (3) Dawson's Kayles (0.07) to
 heap 30 (Siegel's Q_30, order 360; target < 6 s with a warm compiled cache), with the vectorised
 reduction and marking against their plain twins on heap 25 in the same run. With ``--long``,
-also (4) 0.07 to heap 33 (order 638, the bound of the published partial quotient; about 80 s of
-CPU here), with small positions checked against exact search. Machines are noisy
+also (4) 0.07 to heap 33 (order 638, the bound of the published partial quotient; about a minute
+here), with small positions checked against exact search. Machines are noisy
 (and often shared): compare the ratios, not the absolute times.
 """
 
