@@ -7,7 +7,9 @@ whole-process time of ``nimlab --help`` (the start-up cost), and (2) the in-proc
 misère Kayles positions of up to 200 objects through the quotient (target < 0.5 s, outcome and
 winning moves) against the exact solver on one small position, and (3) Dawson's Kayles (0.07) to
 heap 30 (Siegel's Q_30, order 360; target < 6 s with a warm compiled cache), with the vectorised
-reduction and marking against their plain twins on heap 25 in the same run. Machines are noisy
+reduction and marking against their plain twins on heap 25 in the same run. With ``--long``,
+also (4) 0.07 to heap 33 (order 638, the bound of the published partial quotient; about a minute
+here), with small positions checked against exact search. Machines are noisy
 (and often shared): compare the ratios, not the absolute times.
 """
 
@@ -49,11 +51,21 @@ def plain_twins_seconds(rule: TakeAndBreak, heap: int) -> float:
     fast = quotient_module._minimise, quotient_module._mark_smallest
 
     def mark_plain(
-        cand: quotient_module._Candidate, types: list[quotient_module._HeapType]
+        cand: quotient_module._Candidate,
+        types: list[quotient_module._HeapType],
+        budget: Budget | None = None,
     ) -> dict[int, bool]:
         return quotient_module._mark_smallest_py(cand.mul, types)
 
-    quotient_module._minimise = quotient_module._minimise_py
+    def minimise_plain(
+        cand: quotient_module._Candidate,
+        pbits: dict[int, bool],
+        letters: list[int],
+        budget: Budget | None = None,
+    ) -> tuple[list[list[int]], frozenset[int], dict[int, int]]:
+        return quotient_module._minimise_py(cand, pbits, letters)
+
+    quotient_module._minimise = minimise_plain
     quotient_module._mark_smallest = mark_plain
     try:
         start = time.perf_counter()
@@ -61,6 +73,23 @@ def plain_twins_seconds(rule: TakeAndBreak, heap: int) -> float:
         return time.perf_counter() - start
     finally:
         quotient_module._minimise, quotient_module._mark_smallest = fast
+
+
+def dawson_to_33() -> None:
+    """Dawson's Kayles to heap 33: order 638 (docs/quotients.md), checked on small positions."""
+    dawson = TakeAndBreak.octal("0.07")
+    start = time.perf_counter()
+    try:
+        q = misere_quotient(dawson, 33, budget=Budget(seconds=900, nbytes=2 << 30))
+    except BudgetExceeded as exc:
+        print(f"0.07 to heap 33          not within 900 s / 2 GiB ({exc.reason})")
+        return
+    seconds = time.perf_counter() - start
+    assert q.order == 638, q.order
+    solver = ExactSolver(dawson, misere=True)
+    small = [(a, b) for a in range(34) for b in range(a, 34) if a + b <= 36]
+    assert all(q.outcome(p) == solver.value(p).outcome for p in small)
+    print(f"0.07 to heap 33          {seconds:7.3f} s  (order {q.order}, p_count {q.p_count})")
 
 
 def main() -> None:
@@ -107,11 +136,11 @@ def main() -> None:
             wins += len(quotient_winning_moves(q, p, 1))
     solve_s = time.perf_counter() - start
 
-    small = (3, 5, 7, 9)  # 24 objects
+    sample = (3, 5, 7, 9)  # 24 objects
     start = time.perf_counter()
-    ExactSolver(KAYLES, misere=True).value(small)
+    ExactSolver(KAYLES, misere=True).value(sample)
     exact_s = time.perf_counter() - start
-    print(f"exact search {small}  {exact_s:7.3f} s (baseline)")
+    print(f"exact search {sample}  {exact_s:7.3f} s (baseline)")
     print(
         f"1000 positions <= 200    {solve_s:7.3f} s  ratio {solve_s / exact_s:6.2f}x of one exact "
         f"24-object search; target < 0.5 s ({wins} winning moves found)"
@@ -120,3 +149,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    if "--long" in sys.argv[1:]:
+        dawson_to_33()

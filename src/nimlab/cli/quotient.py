@@ -1,17 +1,32 @@
 """``nimlab quotient CODE``: the misère quotient of a take-and-break game (Plambeck–Siegel): its
 order, P-portion, generators and relations, the element of each heap, and whether it is proven for
-every heap size."""
+every heap size.
+
+The computation is bounded by ``--seconds`` (:data:`SECONDS` by default) and shows its progress
+(heap, order, time). ``--save FILE`` keeps the quotient verified so far (every
+:data:`CHECKPOINT_SECONDS`, when the time runs out and on Ctrl-C) and ``--resume FILE`` goes on
+from it; a resumed quotient is checked and verified again before it is used."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from typing import TYPE_CHECKING, Annotated
+import os
+import shlex
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, fail
+from nimlab.cli.common import console, err_console, fail
 from nimlab.core.ruleset import parse_game
 
 if TYPE_CHECKING:
@@ -19,7 +34,13 @@ if TYPE_CHECKING:
 
 MAX_HEAP = 1000
 SECONDS = 120.0
+"""The default bound on the time of one computation (``--seconds``)."""
+MEMORY_GIB = 2.0
+"""The default bound on the memory of the quotient's tables and states (``--memory``)."""
+CHECKPOINT_SECONDS = 60.0
+"""With ``--save`` the quotient verified so far is written at least this often."""
 SHOWN_IMAGES = 120
+SAVED_KIND = "nimlab misère quotient"
 
 
 @app.command("quotient")
@@ -41,6 +62,46 @@ def quotient_command(
             "Default: 200, or 24 for games no period can prove (lasker, grundys-game).",
         ),
     ] = None,
+    seconds: Annotated[
+        float,
+        typer.Option(
+            "--seconds",
+            "-s",
+            min=0.0,
+            help="Stop after this many seconds of computing and say how far it got.",
+        ),
+    ] = SECONDS,
+    memory: Annotated[
+        float,
+        typer.Option(
+            "--memory",
+            metavar="GIB",
+            min=0.01,
+            max=1024.0,
+            help="The most memory (GiB) the quotient's tables and the verification may take; "
+            "a larger quotient stops with what is verified.",
+        ),
+    ] = MEMORY_GIB,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            "--save",
+            metavar="FILE",
+            help=f"Keep the quotient verified so far in FILE (every {CHECKPOINT_SECONDS:.0f} s, "
+            "when the time runs out and on Ctrl-C) so that --resume can go on from it.",
+            dir_okay=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            metavar="FILE",
+            help="Go on from the quotient in FILE (made by --save; checked and verified again; "
+            "saved there again unless --save names another file).",
+            dir_okay=False,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     table: Annotated[
         bool,
@@ -52,8 +113,13 @@ def quotient_command(
     ] = False,
 ) -> None:
     """The misère quotient of a take-and-break game, verified heap by heap."""
-    from nimlab.theory.budget import Budget
-    from nimlab.theory.quotient import QuotientError, default_heap_bound, misere_quotient
+    from nimlab.theory.budget import Budget, BudgetExceeded
+    from nimlab.theory.quotient import (
+        QuotientError,
+        default_heap_bound,
+        misere_quotient,
+        quotient_progress,
+    )
 
     kind = parse_game(game)
     if kind.quotient_support:
@@ -62,11 +128,56 @@ def quotient_command(
         max_heap = default_heap_bound(kind.rule)
     if max_heap > MAX_HEAP:
         fail(f"--max-heap is at most {MAX_HEAP}")
+    rule = kind.rule
+    nbytes = int(memory * 2**30)
+    start, order = _load(rule, resume, max_heap, nbytes) if resume is not None else (0, 1)
+    target = save if save is not None else resume
+    if save is not None:
+        _write_or_fail(save, _saved(rule.code, None))
+    budget = Budget(seconds=seconds, nbytes=nbytes)
+    show = sys.stderr.isatty() and not as_json
+    last: dict[str, Any] = {"heap": start, "order": order}
+    checkpoint = _Checkpoint(target)
+
     try:
-        # a computation that cannot go on shows what it verified, and says where it stopped
-        q = misere_quotient(kind.rule, max_heap, budget=Budget(seconds=SECONDS), partial=True)
+        with _ctrl_c_cancels(budget), _progress(show, max_heap, last, checkpoint) as report:
+
+            def on_round(heap: int, order: int, snapshot: Callable[[], MisereQuotient]) -> None:
+                last.update(heap=heap, order=order, snapshot=snapshot)
+                checkpoint.maybe(snapshot)
+                report()
+
+            q = misere_quotient(rule, max_heap, budget=budget, on_round=on_round)
+    except BudgetExceeded as exc:
+        partial = quotient_progress(rule)
+        where = ""
+        if partial is not None:
+            where = f"; verified up to heap {partial.heap_bound} (order {partial.order})"
+            if target is not None:
+                checkpoint.write(partial)
+                how = f"nimlab quotient {shlex.quote(game)} --max-heap {max_heap} --resume"
+                where += f", saved to {target}; go on with: {how} {shlex.quote(str(target))}"
+            else:
+                where += " (--save FILE keeps it for --resume)"
+        if exc.reason == "cancelled":
+            err_console.print(Text(f"Interrupted{where}.", style="yellow"), soft_wrap=True)
+            raise typer.Exit(130) from None
+        if exc.reason == "memory":
+            fail(
+                f"the misère quotient of {rule.code} up to heap {max_heap} needs more than "
+                f"{memory:g} GiB (--memory GIB allows more){where}"
+            )
+        fail(
+            f"the misère quotient of {rule.code} up to heap {max_heap} took more than "
+            f"{seconds:g} seconds (--seconds S computes longer){where}"
+        )
     except QuotientError as e:
-        fail(str(e))
+        reached = f" (verified up to heap {last['heap']}, order {last['order']})"
+        if target is not None and "snapshot" in last:
+            checkpoint.write(last["snapshot"]())
+        fail(str(e) + (reached if last["heap"] else ""))
+    if target is not None:
+        checkpoint.write(q)
     if as_json:
         out = q.to_json()
         if table:
@@ -76,6 +187,170 @@ def quotient_command(
     _print(kind.title, q)
     if table:
         _print_table(q)
+
+
+class _Checkpoint:
+    """Writes the quotient verified so far to a file, at most every ``CHECKPOINT_SECONDS``
+    (:meth:`maybe`) or now (:meth:`write`)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.next = time.monotonic() + CHECKPOINT_SECONDS
+
+    def maybe(self, snapshot: Callable[[], MisereQuotient]) -> None:
+        if self.path is not None and time.monotonic() >= self.next:
+            self.write(snapshot())
+
+    def write(self, q: MisereQuotient) -> None:
+        if self.path is not None:
+            _write(self.path, _saved(q.rule.code, q))
+            self.next = time.monotonic() + CHECKPOINT_SECONDS
+
+    def seconds_left(self) -> float | None:
+        return None if self.path is None else max(0.0, self.next - time.monotonic())
+
+
+def _saved(code: str, q: MisereQuotient | None) -> bytes:
+    """A saved quotient: one JSON object with a SHA-256 checksum of its contents."""
+    body: dict[str, Any] = {"kind": SAVED_KIND, "version": 1, "code": code}
+    if q is not None:
+        body |= {
+            "heap_bound": q.heap_bound,
+            "table": [list(row) for row in q.table],
+            "p_elements": list(q.p_elements),
+            "heap_images": list(q.heap_images),
+        }
+    text = json.dumps(body, separators=(",", ":"), sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return json.dumps({"quotient": body, "sha256": digest}, separators=(",", ":")).encode()
+
+
+def _write(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically (a crash leaves the old file or the new); on failure
+    say why (the computation goes on) and return False."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        err_console.print(Text(f"Cannot save to {path}: {exc.strerror or exc}", "red"))
+        return False
+    return True
+
+
+def _write_or_fail(path: Path, data: bytes) -> None:
+    if path.exists():
+        return  # kept until there is something verified to replace it with
+    if not _write(path, data):
+        fail(f"--save {path}: cannot write there")
+
+
+def _load(rule: Any, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
+    """Check the saved quotient in ``path`` and take it up; its heap bound and order (0 and 1 when
+    the file holds none yet)."""
+    from nimlab.theory.budget import Budget, BudgetExceeded
+    from nimlab.theory.quotient import QuotientError, resume_quotient
+
+    try:
+        raw = json.loads(path.read_bytes())
+        body = raw["quotient"]
+        text = json.dumps(body, separators=(",", ":"), sort_keys=True)
+        intact = hashlib.sha256(text.encode()).hexdigest() == raw["sha256"]
+    except OSError as exc:
+        fail(f"cannot read the saved quotient {str(path)!r}: {exc.strerror or exc}")
+    except (ValueError, KeyError, TypeError):
+        fail(f"{path}: not a quotient saved by nimlab quotient --save")
+    if not isinstance(body, dict) or body.get("kind") != SAVED_KIND:
+        fail(f"{path}: not a quotient saved by nimlab quotient --save")
+    if not intact:
+        fail(f"{path}: the saved quotient is damaged (its checksum does not match)")
+    if body.get("code") != rule.code:
+        fail(f"{path}: the saved quotient is of {body.get('code')}, not of {rule.code}")
+    if "table" not in body:
+        return 0, 1
+    bound = body.get("heap_bound")
+    if not isinstance(bound, int) or bound > max_heap:
+        fail(f"{path}: the saved quotient goes to heap {bound}, beyond --max-heap {max_heap}")
+    try:
+        table = body["table"]
+        bound = resume_quotient(
+            rule,
+            table,
+            body["p_elements"],
+            body["heap_images"],
+            budget=Budget(seconds=SECONDS, nbytes=nbytes),
+        )
+    except (QuotientError, TypeError, ValueError) as exc:
+        fail(f"{path}: the saved quotient cannot be used: {exc}")
+    except BudgetExceeded:
+        fail(f"{path}: checking the saved quotient took more than {SECONDS:.0f} s or --memory")
+    return bound, len(table)
+
+
+class _ctrl_c_cancels:
+    """While active (in the main thread), Ctrl-C cancels ``budget`` (the computation stops at its
+    next check and what is verified is kept); a second Ctrl-C interrupts at once."""
+
+    def __init__(self, budget: Any) -> None:
+        self.budget = budget
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+
+            def on_sigint(signum: int, frame: FrameType | None) -> None:
+                self.budget.cancel()
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+
+            self.previous = signal.signal(signal.SIGINT, on_sigint)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+class _progress:
+    """A progress display on the terminal (heap reached of the bound, order, next save): the
+    ``report`` callable it yields redraws it."""
+
+    def __init__(self, show: bool, max_heap: int, last: dict[str, Any], cp: _Checkpoint) -> None:
+        self.show, self.max_heap, self.last, self.cp = show, max_heap, last, cp
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[], None]:
+        if not self.show:
+            return lambda: None
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(
+            TextColumn("[bold]Misère quotient"),
+            BarColumn(),
+            TextColumn("{task.fields[line]}"),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+        )
+        self.bar.__enter__()
+        task = self.bar.add_task("quotient", total=self.max_heap, line="", completed=0)
+
+        def report() -> None:
+            line = (
+                f"heap {self.last['heap']} of at most {self.max_heap} · order {self.last['order']}"
+            )
+            left = self.cp.seconds_left()
+            if left is not None:
+                line += f" · next save in {left:.0f} s"
+            self.bar.update(task, completed=self.last["heap"], line=line)
+
+        report()
+        return report
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
 
 
 def _print(title: str, q: MisereQuotient) -> None:

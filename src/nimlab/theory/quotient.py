@@ -47,9 +47,11 @@ searches game positions, so heaps of hundreds of objects are cheap when the quot
 
 from __future__ import annotations
 
+import functools
+import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +72,7 @@ __all__ = [
     "quotient_for",
     "quotient_progress",
     "quotient_winning_moves",
+    "resume_quotient",
 ]
 
 MAX_HEAP_LIMIT = 4096
@@ -87,7 +90,12 @@ _CACHE_SIZE = 16
 _MAX_RECALIBRATIONS = 400
 _MAX_INDEX = 16
 _MAX_ORDER = 4096
-"""The most elements a reduced (trial) quotient may have: its table has ``_MAX_ORDER²`` entries."""
+"""The most elements a reduced (trial) quotient may have when the budget sets no memory limit:
+its table has ``_MAX_ORDER²`` entries, about 1.7 GB at ``_TABLE_ENTRY_BYTES`` each."""
+_TABLE_ENTRY_BYTES = 100
+"""Bytes per entry of a quotient's multiplication table, every copy a round holds together
+(measured: 36 for the reduced table as lists, 8 for its renumbered copy, 8 for the result's
+tuples; the table of the round before and array temporaries make up the rest)."""
 _ARRAY_ENTRIES = 1 << 20  # products computed in one vectorised call (bounds temporary memory)
 _COLUMN_ENTRIES = 1 << 23  # the most column entries marking keeps as lists (else products)
 
@@ -702,7 +710,9 @@ def _minimise(
     reduced = order[block]  # elems[i] -> its reduced element
     rep = elems[first[by_first]]  # the smallest candidate element of each reduced element
     m = nblocks
-    if m > _MAX_ORDER:
+    if m > _max_order(budget):
+        if budget.nbytes is not None:
+            raise BudgetExceeded(budget.nbytes, "memory")
         raise QuotientError(
             f"a trial quotient has {m} elements, more than the {_MAX_ORDER} a quotient may have "
             "here: try a smaller heap bound"
@@ -717,6 +727,14 @@ def _minimise(
     pmask = np.asarray([pbits[int(x)] for x in elems], dtype=bool)
     pset = frozenset(int(x) for x in np.unique(reduced[pmask]))
     return table, pset, dict(zip(elems.tolist(), reduced.tolist(), strict=True))
+
+
+def _max_order(budget: Budget) -> int:
+    """The most elements a quotient's table may have under ``budget``: what its memory limit
+    holds at ``_TABLE_ENTRY_BYTES`` per entry, or ``_MAX_ORDER`` without a memory limit. O(1)."""
+    if budget.nbytes is None:
+        return _MAX_ORDER
+    return math.isqrt(budget.nbytes // _TABLE_ENTRY_BYTES)
 
 
 def _minimise_py(
@@ -1216,8 +1234,18 @@ def _rounds(
         yield heap, cur
 
 
+RoundReport = Callable[[int, int, Callable[[], "MisereQuotient"]], None]
+"""Called after each heap with the heap, the order of the quotient verified up to it, and a
+function that builds that quotient (O(q²); not proven beyond the heap)."""
+
+
 def misere_quotient(
-    rule: TakeAndBreak, max_heap: int, *, budget: Budget | None = None, partial: bool = False
+    rule: TakeAndBreak,
+    max_heap: int,
+    *,
+    budget: Budget | None = None,
+    partial: bool = False,
+    on_round: RoundReport | None = None,
 ) -> MisereQuotient:
     """The misère quotient of all sums of heaps of at most ``max_heap`` objects under ``rule``.
 
@@ -1233,10 +1261,14 @@ def misere_quotient(
     size (``proven``, with ``heap_bound`` the heap it was checked to). Every answer is verified
     exhaustively (see the module docstring), so it agrees with exact search on every position.
     Raises :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out, and
-    :class:`QuotientError` for a bound out of range, a quotient too large to build (a trial
-    quotient of more than ``_MAX_ORDER`` = 4096 elements) or one that looks infinite (a heap
-    whose powers need a cycle longer than ``_MAX_INDEX`` = 16, as for 0.354 from heap 5: see
-    :func:`_expand`). Quotients of heaps up to a bound are finitely generated, not always finite.
+    :class:`QuotientError` for a bound out of range, a quotient too large to build (without a
+    memory limit in ``budget``, a trial quotient of more than ``_MAX_ORDER`` = 4096 elements;
+    with one, ``BudgetExceeded`` when its table would not fit: see :func:`_max_order`) or one
+    that looks infinite (a heap whose powers need a cycle longer than ``_MAX_INDEX`` = 16, as
+    for 0.354 from heap 5: see :func:`_expand`). Quotients of heaps up to a bound are finitely
+    generated, not always finite. An attempt that ran out of its budget is taken up where it
+    stopped (see :func:`quotient_progress` and :func:`resume_quotient`). ``on_round`` (a
+    progress display, a checkpoint) is called after each heap; see :data:`RoundReport`.
 
     Complexity: for each heap, O(|Q|) trial verifications of O(S · K · |T|) each in the worst
     case (usually one), where ``S`` is the number of reachable states; see the module docstring.
@@ -1251,10 +1283,12 @@ def misere_quotient(
     cur = start if start is not None else _trivial(budget)
     found: tuple[int, int] | None = None
     try:
-        for _heap, cur in _rounds(rule, max_heap, budget, start):
+        for heap, cur in _rounds(rule, max_heap, budget, start):
             found = _periodicity(rule, cur.images)
             if found is not None:
                 break
+            if on_round is not None:
+                on_round(heap, len(cur.table), functools.partial(_result, rule, cur, None))
     except BudgetExceeded:
         if len(cur.images) > 1:
             with _cache_lock:  # a later attempt, with a budget of its own, goes on from here
@@ -1281,6 +1315,74 @@ def quotient_progress(rule: TakeAndBreak) -> MisereQuotient | None:
     with _cache_lock:
         cur = _progress.get(rule)
     return None if cur is None else _result(rule, cur, None)
+
+
+def resume_quotient(
+    rule: TakeAndBreak,
+    table: list[list[int]],
+    p_elements: Iterable[int],
+    heap_images: list[int],
+    *,
+    budget: Budget | None = None,
+) -> int:
+    """Take up a quotient of ``rule`` verified before (the ``table``, ``p_elements`` and
+    ``heap_images`` of a :class:`MisereQuotient`, e.g. from :func:`quotient_progress`, kept in a
+    file): the next :func:`misere_quotient` of ``rule`` with a bound at least its heap bound goes
+    on from it. Nothing is trusted: the table must be a commutative monoid with identity 0
+    generated by the heap images (associativity by Light's test on those generators) and the
+    quotient is verified again exhaustively, as every round is. Returns its heap bound.
+
+    Raises :class:`QuotientError` saying what is wrong, and
+    :class:`~nimlab.theory.budget.BudgetExceeded` when ``budget`` runs out. Complexity:
+    O(q² · k) for q elements and k distinct heap images, plus one verification (O(S · K · |T|)).
+    """
+    import numpy as np
+
+    budget = budget or Budget()
+    m = len(table)
+    if m == 0 or m > _max_order(budget) or any(len(row) != m for row in table):
+        raise QuotientError(f"the table must be square with 1 to {_max_order(budget)} rows")
+    t = np.asarray(table, dtype=np.int64)
+    images = [int(x) for x in heap_images]
+    pset = frozenset(int(x) for x in p_elements)
+    n = len(images) - 1
+    if t.min() < 0 or t.max() >= m or not all(0 <= x < m for x in [*images, *pset]):
+        raise QuotientError(f"elements are numbered 0 to {m - 1}")
+    if n < 1 or n > MAX_HEAP_LIMIT or images[0] != 0:
+        raise QuotientError("the heap images start with heap 0 (the identity, 0)")
+    budget.check()
+    if (t[0] != np.arange(m)).any() or (t != t.T).any():
+        raise QuotientError("the table is not commutative with identity 0")
+    gens = sorted(set(images[1:]))
+    for g in gens:  # Light's test: (x g) y == x (g y) for all x, y and every generator g
+        budget.check()
+        if (t[t[:, g]] != t[:, t[g]]).any():
+            raise QuotientError("the table is not associative")
+    seen = np.zeros(m, dtype=bool)
+    seen[0] = True
+    frontier = np.asarray([0])
+    while frontier.size:
+        nxt = np.unique(t[np.ix_(frontier, np.asarray(gens, dtype=np.int64))].ravel())
+        nxt = nxt[~seen[nxt]]
+        seen[nxt] = True
+        frontier = nxt
+    if not seen.all():
+        raise QuotientError("the heap images do not generate every element")
+    parts: list[set[tuple[int, ...]]] = [set()] + [_parts_of(rule, h) for h in range(1, n + 1)]
+    rows = t.tolist()
+    types, type_of = _types_for(_table_mul(rows), images, parts, bool(rule.d0))
+    explored = _Explorer(types, budget, _column_of(rows), m).check(pset)
+    if explored is None:
+        raise QuotientError(
+            f"the quotient does not predict the misère outcomes of {rule.code}: it is not one "
+            "computed for this game"
+        )
+    with _cache_lock:
+        _progress[rule] = _Quotient(rows, pset, images, explored, types, type_of)
+        _progress.move_to_end(rule)
+        while len(_progress) > _CACHE_SIZE:
+            _progress.popitem(last=False)
+    return n
 
 
 def _result(
