@@ -19,6 +19,7 @@ from __future__ import annotations
 import array
 import atexit
 import contextlib
+import io
 import json
 import os
 import select
@@ -223,6 +224,7 @@ def _child(request: dict[str, Any], stderr_fd: int, close: list[int]) -> None:
         os.close(stderr_fd)
         os.environ.clear()
         os.environ.update(request["env"])
+        _fresh_standard_streams()
         os.chdir(request["cwd"])
         sys.argv = request["argv"]
         from nimlab.cli import main
@@ -242,6 +244,26 @@ def _child(request: dict[str, Any], stderr_fd: int, close: list[int]) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _fresh_standard_streams() -> None:
+    """New ``sys.stdin``, ``sys.stdout`` and ``sys.stderr`` over descriptors 0, 1 and 2, made
+    as Python makes them at start-up: the zygote's own know what their descriptors were then
+    (a file that could seek, say), not the child's pipes."""
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+
+    def writer(fd: int, errors: str) -> io.TextIOWrapper:
+        raw = io.FileIO(fd, "w", closefd=False)
+        return io.TextIOWrapper(
+            raw if unbuffered else io.BufferedWriter(raw),
+            errors=errors,
+            line_buffering=fd == 2 or raw.isatty(),
+            write_through=unbuffered,
+        )
+
+    sys.stdout = writer(1, "strict")
+    sys.stderr = writer(2, "backslashreplace")
 
 
 def _main(fd: int) -> None:

@@ -324,7 +324,9 @@ def _whole_writes() -> None:
                 sys,
                 name,
                 _WholeWrites(
-                    io.BufferedWriter(raw),
+                    # a writer of its own on the same descriptor: the stream replaced may be
+                    # closed when it is collected, and would close a raw stream it shared
+                    io.BufferedWriter(io.FileIO(raw.fileno(), "w", closefd=False)),
                     encoding=stream.encoding,
                     errors=stream.errors,
                     newline=None,
