@@ -831,6 +831,7 @@ def test_the_relatives_are_played_by_click_and_key_from_the_moves_the_server_lis
     open_game(page, server.url, game="staircase", piles=[3, 1, 2])  # told as the stairs are
     pile(3).focus()
     page.keyboard.press("2")
+    expect(page.locator("#selection")).to_contain_text("moving 2 coins from step 3 down to step 2")
     page.keyboard.press("Enter")
     expect(page.locator("#log li").first).to_contain_text("Ann moved 2 coins from step 3 down to")
 

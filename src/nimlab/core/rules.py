@@ -97,6 +97,12 @@ class Rules(Protocol):
         ...
 
     @property
+    def own_words(self) -> bool:
+        """Whether :meth:`move_phrase` words a move otherwise than taking from piles (Staircase
+        Nim moves coins down a step): a page then shows the server's words for a move."""
+        ...
+
+    @property
     def end_positions_allowed(self) -> bool:
         """Whether extra end positions (multisets of heap sizes) can be added."""
         ...
@@ -239,6 +245,10 @@ class HeapRules:
         return True
 
     @property
+    def own_words(self) -> bool:
+        return False
+
+    @property
     def heap_rule(self) -> TakeAndBreak:
         return self.rule
 
@@ -319,6 +329,7 @@ class PileRules:
     splits = False
     heap_sum = False
     heap_rule: TakeAndBreak | None = None
+    own_words = False
     end_positions_allowed = True
     max_players: int | None = 2
     method = "theory"
@@ -743,6 +754,8 @@ class StaircaseRules(PileRules):
         if len(takes) > 1:
             raise IllegalMoveError("a move moves coins from one step only")
         return self._down(b, move.pile, move.take)
+
+    own_words = True
 
     def describe_move(self, move: Move, board: Board) -> str:
         return self.move_phrase(move, board)

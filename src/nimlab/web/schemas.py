@@ -285,6 +285,12 @@ class MoveOut(BaseModel):
     also: list[list[int]] = Field(
         default_factory=list, description="More [pile, take] pairs of a move on several piles."
     )
+    words: str | None = Field(
+        None,
+        description="What the move does, in words, for games that word their moves otherwise "
+        'than taking from piles (Staircase Nim: "move 2 coins from step 3 down to step 2"); '
+        "null for the others.",
+    )
 
 
 class SeatOut(BaseModel):

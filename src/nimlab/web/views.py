@@ -100,7 +100,9 @@ def board_out(board: Board) -> BoardOut:
 
 
 def move_out(move: Move) -> MoveOut:
-    return MoveOut(pile=move.pile, take=move.take, at=move.at, also=[list(p) for p in move.also])
+    return MoveOut(
+        pile=move.pile, take=move.take, at=move.at, also=[list(p) for p in move.also], words=None
+    )
 
 
 def _move_data(move: Move) -> dict[str, Any]:
@@ -281,9 +283,13 @@ def legal_moves_out(game: Game) -> list[dict[str, Any]] | None:
         return []
     if count_moves(game.ruleset, game.board) > LEGAL_LIMIT:
         return None
-    return [
-        _move_data(move) for move, _ in game.ruleset.rules.successors(game.board)
-    ]  # one validation builds every nested part
+    rules, board = game.ruleset.rules, game.board
+    if rules.own_words:
+        return [
+            _move_data(move) | {"words": rules.move_phrase(move, board)}
+            for move, _ in rules.successors(board)
+        ]
+    return [_move_data(move) for move, _ in rules.successors(board)]
 
 
 # -- analysis -----------------------------------------------------------------------------------

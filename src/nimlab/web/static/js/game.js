@@ -196,7 +196,10 @@ export function showGame(main, gameId) {
     else if (animating) line = "";
     else if (selection) {
       const v = selectionValue(selection, values);
-      line = `You ${describeSelection(selection, shown.rows).replace(/^take/, "are taking")}`
+      // the server's words for the move where the game words its moves its own way
+      const listed = (shown.moves || []).find((m) => m.words && selKey(m) === selKey(selection));
+      const words = listed ? listed.words : describeSelection(selection, shown.rows);
+      line = `You ${words.replace(/^take/, "are taking").replace(/^move/, "are moving")}`
         + (v ? ` — ${v.winning ? "a winning move" : v.winning === false ? "a losing move" : "value unknown"}` : "")
         + ". Finish (Enter) plays it.";
     } else if (playing) {
