@@ -3,6 +3,13 @@ that end the command with a message and exit status 2 (no traceback)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -26,12 +33,53 @@ __all__ = [
     "console",
     "err_console",
     "fail",
+    "first_ctrl_c_stops",
     "position_words",
     "ruleset_from_options",
+    "save_atomically",
 ]
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def save_atomically(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically (a crash leaves the old file or the new: a
+    temporary file beside it, synced, then renamed); on failure say why on stderr (the
+    computation goes on) and return False. For the state of long runs (``--save``)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        err_console.print(
+            f"[red]Cannot save to {path}: {exc.strerror or exc}[/red]", highlight=False
+        )
+        return False
+    return True
+
+
+@contextmanager
+def first_ctrl_c_stops(stop: Callable[[], None]) -> Iterator[None]:
+    """While active in the main thread, the first Ctrl-C calls ``stop`` (a long run then ends at
+    its next check, keeping what it has, and can be saved); a second one interrupts at once.
+    Elsewhere (a thread of the test runner) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        stop()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def fail(message: str) -> NoReturn:

@@ -12,20 +12,17 @@ computed, rare values, the rate and the next checkpoint."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
 import sys
 import time
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, err_console, fail
+from nimlab.cli.common import console, err_console, fail, first_ctrl_c_stops, save_atomically
 from nimlab.core.games import game_choices, parse_game
 from nimlab.theory.octal import TakeAndBreak
 
@@ -169,22 +166,6 @@ def _load(rule: TakeAndBreak, path: Path, limit: int | None, unequal: bool) -> G
         fail(f"{path}: {exc}")
 
 
-def _write(run: GrundyRun, path: Path) -> bool:
-    """Write the run's state to ``path`` atomically (a crash leaves the old state or the new);
-    on failure say why (the run goes on) and return False."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as out:
-            out.write(run.to_bytes())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        err_console.print(Text(f"Cannot save to {path}: {exc.strerror or exc}", "red"))
-        return False
-    return True
-
-
 def _compute(rule: Any, limit: int, prove: bool, *, show_progress: bool) -> GrundySequence:
     """The sequence of ``rule`` to ``limit`` values (with ``prove``: until proven)."""
     return _compute_run(_new_run(rule, limit, prove), None, None, show_progress=show_progress)
@@ -198,19 +179,12 @@ def _compute_run(
     one interrupts at once)."""
     interrupted = False
 
-    def on_sigint(signum: int, frame: FrameType | None) -> None:
+    def stop() -> None:
         nonlocal interrupted
         interrupted = True
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    previous = None
-    if _main_thread():  # from here on Ctrl-C stops the run at its next chunk (and saves)
-        previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
+    with first_ctrl_c_stops(stop):  # Ctrl-C stops the run at its next chunk (and saves)
         return _run_and_save(run, seconds, save, lambda: interrupted, show_progress)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
 def _run_and_save(
@@ -222,7 +196,9 @@ def _run_and_save(
 ) -> GrundySequence:
     from nimlab.theory.grundy import warm_up
 
-    if save is not None and not _write(run, save):  # a file that cannot be written: say so now
+    if save is not None and not save_atomically(
+        save, run.to_bytes()
+    ):  # a file that cannot be written: say so now
         fail(f"--save {save}: cannot write there")
     if seconds is not None:
         warm_up()  # loading the compiled kernels does not count against the time
@@ -237,7 +213,7 @@ def _run_and_save(
             return None
         now = time.perf_counter()
         if now >= next_save:
-            _write(run, save)
+            save_atomically(save, run.to_bytes())
             next_save = now + CHECKPOINT_SECONDS
         return next_save - now
 
@@ -250,14 +226,8 @@ def _run_and_save(
     else:
         sequence = _with_progress(run, seconds, began, start_count, checkpoint, stop)
     if save is not None:
-        _write(run, save)
+        save_atomically(save, run.to_bytes())
     return sequence
-
-
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def _with_progress(

@@ -11,22 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, err_console, fail
+from nimlab.cli.common import console, err_console, fail, first_ctrl_c_stops, save_atomically
 from nimlab.core.ruleset import parse_game
 
 if TYPE_CHECKING:
@@ -140,7 +136,10 @@ def quotient_command(
     checkpoint = _Checkpoint(target)
 
     try:
-        with _ctrl_c_cancels(budget), _progress(show, max_heap, last, checkpoint) as report:
+        with (
+            first_ctrl_c_stops(budget.cancel),
+            _progress(show, max_heap, last, checkpoint) as report,
+        ):
 
             def on_round(heap: int, order: int, snapshot: Callable[[], MisereQuotient]) -> None:
                 last.update(heap=heap, order=order, snapshot=snapshot)
@@ -203,7 +202,7 @@ class _Checkpoint:
 
     def write(self, q: MisereQuotient) -> None:
         if self.path is not None:
-            _write(self.path, _saved(q.rule.code, q))
+            save_atomically(self.path, _saved(q.rule.code, q))
             self.next = time.monotonic() + CHECKPOINT_SECONDS
 
     def seconds_left(self) -> float | None:
@@ -225,26 +224,10 @@ def _saved(code: str, q: MisereQuotient | None) -> bytes:
     return json.dumps({"quotient": body, "sha256": digest}, separators=(",", ":")).encode()
 
 
-def _write(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` atomically (a crash leaves the old file or the new); on failure
-    say why (the computation goes on) and return False."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        err_console.print(Text(f"Cannot save to {path}: {exc.strerror or exc}", "red"))
-        return False
-    return True
-
-
 def _write_or_fail(path: Path, data: bytes) -> None:
     if path.exists():
         return  # kept until there is something verified to replace it with
-    if not _write(path, data):
+    if not save_atomically(path, data):
         fail(f"--save {path}: cannot write there")
 
 
@@ -288,28 +271,6 @@ def _load(rule: Any, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
     except BudgetExceeded:
         fail(f"{path}: checking the saved quotient took more than {SECONDS:.0f} s or --memory")
     return bound, len(table)
-
-
-class _ctrl_c_cancels:
-    """While active (in the main thread), Ctrl-C cancels ``budget`` (the computation stops at its
-    next check and what is verified is kept); a second Ctrl-C interrupts at once."""
-
-    def __init__(self, budget: Any) -> None:
-        self.budget = budget
-        self.previous: Any = None
-
-    def __enter__(self) -> None:
-        if threading.current_thread() is threading.main_thread():
-
-            def on_sigint(signum: int, frame: FrameType | None) -> None:
-                self.budget.cancel()
-                signal.signal(signal.SIGINT, signal.default_int_handler)
-
-            self.previous = signal.signal(signal.SIGINT, on_sigint)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
 
 
 class _progress:
