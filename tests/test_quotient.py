@@ -203,10 +203,14 @@ def test_random_octal_games_agree_with_exact_search(
     except (BudgetExceeded, QuotientError):  # refused honestly (see the test below)
         assume(False)
         raise
-    solver = ExactSolver(rule, misere=True)
-    heaps = data.draw(st.lists(st.integers(0, bound), max_size=6))
-    position = canonical(heaps)
+    position = canonical(data.draw(st.lists(st.integers(0, bound), max_size=6)))
     assume(sum(position) <= 25)
+    _agrees_with_exact_search(q, rule, position)
+
+
+def _agrees_with_exact_search(q: MisereQuotient, rule: TakeAndBreak, position: Canon) -> None:
+    """The quotient's outcome of ``position`` and its winning moves are exact search's."""
+    solver = ExactSolver(rule, misere=True)
     value = solver.value(position)
     assert q.outcome(position) == value.outcome
     moves = quotient_winning_moves(q, position)
@@ -503,17 +507,9 @@ def test_splits_that_remove_nothing_agree_with_exact_search(
     except (BudgetExceeded, QuotientError):
         assume(False)
         raise
-    solver = ExactSolver(rule, misere=True)
     position = canonical(data.draw(st.lists(st.integers(0, bound), max_size=5)))
     assume(sum(position) <= 20)
-    value = solver.value(position)
-    assert q.outcome(position) == value.outcome
-    moves = quotient_winning_moves(q, position)
-    assert bool(moves) == (value.outcome is Outcome.N and value.remoteness > 0)
-    for heap, _take, parts in moves:
-        rest = list(position)
-        rest.remove(heap)
-        assert solver.value(canonical(rest + list(parts))).outcome is Outcome.P
+    _agrees_with_exact_search(q, rule, position)
 
 
 def test_lasker_partial_quotients_are_misere_nims_and_the_whole_is_infinite() -> None:
