@@ -723,14 +723,33 @@ def test_cli_resume_refuses_a_damaged_or_foreign_file(tmp_path: Path) -> None:
         "damaged": (["0.07"], data | {"sha256": "0" * 64}),
         "not a quotient saved": (["0.07"], {"grundy": 1}),
     }
+    split = tmp_path / "split.json"  # 4.0: split anything; Grundy's game is 4.0 with unequal parts
+    runner.invoke(app, ["quotient", "4.0", "--max-heap", "6", "--save", str(split)])
+    cases |= {
+        "is of 4.0, not of 4.0 (splits into unequal heaps)": (["grundys-game"], None),
+    }
     for message, (args, content) in cases.items():
-        path = saved
+        path = split if args[0] == "grundys-game" else saved
         if content is not None:
             path = tmp_path / "other.json"
             path.write_text(json.dumps(content))
         result = runner.invoke(app, ["quotient", *args, "--resume", str(path)])
         assert result.exit_code == 2 and message in result.stderr, (message, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_cli_json_names_the_game_and_whether_splits_are_unequal() -> None:
+    for game, code, unequal in [
+        ("grundys-game", "4.0", True),
+        ("4.0", "4.0", False),
+        ("kayles", "0.77", False),
+        ("lasker", "4.333...", False),
+    ]:
+        result = runner.invoke(app, ["quotient", game, "--max-heap", "8", "--json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        label = "0.77" if game == "kayles" else game
+        assert (data["game"], data["code"], data["unequal"]) == (label, code, unequal)
 
 
 def test_cli_memory_limit_says_how_far_it_got(tmp_path: Path) -> None:

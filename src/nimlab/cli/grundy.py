@@ -108,7 +108,7 @@ def grundy_command(
     if kind.grundy_support:
         fail(f"no Grundy values: {kind.grundy_support}")
     rule, title = kind.rule, kind.title
-    name = rule.code if kind.entry.notation == "octal" else kind.name
+    name = kind.label
     unequal = rule.unequal
     if prove and unequal:
         fail(f"no periodicity theorem is known for {title}: --prove cannot apply")

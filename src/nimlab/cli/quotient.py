@@ -26,6 +26,7 @@ from nimlab.cli.common import console, err_console, fail, first_ctrl_c_stops, sa
 from nimlab.core.ruleset import parse_game
 
 if TYPE_CHECKING:
+    from nimlab.theory.octal import TakeAndBreak
     from nimlab.theory.quotient import MisereQuotient
 
 MAX_HEAP = 1000
@@ -115,6 +116,7 @@ def quotient_command(
         default_heap_bound,
         misere_quotient,
         quotient_progress,
+        rule_name,
     )
 
     kind = parse_game(game)
@@ -129,7 +131,7 @@ def quotient_command(
     start, order = _load(rule, resume, max_heap, nbytes) if resume is not None else (0, 1)
     target = save if save is not None else resume
     if save is not None:
-        _write_or_fail(save, _saved(rule.code, None))
+        _write_or_fail(save, _saved(rule, None))
     budget = Budget(seconds=seconds, nbytes=nbytes)
     show = sys.stderr.isatty() and not as_json
     last: dict[str, Any] = {"heap": start, "order": order}
@@ -163,11 +165,11 @@ def quotient_command(
             raise typer.Exit(130) from None
         if exc.reason == "memory":
             fail(
-                f"the misère quotient of {rule.code} up to heap {max_heap} needs more than "
+                f"the misère quotient of {rule_name(rule)} up to heap {max_heap} needs more than "
                 f"{memory:g} GiB (--memory GIB allows more){where}"
             )
         fail(
-            f"the misère quotient of {rule.code} up to heap {max_heap} took more than "
+            f"the misère quotient of {rule_name(rule)} up to heap {max_heap} took more than "
             f"{seconds:g} seconds (--seconds S computes longer){where}"
         )
     except QuotientError as e:
@@ -178,7 +180,7 @@ def quotient_command(
     if target is not None:
         checkpoint.write(q)
     if as_json:
-        out = q.to_json()
+        out = {"game": kind.label} | q.to_json()
         if table:
             out["table"] = [list(row) for row in q.table]
         typer.echo(json.dumps(out))
@@ -202,16 +204,18 @@ class _Checkpoint:
 
     def write(self, q: MisereQuotient) -> None:
         if self.path is not None:
-            save_atomically(self.path, _saved(q.rule.code, q))
+            save_atomically(self.path, _saved(q.rule, q))
             self.next = time.monotonic() + CHECKPOINT_SECONDS
 
     def seconds_left(self) -> float | None:
         return None if self.path is None else max(0.0, self.next - time.monotonic())
 
 
-def _saved(code: str, q: MisereQuotient | None) -> bytes:
-    """A saved quotient: one JSON object with a SHA-256 checksum of its contents."""
-    body: dict[str, Any] = {"kind": SAVED_KIND, "version": 1, "code": code}
+def _saved(rule: TakeAndBreak, q: MisereQuotient | None) -> bytes:
+    """A saved quotient of ``rule``: one JSON object with a SHA-256 checksum of its contents."""
+    body: dict[str, Any] = {"kind": SAVED_KIND, "version": 1, "code": rule.code}
+    if rule.unequal:
+        body["unequal"] = True
     if q is not None:
         body |= {
             "heap_bound": q.heap_bound,
@@ -231,11 +235,11 @@ def _write_or_fail(path: Path, data: bytes) -> None:
         fail(f"--save {path}: cannot write there")
 
 
-def _load(rule: Any, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
+def _load(rule: TakeAndBreak, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
     """Check the saved quotient in ``path`` and take it up; its heap bound and order (0 and 1 when
     the file holds none yet)."""
     from nimlab.theory.budget import Budget, BudgetExceeded
-    from nimlab.theory.quotient import QuotientError, resume_quotient
+    from nimlab.theory.quotient import QuotientError, resume_quotient, rule_name
 
     try:
         raw = json.loads(path.read_bytes())
@@ -250,8 +254,11 @@ def _load(rule: Any, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
         fail(f"{path}: not a quotient saved by nimlab quotient --save")
     if not intact:
         fail(f"{path}: the saved quotient is damaged (its checksum does not match)")
-    if body.get("code") != rule.code:
-        fail(f"{path}: the saved quotient is of {body.get('code')}, not of {rule.code}")
+    if body.get("code") != rule.code or body.get("unequal", False) is not rule.unequal:
+        saved = f"{body.get('code')}" + (
+            " (splits into unequal heaps)" if body.get("unequal") else ""
+        )
+        fail(f"{path}: the saved quotient is of {saved}, not of {rule_name(rule)}")
     if "table" not in body:
         return 0, 1
     bound = body.get("heap_bound")

@@ -1022,12 +1022,6 @@ def _covered(q: MisereQuotient) -> str:
     return f" (the quotient of the heaps up to {q.heap_bound}, which covers these)"
 
 
-def _quotient_name(r: Ruleset) -> str:
-    """The game as ``nimlab quotient`` takes it: its octal code, or its name when the code
-    does not say it all (Grundy's game's unequal splits)."""
-    return r.game.name if r.rule.unequal or r.game.entry.notation != "octal" else r.rule.code
-
-
 def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) -> list[str]:
     """The misère quotient's working: each heap's element, their product, the P-portion."""
     from nimlab.theory.quotient import default_heap_bound
@@ -1057,7 +1051,7 @@ def _explain_quotient(a: Analysis, heaps: tuple[int, ...], q: MisereQuotient) ->
     lines.append(f"  {'product':<{label + 5}}  {name[product]}  ({in_p})")
     lines.append(
         f"The quotient's generators, relations, heap images and multiplication table: "
-        f"nimlab quotient {_quotient_name(r)} --table"
+        f"nimlab quotient {r.game.label} --table"
         + (f" --max-heap {q.heap_bound}." if q.heap_bound > default_heap_bound(r.rule) else ".")
     )
     best = a.best

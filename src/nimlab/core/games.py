@@ -204,6 +204,17 @@ class GameKind:
         return ""
 
     @property
+    def label(self) -> str:
+        """The game in one word, as ``grundy`` and ``quotient`` print it (the ``game`` of their
+        JSON) and take it back: the octal code of a game written in octal (``0.77`` for Kayles),
+        else its name (``lasker``, ``grundys-game``, whose code ``4.0`` does not say that its
+        splits leave unequal heaps)."""
+        rule = self.rules.heap_rule
+        if rule is not None and not rule.unequal and self.entry.notation == "octal":
+            return rule.code
+        return self.name
+
+    @property
     def entry(self) -> GameEntry:
         """The registry entry this game belongs to."""
         return GAMES[self.name.partition(":")[0]]
