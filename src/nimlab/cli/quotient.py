@@ -116,7 +116,6 @@ def quotient_command(
         default_heap_bound,
         misere_quotient,
         quotient_progress,
-        rule_name,
     )
 
     kind = parse_game(game)
@@ -165,11 +164,11 @@ def quotient_command(
             raise typer.Exit(130) from None
         if exc.reason == "memory":
             fail(
-                f"the misère quotient of {rule_name(rule)} up to heap {max_heap} needs more than "
+                f"the misère quotient of {kind.title} up to heap {max_heap} needs more than "
                 f"{memory:g} GiB (--memory GIB allows more){where}"
             )
         fail(
-            f"the misère quotient of {rule_name(rule)} up to heap {max_heap} took more than "
+            f"the misère quotient of {kind.title} up to heap {max_heap} took more than "
             f"{seconds:g} seconds (--seconds S computes longer){where}"
         )
     except QuotientError as e:
