@@ -7,6 +7,7 @@ here measures time: each waits for a condition (the bench measures speed)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -163,8 +164,9 @@ class Watcher:
     (each message's turns follow those already seen: none skipped)."""
 
     def __init__(self, server: ServerProcess, key: str) -> None:
-        self.ws: ClientConnection = ws_connect(
-            f"ws://127.0.0.1:{server.port}/api/games/{key}/live", open_timeout=PATIENCE
+        self.exits = contextlib.ExitStack()  # the connection is a context manager
+        self.ws: ClientConnection = self.exits.enter_context(
+            ws_connect(f"ws://127.0.0.1:{server.port}/api/games/{key}/live", open_timeout=PATIENCE)
         )
         self.turns: list[str] = []
         self.over = False
@@ -196,7 +198,7 @@ class Watcher:
             return list(self.turns)
 
     def close(self) -> None:
-        self.ws.close()
+        self.exits.close()
         self.thread.join(PATIENCE)
 
 
