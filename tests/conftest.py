@@ -70,28 +70,18 @@ def empty_postgres_url(postgres_cluster: str) -> Iterator[str]:
     postgres.drop_database(postgres_cluster, url)
 
 
-LEAD = ("test_same_answers.py", "test_stopping.py", "test_processes.py")
-"""Files run first by the first worker: they wait far more than they compute (a command line
-given half of the time by design, servers stopped and started), which costs nothing while
-scripts/test is still compiling the kernels and running mypy beside the tests."""
+LEAD = ("test_same_answers.py", "test_web_browser.py", "test_stopping.py", "test_processes.py")
+"""Files run first, by the first worker, one after the other: they wait far more than they
+compute (a command line given half of the time by design, Chromium and its server, servers
+stopped and started), while the other worker computes and scripts/test compiles the kernels
+and runs mypy beside them. At the start of the first worker's share, no other worker takes
+them over (pytest-xdist's ``worksteal`` takes the end of a busy worker's share): one
+Chromium, one cold start."""
 
-SECOND_LEAD = ("test_web_browser.py",)
-"""Files run first by the second worker (waiting on Chromium and on its server's kernels): at
-the start of its share, where no other worker takes them over and starts a second browser."""
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Order the tests for pytest-xdist's ``worksteal``, which gives each worker an equal slice
-    of this order to start with and lets an idle worker take the end of a busy one's slice:
-    :data:`LEAD` first, :data:`SECOND_LEAD` where the second slice starts. The same order in
-    every worker (xdist requires it); the tests themselves do not depend on it."""
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run :data:`LEAD` first (each file in its own order); the same order in every worker, as
+    xdist requires. The tests themselves do not depend on it."""
     lead = [i for i in items if i.path.name in LEAD]
     lead.sort(key=lambda i: LEAD.index(i.path.name))  # stable: each file keeps its own order
-    second = [i for i in items if i.path.name in SECOND_LEAD]
-    rest = [i for i in items if i.path.name not in LEAD and i.path.name not in SECOND_LEAD]
-    if workers < 2:
-        items[:] = lead + second + rest
-        return
-    k = max(0, len(items) // workers - len(lead))
-    items[:] = lead + rest[:k] + second + rest[k:]
+    items[:] = lead + [i for i in items if i.path.name not in LEAD]
