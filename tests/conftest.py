@@ -70,13 +70,22 @@ def empty_postgres_url(postgres_cluster: str) -> Iterator[str]:
     postgres.drop_database(postgres_cluster, url)
 
 
-LEAD = ("test_same_answers.py", "test_web_browser.py", "test_stopping.py", "test_processes.py")
+LEAD = (
+    "test_same_answers.py",
+    "test_web_browser.py",
+    "test_stopping.py",
+    "test_processes.py",
+    "test_backup.py",
+    "test_logs.py",
+    "test_deploy.py",
+)
 """Files run first, by the first worker, one after the other: they wait far more than they
 compute (a command line given half of the time by design, Chromium and its server, servers
 stopped and started), while the other worker computes and scripts/test compiles the kernels
-and runs mypy beside them. At the start of the first worker's share, no other worker takes
-them over (pytest-xdist's ``worksteal`` takes the end of a busy worker's share): one
-Chromium, one cold start."""
+and runs mypy beside them. Every file that starts servers through the zygote is here: one
+worker's zygote serves them all (``tests/zygote.py``). At the start of the first worker's
+share, no other worker takes them over (pytest-xdist's ``worksteal`` takes the end of a busy
+worker's share): one Chromium, one cold start, one zygote."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
