@@ -68,3 +68,29 @@ def empty_postgres_url(postgres_cluster: str) -> Iterator[str]:
     url = postgres.new_database(postgres_cluster, empty=True)
     yield url
     postgres.drop_database(postgres_cluster, url)
+
+
+LEAD = (
+    "test_same_answers.py",
+    "test_web_browser.py",
+    "test_stopping.py",
+    "test_processes.py",
+    "test_backup.py",
+    "test_logs.py",
+    "test_deploy.py",
+)
+"""Files run first, by the first worker, one after the other: they wait far more than they
+compute (a command line given half of the time by design, Chromium and its server, servers
+stopped and started), while the other worker computes and scripts/test compiles the kernels
+and runs mypy beside them. Every file that starts servers through the zygote is here: one
+worker's zygote serves them all (``tests/zygote.py``). At the start of the first worker's
+share, no other worker takes them over (pytest-xdist's ``worksteal`` takes the end of a busy
+worker's share): one Chromium, one cold start, one zygote."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run :data:`LEAD` first (each file in its own order); the same order in every worker, as
+    xdist requires. The tests themselves do not depend on it."""
+    lead = [i for i in items if i.path.name in LEAD]
+    lead.sort(key=lambda i: LEAD.index(i.path.name))  # stable: each file keeps its own order
+    items[:] = lead + [i for i in items if i.path.name not in LEAD]

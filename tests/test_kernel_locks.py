@@ -1,10 +1,13 @@
 """Compiling the Numba kernels: processes that share a kernel cache compile a kernel module one at
-a time (the others wait, then load it from the cache)."""
+a time (the others wait, then load it from the cache), and preparing them reaches every kernel."""
 
 from __future__ import annotations
 
 import fcntl
+import importlib
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -62,3 +65,57 @@ def test_a_group_prepared_while_another_is_takes_no_second_lock(
     worker.join(PATIENCE)
     assert done.is_set()
     assert _try_lock(kernels._lock_path(grundy))
+
+
+REACHED = """if True:
+    import functools, importlib, inspect
+    from nimlab.theory import kernels
+
+    called = set()
+
+    def record(name, function):
+        @functools.wraps(function)
+        def recorded(*args, **kwargs):
+            called.add(name)
+            return function(*args, **kwargs)
+
+        return recorded
+
+    for module_name in {module for module, _warm in kernels.GROUPS.values()}:
+        module = importlib.import_module(module_name)
+        for name, value in list(vars(module).items()):
+            if inspect.isfunction(value) and value.__module__ == module_name:
+                setattr(module, name, record(f"{module_name}.{name}", value))
+    kernels.prepare()
+    print("\\n".join(sorted(called)))
+"""
+"""Prepares every group with the kernels as plain Python (``NUMBA_DISABLE_JIT``), where a kernel
+calls another through its module: prints the name of every function of a kernel module that
+was called."""
+
+
+def test_preparing_every_group_reaches_every_kernel() -> None:
+    """Each group's small question calls every kernel of its module (also the split search's
+    rehash of its directory, which only long searches need), so that no kernel is compiled in
+    the middle of a question and a prepared group never reads as cold again (it would say
+    "preparing the solvers once" on every run)."""
+    from numba.core.dispatcher import Dispatcher
+
+    kernel_names = set()
+    for module_name in {module for module, _warm in kernels.GROUPS.values()}:
+        module = importlib.import_module(module_name)
+        kernel_names |= {
+            f"{module_name}.{name}"
+            for name, value in vars(module).items()
+            if isinstance(value, Dispatcher) and value.__module__ == module_name
+        }
+    assert "nimlab.theory._split_kernels.rehash_directory" in kernel_names
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", REACHED],
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )
+    assert done.returncode == 0, done.stderr
+    assert kernel_names - set(done.stdout.split()) == set()

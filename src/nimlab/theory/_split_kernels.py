@@ -170,7 +170,8 @@ def push_root(
     stack (whatever was on it is dropped)."""
     for j in range(n):
         rows[0, j] = row[j]
-    _init_frame(frames, 0, n, key, total, _is_end(ends, key))
+    # np.int64(0), not 0: a literal argument would make Numba compile a second copy of a kernel
+    _init_frame(frames, np.int64(0), n, key, total, _is_end(ends, key))  # type: ignore[arg-type]
     state[0] = 1
 
 
@@ -369,7 +370,8 @@ def search(
                     if nparts == 1 and strip and dead[p1]:
                         ctotal -= p1
                         nparts = 0
-                    key = _child_key(row, n, i, p1, 0, nparts, ctotal, ptab, offs)
+                    zero = np.int64(0)  # not 0: see push_root
+                    key = _child_key(row, n, i, p1, zero, nparts, ctotal, ptab, offs)  # type: ignore[arg-type]
                     page = key >> PAGE_BITS
                     if page != last_page:
                         r = _page_row(directory, shift, page)

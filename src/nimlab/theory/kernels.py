@@ -89,9 +89,15 @@ def _warm_retrograde_wide() -> None:
 
 
 def _warm_split() -> None:
+    import numpy as np
+
+    from nimlab.theory import _split_kernels as k
     from nimlab.theory.splitsearch import SplitSolver
 
     SplitSolver(TakeAndBreak.octal("0.77"), misere=True).value((4, 3))
+    # the kernel that grows the table's directory (only long searches need it), with the
+    # argument types the solver gives it: never compiled in the middle of a question
+    k.rehash_directory(np.zeros(4, np.int64), np.zeros(8, np.int64), 61)
 
 
 def _warm_paranoid() -> None:
