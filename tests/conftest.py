@@ -1,3 +1,4 @@
+import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,23 @@ settings.register_profile("default", deadline=None, max_examples=100)
 settings.load_profile("default")
 
 BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """The logging set-up as before the test: ``nimlab serve`` run in this process (its refusals
+    through the CLI runner) points the root logger at the runner's stream, which is closed when
+    the test ends; a later test's log line would then fail to be written ("Logging error")."""
+    root = logging.getLogger()
+    names = ("uvicorn", "uvicorn.error", "uvicorn.access")
+    kept = [(list(logging.getLogger(n).handlers), logging.getLogger(n).propagate) for n in names]
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, (was, propagate) in zip(names, kept, strict=True):
+        logging.getLogger(name).handlers[:] = was
+        logging.getLogger(name).propagate = propagate
 
 
 @pytest.fixture(scope="session")
