@@ -287,9 +287,9 @@ def legal_moves_out(game: Game) -> list[dict[str, Any]] | None:
     if rules.own_words:
         return [
             _move_data(move) | {"words": rules.move_phrase(move, board)}
-            for move, _ in rules.successors(board)
+            for move in game.legal_moves
         ]
-    return [_move_data(move) for move, _ in rules.successors(board)]
+    return [_move_data(move) for move in game.legal_moves]
 
 
 # -- analysis -----------------------------------------------------------------------------------
