@@ -23,11 +23,11 @@ from nimlab.web import ServerSettings, create_app
 from nimlab.web import live as live_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import (
-    _move_data,
     analysis_out,
     game_state,
     hint_out,
     legal_moves_out,
+    move_out,
     replay_frames,
 )
 from processes import until
@@ -55,9 +55,9 @@ def client(app_client: TestClient) -> Iterator[TestClient]:
 )
 def test_a_states_legal_moves_are_the_games(ruleset: str, piles: list[int]) -> None:
     """The legal moves a state lists (on piles: made from each pile's amounts, without a Move
-    of each) are the game's own legal moves, in the same order."""
+    of each, their models shared) are the game's own legal moves, in the same order."""
     game = Game(Ruleset.parse(ruleset), piles, ["human:Ann", "human:Bob"])
-    assert legal_moves_out(game) == [_move_data(m) for m in game.legal_moves]
+    assert legal_moves_out(game) == [move_out(m) for m in game.legal_moves]
 
 
 def test_options_come_from_the_registry(client: TestClient) -> None:
