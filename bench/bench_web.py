@@ -3,7 +3,9 @@ in two shapes (issue 10):
 
 (a) as fast as possible: ``--fast-games`` clients (default 50), each sending its next move as soon
     as it has the answer (closed loop): moves per second, p50/p99 latency (target: >= 1,000
-    moves/s, measured before this bench's server work: 242 moves/s, p99 0.65 s);
+    moves/s, measured before this bench's server work: 242 moves/s, p99 0.65 s), and the CPU
+    each move costs the server, the PostgreSQL cluster the bench started and the load
+    generator (this process), which share the machine's cores;
 (b) realistic: ``--games`` games (default 500), each person moving once a second (open loop),
     for ``--seconds`` (default 60; the issue's figure is for 5 minutes: ``--seconds 300``) after
     ``--warmup`` seconds (default 5) in which every game starts and is not timed: p50/p99
@@ -317,6 +319,10 @@ class Figures:
     errors: list[str]
     database: dict[str, float]
     """PostgreSQL's costs during (a), per move: statements, transactions, WAL bytes."""
+    fast_client_cpu: float = 0.0
+    """CPU seconds of this process (the load generator) during (a)."""
+    fast_postgres_cpu: float | None = None
+    """CPU seconds of the PostgreSQL cluster during (a) (``None``: not measured)."""
 
 
 def measure(name: str, db: Path | str, processes: int, args: argparse.Namespace) -> Figures:
@@ -326,9 +332,14 @@ def measure(name: str, db: Path | str, processes: int, args: argparse.Namespace)
         run(load(url, args.fast_games, args.warmup, 0.0))  # warm up: not measured
         before = database_counters(db)
         t, cpu = time.monotonic(), cpu_seconds(proc.pid)
+        client, postgres = own_cpu_seconds(), postgres_cpu_seconds(db)
         fast, errors, _ = run(load(url, args.fast_games, args.fast_seconds, 0.0))
         fast_time = time.monotonic() - t
         fast_cpu = cpu_seconds(proc.pid) - cpu
+        client = own_cpu_seconds() - client
+        if postgres is not None:
+            after_postgres = postgres_cpu_seconds(db)
+            postgres = None if after_postgres is None else after_postgres - postgres
         after = database_counters(db)
         costs = {k: (after[k] - before[k]) / max(1, len(fast)) for k in after if k in before}
         paced, errors2, memory = run(
@@ -337,7 +348,28 @@ def measure(name: str, db: Path | str, processes: int, args: argparse.Namespace)
     finally:
         proc.terminate()
         proc.wait(60)
-    return Figures(name, fast, fast_time, fast_cpu, paced, memory, errors + errors2, costs)
+    return Figures(
+        name, fast, fast_time, fast_cpu, paced, memory, errors + errors2, costs, client, postgres
+    )
+
+
+def own_cpu_seconds() -> float:
+    """CPU seconds (user + system) this process used so far: the load generator."""
+    times = os.times()
+    return times.user + times.system
+
+
+_CLUSTER_PID: int | None = None
+"""The postmaster of the throwaway cluster this bench started (``None``: none, or
+``--postgres``, whose processes may be on another machine)."""
+
+
+def postgres_cpu_seconds(db: Path | str) -> float | None:
+    """CPU seconds used so far by the throwaway PostgreSQL cluster (its postmaster and every
+    backend), or ``None`` (SQLite, or a cluster this bench did not start)."""
+    if not isinstance(db, str) or _CLUSTER_PID is None:
+        return None
+    return cpu_seconds(_CLUSTER_PID)
 
 
 def database_counters(db: Path | str) -> dict[str, float]:
@@ -379,10 +411,14 @@ def postgres_cluster(given: str | None) -> Iterator[str]:
         "-c listen_addresses='' -c max_connections=200 -c shared_buffers=128MB "
         "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
     )
+    global _CLUSTER_PID
     root = Path(tempfile.mkdtemp(prefix="nimlab-bench-pg-"))
     try:
-        yield postgres.start(root)
+        url = postgres.start(root)
+        _CLUSTER_PID = int((root / "data" / "postmaster.pid").read_text().split()[0])
+        yield url
     finally:
+        _CLUSTER_PID = None
         postgres.stop(root)
 
 
@@ -431,6 +467,11 @@ def main() -> None:
             f"{r.fast_cpu / max(1, len(r.fast)) * 1e3:.2f} ms; ratio web / core median "
             f"{med / core_med:.0f}x"
         )
+        moves = max(1, len(r.fast))
+        shares = [f"the load generator {r.fast_client_cpu / moves * 1e3:.2f} ms"]
+        if r.fast_postgres_cpu is not None:
+            shares.insert(0, f"PostgreSQL {r.fast_postgres_cpu / moves * 1e3:.2f} ms")
+        print(f"    the other CPU per move on this machine: {', '.join(shares)}")
         if r.database:
             shown = ", ".join(f"{k} {v:,.1f}" for k, v in r.database.items())
             print(f"    PostgreSQL per move: {shown}")

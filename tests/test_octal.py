@@ -66,7 +66,7 @@ def brute_options(rule: TakeAndBreak, n: int) -> set[tuple[int, tuple[int, ...]]
 
 
 @settings(max_examples=300, deadline=None)
-@given(rule=st.one_of(full_rules, tail_rules), n=st.integers(0, 14))
+@given(rule=st.one_of(full_rules, tail_rules, st.just(TakeAndBreak((), 3))), n=st.integers(0, 14))
 def test_takes_and_options_follow_the_digit_bits(rule: TakeAndBreak, n: int) -> None:
     options = list(rule.options(n))
     assert len(options) == len(set(options))  # each distinct move once

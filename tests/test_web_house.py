@@ -12,15 +12,24 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nimlab.core.game import Game
 from nimlab.core.games import GAMES
 from nimlab.core.players import BOT_KINDS, BOT_TITLES
-from nimlab.core.ruleset import DEFAULT_END_POSITIONS
+from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.web import ServerSettings, create_app
 from nimlab.web import live as live_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
-from nimlab.web.views import analysis_out, game_state, hint_out, replay_frames
+from nimlab.web.views import (
+    analysis_out,
+    game_state,
+    hint_out,
+    legal_moves_out,
+    move_out,
+    replay_frames,
+)
 from processes import until
 from webtools import PATIENT, end_test, shared_app
 
@@ -37,6 +46,18 @@ def client(app_client: TestClient) -> Iterator[TestClient]:
     """The module's app (see :func:`webtools.shared_app`): a test here plays its own games."""
     yield app_client
     end_test(app_client)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(["nim", "nim misere", "0.333", "0.3033", "0.12", "0.6", "0.77", "0.137"]),
+    st.lists(st.integers(0, 14), min_size=1, max_size=4),
+)
+def test_a_states_legal_moves_are_the_games(ruleset: str, piles: list[int]) -> None:
+    """The legal moves a state lists (on piles: made from each pile's amounts, without a Move
+    of each, their models shared) are the game's own legal moves, in the same order."""
+    game = Game(Ruleset.parse(ruleset), piles, ["human:Ann", "human:Bob"])
+    assert legal_moves_out(game) == [move_out(m) for m in game.legal_moves]
 
 
 def test_options_come_from_the_registry(client: TestClient) -> None:

@@ -212,9 +212,14 @@ class Game:
 
     @property
     def legal_moves(self) -> list[Move]:
+        """Every legal move now, in the order of the rules' successors (``[]`` once the game is
+        over). O(moves)."""
         if self.is_over:
             return []
-        return [move for move, _ in self.ruleset.rules.successors(self.board)]
+        rules = self.ruleset.rules
+        if rules.heap_rule is None:  # the relatives: their rules list the moves
+            return [move for move, _ in rules.successors(self.board)]
+        return list(self.board.legal_moves(rules.heap_rule))  # not the boards they leave
 
     # -- moves --------------------------------------------------------------------------------
 

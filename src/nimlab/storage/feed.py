@@ -34,6 +34,7 @@ from nimlab.storage.errors import StorageError
 from nimlab.storage.inplay import CHANNEL, GamesInPlay
 
 __all__ = [
+    "GATHER",
     "INTERRUPT_SLICE",
     "POLL_INTERVAL",
     "Change",
@@ -49,6 +50,14 @@ POLL_INTERVAL = 0.02
 INTERRUPT_SLICE = 0.1
 """The longest a PostgreSQL feed waits for a notification before it looks whether it was
 interrupted (:meth:`ChangeFeed.interrupt`): no query, a wake-up of its thread."""
+
+GATHER = 0.02
+"""Seconds a PostgreSQL feed lets notifications gather after the first before it hands them
+over (one hand-over to the server's event loop for all of them, rather than one for every
+move or two; a page on another process sees a move at most this much later)."""
+
+_MOST = 10_000
+"""The most notifications one :meth:`PostgresFeed.wait` hands over (the rest: the next one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,16 +201,21 @@ class PostgresFeed(ChangeFeed):
         deadline = time.monotonic() + max(timeout, 0.0)
         try:
             # the first notification, waiting for it in slices (to see an interruption); then
-            # those that came with it
+            # those that come within GATHER seconds
             while not found:
                 left = deadline - time.monotonic()
                 if left <= 0 or self._interrupted.is_set():
                     break
                 for note in self._conn.notifies(timeout=min(left, INTERRUPT_SLICE), stop_after=1):
                     found.append(_change(note.payload))
-            if found:
-                for note in self._conn.notifies(timeout=0.001, stop_after=10_000):
-                    found.append(_change(note.payload))
+            if found and not self._interrupted.is_set():
+                # those that came meanwhile, until none is waiting
+                time.sleep(GATHER)
+                while len(found) < _MOST:
+                    more = [_change(n.payload) for n in self._conn.notifies(timeout=0)]
+                    if not more:
+                        break
+                    found += more
         except psycopg.Error as e:
             self._drop()
             raise StorageError(f"the change feed lost {shown_db(self._url)}: {e}") from None

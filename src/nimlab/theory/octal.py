@@ -198,6 +198,9 @@ class TakeAndBreak:
 
         O(min(n, len(digits))) for finite codes; for an infinite tail, O(n).
         """
+        if self.is_nim:  # every amount (the digits below say the same, one at a time)
+            yield from range(1, n + 1)
+            return
         if self.d0 & 4 and n >= 2 + self.unequal:
             yield 0
         top = n if self.max_take is None else min(n, self.max_take)

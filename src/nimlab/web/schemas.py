@@ -279,6 +279,8 @@ class BoardOut(BaseModel):
 
 
 class MoveOut(BaseModel):
+    model_config = ConfigDict(frozen=True)  # the states listing a pile's move share its model
+
     pile: int
     take: int
     at: int | None
