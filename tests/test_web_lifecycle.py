@@ -270,6 +270,19 @@ def test_games_in_play_are_listed_newest_first(fresh_client: TestClient) -> None
     ]
 
 
+def test_a_game_whose_end_is_being_stored_leaves_its_place_in_the_list_to_the_next(
+    fresh_client: TestClient,
+) -> None:
+    client = fresh_client
+    keys = [two_people(client, public=True)[0]["id"] for _ in range(4)]
+    live = client.app.state.live  # type: ignore[attr-defined]
+    # the newest game's end is on its way to the database: this process holds it as ended, while
+    # the database still lists it among the games in play
+    live.games[keys[3]].ended = "resigned"
+    listed = [g["id"] for g in client.get("/api/games?limit=2").json()["games"]]
+    assert listed == [keys[2], keys[1]]
+
+
 def test_unknown_pages_get_the_app_with_404_and_the_api_stays_json(client: TestClient) -> None:
     r = client.get("/nope")
     assert r.status_code == 404 and "<html" in r.text

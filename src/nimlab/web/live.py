@@ -117,6 +117,10 @@ T = TypeVar("T")
 KEEP_FINISHED = 500
 """Finished games kept in memory (their pages still show the end); older ones are dropped."""
 
+LIST_SPARE = 8
+"""A page of the public games reads this many more, to fill the places of games whose end is
+being stored (the database lists them until it is)."""
+
 
 def _malloc_trim() -> Callable[[int], int] | None:
     try:
@@ -775,11 +779,16 @@ class LiveGames:
         """The games in play their players made public, newest first: ``limit`` of them after
         the first ``offset``. The list is the database's, so every process serving it lists the
         same games; each game is this process's copy, read afresh when another process changed
-        it, or read when this process holds none. A game whose end is being stored is left out.
+        it, or read when this process holds none. A game whose end is being stored is left out,
+        and the next listed one takes its place (up to :data:`LIST_SPARE` of them per page).
         One read, plus one per game changed elsewhere (and its replay)."""
-        listed = await self.read(lambda s: s.public_games_in_play(limit=limit, offset=offset))
-        games = []
+        listed = await self.read(
+            lambda s: s.public_games_in_play(limit=limit + LIST_SPARE, offset=offset)
+        )
+        games: list[LiveGame] = []
         for key, version in listed:
+            if len(games) == limit:
+                break
             lg = self.games.get(key)
             try:
                 if lg is None:
