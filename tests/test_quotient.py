@@ -719,14 +719,14 @@ def test_cli_resume_refuses_a_damaged_or_foreign_file(tmp_path: Path) -> None:
     data = json.loads(saved.read_text())
     cases = {
         "--max-heap": (["0.07", "--max-heap", "5"], None),
-        "not of 0.77": (["0.77"], None),
+        "is of 0.07, not of Kayles (octal 0.77)": (["0.77"], None),
         "damaged": (["0.07"], data | {"sha256": "0" * 64}),
         "not a quotient saved": (["0.07"], {"grundy": 1}),
     }
     split = tmp_path / "split.json"  # 4.0: split anything; Grundy's game is 4.0 with unequal parts
     runner.invoke(app, ["quotient", "4.0", "--max-heap", "6", "--save", str(split)])
     cases |= {
-        "is of 4.0, not of 4.0 (splits into unequal heaps)": (["grundys-game"], None),
+        "is of 4.0, not of Grundy's game": (["grundys-game"], None),
     }
     for message, (args, content) in cases.items():
         path = split if args[0] == "grundys-game" else saved

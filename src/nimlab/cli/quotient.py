@@ -127,7 +127,9 @@ def quotient_command(
         fail(f"--max-heap is at most {MAX_HEAP}")
     rule = kind.rule
     nbytes = int(memory * 2**30)
-    start, order = _load(rule, resume, max_heap, nbytes) if resume is not None else (0, 1)
+    start, order = (
+        _load(rule, kind.title, resume, max_heap, nbytes) if resume is not None else (0, 1)
+    )
     target = save if save is not None else resume
     if save is not None:
         _write_or_fail(save, _saved(rule, None))
@@ -234,11 +236,13 @@ def _write_or_fail(path: Path, data: bytes) -> None:
         fail(f"--save {path}: cannot write there")
 
 
-def _load(rule: TakeAndBreak, path: Path, max_heap: int, nbytes: int) -> tuple[int, int]:
-    """Check the saved quotient in ``path`` and take it up; its heap bound and order (0 and 1 when
-    the file holds none yet)."""
+def _load(
+    rule: TakeAndBreak, title: str, path: Path, max_heap: int, nbytes: int
+) -> tuple[int, int]:
+    """Check the saved quotient in ``path`` of ``rule`` (``title``: the game as people name it)
+    and take it up; its heap bound and order (0 and 1 when the file holds none yet)."""
     from nimlab.theory.budget import Budget, BudgetExceeded
-    from nimlab.theory.quotient import QuotientError, resume_quotient, rule_name
+    from nimlab.theory.quotient import QuotientError, resume_quotient
 
     try:
         raw = json.loads(path.read_bytes())
@@ -257,7 +261,7 @@ def _load(rule: TakeAndBreak, path: Path, max_heap: int, nbytes: int) -> tuple[i
         saved = f"{body.get('code')}" + (
             " (splits into unequal heaps)" if body.get("unequal") else ""
         )
-        fail(f"{path}: the saved quotient is of {saved}, not of {rule_name(rule)}")
+        fail(f"{path}: the saved quotient is of {saved}, not of {title}")
     if "table" not in body:
         return 0, 1
     bound = body.get("heap_bound")

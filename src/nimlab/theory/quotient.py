@@ -106,7 +106,7 @@ class QuotientError(ValueError):
     """A quotient was asked about something it does not cover, or for a rule it cannot handle."""
 
 
-def rule_name(rule: TakeAndBreak) -> str:
+def _name(rule: TakeAndBreak) -> str:
     """The rule in messages: its code, and whether splits must leave unequal heaps."""
     return f"{rule.code} (splits into unequal heaps)" if rule.unequal else rule.code
 
@@ -165,7 +165,7 @@ class MisereQuotient:
             return self.heap_images[heap]
         if self.period is None or self.preperiod is None:
             raise QuotientError(
-                f"the quotient of {rule_name(self.rule)} is known for heaps up to "
+                f"the quotient of {_name(self.rule)} is known for heaps up to "
                 f"{self.heap_bound} only, not {heap}"
             )
         n0, p = self.preperiod, self.period
@@ -1016,11 +1016,11 @@ def _expand(
             if capped:
                 raise QuotientError(_infinite_message(rule, heap, sorted(capped)))
             raise QuotientError(
-                f"could not build the misère quotient of {rule_name(rule)} at heap {heap}: "
+                f"could not build the misère quotient of {_name(rule)} at heap {heap}: "
                 "no recalibration explains the smallest failing position"
             )
     raise QuotientError(
-        f"could not build the misère quotient of {rule_name(rule)} at heap {heap} within "
+        f"could not build the misère quotient of {_name(rule)} at heap {heap} within "
         f"{_MAX_RECALIBRATIONS} recalibrations"
     )
 
@@ -1029,7 +1029,7 @@ def _infinite_message(rule: TakeAndBreak, heap: int, capped: list[int]) -> str:
     """Why a quotient whose powers outgrow ``_MAX_INDEX`` is refused (see :func:`_expand`)."""
     which = " or ".join(str(h) for h in capped)
     return (
-        f"could not build the misère quotient of {rule_name(rule)} at heap {heap}: sums of more "
+        f"could not build the misère quotient of {_name(rule)} at heap {heap}: sums of more "
         f"than {_MAX_INDEX} equal heaps of {which} are still told apart, so the quotient looks "
         "infinite (only finite quotients are built here; exact search still answers every "
         "position)"
