@@ -216,10 +216,7 @@ class Game:
         over). O(moves)."""
         if self.is_over:
             return []
-        rules = self.ruleset.rules
-        if rules.heap_rule is None:  # the relatives: their rules list the moves
-            return [move for move, _ in rules.successors(self.board)]
-        return list(self.board.legal_moves(rules.heap_rule))  # not the boards they leave
+        return list(self.ruleset.rules.legal_moves(self.board))
 
     # -- moves --------------------------------------------------------------------------------
 

@@ -347,9 +347,16 @@ class Position:
 
     def legal_moves(self, rule: TakeAndBreak) -> Iterator[Move]:
         """Every legal move, pile by pile, smallest take first."""
+        for i, k in self.takes(rule):
+            yield Move(i, k)
+
+    def takes(self, rule: TakeAndBreak) -> Iterator[tuple[int, int]]:
+        """Every legal move as ``(pile, take)``, in the order of :meth:`legal_moves` (for those
+        who need no :class:`Move`, such as the list of legal moves in every answer of the web
+        API)."""
         for i, heap in enumerate(self.heaps, 1):
             for k in rule.takes(heap):
-                yield Move(i, k)
+                yield i, k
 
     def successors(self, rule: TakeAndBreak) -> Iterator[tuple[Move, Position]]:
         """Every legal move with the position it leaves (no re-validation: faster than

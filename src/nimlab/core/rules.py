@@ -133,6 +133,11 @@ class Rules(Protocol):
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]: ...
 
+    def legal_moves(self, board: Board) -> Iterator[Move]:
+        """Every legal move on ``board``, in the order of :meth:`successors`, without making
+        the boards they leave."""
+        ...
+
     def play(self, board: Board, move: Move) -> Board:
         """The board after ``move``; raises :class:`IllegalMoveError` saying what is allowed."""
         ...
@@ -284,6 +289,9 @@ class HeapRules:
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
         return board.successors(self.rule)
+
+    def legal_moves(self, board: Board) -> Iterator[Move]:
+        return board.legal_moves(self.rule)
 
     def play(self, board: Board, move: Move) -> Board:
         if move.also:
@@ -463,6 +471,9 @@ class PileRules:
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
         raise NotImplementedError
+
+    def legal_moves(self, board: Board) -> Iterator[Move]:
+        return (move for move, _ in self.successors(board))
 
     def play(self, board: Board, move: Move) -> Piles:
         raise NotImplementedError

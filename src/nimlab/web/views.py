@@ -99,7 +99,10 @@ def board_out(board: Board) -> BoardOut:
     return BoardOut.model_validate(_board_data(board))
 
 
+@lru_cache(maxsize=4096)
 def move_out(move: Move) -> MoveOut:
+    """A move as the API shows it: one (frozen) model per move, shared by every answer that shows
+    it (every answer to a move lists the legal moves: made and validated once, not each time)."""
     return MoveOut(
         pile=move.pile, take=move.take, at=move.at, also=[list(p) for p in move.also], words=None
     )
@@ -277,9 +280,8 @@ def game_state(
 
 @lru_cache(maxsize=4096)
 def _pile_move_out(pile: int, take: int) -> MoveOut:
-    """Taking ``take`` from pile ``pile`` as a state lists it: one (frozen) model per pile and
-    amount, shared by every state that lists it, rather than one made and validated in each."""
-    return MoveOut(pile=pile, take=take, at=None, also=[], words=None)
+    """:func:`move_out` of taking ``take`` from pile ``pile``, shared in the same way."""
+    return move_out(Move(pile, take))
 
 
 def legal_moves_out(game: Game) -> list[MoveOut] | None:
@@ -291,15 +293,8 @@ def legal_moves_out(game: Game) -> list[MoveOut] | None:
     if count_moves(game.ruleset, game.board) > LEGAL_LIMIT:
         return None
     rules, board = game.ruleset.rules, game.board
-    if isinstance(board, Position):
-        # piles of a heap game: each pile's amounts, as board.legal_moves lists them (the
-        # answer to every move lists them: made this way, a tenth of the time)
-        rule = game.ruleset.rule
-        return [
-            _pile_move_out(pile, take)
-            for pile, heap in enumerate(board.heaps, 1)
-            for take in rule.takes(heap)
-        ]
+    if isinstance(board, Position):  # the common case, without a Move per move (5 times faster)
+        return [_pile_move_out(pile, take) for pile, take in board.takes(game.ruleset.rule)]
     if rules.own_words:
         return [
             move_out(move).model_copy(update={"words": rules.move_phrase(move, board)})
