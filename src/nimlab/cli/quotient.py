@@ -242,7 +242,7 @@ def _load(
     """Check the saved quotient in ``path`` of ``rule`` (``title``: the game as people name it)
     and take it up; its heap bound and order (0 and 1 when the file holds none yet)."""
     from nimlab.theory.budget import Budget, BudgetExceeded
-    from nimlab.theory.quotient import QuotientError, resume_quotient
+    from nimlab.theory.quotient import QuotientError, resume_quotient, rule_name
 
     try:
         raw = json.loads(path.read_bytes())
@@ -258,9 +258,7 @@ def _load(
     if not intact:
         fail(f"{path}: the saved quotient is damaged (its checksum does not match)")
     if body.get("code") != rule.code or body.get("unequal", False) is not rule.unequal:
-        saved = f"{body.get('code')}" + (
-            " (splits into unequal heaps)" if body.get("unequal") else ""
-        )
+        saved = rule_name(str(body.get("code")), bool(body.get("unequal")))
         fail(f"{path}: the saved quotient is of {saved}, not of {title}")
     if "table" not in body:
         return 0, 1

@@ -73,6 +73,7 @@ __all__ = [
     "quotient_progress",
     "quotient_winning_moves",
     "resume_quotient",
+    "rule_name",
 ]
 
 MAX_HEAP_LIMIT = 4096
@@ -106,9 +107,14 @@ class QuotientError(ValueError):
     """A quotient was asked about something it does not cover, or for a rule it cannot handle."""
 
 
+def rule_name(code: str, unequal: bool = False) -> str:
+    """A rule in messages: its octal code, and whether splits must leave unequal heaps (what
+    ``code`` alone does not say: Grundy's game is ``4.0`` with unequal splits)."""
+    return f"{code} (splits into unequal heaps)" if unequal else code
+
+
 def _name(rule: TakeAndBreak) -> str:
-    """The rule in messages: its code, and whether splits must leave unequal heaps."""
-    return f"{rule.code} (splits into unequal heaps)" if rule.unequal else rule.code
+    return rule_name(rule.code, rule.unequal)
 
 
 # -- the result ---------------------------------------------------------------------------------
