@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -57,24 +58,28 @@ def _command(ruleset: str, players: int) -> list[str]:
 def cold_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
     """Every question asked of the command line while it gets only half of the time that passes
     (stopped and let go on in turns, as other processes on busy cores would make it wait: see
-    :func:`~processes.run_starved`), the ``cold`` ones with an empty kernel cache (one for all
-    of them: each command line compiles what it needs that the ones before did not). With
+    :func:`~processes.run_starved`), the ``cold`` ones with an empty kernel cache. The command
+    lines run at the same time and share that cache: one of them compiles a kernel module while
+    the others that need it wait for it and load it (time that no budget counts). With
     ``NIMLAB_TEST_COLD=all``, two busy loops also keep both cores loaded (stopped whatever
     happens)."""
     cache: Path = tmp_path_factory.mktemp("kernel-cache")
     cold_env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
     hogs = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(2 * ALL_COLD)]
+
+    def ask(name: str) -> list[dict[str, Any]]:
+        ruleset, players, positions, cold = QUESTIONS[name]
+        done = run_starved(
+            _command(ruleset, players),
+            stdin="".join(json.dumps(p) + "\n" for p in positions),
+            env=cold_env if cold or ALL_COLD else None,
+            timeout=900,
+        )
+        return [json.loads(line) for line in done.stdout.splitlines()]
+
     try:
-        out: dict[str, list[dict[str, Any]]] = {}
-        for name, (ruleset, players, positions, cold) in QUESTIONS.items():
-            done = run_starved(
-                _command(ruleset, players),
-                stdin="".join(json.dumps(p) + "\n" for p in positions),
-                env=cold_env if cold or ALL_COLD else None,
-                timeout=900,
-            )
-            out[name] = [json.loads(line) for line in done.stdout.splitlines()]
-        return out
+        with ThreadPoolExecutor(len(QUESTIONS)) as pool:
+            return dict(zip(QUESTIONS, pool.map(ask, QUESTIONS), strict=True))
     finally:
         for hog in hogs:
             hog.kill()
