@@ -1,4 +1,5 @@
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,27 +89,58 @@ def empty_postgres_url(postgres_cluster: str) -> Iterator[str]:
     postgres.drop_database(postgres_cluster, url)
 
 
-LEAD = (
-    "test_same_answers.py",
-    "test_web_browser.py",
-    "test_stopping.py",
-    "test_processes.py",
-    "test_backup.py",
-    "test_logs.py",
-    "test_deploy.py",
+LEAD: tuple[tuple[str, ...], ...] = (
+    (
+        "test_same_answers.py",
+        "test_stopping.py",
+        "test_processes.py",
+        "test_backup.py",
+        "test_logs.py",
+        "test_deploy.py",
+    ),
+    ("test_web_browser.py",),
 )
-"""Files run first, by the first worker, one after the other: they wait far more than they
-compute (a command line given half of the time by design, Chromium and its server, servers
-stopped and started), while the other worker computes and scripts/test compiles the kernels
-and runs mypy beside them. Every file that starts servers through the zygote is here: one
-worker's zygote serves them all (``tests/zygote.py``). At the start of the first worker's
-share, no other worker takes them over (pytest-xdist's ``worksteal`` takes the end of a busy
-worker's share): one Chromium, one cold start, one zygote."""
+"""Files that wait far more than they compute (command lines given half of the time by design,
+Chromium and its server, servers stopped and started), in chains run first, each by a worker
+of its own while the other workers compute (and scripts/test compiles the kernels and runs mypy
+beside them). Every file that starts servers through the zygote is here: each chain's worker
+forks them from one zygote (``tests/zygote.py``); one Chromium, one cold start."""
+
+
+def _shares(count: int, workers: int) -> list[int]:
+    """Where each worker's first share of ``count`` tests starts: pytest-xdist's ``worksteal``
+    hands the collection out in contiguous shares, in order, when every worker has collected
+    (it later takes the end of a busy worker's share for an idle one, never its start)."""
+    starts, given = [], 0
+    for left in range(workers, 0, -1):
+        starts.append(given)
+        given += (count - given) // left
+    return starts
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run :data:`LEAD` first (each file in its own order); the same order in every worker, as
-    xdist requires. The tests themselves do not depend on it."""
-    lead = [i for i in items if i.path.name in LEAD]
-    lead.sort(key=lambda i: LEAD.index(i.path.name))  # stable: each file keeps its own order
-    items[:] = lead + [i for i in items if i.path.name not in LEAD]
+    """Put each chain of :data:`LEAD` at the start of a worker's share (each file in its own
+    order); with fewer than one worker per chain and one to compute, the chains run one after
+    the other from the first worker's start. The same order in every worker, as xdist
+    requires. The tests themselves do not depend on it."""
+    lead = {name: (c, k) for c, chain in enumerate(LEAD) for k, name in enumerate(chain)}
+    chains: list[list[pytest.Item]] = [[] for _ in LEAD]
+    rest = []
+    for item in items:
+        if item.path.name in lead:
+            chains[lead[item.path.name][0]].append(item)
+        else:
+            rest.append(item)
+    for chain in chains:
+        chain.sort(key=lambda i: lead[i.path.name][1])  # stable: each file keeps its own order
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers <= len(LEAD):
+        items[:] = [i for chain in chains for i in chain] + rest
+        return
+    ordered: list[pytest.Item] = []
+    for c, start in enumerate(_shares(len(items), workers)[: len(LEAD)]):
+        filler = max(0, start - len(ordered))  # the previous worker's computing
+        ordered += rest[:filler]
+        del rest[:filler]
+        ordered += chains[c]
+    items[:] = ordered + rest
