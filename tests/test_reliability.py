@@ -32,6 +32,7 @@ from websockets.sync.client import connect as ws_connect
 
 from nimlab.storage import SCHEMA_VERSION
 from nimlab.web import create_app
+from nimlab.web.errors import Unavailable
 from nimlab.web.live import LiveGames
 from nimlab.web.work import EngineWorkers
 from processes import PATIENCE, until
@@ -114,6 +115,36 @@ def test_expiry_runs_while_serving(db: str, caplog: pytest.LogCaptureFixture) ->
         assert fresh in live.games
         assert c.get(f"/api/games/{old}").status_code == 404
         assert "1 games in play expired" in caplog.text
+
+
+def test_a_game_another_process_moved_is_read_again_until_the_database_answers(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Told that another process moved a game its pages watch, a process whose read of it fails
+    (the database down, or a connection the database ended) reads it again until it can: its
+    pages see the move, which nothing would announce again."""
+    with app_client(db) as a, app_client(db) as b:
+        created = create(b, [ANN, BOB], [3, 4])
+        key = created["state"]["id"]
+        with a.websocket_connect(f"/api/games/{key}/live") as page:
+            first = page.receive_json()
+            assert first["type"] == "state" and first["state"]["move_count"] == 0
+            live = manager(a)
+            read, failed = live.read, []
+
+            async def unreadable_once(fn: Callable[[Any], Any]) -> Any:
+                if not failed:
+                    failed.append(fn)
+                    raise Unavailable("the database cannot be used: the connection was ended")
+                return await read(fn)
+
+            monkeypatch.setattr(live, "read", unreadable_once)
+            assert play(b, key, 0, tokens(created)[0], 1, pile=1, take=2).status_code == 200
+            until(lambda: len(live.games[key].game.history) == 1, "the move read again")
+            assert failed  # the first read failed
+            told = page.receive_json()
+            assert told["state"]["move_count"] == 1
+            assert told["state"]["turns"][-1]["text"].startswith("Ann took 2")
 
 
 # -- deleting a shared game, old links -------------------------------------------------------------

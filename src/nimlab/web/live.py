@@ -117,6 +117,9 @@ T = TypeVar("T")
 KEEP_FINISHED = 500
 """Finished games kept in memory (their pages still show the end); older ones are dropped."""
 
+READ_AGAIN = 0.5
+"""Seconds before a game whose reading failed (the database down) is read again."""
+
 LIST_SPARE = 8
 """A page of the public games reads this many more, to fill the places of games whose end is
 being stored (the database lists them until it is)."""
@@ -457,12 +460,24 @@ class LiveGames:
         self._spawn(self._refresh(lg), f"refresh-{lg.key}")
 
     async def _refresh(self, lg: LiveGame) -> None:
+        failing = False
         try:
             while True:
                 lg.refresh_again = False
                 try:
                     async with lg.lock:
                         changed = await self.sync(lg)
+                except Unavailable as e:
+                    # the database could not be read (down, or it ended the connection, which
+                    # the next read opens again): read again after a while, as long as the
+                    # game is held here; nothing else would announce the change again
+                    if not failing:
+                        log.warning("game %s could not be read (%s): retrying", lg.key, e.message)
+                    failing = True
+                    await asyncio.sleep(READ_AGAIN)
+                    if self.games.get(lg.key) is not lg:
+                        return
+                    continue
                 except ApiError as e:
                     log.warning("game %s could not be read again: %s", lg.key, e.message)
                     return
