@@ -261,7 +261,8 @@ def current_version(conn: Connection, *, dialect: str = "sqlite") -> int:
 
 
 def migrate(conn: Connection, *, dialect: str = "sqlite") -> int:
-    """Bring the database up to :data:`SCHEMA_VERSION`, one migration per transaction.
+    """Bring the database up to :data:`SCHEMA_VERSION`: the migrations still to be run, in one
+    transaction (a new database is made with one commit; a failure leaves it as it was).
 
     ``conn`` must be in autocommit mode (``isolation_level=None`` for SQLite). Safe when several
     processes open a new database at once: each migration takes the write lock (SQLite) or an
@@ -272,14 +273,14 @@ def migrate(conn: Connection, *, dialect: str = "sqlite") -> int:
         if current_version(conn, dialect=dialect) >= SCHEMA_VERSION:
             break
         if dialect == "sqlite":
-            _migrate_once(conn, dialect)
+            _migrate_pending(conn, dialect)
             continue
         # A lock of the session, taken before the transaction begins: the transaction then
         # sees the tables another process made while this one waited (a lock taken inside it
         # would not refresh what it knows of the tables).
         conn.execute("SELECT pg_advisory_lock(?)", (_MIGRATION_LOCK,))
         try:
-            _migrate_once(conn, dialect)
+            _migrate_pending(conn, dialect)
         finally:
             if not conn.in_transaction:
                 conn.execute("SELECT pg_advisory_unlock(?)", (_MIGRATION_LOCK,))
@@ -292,22 +293,25 @@ def migrate(conn: Connection, *, dialect: str = "sqlite") -> int:
     return version
 
 
-def _migrate_once(conn: Connection, dialect: str) -> None:
-    """Run the next migration, if it is still to be run, in a transaction of its own."""
+def _migrate_pending(conn: Connection, dialect: str) -> None:
+    """Run the migrations still to be run (read again once the lock is held), in one
+    transaction."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        version = current_version(conn, dialect=dialect)
-        if version < SCHEMA_VERSION:
-            if version == 0:
-                conn.execute(_ddl(conn, "CREATE TABLE schema_version (version INTEGER NOT NULL)"))
-                conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+        start = version = current_version(conn, dialect=dialect)
+        if version == 0:
+            conn.execute(_ddl(conn, "CREATE TABLE schema_version (version INTEGER NOT NULL)"))
+            conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+        while version < SCHEMA_VERSION:
             step = MIGRATIONS[version]
             if isinstance(step, str):
                 for statement in _statements(step):
                     conn.execute(_ddl(conn, statement))
             else:
                 step(conn)
-            conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
+            version += 1
+        if version != start:
+            conn.execute("UPDATE schema_version SET version = ?", (version,))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
