@@ -1,12 +1,13 @@
 """Server processes for the tests, forked from one process that has imported nimlab already.
 
 A ``nimlab serve`` started with ``python -m nimlab serve`` spends about 0.8 s of CPU importing
-FastAPI, Numba and nimlab before it runs any code of its own; the tests start two dozen of
-them. Each pytest worker keeps one *zygote* (as Chromium and Android call theirs): a process
-that imports those modules once and then forks a child per server. The child is a real process
-running the same ``nimlab.cli.main`` with the same arguments, environment and working folder,
-and its own standard error: it prepares its kernels, opens its database and serves exactly as
-the console script does; only the imports are shared. Tests of the start itself (the console
+FastAPI, Numba and nimlab, and 0.4 s loading its kernels, before it serves; the tests start two
+dozen of them. Each pytest worker keeps one *zygote* (as Chromium and Android call theirs): a
+process that imports those modules and loads the kernels once, then forks a child per server.
+The child is a real process running the same ``nimlab.cli.main`` with the same arguments,
+environment and working folder, and its own standard error: it opens its database and serves
+exactly as the console script does (its preparing finds the kernels loaded); only the imports
+and the loaded kernels are shared. Tests of the start itself (the console
 script, its messages, the deployment recipes) keep starting real ``nimlab`` processes.
 
 Nothing here is imported by nimlab. :func:`start` falls back to an ordinary process when the
@@ -269,15 +270,17 @@ def _fresh_standard_streams() -> None:
 def _main(fd: int) -> None:
     sock = socket.socket(fileno=fd)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    # what `nimlab serve` imports before it runs code of its own (no kernel is loaded and no
-    # thread is started: a child prepares its own kernels, as the console script does)
+    # what `nimlab serve` imports and prepares before it serves: the kernels, loaded from
+    # Numba's cache (or compiled) once here rather than in every child (about 0.4 s of CPU
+    # each); a child's own preparing then finds them ready
     import numba  # noqa: F401
 
     import nimlab.cli.app
     import nimlab.cli.serve
-    import nimlab.theory.kernels
     import nimlab.web.app  # noqa: F401
+    from nimlab.theory import kernels
 
+    kernels.prepare()
     assert threading.active_count() == 1, "a zygote must not fork with threads running"
     sock.sendall(b"R")
     _serve_requests(sock)
