@@ -52,7 +52,7 @@ from nimlab.web.schemas import (
 )
 from nimlab.web.views import replay_frames
 
-__all__ = ["answer_move", "router"]
+__all__ = ["answer_create", "answer_move", "router"]
 
 router = APIRouter(prefix="/api")
 
@@ -153,7 +153,7 @@ async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
 async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | None) -> Response:
     """The answer to a move request of ``client`` (:meth:`LiveGames.move`, within the client's
     limit): the game's new turns. Raises the errors the app's handlers answer. Shared by the
-    route and :class:`~nimlab.web.direct.DirectMoves`, which calls it without the framework."""
+    route and :class:`~nimlab.web.direct.DirectPlay`, which calls it without the framework."""
     started = time.perf_counter()
     manager.limit("move", client)
     lg, before = await manager.move(key, move)
@@ -169,8 +169,13 @@ async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | 
     summary="Start a game; the answer has each human seat's token and share link",
 )
 async def create_game(setup: SetupIn, request: Request) -> Response:
-    manager = live(request)
-    client = client_of(request)
+    return await answer_create(live(request), setup, client_of(request))
+
+
+async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) -> Response:
+    """The answer to ``client``'s request to start a game (:meth:`LiveGames.create`, within the
+    client's limit): 201, the game and its seats' links. Raises the errors the app's handlers
+    answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`."""
     manager.limit("create", client)
     lg, tokens, owner = await manager.create(setup, client)
     seats = [

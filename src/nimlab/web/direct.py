@@ -1,13 +1,16 @@
-"""The move request without the framework: :class:`DirectMoves`, plain ASGI middleware.
+"""Starting a game and playing a move without the framework: :class:`DirectPlay`, plain ASGI
+middleware.
 
-A move (``POST /api/games/{key}/moves``) is most of a server's requests, and FastAPI's layers
-(routing, the request object, dependency solving, its exception and telemetry middlewares, the
-wrapped ``send``) cost a move more CPU than validating it and answering it. :class:`DirectMoves`
-sits inside :class:`~nimlab.web.guard.Guard` (which has read the body, checked its size and the
-host, and adds the security headers) and answers a well-formed move request itself: the same
-:func:`~nimlab.web.api.answer_move` the route calls, its errors answered by the app's own
-exception handlers. Anything else, including every request whose body does not validate, goes on
-to the app unchanged (the body replayed), so that its answer is the route's own, word for word.
+Moves (``POST /api/games/{key}/moves``) and new games (``POST /api/games``) are most of a
+server's requests, and FastAPI's layers (routing, the request object, dependency solving, its
+exception and telemetry middlewares, the wrapped ``send``) cost a move more CPU than validating
+it and answering it. :class:`DirectPlay` sits inside :class:`~nimlab.web.guard.Guard` (which has
+read the body, checked its size and the host, and adds the security headers) and answers a
+well-formed request of those two itself: the same function the route calls
+(:func:`~nimlab.web.api.answer_move`, :func:`~nimlab.web.api.answer_create`), its errors answered
+by the app's own exception handlers. Anything else, including every request whose body does not
+validate, goes on to the app unchanged (the body replayed), so that its answer is the route's
+own, word for word.
 """
 
 from __future__ import annotations
@@ -15,42 +18,73 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
-from pydantic import ValidationError
+from fastapi.responses import Response
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
-from nimlab.web.api import answer_move, play_move, router
-from nimlab.web.schemas import MAX_KEY, MoveIn
+from nimlab.web.api import answer_create, answer_move, create_game, play_move, router
+from nimlab.web.live import LiveGames
+from nimlab.web.schemas import MAX_KEY, MoveIn, SetupIn
 
-__all__ = ["DirectMoves"]
+__all__ = ["DirectPlay"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Answer = Callable[[LiveGames, Any, str | None, dict[str, str]], Awaitable[Response] | None]
+"""A route's answer to (games in play, body, client, path parameters); ``None`` when a path
+parameter is one the route refuses (the route says why)."""
 
 
-class DirectMoves:
+def _move(manager: LiveGames, move: Any, client: str | None, path: dict[str, str]) -> Any:
+    key = path["key"]
+    return answer_move(manager, key, move, client) if len(key) <= MAX_KEY else None
+
+
+def _create(manager: LiveGames, setup: Any, client: str | None, path: dict[str, str]) -> Any:
+    return answer_create(manager, setup, client)
+
+
+@dataclass(frozen=True, slots=True)
+class _Direct:
+    endpoint: Callable[..., Any]
+    """The route's function (which finds its path)."""
+    body: type[BaseModel]
+    answer: Answer
+
+
+DIRECT = (_Direct(play_move, MoveIn, _move), _Direct(create_game, SetupIn, _create))
+"""The requests answered directly: a move first (the most frequent)."""
+
+
+class DirectPlay:
     """The middleware (see the module docstring); ``owner`` is the FastAPI app it is part of
     (its games in play and its exception handlers)."""
 
     def __init__(self, app: ASGIApp, *, owner: FastAPI) -> None:
         self.app = app
         self.owner = owner
-        self._route: Route | None = None
+        self._routes: list[tuple[Route, _Direct]] | None = None
 
-    def _move_route(self) -> Route:
-        """The API's move route (the app includes the API's router as it is)."""
-        if self._route is None:
-            found = [r for r in router.routes if getattr(r, "endpoint", None) is play_move]
-            if len(found) != 1 or not isinstance(found[0], Route):
-                raise RuntimeError("the API has no single move route")
-            self._route = found[0]
-        return self._route
+    def routes(self) -> list[tuple[Route, _Direct]]:
+        """The API's routes answered directly (the app includes the API's router as it is)."""
+        if self._routes is None:
+            self._routes = []
+            for direct in DIRECT:
+                found = [
+                    r for r in router.routes if getattr(r, "endpoint", None) is direct.endpoint
+                ]
+                if len(found) != 1 or not isinstance(found[0], Route):
+                    raise RuntimeError(f"the API has no single route {direct.endpoint.__name__}")
+                self._routes.append((found[0], direct))
+        return self._routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -61,21 +95,27 @@ class DirectMoves:
         ):
             await self.app(scope, receive, send)
             return
-        found = self._move_route().path_regex.match(scope.get("path", ""))
-        if found is None:
+        path = scope.get("path", "")
+        for route, direct in self.routes():  # noqa: B007 (the one found is used below)
+            found = route.path_regex.match(path)
+            if found is not None:
+                break
+        else:
             await self.app(scope, receive, send)
             return
         body, receive = await _read_body(receive)
-        move = _move_of(scope, body)
-        key = found.group("key")
-        if move is None or len(key) > MAX_KEY:  # the route says what is wrong
+        data = _body_of(scope, body, direct.body)
+        answering = None
+        client = scope.get("client")
+        if data is not None:
+            answering = direct.answer(
+                self.owner.state.live, data, client[0] if client else None, found.groupdict()
+            )
+        if answering is None:  # the route says what is wrong
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
         try:
-            response = await answer_move(
-                self.owner.state.live, key, move, client[0] if client else None
-            )
+            response = await answering
         except Exception as exc:
             handler = self._handler(exc)
             if handler is None:
@@ -117,10 +157,10 @@ async def _read_body(receive: Receive) -> tuple[bytes | None, Receive]:
     return body, replay
 
 
-def _move_of(scope: Scope, body: bytes | None) -> MoveIn | None:
-    """The move a request's JSON body asks for, read as the route reads it (``json.loads``,
-    then the model's strict validation of the object); ``None`` when the route would answer
-    an error, or when the request is not plainly JSON."""
+def _body_of(scope: Scope, body: bytes | None, model: type[BaseModel]) -> BaseModel | None:
+    """What a request's JSON body asks for, read as the route reads it (``json.loads``, then
+    the model's validation of the object); ``None`` when the route would answer an error, or
+    when the request is not plainly JSON."""
     kind = None
     for name, value in scope.get("headers", ()):
         if name == b"content-type":
@@ -136,6 +176,6 @@ def _move_of(scope: Scope, body: bytes | None) -> MoveIn | None:
     if not isinstance(data, dict):
         return None
     try:
-        return MoveIn.model_validate(data)
+        return model.model_validate(data)
     except ValidationError:
         return None
