@@ -4,6 +4,7 @@ and JSON field), JSON lines with ``--log-format json``, and never a token or a s
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -92,6 +93,25 @@ def test_a_bug_answers_json_500_with_its_request_id(tmp_path: Path) -> None:
         r = c.get("/api/broken", headers={"X-Request-ID": "trace-42"})
     assert r.status_code == 500 and r.json()["request_id"] == "trace-42"
     assert r.headers["x-request-id"] == "trace-42"
+
+
+def test_request_ids_differ_between_requests_and_between_forked_processes() -> None:
+    import os
+
+    from nimlab.web.logs import new_request_id
+
+    ids = {new_request_id() for _ in range(1000)}
+    assert len(ids) == 1000 and all(re.fullmatch(r"[0-9a-f]{16}", i) for i in ids)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a process of nimlab serve --workers N: ids of its own
+        os.write(write, new_request_id().encode())
+        os._exit(0)
+    os.close(write)
+    child = os.read(read, 64).decode()
+    os.waitpid(pid, 0)
+    os.close(read)
+    assert child != new_request_id() and re.fullmatch(r"[0-9a-f]{16}", child)
 
 
 def test_the_log_filter_hides_tokens() -> None:

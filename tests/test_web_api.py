@@ -4,6 +4,7 @@ message and changes nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -310,6 +311,97 @@ def test_malformed_json_is_a_400(client: TestClient, two_humans: tuple[str, Any]
     r = client.post(f"/api/games/{key}/moves", json=[1, 2, 3])
     assert r.status_code == 422
     assert client.get(f"/api/games/{key}").json() == before
+
+
+def test_starts_and_moves_answered_without_the_framework_are_the_routes_answers(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A well-formed request to start a game or play a move is answered by nimlab.web.direct
+    (plain JSON); one the route reads alike but the direct path leaves to it (a charset in its
+    content type) gets the same answer, byte for byte but the game's id and tokens, for every
+    request of two games started and played alike: the start, a refused start, moves, a retry,
+    the bot's reply, each refusal, the end, and after it."""
+    import nimlab.web.direct as direct
+    from nimlab.web.api import answer_create, answer_move
+
+    answered: list[str] = []
+
+    def counted(real: Any) -> Any:
+        async def answer(*args: Any) -> Any:
+            answered.append(real.__name__)
+            return await real(*args)
+
+        return answer
+
+    monkeypatch.setattr(direct, "answer_move", counted(answer_move))
+    monkeypatch.setattr(direct, "answer_create", counted(answer_create))
+    kinds = ["application/json", "application/json; charset=utf-8"]
+
+    def same(answers: list[Any], words: list[list[str]]) -> None:
+        texts = []
+        for r, secrets in zip(answers, words, strict=True):
+            headers = {k: v for k, v in r.headers.items() if k != "x-request-id"}
+            text = r.text
+            for word in secrets:
+                text = text.replace(word, "SECRET")
+            text = re.sub(r'"(request_id|saved_as)":("[0-9a-f]+"|\d+)', "", text)
+            texts.append((r.status_code, headers, text))
+        assert texts[0] == texts[1]
+
+    setup = {
+        "players": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Hal", "kind": "perfect"}],
+        "piles": [2, 3],
+        "seed": 7,
+    }
+    statuses = []
+    for body in (
+        {**setup, "players": [{"name": "Ann", "username": "nobody"}, {"name": "Bob"}]},
+        setup,
+    ):
+        answers = [
+            client.post("/api/games", content=json.dumps(body), headers={"content-type": kind})
+            for kind in kinds
+        ]
+        created = [r.json() for r in answers]
+        same(
+            answers,
+            [
+                [c["state"]["id"], *(s["token"] for s in c["seats"])] if "state" in c else []
+                for c in created
+            ],
+        )
+        statuses.append(answers[0].status_code)
+    assert statuses == [404, 201]
+    games = [(c["state"]["id"], {s["seat"]: s["token"] for s in c["seats"]}) for c in created]
+    requests: list[tuple[str, dict[str, Any]]] = [
+        ("", {"seat": 0, "token": "x", "turn": 1, "pile": 1, "take": 1}),  # wrong token
+        ("", {"seat": 2, "token": "x", "turn": 1, "pile": 1, "take": 1}),  # a bot's seat
+        ("", {"seat": 5, "token": "x", "turn": 1, "pile": 1, "take": 1}),  # no such seat
+        ("", {"seat": 1, "token": 1, "turn": 1, "pile": 1, "take": 1}),  # does not validate
+        ("", {"seat": 0, "token": 0, "turn": 2, "pile": 1, "take": 1}),  # not yet move 2
+        ("", {"seat": 0, "token": 0, "turn": 1, "pile": 1, "take": 5}),  # illegal
+        ("", {"seat": 1, "token": 1, "turn": 1, "pile": 1, "take": 1}),  # not Bob's turn
+        ("", {"seat": 0, "token": 0, "turn": 1, "pile": 1, "take": 1}),
+        ("", {"seat": 0, "token": 0, "turn": 1, "pile": 1, "take": 1}),  # a retry
+        ("", {"seat": 0, "token": 0, "turn": 1, "pile": 1, "take": 2}),  # played already
+        ("", {"seat": 1, "token": 1, "turn": 2, "text": "2 3"}),  # and the bot replies
+        ("", {"seat": 0, "token": 0, "turn": 4, "pile": 1, "take": 1}),
+        ("", {"seat": 1, "token": 1, "turn": 5, "pile": 1, "take": 1}),  # over
+        ("?x=1", {"seat": 0, "token": 0, "turn": 1, "pile": 1, "take": 1}),
+        ("/nope", {"seat": 0, "token": 0, "turn": 1, "pile": 1, "take": 1}),
+    ]
+    for tail, body in requests:
+        answers = []
+        for (key, tokens), kind in zip(games, kinds, strict=True):
+            sent = {
+                k: tokens[v] if k == "token" and isinstance(v, int) else v for k, v in body.items()
+            }
+            path = f"/api/games/{key}/moves{tail}" if tail != "/nope" else "/api/games/n/moves"
+            r = client.post(path, content=json.dumps(sent), headers={"content-type": kind})
+            answers.append(r)
+        same(answers, [[key, *tokens.values()] for key, tokens in games])
+    assert answered.count("answer_create") == 2  # the refused start too
+    assert 0 < answered.count("answer_move") < len(requests)
 
 
 def test_unknown_game_ids_are_404(client: TestClient) -> None:

@@ -52,7 +52,7 @@ from nimlab.web.schemas import (
 )
 from nimlab.web.views import replay_frames
 
-__all__ = ["router"]
+__all__ = ["answer_create", "answer_move", "router"]
 
 router = APIRouter(prefix="/api")
 
@@ -147,9 +147,15 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
     "holds the new turns only (a retry with the same turn gets the same answer)",
 )
 async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
+    return await answer_move(live(request), key, move, client_of(request))
+
+
+async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | None) -> Response:
+    """The answer to a move request of ``client`` (:meth:`LiveGames.move`, within the client's
+    limit): the game's new turns. Raises the errors the app's handlers answer. Shared by the
+    route and :class:`~nimlab.web.direct.DirectPlay`, which calls it without the framework."""
     started = time.perf_counter()
-    manager = live(request)
-    manager.limit("move", client_of(request))
+    manager.limit("move", client)
     lg, before = await manager.move(key, move)
     metrics.move_answered(started)
     return _json(manager.state(lg, since=before))
@@ -163,8 +169,13 @@ async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
     summary="Start a game; the answer has each human seat's token and share link",
 )
 async def create_game(setup: SetupIn, request: Request) -> Response:
-    manager = live(request)
-    client = client_of(request)
+    return await answer_create(live(request), setup, client_of(request))
+
+
+async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) -> Response:
+    """The answer to ``client``'s request to start a game (:meth:`LiveGames.create`, within the
+    client's limit): 201, the game and its seats' links. Raises the errors the app's handlers
+    answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`."""
     manager.limit("create", client)
     lg, tokens, owner = await manager.create(setup, client)
     seats = [

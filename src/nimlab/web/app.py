@@ -30,6 +30,7 @@ from nimlab.storage import (
 from nimlab.web import logs, metrics
 from nimlab.web import settings as configuration
 from nimlab.web.api import router
+from nimlab.web.direct import DirectPlay
 from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized, Unavailable
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
@@ -111,6 +112,7 @@ def create_app(
             table.setdefault(path, set()).update(m.upper() for m in item)
         return table
 
+    app.add_middleware(DirectPlay, owner=app)  # inside the guard: after its checks
     app.add_middleware(
         Guard,
         paths=paths,

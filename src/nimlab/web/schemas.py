@@ -17,6 +17,7 @@ from nimlab.core.record import MAX_PLAYERS
 
 __all__ = [
     "MAX_HEAP",
+    "MAX_KEY",
     "MAX_SETUP_PILES",
     "MAX_STONES",
     "TURN_PAGE",
@@ -89,7 +90,9 @@ def _digits_only(value: object) -> object:
     return value
 
 
-GameKey = Annotated[str, Path(max_length=64, description="The game's id")]
+MAX_KEY = 64
+"""The longest key of a game in play a path may name."""
+GameKey = Annotated[str, Path(max_length=MAX_KEY, description="The game's id")]
 """A game in play, in a path."""
 GameId = Annotated[
     int,
