@@ -246,7 +246,7 @@ class Game:
             next_state = self._settle(self._end_round(replace(state, board=after), seat))
         else:
             i = active.index(seat)
-            next_state = replace(state, board=after, to_move=active[(i + 1) % len(active)])
+            next_state = state.moved(after, active[(i + 1) % len(active)])
         # Elimination is a thing of games of three or more; with two, the other player just wins.
         eliminated = seat in next_state.eliminated and len(self.players) > 2
         new_round = next_state.round > state.round

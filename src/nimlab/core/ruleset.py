@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from nimlab.core.errors import RulesetError
 from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
 from nimlab.core.position import Board, Piles
 from nimlab.core.rules import PileRules, Rules
-from nimlab.theory.engine import Engine, engine_for
+from nimlab.theory.engine import Engine, EngineKey, engine_key, engine_of
 from nimlab.theory.move_engine import MoveEngine
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
@@ -245,8 +245,14 @@ class Ruleset:
     @property
     def engine(self) -> Engine:
         """The shared engine for this ruleset: every outcome, remoteness, winning move and
-        multi-player value comes from it (its tables persist across games, bounded)."""
-        return engine_for(
+        multi-player value comes from it (its tables persist across games, bounded). O(1)."""
+        return engine_of(self._engine_key)
+
+    @cached_property
+    def _engine_key(self) -> EngineKey:
+        """What :func:`~nimlab.theory.engine.engine_for` keeps this ruleset's engine under,
+        made once per ruleset (a perfect bot asks for its engine a few times a move)."""
+        return engine_key(
             self.rule,
             misere=self.misere,
             end_positions=self.end_positions,

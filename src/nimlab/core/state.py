@@ -43,6 +43,21 @@ class GameState:
     def is_over(self) -> bool:
         return self.winner is not None
 
+    def moved(self, board: Board, to_move: int) -> GameState:
+        """This state with ``board`` and ``to_move`` (a move that ends nothing): what
+        ``dataclasses.replace`` gives, made directly (a few times faster, twice a move)."""
+        return GameState(
+            self.ruleset,
+            self.start,
+            board,
+            self.players,
+            self.active,
+            to_move,
+            self.round,
+            self.eliminated,
+            self.winner,
+        )
+
     @property
     def mover_index(self) -> int:
         """The index of the player to move within :attr:`active`."""

@@ -64,10 +64,13 @@ __all__ = [
     "STRATEGIES",
     "CanonMove",
     "Engine",
+    "EngineKey",
     "Evaluation",
     "Strategy",
     "apply_move",
     "engine_for",
+    "engine_key",
+    "engine_of",
     "interactive_budget",
 ]
 
@@ -880,13 +883,27 @@ def _counted(position: Canon) -> Iterable[tuple[int, int]]:
 
 # -- one engine per ruleset, bounded -----------------------------------------------------------
 
-_ENGINES: OrderedDict[
-    tuple[TakeAndBreak, bool, frozenset[Canon], frozenset[str] | None], Engine
-] = OrderedDict()
+EngineKey = tuple[TakeAndBreak, bool, frozenset[Canon], frozenset[str] | None]
+"""What an engine is kept under: the rule, misère play, the extra end positions (none empty)
+and the strategy families allowed (see :func:`engine_key`)."""
+
+_ENGINES: OrderedDict[EngineKey, Engine] = OrderedDict()
 _ENGINES_LOCK = threading.Lock()
 MAX_ENGINES = 8
 """Engines kept at once (each may hold a dense table of up to :data:`DENSE_LIMIT` positions);
 the least recently used one is dropped first."""
+
+
+def engine_key(
+    rule: TakeAndBreak,
+    *,
+    misere: bool = False,
+    end_positions: frozenset[Canon] = frozenset(),
+    allowed: frozenset[str] | None = None,
+) -> EngineKey:
+    """The key :func:`engine_for` keeps the engine of these arguments under (a caller that asks
+    often may keep the key and ask :func:`engine_of`)."""
+    return (rule, misere, frozenset(e for e in end_positions if e), allowed)
 
 
 def engine_for(
@@ -899,11 +916,15 @@ def engine_for(
     """The shared engine for a ruleset (its tables persist across games; at most
     :data:`MAX_ENGINES` are kept). ``allowed`` names the strategy families that may answer
     (a game registry's entry lists them); the terminal rule always applies."""
-    ends = frozenset(e for e in end_positions if e)
-    key = (rule, misere, ends, allowed)
+    return engine_of(engine_key(rule, misere=misere, end_positions=end_positions, allowed=allowed))
+
+
+def engine_of(key: EngineKey) -> Engine:
+    """:func:`engine_for` of the arguments :func:`engine_key` made ``key`` of. O(1)."""
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
+            rule, misere, ends, allowed = key
             strategies = tuple(
                 s
                 for s in STRATEGIES

@@ -46,11 +46,10 @@ from nimlab.web.schemas import (
     PlayerRecordOut,
     RegisterIn,
     ReplayOut,
-    SeatLinkOut,
     SetupIn,
     UsernameIn,
 )
-from nimlab.web.views import replay_frames
+from nimlab.web.views import created_json, replay_frames
 
 __all__ = ["answer_create", "answer_move", "router"]
 
@@ -158,7 +157,7 @@ async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | 
     manager.limit("move", client)
     lg, before = await manager.move(key, move)
     metrics.move_answered(started)
-    return _json(manager.state(lg, since=before))
+    return Response(manager.state_json(lg, since=before), media_type="application/json")
 
 
 @router.post(
@@ -179,18 +178,16 @@ async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) 
     manager.limit("create", client)
     lg, tokens, owner = await manager.create(setup, client)
     seats = [
-        SeatLinkOut(
-            seat=seat,
-            name=lg.game.players[seat].name,
-            token=token,
-            link=f"/game/{lg.key}#seat={seat}&token={token}",
-        )
+        {
+            "seat": seat,
+            "name": lg.game.players[seat].name,
+            "token": token,
+            "link": f"/game/{lg.key}#seat={seat}&token={token}",
+        }
         for seat, token in sorted(tokens.items())
     ]
-    created = CreatedOut(
-        state=manager.state(lg), seats=seats, watch=f"/game/{lg.key}", owner_token=owner
-    )
-    return _json(created, status=201)
+    created = created_json(manager.state_json(lg), seats, f"/game/{lg.key}", owner)
+    return Response(created, 201, media_type="application/json")
 
 
 @router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
@@ -321,7 +318,7 @@ async def get_game(
     manager = live(request)
     lg = await manager.lookup(key)
     manager.looked_at(lg)
-    return _json(manager.state(lg, since=since))
+    return Response(manager.state_json(lg, since=since), media_type="application/json")
 
 
 @router.get(

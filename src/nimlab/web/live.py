@@ -94,6 +94,7 @@ from nimlab.web.schemas import (
     GameStateOut,
     HintOut,
     MoveIn,
+    MoveOut,
     PlayerIn,
     SetupIn,
 )
@@ -102,8 +103,11 @@ from nimlab.web.views import (
     analysis_after,
     analysis_out,
     blank_analysis,
-    game_state,
     hint_out,
+    legal_moves_out,
+    moves_for_json,
+    state_data,
+    state_json,
     status_text,
 )
 from nimlab.web.work import EngineBusy, EngineWorkers
@@ -872,7 +876,17 @@ class LiveGames:
     def state(self, lg: LiveGame, since: int | None = None) -> GameStateOut:
         """The game's state with at most :data:`TURN_PAGE` turns: those after move ``since``,
         else the last ones; with the game's lifecycle (stopped, take-backs, analysis allowed)."""
-        out = game_state(
+        return GameStateOut.model_validate(self._state_data(lg, since, legal_moves_out(lg.game)))
+
+    def state_json(self, lg: LiveGame, since: int | None = None) -> bytes:
+        """:meth:`state`'s ``model_dump_json()``, written without building the model
+        (:func:`~nimlab.web.views.state_json`): the answer to a move."""
+        game = lg.game
+        return state_json(self._state_data(lg, since, moves_for_json(game)), game)
+
+    @staticmethod
+    def _state_data(lg: LiveGame, since: int | None, legal: list[MoveOut] | None) -> dict[str, Any]:
+        data = state_data(
             lg.key,
             lg.game,
             lg.usernames,
@@ -881,17 +895,18 @@ class LiveGames:
             problem=lg.problem,
             since=since,
             limit=TURN_PAGE,
+            legal=legal,
         )
-        out.takebacks = lg.takebacks
-        out.analysis_allowed = lg.analysis_open
+        data["takebacks"] = lg.takebacks
+        data["analysis_allowed"] = lg.analysis_open
         if lg.ended is not None:
-            out.ended = lg.ended
-            out.status = lg.ended
-            out.over = True
-            out.to_move = None
-            out.thinking = False
-            out.winner = lg.ended_winner
-        return out
+            data["ended"] = lg.ended
+            data["status"] = lg.ended
+            data["over"] = True
+            data["to_move"] = None
+            data["thinking"] = False
+            data["winner"] = lg.ended_winner
+        return data
 
     def status(self, lg: LiveGame) -> str:
         """The game's one-line status. O(1)."""

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from pydantic_core import PydanticSerializationError, to_json
+
 from nimlab.core.analysis import (
     Analysis,
     MoveValue,
@@ -63,10 +65,15 @@ __all__ = [
     "analysis_out",
     "blank_analysis",
     "board_out",
+    "created_json",
     "game_state",
     "hint_out",
+    "legal_moves_json",
     "move_out",
+    "moves_for_json",
     "replay_frames",
+    "state_data",
+    "state_json",
     "status_text",
     "turns_out",
 ]
@@ -76,15 +83,11 @@ DRAW_LIMIT = 60
 ones are drawn compactly as a number."""
 
 
-@lru_cache(maxsize=4096)
-def _takes_of(rule: TakeAndBreak, heap: int) -> tuple[int, ...]:
-    return tuple(rule.takes(heap))
-
-
-def _takes(rule: TakeAndBreak, heap: int) -> list[int]:
-    """The amounts one may take from a pile of ``heap`` (``heap <= DRAW_LIMIT``), remembered
-    per rule (at most 4,096 (rule, heap) pairs)."""
-    return list(_takes_of(rule, heap))
+@lru_cache(maxsize=64)
+def _takes_table(rule: TakeAndBreak) -> tuple[tuple[int, ...], ...]:
+    """For each heap size up to :data:`DRAW_LIMIT`, the amounts one may take from a pile of
+    that size: remembered per rule (at most 64 rules; 1,830 numbers for Nim's)."""
+    return tuple(tuple(rule.takes(heap)) for heap in range(DRAW_LIMIT + 1))
 
 
 def _board_data(board: Board) -> dict[str, Any]:
@@ -114,6 +117,7 @@ def _move_data(move: Move) -> dict[str, Any]:
         "take": move.take,
         "at": move.at,
         "also": [list(p) for p in move.also],
+        "words": None,
     }
 
 
@@ -189,6 +193,36 @@ def game_state(
     """The state everyone sees. ``problem`` says why the game cannot go on (a bot failed).
     ``turns`` holds at most ``limit`` turns: those after move ``since``, or (``since`` None)
     the last ones. Cost: O(piles + limit × piles), whatever the length of the game."""
+    data = state_data(
+        key,
+        game,
+        usernames,
+        thinking=thinking,
+        saved_as=saved_as,
+        problem=problem,
+        since=since,
+        limit=limit,
+        legal=legal_moves_out(game),
+    )
+    return GameStateOut.model_validate(data)
+
+
+def state_data(
+    key: str,
+    game: Game,
+    usernames: Sequence[str | None],
+    *,
+    thinking: bool = False,
+    saved_as: int | None = None,
+    problem: str | None = None,
+    since: int | None = None,
+    limit: int = 100,
+    legal: list[MoveOut] | None,
+) -> dict[str, Any]:
+    """:func:`game_state`'s fields as plain data, in the model's order (what it validates, and
+    what :func:`state_json` writes without validating); ``legal`` is
+    :func:`legal_moves_out`'s list (used for ``takes`` on piles with their own limits, and as
+    ``moves``; :func:`state_json` writes the moves itself). O(piles + limit × piles)."""
     ruleset = game.ruleset
     board = game.board
     count = len(game.history)
@@ -197,10 +231,10 @@ def game_state(
     takes: list[list[int] | None] = []
     digits: list[int] = []
     max_take: int | None = None
-    legal = legal_moves_out(game)
     if isinstance(board, Position):
         rule = ruleset.rule
-        takes = [_takes(rule, h) if h <= DRAW_LIMIT else None for h in board.heaps]
+        table = _takes_table(rule)
+        takes = [list(table[h]) if h <= DRAW_LIMIT else None for h in board.heaps]
         max_take = rule.max_take
     elif isinstance(board, Piles):
         takes = [
@@ -230,17 +264,17 @@ def game_state(
         if game.round > 1 and not game.is_over and not game.history:
             opening.append(round_text(game))
     active = game.active
-    data = dict(
-        id=key,
-        ruleset=str(game.ruleset),
-        description=game.ruleset.describe(),
-        title=game.ruleset.game.title,
-        rows=isinstance(board, Rows),
-        misere=game.ruleset.misere,
-        end_positions=_ends(game.ruleset),
-        start=_board_data(game.start),
-        board=_board_data(board),
-        players=[
+    return {
+        "id": key,
+        "ruleset": str(ruleset),
+        "description": ruleset.describe(),
+        "title": ruleset.game.title,
+        "rows": isinstance(board, Rows),
+        "misere": ruleset.misere,
+        "end_positions": _ends(ruleset),
+        "start": _board_data(game.start),
+        "board": _board_data(board),
+        "players": [
             {
                 "seat": seat,
                 "name": p.name,
@@ -252,36 +286,127 @@ def game_state(
             }
             for seat, p in enumerate(game.players)
         ],
-        first=game.first_seat,
-        to_move=None if game.is_over else game.to_move_seat,
-        round=game.round,
-        over=game.is_over,
-        winner=game.winner_seat,
-        move_count=count,
-        turns_from=first,
-        turns=turns,
-        takes=takes,
-        max_take=max_take,
-        thinking=thinking and not game.is_over,
-        status=status,
-        opening=opening,
-        saved_as=saved_as,
-        problem=problem,
-        ended=None,
-        takebacks=0,
-        analysis_allowed=True,
-        digits=digits,
-        moves=legal,
-        move_shape=ruleset.rules.move_shape,
-        limit=board.limit if isinstance(board, Piles) else None,
+        "first": game.first_seat,
+        "to_move": None if game.is_over else game.to_move_seat,
+        "round": game.round,
+        "over": game.is_over,
+        "winner": game.winner_seat,
+        "move_count": count,
+        "turns_from": first,
+        "turns": turns,
+        "takes": takes,
+        "max_take": max_take,
+        "thinking": thinking and not game.is_over,
+        "status": status,
+        "opening": opening,
+        "saved_as": saved_as,
+        "problem": problem,
+        "ended": None,
+        "takebacks": 0,
+        "analysis_allowed": True,
+        "digits": digits,
+        "moves": legal,
+        "move_shape": ruleset.rules.move_shape,
+        "limit": board.limit if isinstance(board, Piles) else None,
+    }
+
+
+_LAST = ("moves", "move_shape", "limit")
+"""The state's last fields, in order (written after the others by :func:`state_json`)."""
+
+
+def state_json(data: dict[str, Any], game: Game) -> bytes:
+    """``GameStateOut.model_validate(data).model_dump_json()`` for :func:`state_data`'s
+    ``data`` of ``game`` (with any lifecycle fields changed), written by pydantic's own JSON
+    writer without building the model: the server made every value itself, from a game it
+    checked move by move. The legal moves are written from ``game`` (``data["moves"]`` is
+    read only when the board is not a :class:`Position`, see :func:`moves_for_json`). The same
+    bytes (``tests/test_web_views.py``); whatever the writer does not take is written by the
+    model. O(the answer's length)."""
+    try:
+        head = {k: v for k, v in data.items() if k not in _LAST}
+        return b"".join(
+            (
+                to_json(head)[:-1],
+                b',"moves":',
+                legal_moves_json(game, data["moves"]),
+                b',"move_shape":',
+                to_json(data["move_shape"]),
+                b',"limit":',
+                to_json(data["limit"]),
+                b"}",
+            )
+        )
+    except (PydanticSerializationError, ValueError, TypeError):
+        data = {**data, "moves": legal_moves_out(game)}
+        return GameStateOut.model_validate(data).model_dump_json().encode()
+
+
+def created_json(
+    state: bytes, seats: list[dict[str, Any]], watch: str, owner_token: str | None
+) -> bytes:
+    """``CreatedOut(state=..., seats=..., watch=watch, owner_token=owner_token)``'s
+    ``model_dump_json()`` for the game's state as :func:`state_json` writes it and its seats'
+    links as :class:`SeatLinkOut`'s fields (in its order), written without the models (the
+    same bytes: ``tests/test_web_views.py``)."""
+    return b"".join(
+        (
+            b'{"state":',
+            state,
+            b',"seats":',
+            to_json(seats),
+            b',"watch":',
+            to_json(watch),
+            b',"owner_token":',
+            to_json(owner_token),
+            b"}",
+        )
     )
-    return GameStateOut.model_validate(data)
 
 
 @lru_cache(maxsize=4096)
 def _pile_move_out(pile: int, take: int) -> MoveOut:
     """:func:`move_out` of taking ``take`` from pile ``pile``, shared in the same way."""
     return move_out(Move(pile, take))
+
+
+@lru_cache(maxsize=2048)
+def _pile_moves_json(rule: TakeAndBreak, pile: int, heap: int) -> bytes:
+    """The JSON of :func:`_pile_move_out` for every legal move on pile ``pile`` of ``heap``
+    objects (``heap <= DRAW_LIMIT``), comma-separated, remembered per (rule, pile, heap): at
+    most 2,048 of a few kilobytes."""
+    moves = [_pile_move_out(pile, take) for take in _takes_table(rule)[heap]]
+    return b",".join([m.model_dump_json().encode() for m in moves])
+
+
+def moves_for_json(game: Game) -> list[MoveOut] | None:
+    """What :func:`state_data` takes as ``legal`` when its data is for :func:`state_json`:
+    :func:`legal_moves_out`, but ``None`` on a :class:`Position` (whose moves
+    :func:`state_json` writes straight from the board, and whose ``takes`` do not need them)."""
+    return None if isinstance(game.board, Position) else legal_moves_out(game)
+
+
+def legal_moves_json(game: Game, legal: list[MoveOut] | None = None) -> bytes:
+    """:func:`legal_moves_out` of the game as its models write it in JSON (a list, or
+    ``null``); ``legal`` is that list when the caller has it (it is computed otherwise, except
+    on a :class:`Position`, whose moves are written straight from the board). O(moves)."""
+    board = game.board
+    if isinstance(board, Position) and not game.is_over:
+        if count_moves(game.ruleset, board) > LEGAL_LIMIT:
+            return b"null"
+        rule = game.ruleset.rule
+        piles = [
+            _pile_moves_json(rule, pile, heap)
+            if heap <= DRAW_LIMIT
+            else b",".join([to_json(_pile_move_out(pile, take)) for take in rule.takes(heap)])
+            for pile, heap in enumerate(board.heaps, 1)
+        ]
+        return b"[" + b",".join([p for p in piles if p]) + b"]"
+    if legal is None:
+        legal = legal_moves_out(game)
+    if legal is None:
+        return b"null"
+    return b"[" + b",".join([to_json(m) for m in legal]) + b"]"
 
 
 def legal_moves_out(game: Game) -> list[MoveOut] | None:
