@@ -145,3 +145,44 @@ def test_successors_are_legal_moves_played(code: str, heaps: list[int]) -> None:
     board = Rows.full(heaps) if rule.splits else Position.of(heaps)
     expected = [(m, board.play(rule, m)) for m in board.legal_moves(rule)]
     assert list(board.successors(rule)) == expected
+
+
+_ROW_RULES = st.builds(
+    TakeAndBreak,
+    st.lists(st.integers(0, 7), max_size=4).map(tuple),
+    tail=st.integers(0, 7),
+    d0=st.sampled_from([0, 4]),
+    unequal=st.booleans(),
+)
+
+
+@given(_ROW_RULES, st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=5), max_size=3))
+def test_a_random_row_move_is_the_listed_move_of_the_same_draw(
+    rule: TakeAndBreak, rows: list[list[int]]
+) -> None:
+    """Counted and drawn without listing, on any rule (explicit digits, a tail, splits that take
+    nothing, unequal parts) and rows with gaps: the count is the list's length, and each draw
+    gives the move ``rng.choice`` gives from the list with the same generator state, so every
+    legal move is equally likely."""
+    import random
+
+    board = Rows(tuple(tuple(r) for r in rows)) if rows else Rows.full([])
+    moves = list(board.legal_moves(rule))
+    assert board.count_moves(rule) == len(moves)
+    for seed in range(len(moves) + 3 if moves else 1):
+        if not moves:
+            with pytest.raises(IllegalMoveError):
+                board.random_move(rule, random.Random(seed))
+            break
+        assert board.random_move(rule, random.Random(seed)) == random.Random(seed).choice(moves)
+
+
+def test_a_random_move_on_a_huge_row_is_drawn_without_listing() -> None:
+    import random
+
+    for rule in (TakeAndBreak.octal("0.77"), TakeAndBreak((), tail=7), TakeAndBreak.nim()):
+        board = Rows.full([10**100, 3])
+        move = board.random_move(rule, random.Random(1))
+        board.play(rule, move)  # legal
+    # Kayles: one stone from any of n places, two from any of n - 1
+    assert Rows.full([10**12]).count_moves(TakeAndBreak.octal("0.77")) == 2 * 10**12 - 1

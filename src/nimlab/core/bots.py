@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from nimlab.core.analysis import board_move, count_moves, paranoid_move_values
 from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
-from nimlab.core.position import Board, Move, Piles, Position
+from nimlab.core.position import Board, Move, Piles, Position, Rows
 from nimlab.core.ruleset import Ruleset
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import CanonMove, Engine, apply_move, interactive_budget
@@ -85,6 +85,8 @@ def _random_move(ruleset: Ruleset, board: Board, rng: random.Random) -> Move:
             if pick < w:
                 return Move(i + 1, next(islice(ruleset.rule.takes(board.heaps[i]), pick, None)))
             pick -= w
+    if isinstance(board, Rows):
+        return board.random_move(ruleset.rule, rng)
     return rng.choice(list(board.legal_moves(ruleset.rule)))
 
 

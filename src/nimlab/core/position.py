@@ -21,6 +21,7 @@ Both boards offer the same calls: ``heaps``, ``canonical``, ``legal_moves(rule)`
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -551,8 +552,106 @@ class Rows:
             yield move, Rows(self.rows[:r] + (row,) + self.rows[r + 1 :])
 
     def count_moves(self, rule: TakeAndBreak) -> int:
-        """The number of legal moves (take-0 cuts included). O(sum over runs of moves)."""
-        return sum(1 for _ in self.legal_moves(rule))
+        """The number of legal moves (take-0 cuts included), without listing them.
+        O(runs * (explicit digits + 1))."""
+        return sum(_run_move_count(rule, run) for row in self.rows for _, run in self._runs(row))
+
+    def random_move(self, rule: TakeAndBreak, rng: random.Random) -> Move:
+        """A uniformly random legal move, without listing them: the same move as
+        ``rng.choice(list(self.legal_moves(rule)))``, with the same draw from ``rng``, in
+        O(runs * (explicit digits + 1) + log of the longest run). Raises
+        :class:`IllegalMoveError` when there is no legal move."""
+        runs = [
+            (r, start, run) for r, row in enumerate(self.rows, 1) for start, run in self._runs(row)
+        ]
+        counts = [_run_move_count(rule, run) for _, _, run in runs]
+        total = sum(counts)
+        if not total:
+            raise IllegalMoveError("there is no legal move")
+        i = rng.randrange(total)
+        for (r, start, run), count in zip(runs, counts, strict=True):
+            if i < count:
+                take, left = _run_move(rule, run, i)
+                return Move(r, take, at=start + left + 1)
+            i -= count
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _take_count(rule: TakeAndBreak, take: int, rest: int) -> int:
+    """The legal places to remove ``take`` stones from a run, leaving ``rest`` beside the gap
+    (``left`` from 0 to ``rest``, as :meth:`TakeAndBreak.can_leave` allows). O(1)."""
+    d = rule.digit(take)
+    if rest == 0:
+        return 1 if d & 1 else 0
+    n = 2 if d & 2 else 0
+    if d & 4 and rest >= 2:
+        n += rest - 1 - (1 if rule.unequal and rest % 2 == 0 else 0)
+    return n
+
+
+def _take_place(rule: TakeAndBreak, take: int, rest: int, j: int) -> int:
+    """The ``j``-th legal ``left`` for :func:`_take_count`, in ascending order. O(1)."""
+    d = rule.digit(take)
+    if rest == 0:
+        return 0
+    if d & 2:
+        if j == 0:
+            return 0
+        if j == _take_count(rule, take, rest) - 1:
+            return rest
+        j -= 1
+    left = j + 1  # two parts: 1 .. rest - 1, without the middle one when they must be unequal
+    if rule.unequal and rest % 2 == 0 and left >= rest // 2:
+        left += 1
+    return left
+
+
+def _tail_prefix(rule: TakeAndBreak, longest: int) -> int:
+    """Moves with a take of the tail digit that leave a rest of 1 to ``longest``. O(1)."""
+    d, m = rule.tail, longest
+    total = (2 * m if d & 2 else 0) + (m * (m - 1) // 2 if d & 4 else 0)
+    if d & 4 and rule.unequal:
+        total -= m // 2
+    return total
+
+
+def _run_move_count(rule: TakeAndBreak, run: int) -> int:
+    """The legal moves on one run of ``run`` stones. O(explicit digits + 1)."""
+    explicit = min(run, len(rule.digits))
+    total = sum(_take_count(rule, k, run - k) for k in range(0, explicit + 1))
+    if rule.tail and run > explicit:
+        total += _tail_prefix(rule, run - explicit - 1) + _take_count(rule, run, 0)
+    return total
+
+
+def _run_move(rule: TakeAndBreak, run: int, i: int) -> tuple[int, int]:
+    """The ``i``-th legal move on a run of ``run`` stones as ``(take, left)``, in the order of
+    :meth:`Rows.legal_moves` (takes ascending, then places left to right). O(explicit digits +
+    log run)."""
+    explicit = min(run, len(rule.digits))
+    for k in range(0, explicit + 1):
+        count = _take_count(rule, k, run - k)
+        if i < count:
+            return k, _take_place(rule, k, run - k, i)
+        i -= count
+    # takes of the tail digit, explicit + 1 .. run - 1 (rests run - explicit - 1 down to 1),
+    # then the whole run: find the take whose moves hold move i by bisection
+    longest = run - explicit - 1
+    within = _tail_prefix(rule, longest)
+    if i >= within:
+        return run, _take_place(rule, run, 0, i - within)
+    lo, hi = explicit + 1, run - 1  # the take k with moves i: before(k) <= i < before(k + 1)
+
+    def before(k: int) -> int:  # moves of the takes explicit + 1 .. k - 1
+        return within - _tail_prefix(rule, run - k)
+
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if before(mid) <= i:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo, _take_place(rule, lo, run - lo, i - before(lo))
 
 
 def _split_rule(rule: TakeAndBreak, take: int) -> str:
