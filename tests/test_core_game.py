@@ -229,3 +229,25 @@ def test_push_refuses_what_is_not_a_move_with_a_nimlab_error(move: object) -> No
         game.push(move)  # type: ignore[arg-type]
     assert issubclass(InvalidMoveError, ValueError)
     assert game.board.heaps == (3, 4, 5) and not game.history
+
+
+def test_rows_beyond_a_record_are_refused_and_a_random_move_on_long_rows_is_drawn() -> None:
+    """A game on rows keeps every stone in its record (at most a million): more is refused at
+    the start, with what is allowed; up to that, a random bot's move is drawn without listing
+    every move."""
+    from nimlab.core.record import MAX_ROW
+    from nimlab.core.setup import GameSetup
+
+    with pytest.raises(PositionError, match="at most 1,000,000 stones"):
+        GameSetup.from_options(
+            game="kayles", piles=[MAX_ROW, 1], players=["bot:random", "bot:random"]
+        )
+    with pytest.raises(PositionError, match="at most 1,000 stones"):
+        GameSetup.from_options(
+            game="kayles", piles=[1001], players=["bot:random"] * 2, max_stones=1000
+        )
+    game = GameSetup.from_options(
+        game="kayles", piles=[MAX_ROW], players=["bot:random", "bot:random"], seed=3
+    ).build()
+    game.play_bot()
+    assert len(game.history) == 1

@@ -26,7 +26,7 @@ from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.games import parse_game
 from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Piles, Position, Rows, parse_heaps
-from nimlab.core.record import MAX_PLAYERS
+from nimlab.core.record import MAX_PLAYERS, MAX_ROW
 from nimlab.core.ruleset import Ruleset, parse_end_position
 
 if TYPE_CHECKING:
@@ -92,15 +92,18 @@ class GameSetup:
         object.__setattr__(self, "start", self.ruleset.rules.as_board(self.start))
         if self.start.pile_count == 0:
             raise PositionError("a game needs at least one pile")
-        if (
-            self.max_stones is not None
-            and isinstance(self.start, Rows)
-            and sum(self.start.heaps) > self.max_stones
-        ):
-            raise PositionError(
-                "rows of stones are drawn stone by stone: "
-                f"at most {self.max_stones:,} stones in all"
-            )
+        if isinstance(self.start, Rows):
+            stones = sum(self.start.heaps)
+            if self.max_stones is not None and stones > self.max_stones:
+                raise PositionError(
+                    "rows of stones are drawn stone by stone: "
+                    f"at most {self.max_stones:,} stones in all"
+                )
+            if stones > MAX_ROW:
+                raise PositionError(
+                    "a game on rows of stones keeps every stone in its record: "
+                    f"at most {MAX_ROW:,} stones in all"
+                )
         if self.ruleset.is_over(self.start):
             raise PositionError(start_over_message(self.start))
         if len(self.players) < 2:
