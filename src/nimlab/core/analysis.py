@@ -111,12 +111,13 @@ def display_heaps(board: Board) -> tuple[int, ...]:
     return board.heaps
 
 
-def _heap_move_count(ruleset: Ruleset, heap: int, rows: bool) -> int:
-    """Legal moves from one heap (rows: counting each place in the run). O(explicit digits)."""
+def _heap_move_count(ruleset: Ruleset, heap: int) -> int:
+    """Legal moves from one pile of ``heap`` (each distinct ``(take, parts)`` once).
+    O(explicit digits)."""
     rule = ruleset.rule
     if heap <= 0:
         return 0
-    if rule.is_nim and not rows:
+    if rule.is_nim:
         return heap
     total = 0
     explicit = len(rule.digits)
@@ -129,22 +130,22 @@ def _heap_move_count(ruleset: Ruleset, heap: int, rows: bool) -> int:
             return 1 if d & 1 else 0
         n = 0
         if d & 2:
-            n += 2 if rows else 1
+            n += 1
         if d & 4 and rest >= 2:
-            n += (rest - 1) if rows else rest // 2
+            n += rest // 2
             if rule.unequal and rest % 2 == 0:
                 n -= 1  # no split into two equal parts
         return n
 
-    for k in range(0, min(heap, explicit) + 1):
-        total += count(k, rule.digit(k)) if k else count(0, rule.digit(0)) if rows else 0
+    for k in range(1, min(heap, explicit) + 1):
+        total += count(k, rule.digit(k))
     if rule.tail and heap > explicit:
         d = rule.tail
         lo, hi = explicit + 1, heap
         # k < heap: d & 2 leaves one heap; d & 4 splits the rest; k == heap takes it all.
         span = max(0, (hi - 1) - lo + 1)
         if d & 2:
-            total += span * (2 if rows else 1)
+            total += span
         if d & 4:
             total += sum(count(k, 4) for k in range(lo, hi)) if span < 4096 else span * heap
         if d & 1:
@@ -154,14 +155,16 @@ def _heap_move_count(ruleset: Ruleset, heap: int, rows: bool) -> int:
 
 def count_moves(ruleset: Ruleset, board: Board) -> int:
     """The number of legal moves on the board without listing them: O(piles) for Nim,
-    O(piles * explicit digits) otherwise, whatever the heap sizes (the relatives: their rules'
-    count, O(piles * k) at most)."""
+    O(piles * explicit digits) otherwise, whatever the heap sizes (rows of stones: their exact
+    count, :meth:`~nimlab.core.position.Rows.count_moves`; the relatives: their rules' count,
+    O(piles * k) at most)."""
     if isinstance(board, Piles):
         return ruleset.relative_rules.count_moves(board)
-    rows = isinstance(board, Rows)
-    if ruleset.rule.is_nim and not rows:
+    if isinstance(board, Rows):
+        return board.count_moves(ruleset.rule)
+    if ruleset.rule.is_nim:
         return sum(board.heaps)
-    return sum(_heap_move_count(ruleset, h, rows) for h in board.heaps)
+    return sum(_heap_move_count(ruleset, h) for h in board.heaps)
 
 
 def board_move(board: Board, move: CanonMove) -> Move:
