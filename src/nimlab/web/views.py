@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -179,31 +179,24 @@ def turns_out(game: Game, since: int, limit: int) -> list[TurnOut]:
     return [TurnOut.model_validate(t) for t in _turns_data(game, since, limit)]
 
 
+class StateOptions(TypedDict, total=False):
+    """:func:`state_data`'s options besides the game (see there)."""
+
+    thinking: bool
+    saved_as: int | None
+    problem: str | None
+    since: int | None
+    limit: int
+
+
 def game_state(
-    key: str,
-    game: Game,
-    usernames: Sequence[str | None],
-    *,
-    thinking: bool = False,
-    saved_as: int | None = None,
-    problem: str | None = None,
-    since: int | None = None,
-    limit: int = 100,
+    key: str, game: Game, usernames: Sequence[str | None], **options: Unpack[StateOptions]
 ) -> GameStateOut:
-    """The state everyone sees. ``problem`` says why the game cannot go on (a bot failed).
-    ``turns`` holds at most ``limit`` turns: those after move ``since``, or (``since`` None)
-    the last ones. Cost: O(piles + limit × piles), whatever the length of the game."""
-    data = state_data(
-        key,
-        game,
-        usernames,
-        thinking=thinking,
-        saved_as=saved_as,
-        problem=problem,
-        since=since,
-        limit=limit,
-        legal=legal_moves_out(game),
-    )
+    """The state everyone sees, as the validated model: :func:`state_data` with the game's
+    legal moves. ``problem`` says why the game cannot go on (a bot failed). ``turns`` holds at
+    most ``limit`` turns: those after move ``since``, or (``since`` None) the last ones. Cost:
+    O(piles + limit × piles), whatever the length of the game."""
+    data = state_data(key, game, usernames, legal=legal_moves_out(game), **options)
     return GameStateOut.model_validate(data)
 
 
