@@ -44,6 +44,8 @@ from nimlab.theory.splitting import (
     grundys_game_winning_moves,
     grundys_game_working,
     lasker_grundy,
+    lasker_misere_outcome,
+    lasker_options_of_value,
     lasker_outcome,
     lasker_working,
 )
@@ -307,6 +309,64 @@ def test_lasker_formula_is_the_mex() -> None:
     assert naive_grundy(LASKERS_NIM, 120) == [lasker_grundy(n) for n in range(120)]
     assert LASKERS_NIM.code == "4.333..."
     assert lasker_working((3, 4)).values == (4, 3)
+
+
+LASKER_MISERE = ExactSolver(LASKERS_NIM, misere=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=4))
+def test_misere_laskers_nim_is_tame(heaps: list[int]) -> None:
+    """The tame rule's outcome and its winning moves (the engine's misère-tame strategy) are
+    the exact search's, heap sizes up to 9."""
+    from nimlab.theory.budget import Budget
+    from nimlab.theory.engine import TameMisere, apply_move, engine_for
+
+    position = canonical(heaps)
+    truth = LASKER_MISERE.value(position)
+    assert lasker_misere_outcome(heaps) is truth.outcome
+    engine = engine_for(LASKERS_NIM, misere=True)
+    moves = TameMisere().winning_moves(engine, position, None, Budget())
+    assert moves is not None
+    wins = {apply_move(position, m) for m in moves}
+    children = {
+        apply_move(position, (h, t, p)) for h in set(position) for t, p in LASKERS_NIM.options(h)
+    }
+    assert wins == {c for c in children if LASKER_MISERE.value(c).outcome is Outcome.P}
+    assert len(wins) == len(moves)  # each winning move once
+    assert engine.evaluate(position, remoteness=False).method == (
+        "misere-tame" if position else "terminal"
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 200), st.integers(0, 260))
+def test_lasker_options_of_a_value_are_the_options_with_that_value(heap: int, value: int) -> None:
+    def value_of(parts: tuple[int, ...]) -> int:
+        out = 0
+        for p in parts:
+            out ^= lasker_grundy(p)
+        return out
+
+    want = [(t, p) for t, p in LASKERS_NIM.options(heap) if value_of(p) == value]
+    assert sorted(lasker_options_of_value(heap, value)) == sorted(want)
+
+
+def test_misere_laskers_nim_answers_huge_heaps_by_the_theorem() -> None:
+    """Heaps of 10^6 and 10^40: the outcome at once, and the winning moves of a heap of a
+    million from the NumPy listing of its options of one value."""
+    from nimlab.theory.engine import engine_for
+
+    engine = engine_for(LASKERS_NIM, misere=True)
+    big = 10**40
+    assert engine.evaluate((big, big), remoteness=False).outcome is Outcome.P
+    assert engine.evaluate((1, big, big), remoteness=False).outcome is Outcome.N
+    moves = engine.winning_moves((3, 10**6))
+    assert moves is not None and moves
+    for heap, take, parts in moves:
+        rest = [h for h in (3, 10**6) if h != heap]
+        assert take + sum(parts) == heap
+        assert lasker_misere_outcome([*rest, *parts]) is Outcome.P, (heap, take, parts)
 
 
 def test_lasker_arithmetic_period_is_proven_by_the_theorem_and_matches_the_mex() -> None:

@@ -27,11 +27,22 @@ KAYLES = TakeAndBreak.octal("0.77")
 NAMED = ["0.77", "0.07", "0.137", "0.6", "0.4", "0.15", "0.056", "0.45", "0.54", "0.04", "0.7"]
 
 digits = st.lists(st.integers(0, 7), min_size=1, max_size=4).map(tuple)
+LASKER = TakeAndBreak((), tail=3, d0=4)
+GRUNDYS_GAME = TakeAndBreak((), d0=4, unequal=True)
 rules = st.one_of(
     st.sampled_from(NAMED).map(TakeAndBreak.octal),
     st.builds(TakeAndBreak, digits, st.integers(0, 7)).filter(lambda r: r.digits or r.tail),
     st.just(TakeAndBreak.nim()),
     st.sets(st.integers(1, 5), min_size=1, max_size=3).map(TakeAndBreak.subtraction),
+    # splits without taking (a digit 4 before the point), into any or only unequal heaps
+    st.sampled_from([LASKER, GRUNDYS_GAME, TakeAndBreak.octal("4.07")]),
+    st.builds(
+        TakeAndBreak,
+        st.lists(st.integers(0, 7), max_size=3).map(tuple),
+        st.integers(0, 7),
+        st.just(4),
+        st.booleans(),
+    ),
 )
 small_positions = positions(max_heap=9, max_piles=4).filter(lambda p: sum(p) <= 16)
 
@@ -195,8 +206,14 @@ _NO_JIT = textwrap.dedent(
         ("0.07", False, frozenset(), (1, 5, 6)),
         ("0.6", True, frozenset(), (2, 5)),
         ("0.137", False, frozenset({(1, 1)}), (2, 3)),
+        ("4.07", True, frozenset(), (3, 4)),
+        ("lasker", False, frozenset(), (2, 5)),
+        ("grundy", True, frozenset(), (4, 6)),
     ]:
-        rule = TakeAndBreak.octal(code)
+        rule = {
+            "lasker": TakeAndBreak((), tail=3, d0=4),
+            "grundy": TakeAndBreak((), d0=4, unequal=True),
+        }.get(code) or TakeAndBreak.octal(code)
         split = ss.SplitSolver(rule, misere=misere, end_positions=ends)
         exact = ExactSolver(rule, misere=misere, end_positions=ends)
         for p in [position, (1,), ()]:
@@ -260,3 +277,40 @@ def test_the_largest_totals() -> None:
     exact = ExactSolver(rule, misere=True, end_positions=frozenset({(3, 100)}))
     for position in [(MAX_TOTAL,), (MAX_TOTAL - 100, 100), (3, 140), (1, 2, MAX_TOTAL - 3)]:
         assert split.value(position) == exact.value(position)
+
+
+# -- splits without taking: Lasker's Nim from 27 objects ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("misere", "position", "outcome", "remoteness"),
+    [
+        (True, (2, 11, 14), Outcome.P, 39),
+        (True, (2, 12, 14), Outcome.N, None),
+        (True, (6, 10, 11), Outcome.P, None),
+        (True, (6, 10, 12), Outcome.N, None),
+        (True, (7, 11, 12), Outcome.N, None),
+        (True, (8, 11, 12), Outcome.P, None),
+        (True, (1, 14, 15), Outcome.N, None),
+        (True, (1, 14, 16), Outcome.P, None),
+        (True, (1, 15, 17), Outcome.P, None),
+        (True, (1, 16, 17), Outcome.N, None),
+        (False, (3, 24), Outcome.N, 9),
+    ],
+)
+def test_laskers_nim_positions_once_wrong(
+    misere: bool, position: Canon, outcome: Outcome, remoteness: int | None
+) -> None:
+    """Positions of 27 objects and more that the compiled search once answered wrongly: it
+    never tried a split that takes nothing. Each outcome is the opposite of what it said."""
+    value = SplitSolver(LASKER, misere=misere).value(position)
+    assert value == ExactSolver(LASKER, misere=misere).value(position)
+    assert value.outcome is outcome
+    assert remoteness is None or value.remoteness == remoteness
+
+
+def test_a_split_without_taking_deepens_the_stack() -> None:
+    """Splits without taking keep the total, so the stack grows past total + 1 positions:
+    27 heaps of 1 are reached from one heap of 27 through 26 splits and the takes between."""
+    exact = ExactSolver(GRUNDYS_GAME, misere=True)
+    assert SplitSolver(GRUNDYS_GAME, misere=True).value((27,)) == exact.value((27,))

@@ -851,6 +851,8 @@ def explain(a: Analysis) -> list[str]:
         lines += _explain_nim(a, heaps)
     elif r.is_textbook and not r.misere and a.grundy is not None:
         lines += _explain_grundy(a, heaps)
+    elif r.is_textbook and r.misere and a.method == "misere-tame":
+        lines += _explain_tame(a, heaps)
     else:
         if a.quotient is not None:
             lines += _explain_quotient(a, heaps, a.quotient)
@@ -996,6 +998,40 @@ def _explain_grundy(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
                 a,
                 "the XOR is 0, and every move changes one heap's value (a heap never has a move "
                 "to its own value), so it leaves a non-zero XOR, an N-position.",
+            )
+        )
+    return lines
+
+
+def _explain_tame(a: Analysis, heaps: tuple[int, ...]) -> list[str]:
+    """Misère play of a tame game (Lasker's Nim): Bouton's misère rule on Grundy values."""
+    g = a.ruleset.engine.heap_grundy
+    values = [g(h) for h in heaps]
+    total = 0
+    for v in values:
+        total ^= v
+    big = any(h >= 2 for h in heaps)
+    lines = [
+        f"{_title(a.ruleset)}, misère play: the game is tame, so Bouton's misère rule holds "
+        "with Grundy values. While some heap has 2 or more, the position is P exactly when the "
+        "XOR of the heaps' Grundy values is 0; once every heap is 0 or 1, it is P exactly when "
+        "the number of heaps of 1 is odd (the opponent takes the last one).",
+        *value_table(heaps, values),
+    ]
+    if big:
+        state = f"a heap of 2 or more is left and the XOR is *{total}"
+    else:
+        state = f"every heap is 0 or 1, with {count_text(len(heaps), 'heap')} of 1"
+    if a.outcome is Outcome.N and a.best is not None and a.best.winning:
+        lines.append(
+            _winning_sentence(a, f"Here {state}; the move leaves a P-position by the same rule.")
+        )
+    elif a.outcome is Outcome.P:
+        lines.append(
+            _no_winning_sentence(
+                a,
+                f"{state}: every move changes one heap's value, or leaves an even number of heaps "
+                "of 1 once the last heap of 2 or more is gone, an N-position.",
             )
         )
     return lines

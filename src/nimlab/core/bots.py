@@ -132,6 +132,7 @@ _THEORY_NAMES = {
     "nim-formula": "the textbook nim-sum move",
     "grundy": "the textbook (Sprague–Grundy) winning move",
     "misere-quotient": "the textbook (misère quotient) winning move",
+    "misere-tame": "the textbook (Bouton's misère rule, the game being tame) winning move",
 }
 
 

@@ -74,6 +74,8 @@ STRATEGIES: dict[str, str] = {
     "cover)",
     "dense-table": "a dense retrograde table (games that never split a heap)",
     "split-search": "exact search over sums of rows (games that split heaps)",
+    "misere-tame": "Bouton's misère rule with Grundy values, for the games proven tame "
+    "(Lasker's Nim; misère play, no extra end positions)",
     "search": "memoised exact search within a budget (every game)",
     "theory": "the game's own theorem (Wythoff's pairs, Moore's digits, Staircase Nim's odd "
     "steps, Fibonacci Nim's Zeckendorf terms) where it holds, else exact search",
@@ -374,7 +376,7 @@ register(
         title="Lasker's Nim",
         summary="take any number from one pile, or split a pile into two",
         parse=_fixed(TakeAndBreak((), tail=3, d0=4)),
-        strategies=("grundy", "split-search", "search"),
+        strategies=("grundy", "misere-tame", "split-search", "search"),
         aliases=("laskers-nim",),
         board="rows",
     )
@@ -385,7 +387,7 @@ register(
         title="Grundy's game",
         summary="split a pile into two unequal piles",
         parse=_fixed(TakeAndBreak((), d0=4, unequal=True)),
-        strategies=("grundy", "misere-quotient", "search"),
+        strategies=("grundy", "misere-quotient", "split-search", "search"),
         aliases=("grundy's-game", "grundys"),
         board="rows",
     )

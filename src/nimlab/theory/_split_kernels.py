@@ -23,13 +23,15 @@ search stops.
 
 Search. A depth-first search with an explicit stack: frame ``d`` holds a position (``rows[d]``,
 ascending) and where its move generator stands (heap index, take, split), and the best and worst
-remoteness seen among its children so far. Every move removes at least one object, so the
-positions on the stack have strictly decreasing totals: a position is never met again while it is
-expanded, the stack is at most ``total + 1`` deep, and a child that is not in the table is simply
-pushed. A finished frame stores its value and is folded into its parent. The search stops
-(resumable: its state stays in the arrays) after about ``step_limit`` moves (it finishes the
-moves of the heap at hand, at most O(total^2) more), when the directory or the
-pages are full, or before it would store more than ``store_limit`` positions.
+remoteness seen among its children so far. Every move lowers ``2 * total - heaps`` by at least
+one (a take removes an object and adds at most one heap; a split without taking, as in Lasker's
+Nim or Grundy's game, adds one heap), so the positions on the stack strictly descend: a position
+is never met again while it is expanded, the stack is at most ``total + 1`` deep (``2 * total +
+1`` when splits without taking exist), and a child that is not in the table is simply pushed.
+A finished frame stores its value and is folded into its parent. The search stops (resumable:
+its state stays in the arrays) after about ``step_limit`` moves (it finishes the moves of the
+heap at hand, at most O(total^2) more), when the directory or the pages are full, or before it
+would store more than ``store_limit`` positions.
 
 The child's key is computed without building it: for the heap being moved (ascending index ``i``)
 the heaps above it contribute a sum that depends only on the child's total and is computed once per
@@ -143,10 +145,12 @@ def _is_end(ends: NDArray[np.int64], key: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _init_frame(frames: NDArray[np.int64], d: int, n: int, key: int, total: int, end: bool) -> None:
+def _init_frame(
+    frames: NDArray[np.int64], d: int, n: int, key: int, total: int, end: bool, k0: int
+) -> None:
     frames[d, _LEN] = n
     frames[d, _I] = n if end else 0  # an extra end position has no move to try
-    frames[d, _K] = 1
+    frames[d, _K] = k0
     frames[d, _A] = 0
     frames[d, _BEST] = _NONE
     frames[d, _WORST] = 0
@@ -165,13 +169,15 @@ def push_root(
     state: NDArray[np.int64],
     rows: NDArray[np.int64],
     frames: NDArray[np.int64],
+    k0: int,
 ) -> None:
     """Start a search at ``row[:n]`` (ascending, total ``total``, key ``key``) on an empty
-    stack (whatever was on it is dropped)."""
+    stack (whatever was on it is dropped); ``k0`` is the least take of a move (0 when a move
+    may split a heap without taking, else 1)."""
     for j in range(n):
         rows[0, j] = row[j]
     # np.int64(0), not 0: a literal argument would make Numba compile a second copy of a kernel
-    _init_frame(frames, np.int64(0), n, key, total, _is_end(ends, key))  # type: ignore[arg-type]
+    _init_frame(frames, np.int64(0), n, key, total, _is_end(ends, key), k0)  # type: ignore[arg-type]
     state[0] = 1
 
 
@@ -232,6 +238,8 @@ def search(
     offs: NDArray[np.int64],
     step_limit: int,
     store_limit: int,
+    k0: int,
+    unequal: int,
 ) -> int:
     """Run the depth-first search (module docstring) from the stack in ``rows``/``frames``.
 
@@ -241,9 +249,12 @@ def search(
     heap of ``h`` has no move, and with ``strip`` such heaps are left out of every position (only
     sound without extra end positions; ``ptab``/``offs`` must then count partitions into live
     parts only); ``ends`` holds the sorted keys of the extra end positions; ``terminal`` is the
-    code of a terminal position (0 in normal play, 1 in misère play). ``rows`` needs ``total +
-    1`` rows of ``total`` columns, ``frames`` ``total + 1`` rows of :data:`FRAME_FIELDS`, and
-    ``scratch`` 3 rows of ``total + 1``.
+    code of a terminal position (0 in normal play, 1 in misère play). ``k0`` is the least take
+    of a move: 0 when ``dig[0]`` lets a move split a heap without taking anything (Lasker's
+    Nim, Grundy's game, ``4.07``), else 1; with ``unequal`` (1) no split leaves two equal heaps.
+    ``rows`` needs ``depth`` rows of ``total`` columns and ``frames`` ``depth`` rows of
+    :data:`FRAME_FIELDS`, where ``depth`` is ``total + 1`` (``2 * total + 1`` when ``k0`` is 0),
+    and ``scratch`` 3 rows of ``total + 1``.
 
     Returns :data:`DONE`, :data:`CHUNK`, :data:`GROW_PAGES`, :data:`GROW_DIRECTORY` or
     :data:`LIMIT`. O(R * B * K) for R positions stored, B moves per position and K heaps per
@@ -388,7 +399,7 @@ def search(
                     isn = code & 1
                     worst = max(worst, rr * isn)
                     best = min(best, rr + isn * _NONE)
-            amax = rest >> 1
+            amax = (rest - unequal) >> 1
             if (dk & 4) != 0 and a <= amax:
                 flag = 1
                 r0 = below + rest
@@ -449,7 +460,7 @@ def search(
             i += 1
             while i < n and row[i] == h:
                 i += 1
-            k = 1
+            k = k0
             a = 0
             continue
         # the child is not solved yet: save this frame (k, a point to the next move), push it
@@ -480,13 +491,13 @@ def search(
             m += 1
             q -= 1
         end = _is_end(ends, key)
-        _init_frame(frames, depth, m, key, ctotal, end)
+        _init_frame(frames, depth, m, key, ctotal, end, k0)
         depth += 1
         d = depth - 1
         row = rows[d]
         n = m
         i = m if end else 0
-        k = 1
+        k = k0
         a = 0
         best = _NONE
         worst = 0

@@ -54,6 +54,7 @@ from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, is_terminal
 from nimlab.theory.solver import ExactSolver, Value
+from nimlab.theory.splitting import LASKERS_NIM, lasker_grundy, lasker_options_of_value
 
 if TYPE_CHECKING:
     from nimlab.theory.paranoid import ParanoidSolver
@@ -273,13 +274,70 @@ class GrundySum(Strategy):
             return moves
         g = engine.heap_grundy
         for heap in sorted(set(position)):
-            target = g(heap) ^ total
-            for take, parts in engine.heap_options(heap, budget):
-                if reduce(xor, (g(p) for p in parts), 0) == target:
-                    moves.append((heap, take, parts))
-                    if limit is not None and len(moves) >= limit:
-                        return moves
+            for take, parts in engine.options_of_value(heap, g(heap) ^ total, budget):
+                moves.append((heap, take, parts))
+                if limit is not None and len(moves) >= limit:
+                    return moves
         return moves
+
+
+class TameMisere(Strategy):
+    name = "misere-tame"
+    formula = True
+    description = (
+        "the game is tame: in misère play a position is a P-position when all heaps are 0 or 1 "
+        "and their number is odd, or some heap is 2 or more and the XOR of the Grundy values is 0"
+    )
+
+    def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
+        return engine.misere and not engine.end_positions and engine.rule in TAME_RULES
+
+    def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
+        from nimlab.theory.splitting import lasker_misere_outcome
+
+        return Evaluation(lasker_misere_outcome(position), None, self.name)
+
+    def winning_moves(
+        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
+    ) -> list[CanonMove] | None:
+        """The moves to a P-position of the tame rule: to XOR 0 while a heap of 2 or more
+        stays, or to heaps of 0 and 1 only, an odd number of 1s. O(options of value) per
+        distinct heap."""
+        g = engine.heap_grundy
+        total = 0
+        for heap, count in _counted(position):
+            if count % 2:
+                total ^= g(heap)
+        big = sum(1 for h in position if h >= 2)
+        ones = sum(1 for h in position if h == 1)
+        moves: list[CanonMove] = []
+        if big == 0:
+            return [(1, 1, ())] if ones and ones % 2 == 0 else []
+        for heap in sorted(set(position)):
+            others_big = big - (heap >= 2)
+            for take, parts in engine.options_of_value(heap, g(heap) ^ total, budget):
+                if others_big + sum(1 for p in parts if p >= 2):
+                    moves.append((heap, take, parts))
+            if others_big == 0:  # this heap is the only one of 2 or more
+                others_ones = ones - (heap == 1)
+                for parts in ((), (1,), (1, 1)):
+                    take = heap - sum(parts)
+                    if (others_ones + len(parts)) % 2 and _leaves(engine.rule, heap, take, parts):
+                        moves.append((heap, take, parts))
+            if limit is not None and len(moves) >= limit:
+                return moves[:limit]
+        return moves
+
+
+def _leaves(rule: TakeAndBreak, heap: int, take: int, parts: tuple[int, ...]) -> bool:
+    """Whether one move of ``rule`` takes ``take`` from a heap of ``heap`` and leaves
+    ``parts`` (at most two heaps). O(1)."""
+    if take < 0 or take > heap:
+        return False
+    d = rule.digit(take)
+    if len(parts) == 2:
+        return bool(d & 4) and not (rule.unequal and parts[0] == parts[1])
+    return bool(d & (2 if parts else 1)) and (take > 0)
 
 
 class MisereQuotientStrategy(Strategy):
@@ -400,12 +458,17 @@ STRATEGIES: tuple[Strategy, ...] = (
     Terminal(),
     NimFormula(),
     GrundySum(),
+    TameMisere(),
     MisereQuotientStrategy(),
     DenseTable(min_cost=20_000),
     SplitSearch(),
     Search(),
 )
 """Every strategy, in the order the engine asks them."""
+
+TAME_RULES: frozenset[TakeAndBreak] = frozenset({LASKERS_NIM})
+"""Games other than Nim proven *tame* (:class:`TameMisere`): Lasker's Nim
+(:func:`~nimlab.theory.splitting.lasker_misere_outcome` has the proof)."""
 
 
 # -- the engine --------------------------------------------------------------------------------
@@ -450,12 +513,19 @@ class Engine:
         """Whether outcomes of typical positions come from a formula (no search)."""
         if self.end_positions:
             return False
-        return not self.misere or self.rule.is_nim or self.rule.max_take is not None
+        return (
+            not self.misere
+            or self.rule.is_nim
+            or self.rule.max_take is not None
+            or self.rule in TAME_RULES
+        )
 
     def heap_grundy(self, heap: int) -> int:
         """The Grundy value of one heap (raises :class:`ValueError` when out of reach)."""
         if self.rule.is_nim:
             return heap
+        if self.rule == LASKERS_NIM:
+            return lasker_grundy(heap)
         kernels.ensure("grundy")  # outside the budget
         from nimlab.theory.grundy import grundy_value
 
@@ -534,6 +604,24 @@ class Engine:
                 budget.failed[failed_key] = bound
                 q = quotient_progress(self.rule)  # what the attempt verified stays
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
+
+    def options_of_value(
+        self, heap: int, value: int, budget: Budget
+    ) -> Iterable[tuple[int, tuple[int, ...]]]:
+        """The options of one heap (as :meth:`heap_options` gives them) whose Grundy value is
+        ``value``. Lasker's Nim: every such option of any heap at once
+        (:func:`~nimlab.theory.splitting.lasker_options_of_value`, O(heap) with NumPy)."""
+        if self.rule == LASKERS_NIM:
+            budget.check()
+            if not budget.allows(heap):
+                raise BudgetExceeded(budget.positions, "positions")
+            return lasker_options_of_value(heap, value)
+        g = self.heap_grundy
+        return (
+            (take, parts)
+            for take, parts in self.heap_options(heap, budget)
+            if reduce(xor, (g(p) for p in parts), 0) == value
+        )
 
     def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
         """The options of one heap as ``(take, parts)``: all of them for small heaps; for a
@@ -647,8 +735,7 @@ class Engine:
         (or a partition-count bound)."""
         if not self.rule.splits:
             return self.dense_cost(position)
-        # (the compiled search knows no splits into unequal heaps: its estimate is not theirs)
-        solver = None if self.rule.unequal else self.split_solver()
+        solver = self.split_solver()
         if solver is not None:
             try:
                 return float(solver.estimate(position)) / 4

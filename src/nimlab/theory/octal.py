@@ -46,9 +46,9 @@ class TakeAndBreak:
     ``k`` the digit is ``tail``. ``d0`` is the digit before the point (0 or 4: 4 lets a move split
     a heap in two without removing anything). Trailing digits equal to the tail are stripped so
     that equal games compare equal. ``unequal`` forbids a split into two equal heaps (Grundy's
-    game is ``TakeAndBreak((), d0=4, unequal=True)``); only the Grundy kernels, the exact
-    searches in pure Python and the boards know it, so the registry offers such games only
-    those strategies.
+    game is ``TakeAndBreak((), d0=4, unequal=True)``); the Grundy kernels, the exact searches
+    (pure Python and compiled) and the boards know it; the dense table and the misère
+    quotient's periodicity test do not, so the registry does not offer them such games.
     """
 
     digits: tuple[int, ...]

@@ -165,6 +165,8 @@ class SplitSolver:
             sorted(self._ranks.key(p) for p in extra if sum(p) <= MAX_TOTAL), dtype=np.int64
         )
         self._terminal = 1 if misere else 0
+        self._k0 = 0 if rule.d0 & 4 else 1  # splits without taking are moves of take 0
+        self._unequal = 1 if rule.unequal else 0
         self._state = np.zeros(6, dtype=np.int64)
         self._reset_table()
         self._rows = np.zeros((1, 1), dtype=np.int64)
@@ -257,6 +259,8 @@ class SplitSolver:
     def _is_dead(self, heap: int) -> bool:
         """Whether a heap of ``heap`` has no move. O(number of digits + 2)."""
         rule = self.rule
+        if rule.d0 & 4 and heap >= 2 + rule.unequal:
+            return False  # a split without taking
         if heap > len(rule.digits) + 2:
             # some explicit take leaves one or two heaps, or the tail digit allows a move
             return not (rule.tail or any(d & 6 for d in rule.digits))
@@ -288,7 +292,8 @@ class SplitSolver:
         self._state[5] = 64 - (slots.bit_length() - 1)
 
     def _ensure_stack(self, total: int) -> None:
-        depth, width = total + 1, max(total, 1)
+        # (splits without taking keep the total: the kernel's bound is then 2 * total + 1)
+        depth, width = (total if self._k0 else 2 * total) + 1, max(total, 1)
         if self._rows.shape[0] < depth or self._rows.shape[1] < width:
             depth = max(depth, self._rows.shape[0])
             width = max(width, self._rows.shape[1])
@@ -309,7 +314,7 @@ class SplitSolver:
             raise BudgetExceeded(limit, "memory")
         row = np.array(heaps or (0,), dtype=np.int64)
         kernels.push_root(
-            row, len(heaps), total, key, self._ends, self._state, self._rows, self._frames
+            row, len(heaps), total, key, self._ends, self._state, self._rows, self._frames, self._k0
         )
         ranks = self._ranks
         while True:
@@ -336,6 +341,8 @@ class SplitSolver:
                 ranks.off,
                 _STEPS,
                 store_limit,
+                self._k0,
+                self._unequal,
             )
             if budget is not None and len(self) > stored:
                 budget.charge(len(self) - stored)
