@@ -1,6 +1,7 @@
-"""The sample sessions of README.md and docs/terminal.md are what the commands print now: each is
-run again (``scripts/readme_samples.py``, which also rewrites them) and compared line by line,
-tolerating only what varies from run to run (when a game was stored, a simulation's speed)."""
+"""The sample sessions of README.md, docs/terminal.md and docs/analysis.md are what the commands
+print now: each is run again (``scripts/readme_samples.py``, which also rewrites them) and
+compared line by line, tolerating only what varies from run to run (when a game was stored, a
+simulation's speed)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ pile, the selection rules
 resign, abandon, delete, replay with values), the phone layout (tap targets, no sideways
 scrolling) and accessibility (axe-core on every screen, desk and phone).
 
-Screenshots of the screens the README shows go to ``test-output/screenshots/``.
+Screenshots of the screens the README and docs/web.md show go to ``test-output/screenshots/``.
 
 Cheap by design: one browser and a few pages for the whole module (a new page costs a renderer
 process), kept open from test to test; a page already on the app moves to another of its screens
@@ -141,7 +141,7 @@ def visit(page: Page, url: str) -> None:
 
 
 def shot(page: Page, name: str, *, full: bool = False) -> None:
-    """A screenshot for the README (only the screens it shows are taken)."""
+    """A screenshot for the README and docs/web.md (only the screens they show are taken)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full)
 
