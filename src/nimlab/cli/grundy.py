@@ -300,7 +300,14 @@ def _to_json(
         out["seconds"] = round(run.seconds, 3)
     if values:
         out["values"] = [int(v) for v in s.values]
-    out.update(period=s.period, preperiod=s.preperiod, proven=s.proven, proof=s.proof)
+    # a period only with its proof: a repetition no theorem proves is named as a guess (as
+    # nimlab.grundy's guessed_period), never "period"
+    if s.proven:
+        out.update(period=s.period, preperiod=s.preperiod, proven=True, proof=s.proof)
+    else:
+        out.update(period=None, preperiod=None, proven=False, proof=None)
+        if s.period is not None:
+            out.update(guessed_period=s.period, guessed_preperiod=s.preperiod)
     arithmetic = _arithmetic(s)
     if arithmetic is not None:
         out["arithmetic"] = {
