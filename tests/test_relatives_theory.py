@@ -223,6 +223,16 @@ def test_wythoff_grundy_table_known_facts() -> None:
     assert table[1, :9].tolist() == [1, 2, 0, 4, 5, 3, 7, 8, 6]
 
 
+def test_wythoff_grundy_values_keep_the_last_table() -> None:
+    moves = [(30, 41), *wythoff_moves((30, 41))]
+    assert wythoff_grundy_values(moves) == [brute_wythoff_grundy(a, b) for a, b in moves]
+    later = [(17, 12), *wythoff_moves((17, 12))]  # a later position of the same game
+    expected = [brute_wythoff_grundy(a, b) for a, b in later]
+    assert wythoff_grundy_values(later, budget=Budget(positions=0)) == expected  # no new table
+    with pytest.raises(BudgetExceeded):
+        wythoff_grundy_values([(31, 90)], budget=Budget(positions=0))  # not covered: a table
+
+
 def test_wythoff_grundy_respects_its_budget_at_once() -> None:
     huge = (10**12, 10**12 + 1)
     for budget in (None, Budget(seconds=1), Budget(positions=3_000_000)):

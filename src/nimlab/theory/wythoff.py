@@ -24,6 +24,7 @@ gives those without a table. Each value appears at most once in a row, a column 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from math import isqrt
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     import numpy as np  # loaded by the table only: playing the game needs no NumPy
 
 __all__ = [
+    "KEPT_BYTES",
     "TABLE_BYTES",
     "WythoffWorking",
     "beatty_pair",
@@ -225,6 +227,10 @@ def wythoff_grundy_known(position: Pair) -> int | None:
 
 TABLE_BYTES = 1 << 30
 """The most memory a table may take, whatever its budget (1 GiB: about 16,000 by 16,000)."""
+KEPT_BYTES = 16 << 20
+"""The largest table :func:`wythoff_grundy_values` keeps for the next call (16 MiB)."""
+_KEPT: list[np.ndarray] = []
+_KEPT_LOCK = threading.Lock()
 
 
 def table_cells(rows: int, cols: int) -> int:
@@ -339,16 +345,25 @@ def wythoff_grundy_values(positions: Iterable[Pair], *, budget: Budget | None = 
     """``G`` of each position, in order: the theorems' values (:func:`wythoff_grundy_known`)
     and, for the others, one table that covers them all (rows up to the largest smaller pile,
     columns up to the largest larger pile: :func:`wythoff_grundy_table`, whose cost and budget
-    apply). A position and the results of its moves share its table. Raises
+    apply). A position and the results of its moves share its table, and the last table of at
+    most :data:`KEPT_BYTES` is kept for the next call (a game's positions shrink, so one table
+    serves its later analyses at once). Raises
     :class:`~nimlab.theory.budget.BudgetExceeded` when that table is beyond ``budget``."""
     pairs = [_check(p) for p in positions]
     known = [wythoff_grundy_known(p) for p in pairs]
     rest = [(min(p), max(p)) for p, k in zip(pairs, known, strict=True) if k is None]
     if not rest:
         return [k for k in known if k is not None]
-    table = wythoff_grundy_table(
-        max(a for a, _ in rest) + 1, max(b for _, b in rest) + 1, budget=budget
-    )
+    rows, cols = max(a for a, _ in rest) + 1, max(b for _, b in rest) + 1
+    with _KEPT_LOCK:
+        kept = _KEPT[0] if _KEPT else None
+    if kept is not None and kept.shape[0] >= rows and kept.shape[1] >= cols:
+        table = kept
+    else:
+        table = wythoff_grundy_table(rows, cols, budget=budget)
+        if table.nbytes <= KEPT_BYTES:
+            with _KEPT_LOCK:
+                _KEPT[:] = [table]
     return [
         int(table[min(p), max(p)]) if k is None else k for p, k in zip(pairs, known, strict=True)
     ]
