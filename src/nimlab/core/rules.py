@@ -39,7 +39,7 @@ from nimlab.core.position import (
     board_for,
     parse_heaps,
 )
-from nimlab.theory.budget import Budget
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.move_engine import MoveEngine
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
@@ -607,7 +607,6 @@ class WythoffRules(PileRules):
         :data:`GRUNDY_TABLE_CELLS` cells to compute and is done within half of the time left;
         else the values the theorems give at once (``(0, n)``, the P-positions), ``None`` for
         the others."""
-        from nimlab.theory.budget import BudgetExceeded
         from nimlab.theory.wythoff import (
             table_cells,
             wythoff_grundy_known,
