@@ -170,3 +170,96 @@ def test_a_model_for_more_players_with_two_says_it_changes_nothing() -> None:
     assert li.returncode == 0 and json.loads(li.stdout) == json.loads(plain.stdout)
     assert "--model li is for more than 2 players" in li.stderr
     assert "changes nothing" in li.stderr and plain.stderr == ""
+
+
+# -- Wythoff's game: Grundy values of pairs ------------------------------------------------------
+
+
+def _mex_table(n: int) -> list[list[int]]:
+    """G(x, y) for piles below n from the rules (take from one pile, or the same from both)."""
+    g = [[0] * n for _ in range(n)]
+    for x in range(n):
+        for y in range(n):
+            seen = {g[x - t][y] for t in range(1, x + 1)} | {g[x][y - t] for t in range(1, y + 1)}
+            seen |= {g[x - t][y - t] for t in range(1, min(x, y) + 1)}
+            g[x][y] = min(set(range(len(seen) + 1)) - seen)
+    return g
+
+
+def test_grundy_wythoff_prints_the_table_of_pairs() -> None:
+    table = _mex_table(15)
+    out = json.loads(nimlab("grundy", "wythoff", "--json").stdout)
+    assert out == {"game": "wythoff", "max": 15, "values": table}  # 15 by default
+    assert json.loads(nimlab("grundy", "wythoff", "--max", "4", "--json").stdout)["values"] == [
+        [0, 1, 2, 3], [1, 2, 0, 4], [2, 0, 1, 5], [3, 4, 5, 6]
+    ]  # fmt: skip
+    r = nimlab("grundy", "wythoff", "--max", "6", env={"COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "Grundy values of Wythoff's game" in lines[0] and "row x, column y" in lines[0]
+    assert lines[1].split() == ["x\\y", "0", "1", "2", "3", "4", "5"]
+    assert [line.split() for line in lines[2:8]] == [
+        [str(x), *map(str, table[x][:6])] for x in range(6)
+    ]
+    assert "(0, 0), (1, 2), (3, 5)" in r.stdout  # the P-positions named
+    wide = nimlab("grundy", "wythoff", "--max", "40", env={"COLUMNS": "300"}).stdout
+    assert "piles 0..29 shown of 0..39 (--values prints them all" in wide
+    every = nimlab("grundy", "wythoff", "--max", "40", "--values", env={"COLUMNS": "300"})
+    assert every.stdout.splitlines()[41].split() == ["39", *map(str, _mex_table(40)[39])]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--max", "2001"], "--max is at most 2,000 for Wythoff's game"),
+        (["--prove"], "--prove does not apply"),
+        (["--save", "t.run"], "--save does not apply"),
+        (["--max", "0"], ""),
+    ],
+)
+def test_grundy_wythoff_refuses_in_one_line(args: list[str], message: str) -> None:
+    r = nimlab("grundy", "wythoff", *args)
+    assert r.returncode == 2 and message in r.stderr and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_grundy_keeps_refusing_games_without_a_table() -> None:
+    for game in ("moore:2", "staircase", "fibonacci"):
+        r = nimlab("grundy", game)
+        assert r.returncode == 2 and "no Grundy values" in r.stderr, game
+
+
+def test_grundy_wythoff_out_of_time_exits_1() -> None:
+    r = nimlab("grundy", "wythoff", "--max", "2000", "--seconds", "0")
+    assert r.returncode == 1 and "was not done within" in r.stderr and r.stdout == ""
+
+
+def test_analyze_wythoff_gives_grundy_values_in_normal_play_only() -> None:
+    table = _mex_table(12)
+    out = json.loads(nimlab("analyze", "--game", "wythoff", "3", "5", "--json").stdout)
+    assert out["grundy"] == 0 and out["outcome"] == "P"
+    out = json.loads(nimlab("analyze", "--game", "wythoff", "7", "11", "--json").stdout)
+    assert out["grundy"] == table[7][11] and len(out["moves"]) == 7 + 11 + 7
+    for m in out["moves"]:
+        x, y = m["result"]
+        assert m["grundy"] == table[x][y], m
+        assert (m["grundy"] == 0) == m["winning"]
+    text = nimlab("analyze", "--game", "wythoff", "3", "4", env={"COLUMNS": "200"}).stdout
+    assert "Grundy value: 2" in text and "Its Grundy value is 2" in text
+    assert "┃ Grundy value ┃" in text  # a column of the moves' values
+    for rules in (["--misere"], ["--end", "1,1"]):  # Sprague–Grundy does not hold: no values
+        out = json.loads(nimlab("analyze", "--game", "wythoff", "3", "4", *rules, "--json").stdout)
+        assert out["grundy"] is None and not any("grundy" in m for m in out["moves"]), rules
+        text = nimlab("analyze", "--game", "wythoff", "3", "4", *rules).stdout
+        assert "Grundy value" not in text, rules
+    moore = json.loads(nimlab("analyze", "--game", "moore:2", "1", "2", "--json").stdout)
+    assert moore["grundy"] is None and not any("grundy" in m for m in moore["moves"])
+
+
+def test_analyze_wythoff_on_huge_piles_computes_no_table() -> None:
+    huge = str(10**12)
+    out = json.loads(nimlab("analyze", "--game", "wythoff", huge, str(10**12 + 1), "--json").stdout)
+    assert out["outcome"] == "N" and out["grundy"] is None  # no table of 10**24 pairs
+    assert [(m["result"], m["grundy"]) for m in out["moves"]] == [([1, 2], 0)]  # a P-position
+    out = json.loads(nimlab("analyze", "--game", "wythoff", "0", huge, "--json").stdout)
+    assert out["grundy"] == 10**12  # G(0, n) = n

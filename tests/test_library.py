@@ -83,6 +83,26 @@ def test_grundy_refuses_what_it_cannot_read() -> None:
             nimlab.grundy("kayles", n)  # type: ignore[arg-type]
 
 
+def test_grundy_table_of_wythoffs_game() -> None:
+    t = nimlab.grundy_table("wythoff", 20)
+    assert len(t) == 20 and all(_plain(v) for row in t.values for v in row)
+    assert t.values[3][:6] == (3, 4, 5, 6, 2, 0) and t[5, 3] == 0 and t[3, 3] == 6
+    assert t.p_positions() == [(0, 0), (1, 2), (3, 5), (4, 7), (6, 10), (8, 13), (9, 15), (11, 18)]
+    assert t[0, 10**20] == 10**20 and t[2618, 1618] == 0  # (⌊1000φ⌋, ⌊1000φ²⌋), beyond it
+    with pytest.raises(IndexError, match="beyond the table"):
+        t[20, 21]
+    assert "piles 0..19" in t.summary()
+    html = t._repr_html_()
+    assert "<table" in html and html.count("<tr>") == 21
+    with pytest.raises(RulesetError, match=r"nimlab\.grundy_table"):
+        nimlab.grundy("wythoff", 10)  # a table of pairs, not a sequence of one heap
+    with pytest.raises(RulesetError, match="not played on a pair of piles"):
+        nimlab.grundy_table("kayles", 10)
+    for n in (0, 2001, 2.5):
+        with pytest.raises(ValueError, match="how many piles"):
+            nimlab.grundy_table("wythoff", n)  # type: ignore[arg-type]
+
+
 def test_quotient_of_kayles() -> None:
     q = nimlab.quotient("kayles")
     assert q.proven and _plain(q.order) and q.order == len(q.elements)

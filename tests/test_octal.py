@@ -365,6 +365,26 @@ def test_cli_names_the_argument_that_proved_the_period() -> None:
     assert (split["game"], split["period"], split["proof"]) == ("4.07", 4, "guy-smith")
 
 
+def test_cli_json_gives_a_period_only_with_its_proof() -> None:
+    # 170 values of 0.07 repeat with period 34 from heap 53, but the Guy-Smith condition needs
+    # more: the JSON names that repetition a guess, as the text and nimlab.grundy do
+    seen = grundy_json("0.07", "--max", "170")
+    assert (seen["period"], seen["preperiod"], seen["proven"], seen["proof"]) == (
+        None,
+        None,
+        False,
+        None,
+    )
+    assert (seen["guessed_period"], seen["guessed_preperiod"]) == (34, 53)
+    proven = grundy_json("0.07", "--max", "1000")
+    assert (proven["period"], proven["preperiod"], proven["proven"]) == (34, 53, True)
+    assert "guessed_period" not in proven
+    text = runner.invoke(app, ["grundy", "0.07", "--max", "170"]).stdout
+    assert "Not proven" in text
+    unseen = grundy_json("0.6", "--max", "100")  # no repetition at all: no guess either
+    assert unseen["period"] is None and "guessed_period" not in unseen
+
+
 def test_cli_open_games_stop_at_a_stated_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grundy_cli, "PROVE_LIMIT", 3000)
     out = grundy_json("0.6", "--prove")

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, getcontext
+from functools import cache
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,9 +61,15 @@ from nimlab.theory.staircase import (
     staircase_working,
 )
 from nimlab.theory.wythoff import (
+    TABLE_BYTES,
     beatty_pair,
     lower_index,
+    table_cells,
     upper_index,
+    wythoff_grundy,
+    wythoff_grundy_known,
+    wythoff_grundy_table,
+    wythoff_grundy_values,
     wythoff_moves,
     wythoff_outcome,
     wythoff_winning_moves,
@@ -162,6 +171,96 @@ def test_wythoff_working() -> None:
     assert wythoff_winning_moves((3, 9)) == [(3, 5)]
     with pytest.raises(ValueError, match="two piles"):
         wythoff_outcome((1, 2, 3))  # type: ignore[arg-type]
+
+
+@cache
+def brute_wythoff_grundy(x: int, y: int) -> int:
+    """The mex over the options, from the rules: take any from one pile, or the same from both."""
+    options = {brute_wythoff_grundy(x - t, y) for t in range(1, x + 1)}
+    options |= {brute_wythoff_grundy(x, y - t) for t in range(1, y + 1)}
+    options |= {brute_wythoff_grundy(x - t, y - t) for t in range(1, min(x, y) + 1)}
+    g = 0
+    while g in options:
+        g += 1
+    return g
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 24), st.integers(0, 24))
+def test_wythoff_grundy_table_is_the_mex_of_the_rules(rows: int, cols: int) -> None:
+    table = wythoff_grundy_table(rows, cols)
+    assert table.shape == (rows, cols)
+    assert table.tolist() == [
+        [brute_wythoff_grundy(x, y) for y in range(cols)] for x in range(rows)
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 40))
+def test_wythoff_grundy_of_a_position_is_the_mex(x: int, y: int) -> None:
+    assert wythoff_grundy((x, y)) == brute_wythoff_grundy(x, y)
+    known = wythoff_grundy_known((x, y))
+    assert known is None or known == brute_wythoff_grundy(x, y)
+    moves = [(x, y), *wythoff_moves((x, y))]
+    assert wythoff_grundy_values(moves) == [brute_wythoff_grundy(a, b) for a, b in moves]
+
+
+def test_wythoff_grundy_table_known_facts() -> None:
+    n = 120
+    table = wythoff_grundy_table(n)
+    assert (table == table.T).all()  # symmetric
+    assert table[0].tolist() == list(range(n))  # G(0, n) = n
+    getcontext().prec = 50
+    phi = (1 + Decimal(5).sqrt()) / 2
+    pairs = {(0, 0)}
+    for k in range(1, n):  # the Wythoff pairs (⌊kφ⌋, ⌊kφ²⌋) from φ's decimal expansion
+        a, b = int(k * phi), int(k * phi * phi)
+        pairs |= {(a, b), (b, a)}
+    zeros = {(x, y) for x in range(n) for y in range(n) if table[x, y] == 0}
+    assert zeros == {(a, b) for a, b in pairs if a < n and b < n}
+    # each value at most once in a row, a column and a diagonal (cells of a line are options)
+    for x in range(n):
+        assert len(set(table[x].tolist())) == n
+        assert len(set(table.diagonal(x).tolist())) == n - x
+    assert table[1, :9].tolist() == [1, 2, 0, 4, 5, 3, 7, 8, 6]
+
+
+def test_wythoff_grundy_values_keep_the_last_table() -> None:
+    moves = [(30, 41), *wythoff_moves((30, 41))]
+    assert wythoff_grundy_values(moves) == [brute_wythoff_grundy(a, b) for a, b in moves]
+    later = [(17, 12), *wythoff_moves((17, 12))]  # a later position of the same game
+    expected = [brute_wythoff_grundy(a, b) for a, b in later]
+    assert wythoff_grundy_values(later, budget=Budget(positions=0)) == expected  # no new table
+    with pytest.raises(BudgetExceeded):
+        wythoff_grundy_values([(31, 90)], budget=Budget(positions=0))  # not covered: a table
+
+
+def test_wythoff_grundy_respects_its_budget_at_once() -> None:
+    huge = (10**12, 10**12 + 1)
+    for budget in (None, Budget(seconds=1), Budget(positions=3_000_000)):
+        with pytest.raises(BudgetExceeded):  # refused before any work: never a hang
+            wythoff_grundy(huge, budget=budget)
+    with pytest.raises(BudgetExceeded) as positions:
+        wythoff_grundy_table(100, budget=Budget(positions=table_cells(100, 100) - 1))
+    assert positions.value.reason == "positions"
+    spent = Budget(positions=table_cells(30, 50))
+    wythoff_grundy_table(30, 50, budget=spent)
+    assert spent.spent == table_cells(30, 50) == 30 * 50 - 30 * 29 // 2
+    with pytest.raises(BudgetExceeded) as late:
+        wythoff_grundy_table(2000, budget=Budget(seconds=0))
+    assert late.value.reason == "time"
+    with pytest.raises(BudgetExceeded) as memory:
+        wythoff_grundy_table(100, budget=Budget(nbytes=100))
+    assert memory.value.reason == "memory" and TABLE_BYTES >= 1 << 30
+    # what theorems give costs nothing, however large
+    assert wythoff_grundy((0, 10**40), budget=Budget(positions=0)) == 10**40
+    assert wythoff_grundy(beatty_pair(10**30)[::-1], budget=Budget(positions=0)) == 0
+    assert wythoff_grundy_known(huge) is None
+    assert wythoff_grundy_table(0, 10**15).shape == (0, 10**15)
+    with pytest.raises(ValueError, match="two piles"):
+        wythoff_grundy((1, 2, 3))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least 0"):
+        wythoff_grundy((-1, 2))
 
 
 # -- Staircase Nim -------------------------------------------------------------------------------

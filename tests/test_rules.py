@@ -107,8 +107,10 @@ def test_what_each_game_supports_is_said_in_words() -> None:
         parse_game("northcott")
     assert "infinite" in parse_game("nim").quotient_support
     assert "not sums of independent heaps" in parse_game("staircase").quotient_support
-    r = runner.invoke(app, ["grundy", "wythoff"])
+    r = runner.invoke(app, ["grundy", "staircase"])
     assert r.exit_code == 2 and "not sums of independent heaps" in r.output
+    r = runner.invoke(app, ["grundy", "wythoff"])  # not sums of heaps, but a table of pairs
+    assert r.exit_code == 0 and "Grundy values of Wythoff's game" in r.output
     r = runner.invoke(app, ["grundy", "lasker", "--max", "8", "--json", "--values"])
     assert r.exit_code == 0 and '"values": [0, 1, 2, 4, 3, 5, 6, 8]' in r.output
     r = runner.invoke(app, ["quotient", "moore:2"])

@@ -6,7 +6,7 @@ The core types, in the style of python-chess::
     >>> ruleset = Ruleset.parse("nim misere defaults")
     >>> game = Game(ruleset, [3, 4, 5], ["human:Ann", "bot:perfect:Hal"])
 
-and, for a notebook or a script, three questions that take a game as ``Game`` takes its rules
+and, for a notebook or a script, questions that take a game as ``Game`` takes its rules
 (text such as ``"kayles"`` or ``"0.77"``, or a ``Ruleset``) and answer with plain ints::
 
     >>> import nimlab
@@ -14,6 +14,8 @@ and, for a notebook or a script, three questions that take a game as ``Game`` ta
     2
     >>> nimlab.grundy("kayles", 12).values
     (0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6)
+    >>> nimlab.grundy_table("wythoff", 4).values[1]      # Wythoff's game: pairs of piles
+    (1, 2, 0, 4)
     >>> nimlab.quotient("kayles").proven
     True
 
@@ -62,9 +64,11 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_END_POSITIONS": "nimlab.core.ruleset",
     "Ruleset": "nimlab.core.ruleset",
     "Outcome": "nimlab.theory.outcome",
+    "GrundyTable": "nimlab.core.study",
     "GrundyValues": "nimlab.core.study",
     "Quotient": "nimlab.core.study",
     "grundy": "nimlab.core.study",
+    "grundy_table": "nimlab.core.study",
     "quotient": "nimlab.core.study",
 }
 
@@ -80,6 +84,7 @@ __all__ = [
     "GameRecord",
     "GameSetup",
     "GameState",
+    "GrundyTable",
     "GrundyValues",
     "IllegalMoveError",
     "InvalidMoveError",
@@ -99,6 +104,7 @@ __all__ = [
     "analyze",
     "board_for",
     "grundy",
+    "grundy_table",
     "load_game",
     "make_bot",
     "parse_bot",
@@ -126,7 +132,14 @@ if TYPE_CHECKING:
     from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
     from nimlab.core.setup import GameSetup
     from nimlab.core.state import GameState
-    from nimlab.core.study import GrundyValues, Quotient, grundy, quotient
+    from nimlab.core.study import (
+        GrundyTable,
+        GrundyValues,
+        Quotient,
+        grundy,
+        grundy_table,
+        quotient,
+    )
     from nimlab.theory.outcome import Outcome
 
 

@@ -287,18 +287,24 @@ def _print_analysis(a: Analysis, all_moves: bool, seconds: float = 0.0) -> None:
     table.add_column("result")
     table.add_column("value", justify="center")
     table.add_column("remoteness", justify="right")
+    with_grundy = any(m.grundy is not None for m in a.moves)
+    if with_grundy:
+        table.add_column("Grundy value", justify="right")
     ordered = sorted(a.moves, key=lambda m: (not m.winning,))
     limit = None if all_moves else SHOWN_MOVES
     for m in ordered[:limit]:
         result = " ".join(map(str, m.result)) if len(m.result) <= 20 else f"{len(m.result):,} heaps"
         value = "not proven" if m.winning is None else ("wins" if m.winning else "loses")
         style = "yellow" if m.winning is None else "green" if m.winning else "red"
-        table.add_row(
+        cells: list[str | Text] = [
             describe_move(m.move, a.board),
             result or "(empty)",
             Text(value, style=style),
             "?" if m.remoteness is None else str(m.remoteness),
-        )
+        ]
+        if with_grundy:
+            cells.append("?" if m.grundy is None else str(m.grundy))
+        table.add_row(*cells)
     console.print(table)
     hidden = len(ordered) - len(ordered[:limit])
     if hidden:

@@ -7,7 +7,11 @@ or the time runs out (``--seconds``; without ``--max`` at most :data:`PROVE_SECO
 default); games whose period is unknown (open games) then end with "no period proven".
 ``--save FILE`` keeps the run's state (every :data:`CHECKPOINT_SECONDS`, when the time runs out
 and on Ctrl-C) and ``--resume FILE`` goes on from it. The progress display shows values
-computed, rare values, the rate and the next checkpoint."""
+computed, rare values, the rate and the next checkpoint.
+
+Wythoff's game, played on a pair of piles, has a table of pairs instead: ``nimlab grundy wythoff
+--max N`` prints ``G(x, y)`` for piles ``0 .. N - 1`` as a grid
+(:func:`nimlab.core.study.grundy_table`)."""
 
 from __future__ import annotations
 
@@ -23,10 +27,12 @@ from rich.text import Text
 
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console, fail, first_ctrl_c_stops, save_atomically
-from nimlab.core.games import game_choices, parse_game
+from nimlab.core.games import GameKind, game_choices, parse_game
+from nimlab.core.study import DEFAULT_TABLE, GRUNDY_SECONDS, MAX_TABLE, has_grundy_table
 from nimlab.theory.octal import TakeAndBreak
 
 if TYPE_CHECKING:
+    from nimlab.core.study import GrundyTable
     from nimlab.theory.grundy import ArithmeticPeriod, GrundyRun, GrundySequence, GrundyStatus
 
 DEFAULT_MAX = 1000
@@ -36,6 +42,8 @@ PROVE_LIMIT = 1 << 30  # 0.1777 needs 443 million values
 CHECKPOINT_SECONDS = 60.0
 """With ``--save`` the state is written at least this often (and when the run stops)."""
 SHOWN_VALUES = 240
+SHOWN_PILES = 30
+"""The most piles of each side a table of pairs shows (``--values`` shows them all)."""
 GRUNDYS_GAME_NAMES = ("grundy's game", "grundys game")
 """Grundy's game written with a space (the registry knows ``grundys-game`` and its aliases)."""
 
@@ -46,7 +54,7 @@ def grundy_command(
         str,
         typer.Argument(
             help=f"An octal code (0.77) or a game whose positions are sums of heaps: "
-            f"{game_choices()}."
+            f"{game_choices()}; or wythoff (a table of pairs of piles)."
         ),
     ],
     max_n: Annotated[
@@ -56,7 +64,8 @@ def grundy_command(
             "-n",
             min=1,
             help="Heap sizes 0..N-1 (with --prove: the most to compute, by default "
-            f"{PROVE_LIMIT:,}, bounded by time).",
+            f"{PROVE_LIMIT:,}, bounded by time); wythoff: piles 0..N-1 on each side (by default "
+            f"{DEFAULT_TABLE}, at most {MAX_TABLE:,}).",
         ),
     ] = None,
     prove: Annotated[
@@ -105,6 +114,15 @@ def grundy_command(
     (games that split heaps) or the window argument (games that never do)."""
     text = game.strip().lower()
     kind = parse_game("grundys-game" if text in GRUNDYS_GAME_NAMES else text)
+    if has_grundy_table(kind):
+        used = {"--prove": prove, "--save": save is not None, "--resume": resume is not None}
+        for flag in (flag for flag, on in used.items() if on):
+            fail(
+                f"{kind.title} has a table of pairs, not a sequence with a period: {flag} "
+                "does not apply (--max N, --seconds S, --values and --json do)"
+            )
+        _table_command(kind, max_n, seconds, as_json, values)
+        return
     if kind.grundy_support:
         fail(f"no Grundy values: {kind.grundy_support}")
     rule, title = kind.rule, kind.title
@@ -145,6 +163,89 @@ def grundy_command(
         _print(title, sequence, values, prove=prove, seconds=seconds)
     if sequence.stopped == "stop":
         raise typer.Exit(130)
+
+
+def _table_command(
+    kind: GameKind, max_n: int | None, seconds: float | None, as_json: bool, all_values: bool
+) -> None:
+    """``nimlab grundy wythoff``: the table of pairs of piles ``0 .. N - 1``, as a grid or JSON
+    (``{"game", "max", "values"}``: ``values[x][y]`` is ``G(x, y)``). Refused beyond
+    :data:`~nimlab.core.study.MAX_TABLE` piles (exit 2); a table that runs out of time ends with
+    exit status 1."""
+    from nimlab.core.study import grundy_table
+    from nimlab.theory.budget import BudgetExceeded
+
+    n = DEFAULT_TABLE if max_n is None else max_n
+    if n > MAX_TABLE:
+        fail(
+            f"--max is at most {MAX_TABLE:,} for {kind.title} (piles 0..{MAX_TABLE - 1:,} on "
+            f"each side: {MAX_TABLE * MAX_TABLE:,} values)"
+        )
+    limit = GRUNDY_SECONDS if seconds is None else seconds
+    try:
+        table = grundy_table(kind.name, n, seconds=limit)
+    except BudgetExceeded:
+        err_console.print(
+            Text.assemble(
+                ("error: ", "bold red"),
+                f"the table of piles 0..{n - 1:,} was not done within {limit:,.1f} s "
+                "(--seconds S gives it more time)",
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps({"game": kind.label, "max": n, "values": table.values}))
+    else:
+        _print_table(table, all_values)
+
+
+def _print_table(t: GrundyTable, all_values: bool) -> None:
+    """The table as a grid, rows ``x`` and columns ``y``, the P-positions (value 0) marked, and
+    what the values mean."""
+    n = len(t)
+    shown = n if all_values else min(n, SHOWN_PILES)
+    console.print(
+        Text.assemble(
+            ("Grundy values of ", "bold"),
+            (t.title, "bold"),
+            f"  (piles 0..{n - 1:,}; row x, column y: G(x, y))",
+        )
+    )
+    cells = [row[:shown] for row in t.values[:shown]]
+    width = max(len(str(shown - 1)), *(len(str(v)) for row in cells for v in row)) + 1
+    head = Text("x\\y".rjust(5), style="bold")
+    for y in range(shown):
+        head.append(str(y).rjust(width), style="bold")
+    console.print(head, soft_wrap=True)
+    for x, row in enumerate(cells):
+        line = Text(str(x).rjust(5), style="bold")
+        for v in row:
+            line.append(str(v).rjust(width), style="bold green" if v == 0 else "")
+        console.print(line, soft_wrap=True)
+    if shown < n:
+        console.print(
+            Text(
+                f"... piles 0..{shown - 1} shown of 0..{n - 1:,} (--values prints them all, "
+                "--json gives them)",
+                style="dim",
+            )
+        )
+    pairs = ", ".join(f"({x}, {y})" for x, y in t.p_positions()[:6])
+    console.print(
+        Text(
+            "0 marks the P-positions: Wythoff's pairs (⌊kφ⌋, ⌊kφ²⌋) and their mirror images "
+            f"({pairs}, ...). G(0, y) = y, and G(x, y) = G(y, x)."
+        )
+    )
+    console.print(
+        Text(
+            "Normal play: a sum of games is a P-position exactly when the nim-sum of their "
+            "values is 0. In misère play the values do not decide.",
+            style="dim",
+        )
+    )
 
 
 def _new_run(rule: TakeAndBreak, limit: int, prove: bool, unequal: bool = False) -> GrundyRun:
@@ -300,7 +401,14 @@ def _to_json(
         out["seconds"] = round(run.seconds, 3)
     if values:
         out["values"] = [int(v) for v in s.values]
-    out.update(period=s.period, preperiod=s.preperiod, proven=s.proven, proof=s.proof)
+    # a period only with its proof: a repetition no theorem proves is named as a guess (as
+    # nimlab.grundy's guessed_period), never "period"
+    if s.proven:
+        out.update(period=s.period, preperiod=s.preperiod, proven=True, proof=s.proof)
+    else:
+        out.update(period=None, preperiod=None, proven=False, proof=None)
+        if s.period is not None:
+            out.update(guessed_period=s.period, guessed_preperiod=s.preperiod)
     arithmetic = _arithmetic(s)
     if arithmetic is not None:
         out["arithmetic"] = {

@@ -11,7 +11,7 @@ many to value one by one).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from nimlab.core.errors import PlayerError
@@ -61,7 +61,9 @@ class MoveValue:
 
     ``outcome`` is ``None`` when it could not be proven; ``winning`` is then ``None`` too. With
     more than two players (paranoid model) ``outcome`` is ``None`` and ``hero_wins`` says whether
-    the move wins for the mover against all the others together.
+    the move wins for the mover against all the others together. ``grundy`` is the Grundy value
+    of the result where the analysis gives one per move (Wythoff's game in normal play without
+    extra end positions; ``None`` elsewhere and where it is out of reach).
     """
 
     move: Move
@@ -70,6 +72,7 @@ class MoveValue:
     remoteness: int | None
     hero_wins: bool | None = None
     last_mover: int | None = None
+    grundy: int | None = None
 
     @property
     def winning(self) -> bool | None:
@@ -92,6 +95,8 @@ class MoveValue:
         )
         if self.last_mover is not None:
             out["last_mover"] = self.last_mover
+        if self.grundy is not None:
+            out["grundy"] = self.grundy
         return out
 
 
@@ -617,12 +622,18 @@ def _analyze_relative(
         else:
             if only_winning:
                 winning_count = len(moves)
+    grundy: int | None = None
+    if not ruleset.misere and not ruleset.end_positions:  # where Sprague–Grundy holds
+        values = rules.grundy_values([board.heaps, *(m.result for m in moves)], budget)
+        if values is not None:
+            grundy = values[0]
+            moves = [replace(m, grundy=g) for m, g in zip(moves, values[1:], strict=True)]
     analysis = Analysis(
         ruleset=ruleset,
         board=board,
         outcome=ev.outcome,
         remoteness=ev.remoteness,
-        grundy=None,
+        grundy=grundy,
         method=ev.method,
         moves=moves,
         moves_complete=complete,
@@ -1123,6 +1134,12 @@ def _explain_relative(a: Analysis, board: Piles) -> list[str]:
     lines: list[str] = []
     if a.method == rules.method:
         lines += rules.explain(board, r.misere)
+        if a.grundy is not None:
+            lines.append(
+                f"Its Grundy value is {a.grundy}: the least value no move leads to (0 exactly at "
+                "the P-positions); in a sum with other games the nim-sum of the values decides "
+                "(normal play)."
+            )
     else:
         if r.end_positions:
             ends = ", ".join(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from nimlab.core.analysis import Analysis
     from nimlab.core.game import Game
     from nimlab.core.position import Board
-    from nimlab.core.study import GrundyValues, Quotient
+    from nimlab.core.study import GrundyTable, GrundyValues, Quotient
 
 __all__ = [
     "MAX_DRAWN_PER_PILE",
@@ -30,6 +30,7 @@ __all__ = [
     "board_svg",
     "game_html",
     "grundy_svg",
+    "grundy_table_html",
     "quotient_html",
 ]
 
@@ -41,6 +42,8 @@ MAX_PLOTTED = 300
 """The most Grundy values plotted."""
 MAX_TABLE_ORDER = 48
 """The largest quotient whose multiplication table is drawn."""
+MAX_PAIRS_DRAWN = 30
+"""The most piles of each side drawn in a table of pairs."""
 
 _BOARD = "#2e4a3a"
 _WOOD, _WOOD_DARK, _HEAD = "#e9c98b", "#c99a4a", "#d9412b"
@@ -295,6 +298,29 @@ def quotient_html(q: Quotient) -> str:
     else:
         parts.append(f"<p>(The table of {q.order} × {q.order} products is not drawn.)</p>")
     return "<div class='nimlab-quotient'>" + "".join(parts) + "</div>"
+
+
+def grundy_table_html(t: GrundyTable) -> str:
+    """A table of pairs as HTML: its summary and ``G(x, y)`` for piles up to
+    :data:`MAX_PAIRS_DRAWN` (rows ``x``, columns ``y``), the P-positions (value 0) in green.
+    O(cells drawn)."""
+    n = min(len(t), MAX_PAIRS_DRAWN)
+    cell = "style='padding:1px 4px;border:1px solid #dcd6ca;text-align:right'"
+    zero = cell[:-1] + ";background:#d7f0e0;font-weight:700'"
+    head = "".join(f"<th {cell}>{y}</th>" for y in range(n))
+    rows = "".join(
+        f"<tr><th {cell}>{x}</th>"
+        + "".join(f"<td {zero if v == 0 else cell}>{v}</td>" for v in t.values[x][:n])
+        + "</tr>"
+        for x in range(n)
+    )
+    more = f" (piles 0–{n - 1} of 0–{len(t) - 1} drawn)" if n < len(t) else ""
+    return (
+        f"<div class='nimlab-grundy-table'><p><b>{escape(t.summary())}</b></p>"
+        "<table style='border-collapse:collapse;font-size:12px'>"
+        f"<caption>G(x, y): row x, column y; green: the P-positions (value 0){more}</caption>"
+        f"<tr><th {cell}>x \\ y</th>{head}</tr>{rows}</table></div>"
+    )
 
 
 def game_html(game: Game) -> str:

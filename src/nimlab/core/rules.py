@@ -39,6 +39,7 @@ from nimlab.core.position import (
     board_for,
     parse_heaps,
 )
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.move_engine import MoveEngine
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
@@ -446,6 +447,14 @@ class PileRules:
         for this play)."""
         return None
 
+    def grundy_values(
+        self, positions: list[tuple[int, ...]], budget: Budget
+    ) -> list[int | None] | None:
+        """The Grundy values (normal play, no extra end positions: where the Sprague–Grundy
+        theory holds) of ``positions`` of these rules, ``None`` for each one out of reach
+        within ``budget``; ``None`` when the rules have no Grundy values here (default)."""
+        return None
+
     def engine(self, misere: bool, end_positions: frozenset[Canon]) -> MoveEngine:
         """The shared engine for these rules under a ruleset (least recently used, bounded)."""
         k = (self, misere, end_positions)
@@ -527,6 +536,11 @@ class PileRules:
         return Piles(tuple(heaps), self, limit)
 
 
+GRUNDY_TABLE_CELLS = 2_000_000
+"""The most cells of Wythoff's Grundy table an analysis computes (piles up to about 2000 by
+2000, a few seconds), within its time budget."""
+
+
 @dataclass(frozen=True)
 class WythoffRules(PileRules):
     """Wythoff's game: two piles; take any number from one pile, or the same number from
@@ -584,6 +598,33 @@ class WythoffRules(PileRules):
         from nimlab.theory.wythoff import wythoff_outcome
 
         return wythoff_outcome((key[0], key[1]), misere=misere)
+
+    def grundy_values(
+        self, positions: list[tuple[int, ...]], budget: Budget
+    ) -> list[int | None] | None:
+        """One table covers a position and the results of its moves
+        (:func:`~nimlab.theory.wythoff.wythoff_grundy_values`) when it has at most
+        :data:`GRUNDY_TABLE_CELLS` cells to compute and is done within half of the time left;
+        else the values the theorems give at once (``(0, n)``, the P-positions), ``None`` for
+        the others."""
+        from nimlab.theory.wythoff import (
+            table_cells,
+            wythoff_grundy_known,
+            wythoff_grundy_values,
+        )
+
+        pairs = [(p[0], p[1]) for p in positions]
+        known = [wythoff_grundy_known(p) for p in pairs]
+        rest = [(min(p), max(p)) for p, k in zip(pairs, known, strict=True) if k is None]
+        if not rest:
+            return list(known)
+        cells = table_cells(max(a for a, _ in rest) + 1, max(b for _, b in rest) + 1)
+        if cells <= GRUNDY_TABLE_CELLS:
+            try:
+                return list(wythoff_grundy_values(pairs, budget=budget.share(0.5)))
+            except BudgetExceeded:
+                pass
+        return list(known)
 
     def explain(self, board: Piles, misere: bool) -> list[str]:
         from nimlab.theory.wythoff import wythoff_working

@@ -1,13 +1,19 @@
 """Grundy values and misère quotients of a game, for people working in Python or a notebook.
 
-:func:`grundy` and :func:`quotient` take a game as :class:`~nimlab.core.game.Game` takes its
-rules (text such as ``"kayles"`` or ``"0.77"``, or a :class:`~nimlab.core.ruleset.Ruleset`)
-and answer with plain Python values (``int``, ``tuple``), never NumPy scalars. A period is
-reported only with the argument that proves it; a repetition seen in the computed values but
-not proven is reported apart, as a guess (:attr:`GrundyValues.guessed_period`).
+:func:`grundy`, :func:`grundy_table` and :func:`quotient` take a game as
+:class:`~nimlab.core.game.Game` takes its rules (text such as ``"kayles"`` or ``"0.77"``, or a
+:class:`~nimlab.core.ruleset.Ruleset`) and answer with plain Python values (``int``,
+``tuple``), never NumPy scalars. A period is reported only with the argument that proves it; a
+repetition seen in the computed values but not proven is reported apart, as a guess
+(:attr:`GrundyValues.guessed_period`).
 
-Both results render in Jupyter (:mod:`nimlab.core.render`): a Grundy sequence as a small plot,
-a quotient as its table.
+:func:`grundy` is the sequence of one heap (games whose positions are sums of heaps);
+:func:`grundy_table` the table of pairs of Wythoff's game, whose positions are pairs of piles
+(``nimlab grundy wythoff`` prints either, by the game). They are two functions because they
+answer with two kinds of thing: a sequence with its period, a table without one.
+
+The results render in Jupyter (:mod:`nimlab.core.render`): a Grundy sequence as a small plot,
+a table of pairs and a quotient as tables.
 """
 
 from __future__ import annotations
@@ -16,21 +22,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, overload
 
 from nimlab.core.errors import RulesetError
+from nimlab.core.rules import WythoffRules
 from nimlab.core.ruleset import Ruleset, as_ruleset
 
 if TYPE_CHECKING:
+    from nimlab.core.games import GameKind
     from nimlab.theory.grundy import ArithmeticPeriod
     from nimlab.theory.quotient import MisereQuotient
 
 __all__ = [
+    "DEFAULT_TABLE",
     "DEFAULT_VALUES",
     "GRUNDY_SECONDS",
     "MAX_QUOTIENT_HEAP",
+    "MAX_TABLE",
     "MAX_VALUES",
     "QUOTIENT_SECONDS",
+    "GrundyTable",
     "GrundyValues",
     "Quotient",
     "grundy",
+    "grundy_table",
+    "has_grundy_table",
     "quotient",
 ]
 
@@ -45,6 +58,13 @@ MAX_VALUES = 10_000_000
 at the command line goes further)."""
 MAX_QUOTIENT_HEAP = 1000
 """The largest heap bound :func:`quotient` accepts."""
+DEFAULT_TABLE = 15
+"""Piles ``0 .. DEFAULT_TABLE - 1`` in a table of pairs unless told (it fits a terminal)."""
+MAX_TABLE = 2000
+"""The most piles a table of pairs covers (``0 .. MAX_TABLE - 1``): its ``MAX_TABLE²`` values
+take about 4 s on one core (half of them are computed, the rest by symmetry), 16 MB while
+computed and about 200 MB as Python ints (``nimlab grundy wythoff --max 2000 --json``: 5 s,
+290 MB at its peak)."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +191,11 @@ def grundy(
     ruleset = as_ruleset(game)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_VALUES:
         raise ValueError(f"n is how many values to compute, 1 to {MAX_VALUES:,}, not {n!r}")
+    if has_grundy_table(ruleset.game):
+        raise RulesetError(
+            f"no Grundy values of one heap: {ruleset.game.title} is played on a pair of piles; "
+            "nimlab.grundy_table gives the Grundy value of every pair"
+        )
     if ruleset.game.grundy_support:
         raise RulesetError(f"no Grundy values: {ruleset.game.grundy_support}")
     seq = GrundyRun(ruleset.rule, n, prove=prove).run(seconds=seconds)
@@ -198,6 +223,108 @@ def grundy(
         stopped=seq.stopped,
         arithmetic=None if seq.period is not None else arithmetic_period(seq.rule, values),
     )
+
+
+def has_grundy_table(kind: GameKind) -> bool:
+    """Whether the game's Grundy values are a table of pairs of piles (:func:`grundy_table`):
+    Wythoff's game, whose positions are pairs and not sums of heaps."""
+    return isinstance(kind.rules, WythoffRules)
+
+
+@dataclass(frozen=True)
+class GrundyTable:
+    """The Grundy values ``G(x, y)`` (normal play) of Wythoff's game for every pair of piles
+    ``0 <= x, y < n``: ``values[x][y]``, exact (computed, not guessed; no period is involved).
+
+    ``G(x, y) = 0`` exactly at the P-positions (Wythoff's pairs ``(⌊kφ⌋, ⌊kφ²⌋)``), ``G(0, y)
+    = y``, and the table is symmetric. Misère play and extra end positions do not change the
+    values, but the values decide only normal play without extra end positions.
+    """
+
+    title: str
+    values: tuple[tuple[int, ...], ...]
+
+    def __len__(self) -> int:
+        """How many piles each side covers (``n``)."""
+        return len(self.values)
+
+    def __getitem__(self, pair: tuple[int, int]) -> int:
+        """``G(x, y)``: a computed value, or one a theorem gives (``(0, y)`` and the
+        P-positions, however large). O(1) or O(M(log n))."""
+        from nimlab.theory.wythoff import wythoff_grundy_known
+
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise IndexError(f"a position is a pair of piles (x, y), not {pair!r}")
+        x, y = pair
+        for v in pair:
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise IndexError(f"pile sizes are whole numbers 0 or more, not {v!r}")
+        n = len(self.values)
+        if x < n and y < n:
+            return self.values[x][y]
+        known = wythoff_grundy_known((x, y))
+        if known is not None:
+            return known
+        raise IndexError(f"G({x}, {y}) is beyond the table of piles 0..{n - 1}")
+
+    def p_positions(self) -> list[tuple[int, int]]:
+        """The pairs of value 0 in the table, ``x <= y``, by ``x``."""
+        n = len(self.values)
+        return [(x, y) for x in range(n) for y in range(x, n) if self.values[x][y] == 0]
+
+    def summary(self) -> str:
+        """One line: what the table covers."""
+        n = len(self.values)
+        return (
+            f"Grundy values of {self.title}: every pair of piles 0..{n - 1:,} ({n * n:,} "
+            "values, exact)"
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return f"<GrundyTable of {self.title}: piles 0..{len(self.values) - 1:,}>"
+
+    def _repr_html_(self) -> str:
+        from nimlab.core.render import grundy_table_html
+
+        return grundy_table_html(self)
+
+
+def grundy_table(
+    game: Ruleset | str = "wythoff",
+    n: int = DEFAULT_TABLE,
+    *,
+    seconds: float = GRUNDY_SECONDS,
+) -> GrundyTable:
+    """The Grundy values ``G(x, y)`` of every pair of piles ``0 <= x, y < n`` of a game played
+    on a pair of piles (Wythoff's game; see :func:`has_grundy_table`), as ``nimlab grundy
+    wythoff --max N`` prints them. O(n²) time (about 2 µs per pair with ``x <= y`` on one
+    core) and 4 bytes per value while computing; ``n`` is 1 to :data:`MAX_TABLE`.
+
+    Raises :class:`~nimlab.core.errors.RulesetError` for a game without such a table (games
+    on heaps have :func:`grundy`), ``ValueError`` for ``n`` out of range, and
+    :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds`` of work.
+
+    >>> t = grundy_table("wythoff", 6)
+    >>> t.values[1], t[3, 5], t.p_positions()
+    ((1, 2, 0, 4, 5, 3), 0, [(0, 0), (1, 2), (3, 5)])
+    """
+    from nimlab.theory.budget import Budget
+    from nimlab.theory.wythoff import table_cells, wythoff_grundy_table
+
+    ruleset = as_ruleset(game)
+    if not has_grundy_table(ruleset.game):
+        raise RulesetError(
+            f"no table of pairs: {ruleset.game.title} is not played on a pair of piles "
+            "(Wythoff's game is); nimlab.grundy gives the values of one heap"
+        )
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_TABLE:
+        raise ValueError(f"n is how many piles the table covers, 1 to {MAX_TABLE:,}, not {n!r}")
+    budget = Budget(seconds=seconds, positions=table_cells(MAX_TABLE, MAX_TABLE))
+    table = wythoff_grundy_table(n, budget=budget)
+    return GrundyTable(title=ruleset.game.title, values=tuple(tuple(row) for row in table.tolist()))
 
 
 @dataclass(frozen=True)
