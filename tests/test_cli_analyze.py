@@ -263,3 +263,44 @@ def test_analyze_wythoff_on_huge_piles_computes_no_table() -> None:
     assert [(m["result"], m["grundy"]) for m in out["moves"]] == [([1, 2], 0)]  # a P-position
     out = json.loads(nimlab("analyze", "--game", "wythoff", "0", huge, "--json").stdout)
     assert out["grundy"] == 10**12  # G(0, n) = n
+
+
+_NO_KERNELS = """
+import sys
+from typer.testing import CliRunner
+from nimlab.cli.app import app
+import nimlab
+
+runner = CliRunner()
+for args in [
+    ["3", "4", "5"],
+    ["3", "4", "5", "--misere"],
+    ["3", "4", "5", "--defaults"],
+    ["1000000000000", "3", "5", "--json"],
+    ["--game", "wythoff", "3", "5"],
+    ["--game", "moore:2", "3", "4", "5"],
+    ["--game", "staircase", "3", "1", "2"],
+    ["--game", "fibonacci", "10"],
+    ["--game", "lasker", "3", "4", "5"],
+    ["--game", "lasker", "--misere", "3", "10", "12"],
+    ["--game", "kayles", "3", "4"],
+    ["--game", "subtraction:1-3", "9", "10"],
+    ["--game", "grundys-game", "10", "20"],
+]:
+    r = runner.invoke(app, ["analyze", *args])
+    assert r.exit_code == 0, (args, r.output)
+nimlab.analyze("nim", [3, 4, 5])
+nimlab.analyze("lasker misere", [3, 10**6, 10**6 + 1])
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite")) or "none")
+"""
+
+
+def test_closed_form_answers_load_no_compiled_kernel() -> None:
+    """Answers that a formula, a theorem or a small search gives (Nim, the relatives, Lasker's
+    Nim in both plays, octal and subtraction games with small heaps) import no Numba: the
+    command line starts as fast as its own libraries allow."""
+    out = subprocess.run(
+        [sys.executable, "-c", _NO_KERNELS], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "none"

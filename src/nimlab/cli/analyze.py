@@ -25,7 +25,7 @@ from nimlab.cli.common import (
     fail,
     ruleset_from_options,
 )
-from nimlab.cli.prepare import prepare_solvers
+from nimlab.cli.prepare import say_when_preparing
 from nimlab.core.analysis import (
     DEFAULT_MAX_MOVES,
     MODELS,
@@ -135,7 +135,7 @@ def analyze_command(
             soft_wrap=True,
         )
     options = _Options(max_moves, players, model, seconds, max_result_heaps)
-    prepare_solvers(ruleset.kernel_groups(players))
+    say_when_preparing()
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
