@@ -4,11 +4,13 @@
     python bench/bench_theorems.py --quick    # fewer repetitions
 
 Each case times one question asked of the same positions in both plays: the outcome and a
-winning move (Moore's Nim_k: ``moore_outcome`` and ``moore_winning_move``; the analysis a user
-gets: ``nimlab.analyze``). The baseline is normal play, measured in the same run; the ratio is
-misère time / normal time (about 1: the misère rule costs one count of the heaps above 1 more).
-Positions: heaps of about 10**6, some with 1 to k heaps above 1 among heaps of 1 (the misère
-endgame, where the misère move differs from the normal one). Machines are noisy: read the
+winning move (Moore's Nim_k: ``moore_outcome`` and ``moore_winning_move``; Lasker's Nim: the
+engine's formulas, Sprague–Grundy in normal play and the tame rule in misère play, with every
+winning move; the analysis a user gets: ``nimlab.analyze``). The baseline is normal play,
+measured in the same run; the ratio is misère time / normal time (about 1: the misère rule
+costs one count of the heaps above 1 more). Positions: heaps of about 10**6, some with 1 to k
+heaps above 1 among heaps of 1 (the misère endgame, where the misère move differs from the
+normal one). Machines are noisy: read the
 ratios; each time is the best of a few repetitions.
 """
 
@@ -100,9 +102,50 @@ def cases() -> list[Case]:
                 analysis_question(k, batch, False),
             )
         )
-    # Misère Lasker's Nim rows go here: Case(label, misère question, normal question), the
-    # same positions in both plays.
+    lasker = [tuple(rng.randrange(10**6 // 2, 10**6 + 1) for _ in range(3)) for _ in range(10)] + [
+        (1, 1, rng.randrange(10**6 // 2, 10**6 + 1)) for _ in range(10)
+    ]
+    out.append(
+        Case(
+            "Lasker's Nim, 3 heaps of about 10**6 or 1 1 h: winning moves (x20)",
+            lasker_question(lasker, True),
+            lasker_question(lasker, False),
+        )
+    )
+    out.append(
+        Case(
+            "Lasker's Nim, the same: nimlab.analyze (x20)",
+            lasker_analysis(lasker, True),
+            lasker_analysis(lasker, False),
+        )
+    )
     return out
+
+
+def lasker_question(batch: list[Heaps], misere: bool) -> Callable[[], object]:
+    """Outcome and every winning move by the engine's formula (misère: the tame rule)."""
+    from nimlab.theory.engine import engine_for
+    from nimlab.theory.splitting import LASKERS_NIM
+
+    engine = engine_for(LASKERS_NIM, misere=misere)
+
+    def ask() -> object:
+        engine._answers.clear()  # (each repetition answers afresh)
+        return [
+            (engine.outcome(tuple(sorted(h))), engine.winning_moves(tuple(sorted(h))))
+            for h in batch
+        ]
+
+    return ask
+
+
+def lasker_analysis(batch: list[Heaps], misere: bool) -> Callable[[], object]:
+    ruleset = "lasker misere" if misere else "lasker"
+
+    def ask() -> object:
+        return [analyze(ruleset, h).winning_moves for h in batch]
+
+    return ask
 
 
 def main() -> None:
