@@ -14,8 +14,9 @@ given as a URL (``postgresql://...``, :mod:`~nimlab.storage.postgres`), and
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nimlab._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "ENDINGS": "nimlab.storage.archive",
@@ -104,13 +105,7 @@ if TYPE_CHECKING:
     from nimlab.storage.writer import LoopWriter, StoreWriter
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _EXPORTS)
 
 
 __all__ = [
