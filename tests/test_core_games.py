@@ -38,13 +38,13 @@ def test_every_entry_loads_and_its_text_form_round_trips(entry: GameEntry) -> No
     assert set(kind.strategies) <= set(entry.strategies) <= set(STRATEGIES)
     # (the quotient's kernel works on monoid tables, not on rules: Grundy's game uses it)
     compiled = {"split-search", "dense-table"}
-    if kind.is_heap_game and not kind.rule.unequal:
+    if kind.is_heap_game:
         assert ("split-search" in kind.strategies) == kind.rule.splits
         assert ("dense-table" in kind.strategies) == (
             not kind.rule.splits and "dense-table" in entry.strategies
         )
         assert "theory" not in kind.strategies
-    else:  # the compiled kernels know only take-and-break rules without conditions
+    else:  # the compiled kernels know only take-and-break rules
         assert not compiled & set(kind.strategies)
         assert "search" in kind.strategies
     assert kind.is_heap_game == (kind.rules.heap_rule is not None)
