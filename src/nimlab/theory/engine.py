@@ -45,11 +45,12 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import reduce
+from itertools import islice
 from operator import xor
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from nimlab.theory import kernels
-from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, current_scope
+from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, current_scope, metered
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, is_terminal
@@ -113,9 +114,6 @@ quotient is computed once per game and bound, then cached)."""
 _QUOTIENT_IMPOSSIBLE: dict[TakeAndBreak, int] = {}
 """The least heap bound at which a game's quotient provably cannot be built (too large, or
 infinite: :class:`~nimlab.theory.quotient.QuotientError`, whatever the budget)."""
-
-_SMALL_HEAP = 4096
-"""Heaps up to this size have their options listed one by one; larger ones need a period."""
 
 
 def interactive_budget() -> Budget:
@@ -195,7 +193,20 @@ class Strategy:
     def winning_moves(
         self, engine: Engine, position: Canon, limit: int | None, budget: Budget
     ) -> list[CanonMove] | None:
-        """Winning moves straight from the theory (``None``: this strategy offers none)."""
+        """Winning moves straight from the theory (``None``: this strategy offers none): at
+        most ``limit`` of :meth:`iter_winning_moves`; raises :class:`BudgetExceeded` when the
+        budget runs out before they are found."""
+        found = self.iter_winning_moves(engine, position, budget)
+        if found is None:
+            return None
+        return list(found if limit is None else islice(found, max(0, limit)))
+
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        """The winning moves straight from the theory, lazily, each option tried charged to
+        ``budget`` (the iteration raises :class:`BudgetExceeded` when it runs out); ``None``:
+        this strategy offers none."""
         return None
 
 
@@ -209,10 +220,10 @@ class Terminal(Strategy):
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
         return Evaluation(Outcome.of(engine.misere), 0, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
-        return []
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        return iter(())
 
 
 class NimFormula(Strategy):
@@ -246,6 +257,11 @@ class NimFormula(Strategy):
                     break
         return moves
 
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        return iter(self.winning_moves(engine, position, None, budget) or ())
+
 
 class GrundySum(Strategy):
     name = "grundy"
@@ -262,24 +278,26 @@ class GrundySum(Strategy):
         assert g is not None
         return Evaluation(Outcome.of(g != 0), None, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
         total = engine.grundy(position)
         if total is None:
             return None
-        moves: list[CanonMove] = []
+        return self._wins(engine, position, total, budget)
+
+    @staticmethod
+    def _wins(engine: Engine, position: Canon, total: int, budget: Budget) -> Iterator[CanonMove]:
+        """Every option of every distinct heap whose parts' values XOR to the heap's value
+        XOR ``total``, in order; each option tried is charged to ``budget``."""
         if total == 0:
-            return moves
+            return
         g = engine.heap_grundy
         for heap in sorted(set(position)):
             target = g(heap) ^ total
             for take, parts in engine.heap_options(heap, budget):
                 if reduce(xor, (g(p) for p in parts), 0) == target:
-                    moves.append((heap, take, parts))
-                    if limit is not None and len(moves) >= limit:
-                        return moves
-        return moves
+                    yield heap, take, parts
 
 
 class MisereQuotientStrategy(Strategy):
@@ -303,15 +321,15 @@ class MisereQuotientStrategy(Strategy):
         assert q is not None
         return Evaluation(q.outcome(position), None, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
         q = engine.quotient(position, budget)
         if q is None:
             return None
-        from nimlab.theory.quotient import quotient_winning_moves
+        from nimlab.theory.quotient import iter_quotient_winning_moves
 
-        return list(quotient_winning_moves(q, position, limit))
+        return iter_quotient_winning_moves(q, position, budget)
 
 
 class _Compiled(Strategy):
@@ -536,34 +554,12 @@ class Engine:
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
 
     def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """The options of one heap as ``(take, parts)``: all of them for small heaps; for a
-        large heap of a game with a proven Grundy period ``p`` and preperiod ``n0``, a
-        representative set — splits ``(a, b)`` with ``a < n0 + p`` stand for all others, as
-        shifting ``a`` down by ``p`` keeps both Grundy values."""
-        if heap <= _SMALL_HEAP or self.rule.is_nim:
-            yield from self.rule.options(heap)
-            return
-        kernels.ensure("grundy")
-        from nimlab.theory.grundy import grundy_period
-
-        period = grundy_period(self.rule)
-        if period is None or self.rule.max_take is None:
-            raise BudgetExceeded(None, "positions")
-        n0, p = period
-        for k in range(0, self.rule.max_take + 1):
-            d = self.rule.digit(k)
-            rest = heap - k
-            if not d or rest < 0:
-                continue
-            if rest == 0:
-                if d & 1:
-                    yield k, ()
-                continue
-            if d & 2 and k:
-                yield k, (rest,)
-            if d & 4:
-                for a in range(1, min(n0 + p, rest // 2) + 1):
-                    yield k, (a, rest - a)
+        """Every option of one heap as ``(take, parts)``, in
+        :meth:`~nimlab.theory.octal.TakeAndBreak.options_listed` order (huge heaps: the moves
+        near a row's ends first), lazily: each is charged to ``budget`` before it is handed
+        out (a heap of 10^9 objects has about 10^9 options; the iteration stops with
+        :class:`BudgetExceeded` when the budget is spent). O(1) per option."""
+        return metered(self.rule.options_listed(heap), budget)
 
     def dense_cost(self, position: Canon) -> float:
         """Positions of the dense table that covers ``position`` (``inf`` when far too many).
@@ -773,39 +769,66 @@ class Engine:
     def winning_moves(
         self, position: Canon, *, limit: int | None = None, budget: Budget | None = None
     ) -> list[CanonMove] | None:
-        """Winning moves from ``position`` as canonical moves, from a formula when one applies
-        (O(n) for Nim whatever the heap sizes), else by evaluating every child. ``None`` when
-        they could not be proven within the budget."""
+        """Winning moves from ``position`` as canonical moves (at most ``limit``), from a
+        formula when one applies (O(n) for Nim whatever the heap sizes), else by evaluating
+        every child; see :meth:`winning_moves_found`. When the budget runs out after some were
+        found, those (each proven) are the answer; ``None`` when none could be proven within
+        the budget."""
+        found = self.winning_moves_found(position, limit=limit, budget=budget)
+        if found is None:
+            return None
+        moves, complete = found
+        return moves if complete or moves else None
+
+    def winning_moves_found(
+        self, position: Canon, *, limit: int | None = None, budget: Budget | None = None
+    ) -> tuple[list[CanonMove], bool] | None:
+        """The winning moves from ``position`` found within ``budget`` (at most ``limit``),
+        and whether they are all of them (``False``: ``limit`` were found and there may be
+        more, or the budget ran out first; each move listed is proven). A formula names them
+        lazily, every option it tries charged to the budget (a heap of 10^9 objects costs what
+        the budget allows); without one every child is evaluated, one unit of work each.
+        ``None`` when the outcome of some child could not be proven."""
         if budget is None:
             budget = interactive_budget()
         strategy = self.formula_strategy(position, budget)
-        if strategy is not None:
-            try:
-                moves = strategy.winning_moves(self, position, limit, budget)
-            except BudgetExceeded:
-                moves = None
-            if moves is not None:
-                return moves
-        values = self.child_values(position, budget=budget)
-        if values is None:
-            return None
-        wins = [m for m, ev in values if ev.outcome is Outcome.P]
-        return wins if limit is None else wins[:limit]
+        found = None if strategy is None else strategy.iter_winning_moves(self, position, budget)
+        if found is None:
+            values = self.child_values(position, budget=budget)
+            if values is None:
+                return None
+            found = iter([m for m, ev in values if ev.outcome is Outcome.P])
+        moves: list[CanonMove] = []
+        if limit is not None and limit <= 0:
+            return moves, False
+        try:
+            for move in found:
+                moves.append(move)
+                if limit is not None and len(moves) >= limit:
+                    return moves, False
+        except (BudgetExceeded, ValueError, OverflowError):
+            return moves, False
+        return moves, True
 
     def child_values(
         self, position: Canon, *, remoteness: bool = True, budget: Budget | None = None
     ) -> list[tuple[CanonMove, Evaluation]] | None:
         """Every distinct move of ``position`` with the value of the position it leaves, or
-        ``None`` when some child could not be proven within the budget. Cost: the children's
+        ``None`` when some child could not be proven within the budget. Each child is one unit
+        of work charged to the budget before it is valued (a heap of 10^9 objects has about
+        10^9 children: the budget runs out, and the answer is ``None``). Cost: the children's
         evaluations (each remembered)."""
         if budget is None:
             budget = interactive_budget()
         out = []
-        for move, child in canonical_moves(self.rule, position):
-            ev = self.evaluate(child, remoteness=remoteness, budget=budget)
-            if ev.outcome is None:
-                return None
-            out.append((move, ev))
+        try:
+            for move, child in metered(canonical_moves(self.rule, position), budget):
+                ev = self.evaluate(child, remoteness=remoteness, budget=budget)
+                if ev.outcome is None:
+                    return None
+                out.append((move, ev))
+        except BudgetExceeded:
+            return None
         return out
 
     # -- more than two players ----------------------------------------------------------------

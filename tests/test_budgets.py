@@ -1,0 +1,236 @@
+"""Every question about a huge position answers within its budget, counted as work (options
+tried, moves listed), or says what it could not prove: never a wait proportional to the heap.
+
+The work is counted by wrapping the functions that do it (every option of a heap a search for
+winning moves tries, every move a listing plays), never by a clock: the tests do not depend on
+the machine's load.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nimlab
+from nimlab.core import analysis as analysis_module
+from nimlab.core.bots import classic_choice
+from nimlab.core.position import Rows
+from nimlab.core.ruleset import as_ruleset
+from nimlab.theory import engine as engine_module
+from nimlab.theory import octal as octal_module
+from nimlab.theory.budget import METER_STEP, Budget, BudgetExceeded, budget_scope, metered
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.outcome import Outcome
+from nimlab.theory.positions import canonical
+from nimlab.theory.quotient import misere_quotient, quotient_winning_moves
+from nimlab.theory.solver import ExactSolver
+from processes import nimlab as run_nimlab
+from strategies import rules
+
+BILLION = 10**9
+
+
+@dataclass
+class Work:
+    """What a question did: options of heaps tried, moves played on a board."""
+
+    options: int = 0
+    plays: int = 0
+
+
+@pytest.fixture
+def work(monkeypatch: pytest.MonkeyPatch) -> Work:
+    """Counts every option a search for winning moves tries and every move a listing plays."""
+    counted = Work()
+    listed = TakeAndBreak.options_listed
+    play = Rows.play
+
+    def options_listed(self: TakeAndBreak, n: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+        for option in listed(self, n):
+            counted.options += 1
+            yield option
+
+    def rows_play(self: Rows, *args: object, **kwargs: object) -> Rows:
+        counted.plays += 1
+        return play(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TakeAndBreak, "options_listed", options_listed)
+    monkeypatch.setattr(Rows, "play", rows_play)
+    return counted
+
+
+def _misere_kayles_is_p(result: tuple[int, ...]) -> bool:
+    """By the proven misère quotient of Kayles (the engine's, built once per process)."""
+    q = as_ruleset("kayles misere").engine.quotient((BILLION,), Budget())
+    assert q is not None and q.proven
+    return q.outcome(canonical(result)) is Outcome.P
+
+
+def test_misere_kayles_row_of_a_billion_answers_within_its_budget(work: Work) -> None:
+    """The reported failure: a row of 10^9 stones in misère Kayles ran for minutes (every
+    winning move of the row was looked for, about 1.7 * 10^8 of them, outside the budget). Now
+    the outcome comes from the quotient, and the winning moves found within the budget are
+    listed, each proven, with a note that more exist."""
+    positions = 20_000
+    a = nimlab.analyze("kayles misere", [BILLION], budget=Budget(positions=positions))
+    assert work.options <= positions and work.plays <= positions
+    assert a.outcome is Outcome.N and a.method == "misere-quotient"
+    assert not a.moves_complete and a.listing_ran_out and a.winning_move_count is None
+    assert a.moves and all(m.winning and _misere_kayles_is_p(m.result) for m in a.moves)
+    best = a.best
+    assert best is not None and best.result == (1, BILLION - 3)  # take stones 2-3
+    note = a.listing_note()
+    assert "found within the budget" in note and "analyze --seconds N" in note
+    assert any("at least" in line and "not all of them" in line for line in a.explanation)
+
+
+def test_the_default_budget_counts_the_listing(work: Work, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nimlab.analyze("kayles misere", [10**7]) took 52 s against its default budget: the
+    default budget's position limit now bounds the search and the listing (here within a
+    scope without a deadline, so that work alone decides)."""
+    assert _misere_kayles_is_p((1,))  # the quotient is built (once per process) beforehand
+    monkeypatch.setattr(engine_module, "INTERACTIVE_POSITIONS", 5_000)
+    with budget_scope(Budget()):
+        a = nimlab.analyze("kayles misere", [10**7])
+    assert work.options <= 5_000 and work.plays <= 5_000
+    assert a.outcome is Outcome.N and a.listing_ran_out
+    assert a.moves and all(_misere_kayles_is_p(m.result) for m in a.moves)
+
+
+def test_command_line_row_of_a_billion_within_its_budget(
+    work: Work, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``nimlab analyze 1000000000 --game kayles --misere --seconds 2`` ran for minutes: it
+    answers within its budget now (its position limit made small here, and its time large, so
+    that work, not time, decides)."""
+    assert _misere_kayles_is_p((1,))  # the quotient is built (once per process) beforehand
+    monkeypatch.setattr("nimlab.cli.analyze.INTERACTIVE_POSITIONS", 1_000)
+    args = ("analyze", str(BILLION), "--game", "kayles", "--misere", "--seconds", "3600")
+    r = run_nimlab(*args)
+    assert r.returncode == 0, r.stderr
+    assert work.options <= 10_000 and work.plays <= 10_000
+    assert "found within the budget" in r.stdout.replace("\n", " ")
+    out = json.loads(run_nimlab(*args, "--json").stdout)
+    assert work.options <= 20_000 and work.plays <= 20_000
+    assert out["outcome"] == "N" and out["moves_complete"] is False
+    assert "winning_move_count" not in out  # not all were worked out: no count is claimed
+    assert out["moves"] and all(m["winning"] for m in out["moves"])
+
+
+def test_a_budget_too_small_to_list_says_so(work: Work) -> None:
+    a = nimlab.analyze("kayles misere", [BILLION], budget=Budget(positions=10))
+    assert a.outcome is Outcome.N  # the quotient decides; the listing had no room
+    assert a.moves == [] and a.winning_move_count is None and work.options <= 10
+    assert "could not be proven within the budget" in a.listing_note()
+
+
+def test_normal_kayles_row_of_a_billion_claims_no_count_it_did_not_make(work: Work) -> None:
+    """Normal-play Kayles of 10^9 listed 36 winning moves, those of a representative set of
+    splits, and called them all (there are about 10^8). Now the moves found within the budget
+    are listed, all of them winning, and no count is claimed."""
+    positions = 20_000
+    a = nimlab.analyze("kayles", [BILLION], budget=Budget(positions=positions))
+    assert work.options <= positions and work.plays <= positions
+    assert a.outcome is Outcome.N and a.winning_move_count is None and len(a.moves) > 36
+    g = as_ruleset("kayles").engine.heap_grundy
+    for m in a.moves:
+        total = 0
+        for heap in m.result:
+            total ^= g(heap)
+        assert total == 0
+
+
+def test_misere_kayles_three_huge_rows_within_budget(work: Work) -> None:
+    positions = 20_000
+    heaps = [BILLION, BILLION - 1, 7]
+    a = nimlab.analyze("kayles misere", heaps, budget=Budget(positions=positions))
+    assert work.options <= positions and work.plays <= positions
+    assert a.outcome is not None
+    assert all(_misere_kayles_is_p(m.result) for m in a.moves)
+
+
+def test_the_classic_bot_finds_a_winning_move_on_a_billion_stones(
+    work: Work, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every winning move of a row of 10^9 stones lies far apart in the options' usual order
+    (the splits of one take come before the next take): the search meets every kind of move
+    near the row's ends first, so a bot's budget finds one."""
+    assert _misere_kayles_is_p((1,))  # the quotient is built (once per process) beforehand
+    monkeypatch.setattr(engine_module, "INTERACTIVE_POSITIONS", 2_000)
+    ruleset = as_ruleset("kayles misere")
+    board = ruleset.rules.as_board([BILLION])
+    with budget_scope(Budget()):
+        choice = classic_choice(ruleset, board, random.Random(1))
+    assert "misère quotient" in choice.claim and work.options <= 2_000
+    after = board.play(ruleset.rule, choice.move)
+    assert _misere_kayles_is_p(analysis_module.display_heaps(after))
+
+
+# -- the pieces ----------------------------------------------------------------------------------
+
+
+def test_metered_hands_out_no_more_than_the_budget() -> None:
+    budget = Budget(positions=1_000)
+    seen = 0
+    with pytest.raises(BudgetExceeded):
+        for _ in metered(range(BILLION), budget):
+            seen += 1
+    assert seen <= 1_000 and budget.spent <= 1_000 + METER_STEP
+
+
+@settings(max_examples=60, deadline=None)
+@given(rule=rules(), n=st.integers(0, 40))
+def test_options_by_part_are_the_options(rule: TakeAndBreak, n: int) -> None:
+    listed = list(rule.options_by_part(n))
+    assert len(listed) == len(set(listed))
+    assert sorted(listed) == sorted(rule.options(n))
+
+
+def test_options_by_part_meet_every_take_early() -> None:
+    rule = TakeAndBreak.octal("0.77")
+    first = []
+    for option in rule.options_by_part(BILLION):
+        first.append(option)
+        if len(first) == 6:
+            break
+    assert first == [
+        (1, (BILLION - 1,)),
+        (2, (BILLION - 2,)),
+        (1, (1, BILLION - 2)),
+        (2, (1, BILLION - 3)),
+        (1, (2, BILLION - 3)),
+        (2, (2, BILLION - 4)),
+    ]
+
+
+def test_winning_moves_in_the_huge_heap_order_are_the_exact_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The order used on huge heaps, forced on small ones: the quotient's and the Grundy
+    values' winning moves are exactly those exact search finds."""
+    monkeypatch.setattr(octal_module, "BY_PART_FROM", 2)
+    for code in ("0.77", "0.07", "0.137"):
+        rule = TakeAndBreak.octal(code)
+        misere = ExactSolver(rule, misere=True)
+        normal = ExactSolver(rule)
+        q = misere_quotient(rule, 16)
+        engine = engine_module.Engine(rule)
+        for position in [(9,), (3, 11), (2, 5, 13), (1, 6, 6, 10)]:
+            for solver, found in (
+                (misere, quotient_winning_moves(q, position)),
+                (normal, engine_module.GrundySum().winning_moves(engine, position, None, Budget())),
+            ):
+                assert found is not None
+                got = {engine_module.apply_move(position, m) for m in found}
+                exact = {
+                    child
+                    for _, child in engine_module.canonical_moves(rule, position)
+                    if solver.outcome(child) is Outcome.P
+                }
+                assert got == exact, (code, position)
