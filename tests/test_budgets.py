@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -23,6 +25,7 @@ from nimlab.core.bots import classic_choice
 from nimlab.core.position import Rows
 from nimlab.core.ruleset import as_ruleset
 from nimlab.theory import engine as engine_module
+from nimlab.theory import grundy as grundy_module
 from nimlab.theory import octal as octal_module
 from nimlab.theory.budget import METER_STEP, Budget, BudgetExceeded, budget_scope, metered
 from nimlab.theory.octal import TakeAndBreak
@@ -234,3 +237,47 @@ def test_winning_moves_in_the_huge_heap_order_are_the_exact_ones(
                     if solver.outcome(child) is Outcome.P
                 }
                 assert got == exact, (code, position)
+
+
+# -- Grundy values computed within the question's budget -----------------------------------------
+
+
+@pytest.fixture
+def fresh_grundy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """No Grundy values cached or runs kept; returns the values computed by each run call."""
+    monkeypatch.setattr(grundy_module, "_CACHE", OrderedDict())
+    monkeypatch.setattr(grundy_module, "_RUNS", OrderedDict())
+    computed: list[int] = []
+    run = grundy_module.GrundyRun.run
+
+    def counted(self: grundy_module.GrundyRun, **kwargs: Any) -> grundy_module.GrundySequence:
+        seq = run(self, **kwargs)
+        computed.append(self.computed)
+        return seq
+
+    monkeypatch.setattr(grundy_module.GrundyRun, "run", counted)
+    return computed
+
+
+def test_grundy_values_are_not_computed_for_a_spent_budget(fresh_grundy: list[int]) -> None:
+    """Grundy's game has no known period: a heap of 10^9 made the engine compute 2^20 values
+    (seconds of work) outside any budget. A budget spent already computes nothing."""
+    budget = Budget()
+    budget.cancel()
+    a = nimlab.analyze("grundys-game", [BILLION], budget=budget)
+    assert a.outcome is None and fresh_grundy == []
+    assert a.shortfall is not None and a.shortfall.step == "the Grundy values"
+
+
+def test_grundy_values_stop_with_the_budget_and_go_on_next_time(
+    fresh_grundy: list[int],
+) -> None:
+    """The values are charged to the budget as they are computed (checked between chunks):
+    a budget of one position stops the run after its first chunk, says which step ran out, and
+    the next question goes on from there instead of starting again."""
+    first = nimlab.analyze("grundys-game", [BILLION], budget=Budget(positions=1))
+    assert first.outcome is None and first.shortfall is not None
+    assert (first.shortfall.step, first.shortfall.reason) == ("the Grundy values", "positions")
+    second = nimlab.analyze("grundys-game", [BILLION], budget=Budget(positions=1))
+    assert second.outcome is None
+    assert len(fresh_grundy) == 2 and 0 < fresh_grundy[0] < fresh_grundy[1] < 1 << 20

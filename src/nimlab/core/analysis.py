@@ -573,7 +573,7 @@ def analyze(
     # the remoteness never depends on how many moves are listed: a search adds it wherever
     # one is within reach (the engine bounds its cost when a formula gave the outcome)
     ev = engine.evaluate(c, remoteness=True, budget=budget)
-    grundy = engine.grundy(c) if not ruleset.misere and not ruleset.end_positions else None
+    grundy = engine.grundy(c, budget) if not ruleset.misere and not ruleset.end_positions else None
     moves: list[MoveValue] = []
     complete = True
     winning_count: int | None = None

@@ -270,14 +270,15 @@ class Budget:
 T = TypeVar("T")
 
 METER_STEP = 256
-"""Items :func:`metered` charges at once (the most it may hand out past a position limit)."""
+"""Items :func:`metered` charges at once (before handing them out: none past a position limit)."""
 
 
 def metered(items: Iterable[T], budget: Budget | None, step: int = METER_STEP) -> Iterator[T]:
     """``items``, one unit of work charged to ``budget`` for each, before it is handed out (in
-    blocks of ``step``): the iteration stops with :class:`BudgetExceeded` once the budget is
-    spent, so work over a huge range (every option of a heap of 10^9) stays within it. No
-    budget: ``items`` unchanged. Amortised O(1) per item.
+    blocks of ``step``, the clock and the cancel flag read once a block): the iteration stops
+    with :class:`BudgetExceeded` once the budget is spent, so work over a huge range (every
+    option of a heap of 10^9) stays within it. No budget: ``items`` unchanged. Amortised O(1)
+    per item.
 
     >>> list(metered(range(3), Budget(positions=10), step=2))
     [0, 1, 2]
@@ -294,6 +295,7 @@ def metered(items: Iterable[T], budget: Budget | None, step: int = METER_STEP) -
     for item in items:
         if not left:
             budget.charge(step)
+            budget.check()  # an item may be far more work than storing a position
             left = step
         left -= 1
         yield item

@@ -271,17 +271,17 @@ class GrundySum(Strategy):
     def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         if engine.misere or engine.end_positions or engine.rule.is_nim:
             return False
-        return engine.grundy(position) is not None
+        return engine.grundy(position, budget) is not None
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
-        g = engine.grundy(position)
+        g = engine.grundy(position, budget)
         assert g is not None
         return Evaluation(Outcome.of(g != 0), None, self.name)
 
     def iter_winning_moves(
         self, engine: Engine, position: Canon, budget: Budget
     ) -> Iterator[CanonMove] | None:
-        total = engine.grundy(position)
+        total = engine.grundy(position, budget)
         if total is None:
             return None
         return self._wins(engine, position, total, budget)
@@ -407,6 +407,7 @@ class Search(Strategy):
 
 
 _STEPS = {
+    GrundySum.name: "the Grundy values",
     MisereQuotientStrategy.name: "the misère quotient",
     DenseTable.name: "the retrograde table",
     SplitSearch.name: "the exact search",
@@ -470,31 +471,49 @@ class Engine:
             return False
         return not self.misere or self.rule.is_nim or self.rule.max_take is not None
 
-    def heap_grundy(self, heap: int) -> int:
-        """The Grundy value of one heap (raises :class:`ValueError` when out of reach)."""
+    def heap_grundy(self, heap: int, budget: Budget | None = None) -> int:
+        """The Grundy value of one heap (raises :class:`ValueError` when out of reach). Values
+        not computed yet are computed within ``budget`` when one is given
+        (:class:`BudgetExceeded` when it runs out; the next question goes on from there)."""
         if self.rule.is_nim:
             return heap
         kernels.ensure("grundy")  # outside the budget
         from nimlab.theory.grundy import grundy_value
 
-        return grundy_value(self.rule, heap)
+        return grundy_value(self.rule, heap, budget)
 
-    def grundy(self, position: Canon) -> int | None:
+    def grundy(self, position: Canon, budget: Budget | None = None) -> int | None:
         """The Grundy value of the position, or ``None`` where it is not defined (misère play,
-        extra end positions) or out of reach (a heap too large with no proven period).
-        O(distinct heaps) once the heaps' values are known."""
+        extra end positions) or out of reach (a heap too large with no proven period, or the
+        heaps' values not computed within ``budget``, the question's, default
+        :func:`interactive_budget`: that is then remembered for the question, see
+        :attr:`Budget.failed`). O(distinct heaps) once the heaps' values are known."""
         if self.misere or self.end_positions:
             return None
         if self.rule.is_nim:
             from nimlab.theory.nim import nim_sum
 
             return nim_sum(position)
+        if budget is None:
+            budget = interactive_budget()
+        failed_key = ("grundy", self.rule)
         try:
             total = 0
             for heap, count in _counted(position):
                 if count % 2:
-                    total ^= self.heap_grundy(heap)
+                    if failed_key in budget.failed:  # ran out once: only cached values answer
+                        from nimlab.theory.grundy import cached_grundy_value
+
+                        value = cached_grundy_value(self.rule, heap)
+                        if value is None:
+                            return None
+                        total ^= value
+                    else:
+                        total ^= self.heap_grundy(heap, budget)
             return total
+        except BudgetExceeded as e:
+            budget.failed[failed_key] = e.reason
+            return None
         except (ValueError, OverflowError):
             return None
 
@@ -737,6 +756,10 @@ class Engine:
         if known is None and quotient_ran_out and not (shortfall and shortfall.more_time_helps):
             # the quotient would have answered with more time: that is what to say
             shortfall = Shortfall(_STEPS[MisereQuotientStrategy.name], "time")
+        grundy_ran_out = budget.failed.get(("grundy", self.rule))
+        more_time = shortfall is not None and shortfall.more_time_helps
+        if known is None and isinstance(grundy_ran_out, str) and not more_time:
+            shortfall = Shortfall(_STEPS[GrundySum.name], grundy_ran_out)  # (as for the quotient)
         if known is not None:
             return known if shortfall is None else replace(known, shortfall=shortfall)
         return NOT_PROVEN if shortfall is None else replace(NOT_PROVEN, shortfall=shortfall)
