@@ -51,9 +51,14 @@ DEFAULT_MAX_MOVES = 1000
 RESULT_CELLS = 2_000_000
 """Most heaps listed in the results of an incomplete move list (bounds huge answers)."""
 
+LISTING_SHARE = 0.5
+"""The share of a question's budget left that finding and listing its winning moves may take,
+when there are too many moves to value one by one (the rest is kept for showing them: the
+output grows with the list)."""
+
 LISTING_SEARCH_SHARE = 0.5
-"""The share of a question's budget left that the search for winning moves to list may take
-(the rest lists them: every move listed is work too)."""
+"""The share of the listing's budget that the search for winning moves may take (the rest
+lists them: every move listed is work too)."""
 
 MODELS = ("paranoid", "li")
 """Models of play for more than two players (see :func:`analyze`)."""
@@ -333,16 +338,10 @@ def _winning_move_values(
     # heap, so they are asked for as many as can be listed (and counted only if that is all)
     formula = engine.formula_strategy(c, budget)
     every = formula is not None and formula.name == "nim-formula"
-    # the search may take half of what is left, so that what it finds can be listed
-    left = budget.remaining_seconds()
-    search = budget.derive(
-        seconds=None if left is None else left * LISTING_SEARCH_SHARE,
-        positions=(
-            None
-            if budget.positions is None
-            else int(max(0, budget.positions - budget.spent) * LISTING_SEARCH_SHARE)
-        ),
-    )
+    # finding and listing them may take a share of what is left (the rest shows them), and the
+    # search a share of that, so that what it finds can be listed
+    listing = budget.portion(LISTING_SHARE)
+    search = listing.portion(LISTING_SEARCH_SHARE)
     found = engine.winning_moves_found(c, limit=None if every else room, budget=search)
     if found is None:
         return [], None, False
@@ -357,14 +356,14 @@ def _winning_move_values(
     listed: list[tuple[Move, Board, int | None]] = []
     remoteness_of: dict[Canon, int | None] = {}
     try:
-        for move, cmove in metered(board_moves(board, wins), budget):
+        for move, cmove in metered(board_moves(board, wins), listing):
             if len(listed) >= room:
                 break
             child = apply_move(c, cmove)
             if child not in remoteness_of:
                 known = searchable or is_terminal(ruleset.rule, child, ruleset.end_positions)
                 remoteness_of[child] = (
-                    engine.evaluate(child, budget=budget).remoteness if known else None
+                    engine.evaluate(child, budget=listing).remoteness if known else None
                 )
             listed.append((move, board.play(ruleset.rule, move), remoteness_of[child]))
     except BudgetExceeded:

@@ -221,6 +221,25 @@ class Budget:
             child._next_check = 1  # spent already: the first charge says so
         return child
 
+    def portion(self, fraction: float) -> Budget:
+        """A budget for one part of this question's work: ``fraction`` of the time and of the
+        positions left (no limit where this budget has none), charged to this budget too, and
+        cancelled with it (see :meth:`derive`). O(1).
+
+        >>> outer = Budget(positions=100)
+        >>> outer.charge(20); outer.portion(0.5).positions
+        40
+        """
+        left = self.remaining_seconds()
+        return self.derive(
+            seconds=None if left is None else left * fraction,
+            positions=(
+                None
+                if self.positions is None
+                else int(max(0, self.positions - self.spent) * fraction)
+            ),
+        )
+
     def share(self, fraction: float) -> Budget:
         """A budget for one step of this question (a misère quotient, a table): ``fraction`` of
         the time left (no deadline when this budget has none), the same memory limit, and no
