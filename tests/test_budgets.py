@@ -82,7 +82,9 @@ def test_misere_kayles_row_of_a_billion_answers_within_its_budget(work: Work) ->
     listed, each proven, with a note that more exist."""
     positions = 20_000
     a = nimlab.analyze("kayles misere", [BILLION], budget=Budget(positions=positions))
-    assert work.options <= positions and work.plays <= positions
+    # the search may take a quarter of the budget, finding and listing half (the rest is kept
+    # for showing what is listed)
+    assert work.options <= positions // 4 and work.options + work.plays <= positions // 2
     assert a.outcome is Outcome.N and a.method == "misere-quotient"
     assert not a.moves_complete and a.listing_ran_out and a.winning_move_count is None
     assert a.moves and all(m.winning and _misere_kayles_is_p(m.result) for m in a.moves)
