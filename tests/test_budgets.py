@@ -78,21 +78,33 @@ def _misere_kayles_is_p(result: tuple[int, ...]) -> bool:
 def test_misere_kayles_row_of_a_billion_answers_within_its_budget(work: Work) -> None:
     """The reported failure: a row of 10^9 stones in misère Kayles ran for minutes (every
     winning move of the row was looked for, about 1.7 * 10^8 of them, outside the budget). Now
-    the outcome comes from the quotient, and the winning moves found within the budget are
-    listed, each proven, with a note that more exist."""
+    the outcome comes from the quotient, the winning moves found within the budget are listed,
+    each proven, and the others are counted (by residue class), not listed."""
     positions = 20_000
     a = nimlab.analyze("kayles misere", [BILLION], budget=Budget(positions=positions))
     # the search may take a quarter of the budget, finding and listing half (the rest is kept
     # for showing what is listed)
     assert work.options <= positions // 4 and work.options + work.plays <= positions // 2
     assert a.outcome is Outcome.N and a.method == "misere-quotient"
-    assert not a.moves_complete and a.listing_ran_out and a.winning_move_count is None
+    assert not a.moves_complete and a.listing_ran_out and a.winning_move_count == 166_666_675
     assert a.moves and all(m.winning and _misere_kayles_is_p(m.result) for m in a.moves)
     best = a.best
     assert best is not None and best.result == (1, BILLION - 3)  # take stones 2-3
     note = a.listing_note()
-    assert "found within the budget" in note and "analyze --seconds N" in note
+    assert f"the first {len(a.moves):,} of 166,666,675 found within the budget" in note
+    assert "analyze --seconds N" in note
+
+
+def test_winning_moves_not_all_worked_out_are_not_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the theory cannot count them, the explanation says the best move is one of at
+    least those found, and the listing claims no count."""
+    monkeypatch.setattr(engine_module.Engine, "count_winning_moves", lambda *a, **k: None)
+    a = nimlab.analyze("kayles misere", [BILLION], budget=Budget(positions=20_000))
+    assert a.winning_move_count is None and a.moves
     assert any("at least" in line and "not all of them" in line for line in a.explanation)
+    assert f"the first {len(a.moves):,} found within the budget" in a.listing_note()
 
 
 def test_the_default_budget_counts_the_listing(work: Work, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +136,7 @@ def test_command_line_row_of_a_billion_within_its_budget(
     out = json.loads(run_nimlab(*args, "--json").stdout)
     assert work.options <= 20_000 and work.plays <= 20_000
     assert out["outcome"] == "N" and out["moves_complete"] is False
-    assert "winning_move_count" not in out  # not all were worked out: no count is claimed
+    assert out["winning_move_count"] == 166_666_675  # counted, not listed
     assert out["moves"] and all(m["winning"] for m in out["moves"])
 
 
@@ -135,14 +147,14 @@ def test_a_budget_too_small_to_list_says_so(work: Work) -> None:
     assert "could not be proven within the budget" in a.listing_note()
 
 
-def test_normal_kayles_row_of_a_billion_claims_no_count_it_did_not_make(work: Work) -> None:
+def test_normal_kayles_row_of_a_billion_counts_what_it_does_not_list(work: Work) -> None:
     """Normal-play Kayles of 10^9 listed 36 winning moves, those of a representative set of
-    splits, and called them all (there are about 10^8). Now the moves found within the budget
-    are listed, all of them winning, and no count is claimed."""
+    splits, and called them all. Now the moves found within the budget are listed, all of them
+    winning, and all of them counted (by residue class)."""
     positions = 20_000
     a = nimlab.analyze("kayles", [BILLION], budget=Budget(positions=positions))
     assert work.options <= positions and work.plays <= positions
-    assert a.outcome is Outcome.N and a.winning_move_count is None and len(a.moves) > 36
+    assert a.outcome is Outcome.N and a.winning_move_count == 166_666_675 and len(a.moves) > 36
     g = as_ruleset("kayles").engine.heap_grundy
     for m in a.moves:
         total = 0
@@ -285,3 +297,91 @@ def test_grundy_values_stop_with_the_budget_and_go_on_next_time(
     second = nimlab.analyze("grundys-game", [BILLION], budget=Budget(positions=1))
     assert second.outcome is None
     assert len(fresh_grundy) == 2 and 0 < fresh_grundy[0] < fresh_grundy[1] < 1 << 20
+
+
+# -- counting winning moves without listing them -------------------------------------------------
+
+
+def _enumerated(moves: list[tuple[int, int, tuple[int, ...]]]) -> dict[int, tuple[int, int]]:
+    """``{heap: (single, pairs)}`` of a full list of canonical winning moves."""
+    out: dict[int, tuple[int, int]] = {}
+    for heap, _take, parts in moves:
+        single, pairs = out.get(heap, (0, 0))
+        if len(parts) == 2 and parts[0] != parts[1]:
+            pairs += 1
+        else:
+            single += 1
+        out[heap] = (single, pairs)
+    return out
+
+
+@pytest.mark.parametrize("code", ["0.77", "0.07", "0.137"])
+def test_counts_by_class_are_the_enumerated_counts(code: str) -> None:
+    """The count of a huge heap's winning moves by residue class (the fast path) agrees with
+    trying every option (the reference, itself checked against exact search), on heaps just
+    large enough for the classes and beyond, alone and beside others."""
+    rule = TakeAndBreak.octal(code)
+    engine = engine_module.Engine(rule)
+    strategy = engine_module.GrundySum()
+    assert engine.grundy((1 << 80,), Budget()) is not None  # the period is proven
+    period = grundy_module.cached_grundy_period(rule)
+    assert period is not None and rule.max_take is not None
+    start = 2 * sum(period) + 2 + rule.max_take
+    for position in [(start,), (start + 1,), (start + 7,), (3, start + 5), (5, 9, start + 12)]:
+        counted = strategy.count_winning_moves(engine, position, Budget())
+        assert counted is not None
+        every = strategy.winning_moves(engine, position, None, Budget()) or []
+        expected = _enumerated(every)
+        assert {h: (s, p) for h, s, p in counted if s or p} == expected, position
+
+
+def test_misere_counts_by_class_are_the_enumerated_counts() -> None:
+    q = as_ruleset("kayles misere").engine.quotient((BILLION,), Budget())
+    assert q is not None and q.proven and q.preperiod is not None and q.period is not None
+    engine = as_ruleset("kayles misere").engine
+    strategy = engine_module.MisereQuotientStrategy()
+    start = 2 * (q.preperiod + q.period) + 4
+    for position in [(start,), (start + 3,), (1, start + 4), (2, 7, start + 11)]:
+        counted = strategy.count_winning_moves(engine, position, Budget())
+        assert counted is not None
+        expected = _enumerated(quotient_winning_moves(q, position))
+        assert {h: (s, p) for h, s, p in counted if s or p} == expected, position
+
+
+def test_a_billion_stones_count_every_winning_move() -> None:
+    """Misère Kayles on a row of 10^9 stones: 166,666,675 winning moves (board moves: a split
+    into unequal parts counts on either side), counted, while the first ones found are
+    listed; the count on a row of 10^6 is the one every option tried gave (166,675)."""
+    a = nimlab.analyze("kayles misere", [BILLION], budget=Budget(positions=20_000))
+    assert a.winning_move_count == 166_666_675 and a.listing_ran_out
+    assert "There are 166,666,674 other winning moves." in " ".join(a.explanation)
+    million = nimlab.analyze("kayles misere", [10**6], budget=Budget(positions=20_000))
+    assert million.winning_move_count == 166_675
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rule=rules(),
+    n0=st.integers(0, 6),
+    p=st.integers(1, 5),
+    early=st.lists(st.integers(0, 3), min_size=7, max_size=7),
+    winning=st.sets(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30),
+    extra=st.integers(0, 30),
+)
+def test_count_heap_wins_by_class_is_the_count_of_every_option(
+    rule: TakeAndBreak, n0: int, p: int, early: list[int], winning: set[tuple[int, int]], extra: int
+) -> None:
+    """Any test of the parts' values, values periodic from n0 on: the count by class equals
+    the count over every option (the period ignored)."""
+    top = rule.max_take if rule.max_take is not None else 0
+
+    def value(h: int) -> int:
+        return early[h] if h < n0 else 4 + (h - n0) % p
+
+    def wins(parts: tuple[int, ...]) -> bool:
+        values = [value(h) for h in parts] + [9, 9]
+        return (values[0], values[1]) in winning
+
+    heap = 2 * (n0 + p) + 2 + top + extra
+    fast = engine_module.count_heap_wins(rule, heap, wins, (n0, p), Budget())
+    assert fast == engine_module.count_heap_wins(rule, heap, wins, None, Budget())

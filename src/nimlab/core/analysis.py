@@ -308,8 +308,9 @@ def winning_move_values(
 ) -> tuple[list[MoveValue], int | None]:
     """Every distinct winning move (one per pile or placement and resulting position), from
     the engine's formulas without valuing the other moves (O(piles) for Nim), and how many
-    there are (``None`` when they could not all be worked out within ``budget``, or, for
-    theories other than Nim's, when there are more than can be listed).
+    there are: when there are more than can be listed, the theory counts them without listing
+    them where the heaps' values are periodic (``None`` when it cannot, or they could not be
+    worked out within ``budget``).
 
     Each listed move carries its whole result position, so moves are listed in board order
     while their results hold at most ``max_cells`` heaps in all (at least one move); the count
@@ -351,7 +352,14 @@ def _winning_move_values(
     sizes = _run_sizes(board)
     total: int | None = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
     if not complete:
-        total = None  # there may be more than were found
+        # there may be more than were found: the theory may count them without listing them
+        counts = engine.count_winning_moves(c, budget=listing)
+        total = None
+        if counts is not None:
+            total = sum(
+                sizes.get(h, 0) * (single + (2 if rows else 1) * pairs)
+                for h, single, pairs in counts
+            )
     searchable = engine.remoteness_within_reach(c)
     listed: list[tuple[Move, Board, int | None]] = []
     remoteness_of: dict[Canon, int | None] = {}
@@ -438,8 +446,9 @@ class Analysis:
     position in misère play of an octal game without extra end positions, when within reach."""
     winning_move_count: int | None = None
     """When only winning moves are listed: how many distinct winning moves there are in all;
-    fewer are listed only when their results would exceed the cell limit. ``None``: not proven,
-    or (theories other than Nim's) more than can be listed, not all worked out."""
+    fewer are listed when their results would exceed the cell limit, or the budget ran out
+    first. ``None``: not proven, or (theories other than Nim's) more than were listed and the
+    theory could not count them (a huge heap with no proven period)."""
     shortfall: Shortfall | None = None
     """When not proven: which step ran out of which budget."""
     listing_ran_out: bool = False

@@ -42,7 +42,7 @@ import importlib
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import reduce
 from itertools import islice
@@ -67,8 +67,10 @@ __all__ = [
     "Engine",
     "EngineKey",
     "Evaluation",
+    "HeapWins",
     "Strategy",
     "apply_move",
+    "count_heap_wins",
     "engine_for",
     "engine_key",
     "engine_of",
@@ -77,6 +79,11 @@ __all__ = [
 
 CanonMove = tuple[int, int, tuple[int, ...]]
 """``(heap, take, parts)``: a move on a canonical position."""
+
+HeapWins = tuple[int, int, int]
+"""``(heap, single, pairs)``: the winning moves of one heap (of each heap of that size) that
+leave at most one heap or two equal heaps (``single``), and those that leave two unequal heaps
+(``pairs``: on a row of stones each can leave the smaller part on either side)."""
 
 DENSE_LIMIT = 40_000_000
 """Largest dense retrograde table built on demand (positions)."""
@@ -209,6 +216,14 @@ class Strategy:
         this strategy offers none."""
         return None
 
+    def count_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> list[HeapWins] | None:
+        """How many winning moves each distinct heap has, without listing them (see
+        :func:`count_heap_wins`); ``None``: this strategy does not count them. Raises
+        :class:`BudgetExceeded` beyond the budget."""
+        return None
+
 
 class Terminal(Strategy):
     name = "terminal"
@@ -286,6 +301,28 @@ class GrundySum(Strategy):
             return None
         return self._wins(engine, position, total, budget)
 
+    def count_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> list[HeapWins] | None:
+        total = engine.grundy(position, budget)
+        if total is None:
+            return None
+        if total == 0:
+            return []
+        from nimlab.theory.grundy import cached_grundy_period
+
+        g = engine.heap_grundy
+        period = cached_grundy_period(engine.rule)
+        out = []
+        for heap in sorted(set(position)):
+            target = g(heap) ^ total
+
+            def wins(parts: tuple[int, ...], target: int = target) -> bool:
+                return reduce(xor, (g(p) for p in parts), 0) == target
+
+            out.append((heap, *count_heap_wins(engine.rule, heap, wins, period, budget)))
+        return out
+
     @staticmethod
     def _wins(engine: Engine, position: Canon, total: int, budget: Budget) -> Iterator[CanonMove]:
         """Every option of every distinct heap whose parts' values XOR to the heap's value
@@ -330,6 +367,30 @@ class MisereQuotientStrategy(Strategy):
         from nimlab.theory.quotient import iter_quotient_winning_moves
 
         return iter_quotient_winning_moves(q, position, budget)
+
+    def count_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> list[HeapWins] | None:
+        q = engine.quotient(position, budget)
+        if q is None:
+            return None
+        period = None
+        if q.proven and q.period is not None and q.preperiod is not None:
+            period = (q.preperiod, q.period)
+        table = q.table
+        out = []
+        for heap in sorted(set(position)):
+            rest = list(position)
+            rest.remove(heap)
+            others = q.element_of(rest)
+
+            def wins(parts: tuple[int, ...], x: int = others) -> bool:
+                for part in parts:
+                    x = table[x][q.image(part)]
+                return q.is_p(x)
+
+            out.append((heap, *count_heap_wins(engine.rule, heap, wins, period, budget)))
+        return out
 
 
 class _Compiled(Strategy):
@@ -833,6 +894,23 @@ class Engine:
             return moves, False
         return moves, True
 
+    def count_winning_moves(
+        self, position: Canon, *, budget: Budget | None = None
+    ) -> list[HeapWins] | None:
+        """How many winning moves each distinct heap of ``position`` has, from the formula that
+        answers it, without listing them: O(takes * (preperiod + period)) per huge heap with a
+        proven period, every option tried (charged to ``budget``) otherwise. ``None`` when no
+        formula counts them or the budget ran out."""
+        if budget is None:
+            budget = interactive_budget()
+        strategy = self.formula_strategy(position, budget)
+        if strategy is None:
+            return None
+        try:
+            return strategy.count_winning_moves(self, position, budget)
+        except (BudgetExceeded, ValueError, OverflowError):
+            return None
+
     def child_values(
         self, position: Canon, *, remoteness: bool = True, budget: Budget | None = None
     ) -> list[tuple[CanonMove, Evaluation]] | None:
@@ -910,6 +988,65 @@ def canonical_moves(rule: TakeAndBreak, position: Canon) -> Iterator[tuple[Canon
             for part in parts:
                 insort(child, part)
             yield (heap, take, parts), tuple(child)
+
+
+def count_heap_wins(
+    rule: TakeAndBreak,
+    heap: int,
+    wins: Callable[[tuple[int, ...]], bool],
+    period: tuple[int, int] | None,
+    budget: Budget,
+) -> tuple[int, int]:
+    """How many options ``(take, parts)`` of one heap of ``heap`` objects have ``wins(parts)``:
+    ``(those that leave at most one heap or two equal heaps, those that leave two unequal
+    heaps)``. ``wins`` must depend only on each part's value, and ``period = (n0, p)`` says
+    that the values repeat with period ``p`` from ``n0`` on. When a heap is so large that every
+    split's larger part is at least ``n0``, the splits of one take whose smaller parts are
+    congruent modulo ``p`` (and at least ``n0``) leave the same values: one of each class is
+    tried and the class counted, O(takes * (n0 + p)) for a heap of any size. Otherwise every
+    option is tried, each charged to ``budget`` (:class:`BudgetExceeded` when it runs out)."""
+    single = pairs = 0
+    if (
+        period is None
+        or rule.max_take is None
+        or heap - rule.max_take < 2 * (period[0] + period[1]) + 2
+    ):
+        for _take, parts in metered(rule.options(heap), budget):
+            if wins(parts):
+                if len(parts) == 2 and parts[0] != parts[1]:
+                    pairs += 1
+                else:
+                    single += 1
+        return single, pairs
+    n0, p = period
+    low = max(n0, 1)  # the smaller parts from here on are counted by class
+    for k in rule.takes(heap):
+        d = rule.digit(k)
+        rest = heap - k
+        if rest == 0:
+            single += wins(())
+            continue
+        if d & 2:
+            single += wins((rest,))
+        if not d & 4:
+            continue
+        budget.charge(low + p)
+        top = (rest - rule.unequal) // 2  # rest >= 2 * low: every larger part is >= n0
+        for a in range(1, low):
+            pairs += wins((a, rest - a))  # a < n0 <= rest - a: unequal
+        half = rest // 2 if rest % 2 == 0 and not rule.unequal else None
+        for r in range(p):
+            a = low + r
+            if a > top:
+                break
+            if not wins((a, rest - a)):
+                continue
+            members = (top - a) // p + 1
+            if half is not None and (half - a) % p == 0:
+                single += 1  # the split into two equal heaps is one of them
+                members -= 1
+            pairs += members
+    return single, pairs
 
 
 def _counted(position: Canon) -> Iterable[tuple[int, int]]:

@@ -77,6 +77,7 @@ __all__ = [
     "Method",
     "Proof",
     "arithmetic_period",
+    "cached_grundy_period",
     "cached_grundy_value",
     "grundy_period",
     "grundy_sequence",
@@ -656,6 +657,17 @@ def cached_grundy_value(rule: TakeAndBreak, n: int) -> int | None:
     if seq is not None and (n < len(seq.values) or seq.proven):
         return seq.value(n)
     return None
+
+
+def cached_grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
+    """``(preperiod, period)`` when :func:`grundy_value` has proven it already, else ``None``:
+    nothing is computed (unlike :func:`grundy_period`). O(1)."""
+    if rule.is_nim:
+        return None
+    seq = _cache_get(rule)
+    if seq is None or not seq.proven or seq.period is None or seq.preperiod is None:
+        return None
+    return seq.preperiod, seq.period
 
 
 def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
