@@ -60,6 +60,11 @@ LISTING_SEARCH_SHARE = 0.5
 """The share of the listing's budget that the search for winning moves may take (the rest
 lists them: every move listed is work too)."""
 
+COUNT_SHARE = 0.25
+"""The share of what is left of the listing's budget that counting the winning moves not found
+may take (cheap for huge heaps with periodic values; where every option must be tried it may
+run out, and the moves found are listed with what remains)."""
+
 MODELS = ("paranoid", "li")
 """Models of play for more than two players (see :func:`analyze`)."""
 
@@ -353,7 +358,7 @@ def _winning_move_values(
     total: int | None = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
     if not complete:
         # there may be more than were found: the theory may count them without listing them
-        counts = engine.count_winning_moves(c, budget=listing)
+        counts = engine.count_winning_moves(c, budget=listing.portion(COUNT_SHARE))
         total = None
         if counts is not None:
             total = sum(
