@@ -341,7 +341,7 @@ def _winning_move_values(
     c = position if position is not None else board.canonical
     room = max(1, max_cells // (len(board.heaps) + 1))
     # Nim's formula names every winning move in O(piles); other theories try options heap by
-    # heap, so they are asked for as many as can be listed (and counted only if that is all)
+    # heap, so they are asked for as many as can be listed (the rest they count, if they can)
     formula = engine.formula_strategy(c, budget)
     every = formula is not None and formula.name == "nim-formula"
     # finding and listing them may take a share of what is left (the rest shows them), and the
