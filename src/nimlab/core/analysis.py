@@ -18,7 +18,7 @@ from nimlab.core.errors import PlayerError
 from nimlab.core.position import Board, Move, Piles, Rows
 from nimlab.core.rules import move_words
 from nimlab.core.ruleset import Ruleset, as_ruleset
-from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall
+from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, metered
 from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical, is_terminal
@@ -50,6 +50,20 @@ DEFAULT_MAX_MOVES = 1000
 
 RESULT_CELLS = 2_000_000
 """Most heaps listed in the results of an incomplete move list (bounds huge answers)."""
+
+LISTING_SHARE = 0.5
+"""The share of a question's budget left that finding and listing its winning moves may take,
+when there are too many moves to value one by one (the rest is kept for showing them: the
+output grows with the list)."""
+
+LISTING_SEARCH_SHARE = 0.5
+"""The share of the listing's budget that the search for winning moves may take (the rest
+lists them: every move listed is work too)."""
+
+COUNT_SHARE = 0.25
+"""The share of what is left of the listing's budget that counting the winning moves not found
+may take (cheap for huge heaps with periodic values; where every option must be tried it may
+run out, and the moves found are listed with what remains)."""
 
 MODELS = ("paranoid", "li")
 """Models of play for more than two players (see :func:`analyze`)."""
@@ -304,46 +318,76 @@ def winning_move_values(
 ) -> tuple[list[MoveValue], int | None]:
     """Every distinct winning move (one per pile or placement and resulting position), from
     the engine's formulas without valuing the other moves (O(piles) for Nim), and how many
-    there are (``None`` when they could not be proven within ``budget``, or, for theories
-    other than Nim's, when there are more than can be listed: they are not all worked out).
+    there are: when there are more than can be listed, the theory counts them without listing
+    them where the heaps' values are periodic (``None`` when it cannot, or they could not be
+    worked out within ``budget``).
 
     Each listed move carries its whole result position, so moves are listed in board order
     while their results hold at most ``max_cells`` heaps in all (at least one move); the count
-    always covers every winning move, listed or not (a caller shows the difference).
-    For games that split huge heaps with a proven Grundy period the engine offers a
-    representative set of splits.
+    always covers every winning move, listed or not (a caller shows the difference). Finding
+    and listing them is work charged to ``budget`` (every option tried, every move listed): a
+    row of 10^9 stones lists the winning moves found before the budget runs out, each proven.
     """
+    values, total, _ = _winning_move_values(ruleset, board, budget, position, max_cells)
+    return values, total
+
+
+def _winning_move_values(
+    ruleset: Ruleset,
+    board: Board,
+    budget: Budget | None,
+    position: Canon | None,
+    max_cells: int,
+) -> tuple[list[MoveValue], int | None, bool]:
+    """:func:`winning_move_values`, and whether the budget ran out before every winning move
+    that fits ``max_cells`` was found and listed."""
     engine = ruleset.engine
     budget = budget if budget is not None else interactive_budget()
     c = position if position is not None else board.canonical
     room = max(1, max_cells // (len(board.heaps) + 1))
     # Nim's formula names every winning move in O(piles); other theories try options heap by
-    # heap, so they are asked for as many as can be listed (and counted only if that is all)
-    formula = engine.formula_strategy(c)
+    # heap, so they are asked for as many as can be listed (the rest they count, if they can)
+    formula = engine.formula_strategy(c, budget)
     every = formula is not None and formula.name == "nim-formula"
-    wins = engine.winning_moves(c, limit=None if every else room, budget=budget)
-    if wins is None:
-        return [], None
+    # finding and listing them may take a share of what is left (the rest shows them), and the
+    # search a share of that, so that what it finds can be listed
+    listing = budget.portion(LISTING_SHARE)
+    search = listing.portion(LISTING_SEARCH_SHARE)
+    found = engine.winning_moves_found(c, limit=None if every else room, budget=search)
+    if found is None:
+        return [], None, False
+    wins, complete = found
+    ran_out = not complete and len(wins) < room
     rows = isinstance(board, Rows)
     sizes = _run_sizes(board)
     total: int | None = sum(sizes.get(m[0], 0) * _placements(m, rows) for m in wins)
-    if not every and len(wins) >= room:
-        total = None  # there may be more than were asked for
+    if not complete:
+        # there may be more than were found: the theory may count them without listing them
+        counts = engine.count_winning_moves(c, budget=listing.portion(COUNT_SHARE))
+        total = None
+        if counts is not None:
+            total = sum(
+                sizes.get(h, 0) * (single + (2 if rows else 1) * pairs)
+                for h, single, pairs in counts
+            )
     searchable = engine.remoteness_within_reach(c)
     listed: list[tuple[Move, Board, int | None]] = []
     remoteness_of: dict[Canon, int | None] = {}
-    for move, cmove in board_moves(board, wins):
-        if len(listed) >= room:
-            break
-        child = apply_move(c, cmove)
-        if child not in remoteness_of:
-            known = searchable or is_terminal(ruleset.rule, child, ruleset.end_positions)
-            remoteness_of[child] = (
-                engine.evaluate(child, budget=budget).remoteness if known else None
-            )
-        listed.append((move, board.play(ruleset.rule, move), remoteness_of[child]))
+    try:
+        for move, cmove in metered(board_moves(board, wins), listing):
+            if len(listed) >= room:
+                break
+            child = apply_move(c, cmove)
+            if child not in remoteness_of:
+                known = searchable or is_terminal(ruleset.rule, child, ruleset.end_positions)
+                remoteness_of[child] = (
+                    engine.evaluate(child, budget=listing).remoteness if known else None
+                )
+            listed.append((move, board.play(ruleset.rule, move), remoteness_of[child]))
+    except BudgetExceeded:
+        ran_out = True  # what is listed is proven, and the count (if any) covers every move
     values = [MoveValue(move, display_heaps(after), Outcome.P, rem) for move, after, rem in listed]
-    return values, total
+    return values, total, ran_out
 
 
 def paranoid_move_values(
@@ -412,10 +456,14 @@ class Analysis:
     position in misère play of an octal game without extra end positions, when within reach."""
     winning_move_count: int | None = None
     """When only winning moves are listed: how many distinct winning moves there are in all;
-    fewer are listed only when their results would exceed the cell limit. ``None``: not proven,
-    or (theories other than Nim's) more than can be listed, not all worked out."""
+    fewer are listed when their results would exceed the cell limit, or the budget ran out
+    first. ``None``: not proven, or (theories other than Nim's) more than were listed and the
+    theory could not count them (a huge heap with no proven period)."""
     shortfall: Shortfall | None = None
     """When not proven: which step ran out of which budget."""
+    listing_ran_out: bool = False
+    """When only winning moves are listed: the budget ran out before all of them that fit the
+    result limit were found and listed (those listed are proven)."""
 
     @property
     def proven(self) -> bool:
@@ -451,6 +499,12 @@ class Analysis:
         listed = len(self.winning_moves)
         if total is None and not listed:
             return text + " (the winning moves could not be proven within the budget)."
+        if self.listing_ran_out and (total is None or listed < total):
+            of = "" if total is None else f" of {total:,}"
+            return (
+                text + f": the first {listed:,}{of} found within the budget (a larger budget, "
+                "analyze --seconds N, lists more)."
+            )
         if total is not None and listed >= total:
             return text + f" (all {total:,})."
         if total is None and isinstance(self.board, Piles) and not self.ruleset.end_positions:
@@ -547,16 +601,15 @@ def analyze(
     # the remoteness never depends on how many moves are listed: a search adds it wherever
     # one is within reach (the engine bounds its cost when a formula gave the outcome)
     ev = engine.evaluate(c, remoteness=True, budget=budget)
-    grundy = engine.grundy(c) if not ruleset.misere and not ruleset.end_positions else None
+    grundy = engine.grundy(c, budget) if not ruleset.misere and not ruleset.end_positions else None
     moves: list[MoveValue] = []
     complete = True
     winning_count: int | None = None
+    ran_out = False
     if terminal:
         pass
     elif max_moves is not None and count > max_moves:
-        moves, winning_count = winning_move_values(
-            ruleset, board, budget=budget, position=c, max_cells=max_cells
-        )
+        moves, winning_count, ran_out = _winning_move_values(ruleset, board, budget, c, max_cells)
         complete = False
     else:
         moves, complete = move_values(
@@ -574,6 +627,7 @@ def analyze(
         move_count=count,
         terminal=terminal,
         winning_move_count=winning_count,
+        listing_ran_out=ran_out,
         quotient=(
             None if terminal or ev.outcome is None else misere_quotient_of(ruleset, c, budget)
         ),
@@ -911,7 +965,12 @@ def _winning_sentence(a: Analysis, why: str) -> str:
     )
     if why:
         text += " " + why
-    if others > 0:
+    if a.winning_move_count is None and not a.moves_complete:
+        text += (
+            f" It is one of at least {count_text(others + 1, 'winning move')} (not all of them "
+            "were worked out)."
+        )
+    elif others > 0:
         text += (
             f" There {'is' if others == 1 else 'are'} {count_text(others, 'other winning move')}."
         )

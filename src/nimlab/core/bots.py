@@ -150,11 +150,8 @@ def classic_choice(ruleset: Ruleset, board: Board, rng: random.Random) -> Choice
     ignores = " (which ignores the extra end positions)" if ruleset.end_positions else ""
     if strategy is None or not strategy.formula:
         return _random_choice(ruleset, board, rng, "a random move (no textbook formula here)")
-    budget = interactive_budget()
-    try:
-        wins = strategy.winning_moves(engine, c, 64, budget)
-    except BudgetExceeded:
-        wins = None
+    # the winning moves found within the budget (each proven), even when it ran out before 64
+    wins = engine.winning_moves(c, limit=64, budget=interactive_budget())
     if wins:
         move = board_move(board, rng.choice(wins))
         return Choice(move, _THEORY_NAMES.get(strategy.name, "the textbook move") + ignores)

@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 __all__ = [
     "CHECK_EVERY",
@@ -45,6 +46,7 @@ __all__ = [
     "Shortfall",
     "budget_scope",
     "current_scope",
+    "metered",
     "not_counted",
     "uncounted_seconds",
 ]
@@ -219,6 +221,25 @@ class Budget:
             child._next_check = 1  # spent already: the first charge says so
         return child
 
+    def portion(self, fraction: float) -> Budget:
+        """A budget for one part of this question's work: ``fraction`` of the time and of the
+        positions left (no limit where this budget has none), charged to this budget too, and
+        cancelled with it (see :meth:`derive`). O(1).
+
+        >>> outer = Budget(positions=100)
+        >>> outer.charge(20); outer.portion(0.5).positions
+        40
+        """
+        left = self.remaining_seconds()
+        return self.derive(
+            seconds=None if left is None else left * fraction,
+            positions=(
+                None
+                if self.positions is None
+                else int(max(0, self.positions - self.spent) * fraction)
+            ),
+        )
+
     def share(self, fraction: float) -> Budget:
         """A budget for one step of this question (a misère quotient, a table): ``fraction`` of
         the time left (no deadline when this budget has none), the same memory limit, and no
@@ -263,6 +284,40 @@ class Budget:
     def allows(self, positions: int) -> bool:
         """Whether ``positions`` more stored positions fit the position limit."""
         return self.positions is None or self.spent + positions <= self.positions
+
+
+T = TypeVar("T")
+
+METER_STEP = 256
+"""Items :func:`metered` charges at once (before handing them out: none past a position limit)."""
+
+
+def metered(items: Iterable[T], budget: Budget | None, step: int = METER_STEP) -> Iterator[T]:
+    """``items``, one unit of work charged to ``budget`` for each, before it is handed out (in
+    blocks of ``step``, the clock and the cancel flag read once a block): the iteration stops
+    with :class:`BudgetExceeded` once the budget is spent, so work over a huge range (every
+    option of a heap of 10^9) stays within it. No budget: ``items`` unchanged. Amortised O(1)
+    per item.
+
+    >>> list(metered(range(3), Budget(positions=10), step=2))
+    [0, 1, 2]
+    >>> try:
+    ...     list(metered(range(10**9), Budget(positions=10), step=2))
+    ... except BudgetExceeded as e:
+    ...     print(e.reason)
+    positions
+    """
+    if budget is None:
+        yield from items
+        return
+    left = 0
+    for item in items:
+        if not left:
+            budget.charge(step)
+            budget.check()  # an item may be far more work than storing a position
+            left = step
+        left -= 1
+        yield item
 
 
 _SCOPE: ContextVar[Budget | None] = ContextVar("nimlab_budget_scope", default=None)

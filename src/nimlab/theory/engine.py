@@ -42,14 +42,15 @@ import importlib
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import reduce
+from itertools import islice
 from operator import xor
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from nimlab.theory import kernels
-from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, current_scope
+from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, current_scope, metered
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, is_terminal
@@ -67,8 +68,10 @@ __all__ = [
     "Engine",
     "EngineKey",
     "Evaluation",
+    "HeapWins",
     "Strategy",
     "apply_move",
+    "count_heap_wins",
     "engine_for",
     "engine_key",
     "engine_of",
@@ -77,6 +80,11 @@ __all__ = [
 
 CanonMove = tuple[int, int, tuple[int, ...]]
 """``(heap, take, parts)``: a move on a canonical position."""
+
+HeapWins = tuple[int, int, int]
+"""``(heap, single, pairs)``: the winning moves of one heap (of each heap of that size) that
+leave at most one heap or two equal heaps (``single``), and those that leave two unequal heaps
+(``pairs``: on a row of stones each can leave the smaller part on either side)."""
 
 DENSE_LIMIT = 40_000_000
 """Largest dense retrograde table built on demand (positions)."""
@@ -118,9 +126,6 @@ infinite: :class:`~nimlab.theory.quotient.QuotientError`, whatever the budget)."
 _PLAIN_GRUNDY = 64
 """Heaps below this size get their Grundy values from the plain mex in pure Python (about a
 millisecond for all of them) instead of the compiled kernels."""
-
-_SMALL_HEAP = 4096
-"""Heaps up to this size have their options listed one by one; larger ones need a period."""
 
 
 def interactive_budget() -> Budget:
@@ -200,7 +205,28 @@ class Strategy:
     def winning_moves(
         self, engine: Engine, position: Canon, limit: int | None, budget: Budget
     ) -> list[CanonMove] | None:
-        """Winning moves straight from the theory (``None``: this strategy offers none)."""
+        """Winning moves straight from the theory (``None``: this strategy offers none): at
+        most ``limit`` of :meth:`iter_winning_moves`; raises :class:`BudgetExceeded` when the
+        budget runs out before they are found."""
+        found = self.iter_winning_moves(engine, position, budget)
+        if found is None:
+            return None
+        return list(found if limit is None else islice(found, max(0, limit)))
+
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        """The winning moves straight from the theory, lazily, each option tried charged to
+        ``budget`` (the iteration raises :class:`BudgetExceeded` when it runs out); ``None``:
+        this strategy offers none."""
+        return None
+
+    def count_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> list[HeapWins] | None:
+        """How many winning moves each distinct heap has, without listing them (see
+        :func:`count_heap_wins`); ``None``: this strategy does not count them. Raises
+        :class:`BudgetExceeded` beyond the budget."""
         return None
 
 
@@ -214,10 +240,10 @@ class Terminal(Strategy):
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
         return Evaluation(Outcome.of(engine.misere), 0, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
-        return []
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        return iter(())
 
 
 class NimFormula(Strategy):
@@ -251,6 +277,11 @@ class NimFormula(Strategy):
                     break
         return moves
 
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        return iter(self.winning_moves(engine, position, None, budget) or ())
+
 
 class GrundySum(Strategy):
     name = "grundy"
@@ -260,29 +291,53 @@ class GrundySum(Strategy):
     def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
         if engine.misere or engine.end_positions or engine.rule.is_nim:
             return False
-        return engine.grundy(position) is not None
+        return engine.grundy(position, budget) is not None
 
     def value(self, engine: Engine, position: Canon, budget: Budget) -> Evaluation:
-        g = engine.grundy(position)
+        g = engine.grundy(position, budget)
         assert g is not None
         return Evaluation(Outcome.of(g != 0), None, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
-        total = engine.grundy(position)
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        total = engine.grundy(position, budget)
         if total is None:
             return None
-        moves: list[CanonMove] = []
+        return self._wins(engine, position, total, budget)
+
+    def count_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> list[HeapWins] | None:
+        total = engine.grundy(position, budget)
+        if total is None:
+            return None
         if total == 0:
-            return moves
+            return []
+        from nimlab.theory.grundy import cached_grundy_period
+
+        g = engine.heap_grundy
+        period = cached_grundy_period(engine.rule)
+        out = []
+        for heap in sorted(set(position)):
+            target = g(heap) ^ total
+
+            def wins(parts: tuple[int, ...], target: int = target) -> bool:
+                return reduce(xor, (g(p) for p in parts), 0) == target
+
+            out.append((heap, *count_heap_wins(engine.rule, heap, wins, period, budget)))
+        return out
+
+    @staticmethod
+    def _wins(engine: Engine, position: Canon, total: int, budget: Budget) -> Iterator[CanonMove]:
+        """Every option of every distinct heap whose parts' values XOR to the heap's value
+        XOR ``total``, in order; each option tried is charged to ``budget``."""
+        if total == 0:
+            return
         g = engine.heap_grundy
         for heap in sorted(set(position)):
             for take, parts in engine.options_of_value(heap, g(heap) ^ total, budget):
-                moves.append((heap, take, parts))
-                if limit is not None and len(moves) >= limit:
-                    return moves
-        return moves
+                yield heap, take, parts
 
 
 class TameMisere(Strategy):
@@ -301,12 +356,16 @@ class TameMisere(Strategy):
 
         return Evaluation(lasker_misere_outcome(position), None, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
-        """The moves to a P-position of the tame rule: to XOR 0 while a heap of 2 or more
-        stays, or to heaps of 0 and 1 only, an odd number of 1s. O(options of value) per
-        distinct heap."""
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
+        return self._wins(engine, position, budget)
+
+    @staticmethod
+    def _wins(engine: Engine, position: Canon, budget: Budget) -> Iterator[CanonMove]:
+        """The moves to a P-position of the tame rule, in order of the heaps: to XOR 0 while a
+        heap of 2 or more stays, or to heaps of 0 and 1 only, an odd number of 1s. O(options of
+        one value) per distinct heap."""
         g = engine.heap_grundy
         total = 0
         for heap, count in _counted(position):
@@ -314,23 +373,21 @@ class TameMisere(Strategy):
                 total ^= g(heap)
         big = sum(1 for h in position if h >= 2)
         ones = sum(1 for h in position if h == 1)
-        moves: list[CanonMove] = []
         if big == 0:
-            return [(1, 1, ())] if ones and ones % 2 == 0 else []
+            if ones and ones % 2 == 0:
+                yield 1, 1, ()
+            return
         for heap in sorted(set(position)):
             others_big = big - (heap >= 2)
             for take, parts in engine.options_of_value(heap, g(heap) ^ total, budget):
                 if others_big + sum(1 for p in parts if p >= 2):
-                    moves.append((heap, take, parts))
+                    yield heap, take, parts
             if others_big == 0:  # this heap is the only one of 2 or more
                 others_ones = ones - (heap == 1)
                 for parts in ((), (1,), (1, 1)):
                     take = heap - sum(parts)
                     if (others_ones + len(parts)) % 2 and _leaves(engine.rule, heap, take, parts):
-                        moves.append((heap, take, parts))
-            if limit is not None and len(moves) >= limit:
-                return moves[:limit]
-        return moves
+                        yield heap, take, parts
 
 
 def _leaves(rule: TakeAndBreak, heap: int, take: int, parts: tuple[int, ...]) -> bool:
@@ -365,15 +422,39 @@ class MisereQuotientStrategy(Strategy):
         assert q is not None
         return Evaluation(q.outcome(position), None, self.name)
 
-    def winning_moves(
-        self, engine: Engine, position: Canon, limit: int | None, budget: Budget
-    ) -> list[CanonMove] | None:
+    def iter_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> Iterator[CanonMove] | None:
         q = engine.quotient(position, budget)
         if q is None:
             return None
-        from nimlab.theory.quotient import quotient_winning_moves
+        from nimlab.theory.quotient import iter_quotient_winning_moves
 
-        return list(quotient_winning_moves(q, position, limit))
+        return iter_quotient_winning_moves(q, position, budget)
+
+    def count_winning_moves(
+        self, engine: Engine, position: Canon, budget: Budget
+    ) -> list[HeapWins] | None:
+        q = engine.quotient(position, budget)
+        if q is None:
+            return None
+        period = None
+        if q.proven and q.period is not None and q.preperiod is not None:
+            period = (q.preperiod, q.period)
+        table = q.table
+        out = []
+        for heap in sorted(set(position)):
+            rest = list(position)
+            rest.remove(heap)
+            others = q.element_of(rest)
+
+            def wins(parts: tuple[int, ...], x: int = others) -> bool:
+                for part in parts:
+                    x = table[x][q.image(part)]
+                return q.is_p(x)
+
+            out.append((heap, *count_heap_wins(engine.rule, heap, wins, period, budget)))
+        return out
 
 
 class _Compiled(Strategy):
@@ -451,6 +532,7 @@ class Search(Strategy):
 
 
 _STEPS = {
+    GrundySum.name: "the Grundy values",
     MisereQuotientStrategy.name: "the misère quotient",
     DenseTable.name: "the retrograde table",
     SplitSearch.name: "the exact search",
@@ -525,8 +607,10 @@ class Engine:
             or self.rule in TAME_RULES
         )
 
-    def heap_grundy(self, heap: int) -> int:
-        """The Grundy value of one heap (raises :class:`ValueError` when out of reach)."""
+    def heap_grundy(self, heap: int, budget: Budget | None = None) -> int:
+        """The Grundy value of one heap (raises :class:`ValueError` when out of reach). Values
+        not computed yet are computed within ``budget`` when one is given
+        (:class:`BudgetExceeded` when it runs out; the next question goes on from there)."""
         if self.rule.is_nim:
             return heap
         if self.rule == LASKERS_NIM:
@@ -538,24 +622,40 @@ class Engine:
         kernels.ensure("grundy")  # outside the budget
         from nimlab.theory.grundy import grundy_value
 
-        return grundy_value(self.rule, heap)
+        return grundy_value(self.rule, heap, budget)
 
-    def grundy(self, position: Canon) -> int | None:
+    def grundy(self, position: Canon, budget: Budget | None = None) -> int | None:
         """The Grundy value of the position, or ``None`` where it is not defined (misère play,
-        extra end positions) or out of reach (a heap too large with no proven period).
-        O(distinct heaps) once the heaps' values are known."""
+        extra end positions) or out of reach (a heap too large with no proven period, or the
+        heaps' values not computed within ``budget``, the question's, default
+        :func:`interactive_budget`: that is then remembered for the question, see
+        :attr:`Budget.failed`). O(distinct heaps) once the heaps' values are known."""
         if self.misere or self.end_positions:
             return None
         if self.rule.is_nim:
             from nimlab.theory.nim import nim_sum
 
             return nim_sum(position)
+        if budget is None:
+            budget = interactive_budget()
+        failed_key = ("grundy", self.rule)
         try:
             total = 0
             for heap, count in _counted(position):
                 if count % 2:
-                    total ^= self.heap_grundy(heap)
+                    if failed_key in budget.failed:  # ran out once: only cached values answer
+                        from nimlab.theory.grundy import cached_grundy_value
+
+                        value = cached_grundy_value(self.rule, heap)
+                        if value is None:
+                            return None
+                        total ^= value
+                    else:
+                        total ^= self.heap_grundy(heap, budget)
             return total
+        except BudgetExceeded as e:
+            budget.failed[failed_key] = e.reason
+            return None
         except (ValueError, OverflowError):
             return None
 
@@ -633,34 +733,12 @@ class Engine:
         )
 
     def heap_options(self, heap: int, budget: Budget) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """The options of one heap as ``(take, parts)``: all of them for small heaps; for a
-        large heap of a game with a proven Grundy period ``p`` and preperiod ``n0``, a
-        representative set — splits ``(a, b)`` with ``a < n0 + p`` stand for all others, as
-        shifting ``a`` down by ``p`` keeps both Grundy values."""
-        if heap <= _SMALL_HEAP or self.rule.is_nim:
-            yield from self.rule.options(heap)
-            return
-        kernels.ensure("grundy")
-        from nimlab.theory.grundy import grundy_period
-
-        period = grundy_period(self.rule)
-        if period is None or self.rule.max_take is None:
-            raise BudgetExceeded(None, "positions")
-        n0, p = period
-        for k in range(0, self.rule.max_take + 1):
-            d = self.rule.digit(k)
-            rest = heap - k
-            if not d or rest < 0:
-                continue
-            if rest == 0:
-                if d & 1:
-                    yield k, ()
-                continue
-            if d & 2 and k:
-                yield k, (rest,)
-            if d & 4:
-                for a in range(1, min(n0 + p, rest // 2) + 1):
-                    yield k, (a, rest - a)
+        """Every option of one heap as ``(take, parts)``, in
+        :meth:`~nimlab.theory.octal.TakeAndBreak.options_listed` order (huge heaps: the moves
+        near a row's ends first), lazily: each is charged to ``budget`` before it is handed
+        out (a heap of 10^9 objects has about 10^9 options; the iteration stops with
+        :class:`BudgetExceeded` when the budget is spent). O(1) per option."""
+        return metered(self.rule.options_listed(heap), budget)
 
     def dense_cost(self, position: Canon) -> float:
         """Positions of the dense table that covers ``position`` (``inf`` when far too many).
@@ -837,6 +915,10 @@ class Engine:
         if known is None and quotient_ran_out and not (shortfall and shortfall.more_time_helps):
             # the quotient would have answered with more time: that is what to say
             shortfall = Shortfall(_STEPS[MisereQuotientStrategy.name], "time")
+        grundy_ran_out = budget.failed.get(("grundy", self.rule))
+        more_time = shortfall is not None and shortfall.more_time_helps
+        if known is None and isinstance(grundy_ran_out, str) and not more_time:
+            shortfall = Shortfall(_STEPS[GrundySum.name], grundy_ran_out)  # (as for the quotient)
         if known is not None:
             return known if shortfall is None else replace(known, shortfall=shortfall)
         return NOT_PROVEN if shortfall is None else replace(NOT_PROVEN, shortfall=shortfall)
@@ -869,39 +951,83 @@ class Engine:
     def winning_moves(
         self, position: Canon, *, limit: int | None = None, budget: Budget | None = None
     ) -> list[CanonMove] | None:
-        """Winning moves from ``position`` as canonical moves, from a formula when one applies
-        (O(n) for Nim whatever the heap sizes), else by evaluating every child. ``None`` when
-        they could not be proven within the budget."""
+        """Winning moves from ``position`` as canonical moves (at most ``limit``), from a
+        formula when one applies (O(n) for Nim whatever the heap sizes), else by evaluating
+        every child; see :meth:`winning_moves_found`. When the budget runs out after some were
+        found, those (each proven) are the answer; ``None`` when none could be proven within
+        the budget."""
+        found = self.winning_moves_found(position, limit=limit, budget=budget)
+        if found is None:
+            return None
+        moves, complete = found
+        return moves if complete or moves else None
+
+    def winning_moves_found(
+        self, position: Canon, *, limit: int | None = None, budget: Budget | None = None
+    ) -> tuple[list[CanonMove], bool] | None:
+        """The winning moves from ``position`` found within ``budget`` (at most ``limit``),
+        and whether they are all of them (``False``: ``limit`` were found and there may be
+        more, or the budget ran out first; each move listed is proven). A formula names them
+        lazily, every option it tries charged to the budget (a heap of 10^9 objects costs what
+        the budget allows); without one every child is evaluated, one unit of work each.
+        ``None`` when the outcome of some child could not be proven."""
         if budget is None:
             budget = interactive_budget()
         strategy = self.formula_strategy(position, budget)
-        if strategy is not None:
-            try:
-                moves = strategy.winning_moves(self, position, limit, budget)
-            except BudgetExceeded:
-                moves = None
-            if moves is not None:
-                return moves
-        values = self.child_values(position, budget=budget)
-        if values is None:
+        found = None if strategy is None else strategy.iter_winning_moves(self, position, budget)
+        if found is None:
+            values = self.child_values(position, budget=budget)
+            if values is None:
+                return None
+            found = iter([m for m, ev in values if ev.outcome is Outcome.P])
+        moves: list[CanonMove] = []
+        if limit is not None and limit <= 0:
+            return moves, False
+        try:
+            for move in found:
+                moves.append(move)
+                if limit is not None and len(moves) >= limit:
+                    return moves, False
+        except (BudgetExceeded, ValueError, OverflowError):
+            return moves, False
+        return moves, True
+
+    def count_winning_moves(
+        self, position: Canon, *, budget: Budget | None = None
+    ) -> list[HeapWins] | None:
+        """How many winning moves each distinct heap of ``position`` has, from the formula that
+        answers it, without listing them: O(takes * (preperiod + period)) per huge heap with a
+        proven period, every option tried (charged to ``budget``) otherwise. ``None`` when no
+        formula counts them or the budget ran out."""
+        if budget is None:
+            budget = interactive_budget()
+        strategy = self.formula_strategy(position, budget)
+        if strategy is None:
             return None
-        wins = [m for m, ev in values if ev.outcome is Outcome.P]
-        return wins if limit is None else wins[:limit]
+        try:
+            return strategy.count_winning_moves(self, position, budget)
+        except (BudgetExceeded, ValueError, OverflowError):
+            return None
 
     def child_values(
         self, position: Canon, *, remoteness: bool = True, budget: Budget | None = None
     ) -> list[tuple[CanonMove, Evaluation]] | None:
         """Every distinct move of ``position`` with the value of the position it leaves, or
-        ``None`` when some child could not be proven within the budget. Cost: the children's
+        ``None`` when some child could not be proven within the budget. Each child is one unit
+        of work charged to the budget before it is valued (a heap of 10^9 objects has about
+        10^9 children: the budget runs out, and the answer is ``None``). Cost: the children's
         evaluations (each remembered)."""
         if budget is None:
             budget = interactive_budget()
         out = []
-        for move, child in canonical_moves(self.rule, position):
-            ev = self.evaluate(child, remoteness=remoteness, budget=budget)
-            if ev.outcome is None:
-                return None
-            out.append((move, ev))
+        try:
+            for move, child in metered(canonical_moves(self.rule, position), budget):
+                ev = self.evaluate(child, remoteness=remoteness, budget=budget)
+                if ev.outcome is None:
+                    return None
+                out.append((move, ev))
+        except BudgetExceeded:
+            return None
         return out
 
     # -- more than two players ----------------------------------------------------------------
@@ -960,6 +1086,65 @@ def canonical_moves(rule: TakeAndBreak, position: Canon) -> Iterator[tuple[Canon
             for part in parts:
                 insort(child, part)
             yield (heap, take, parts), tuple(child)
+
+
+def count_heap_wins(
+    rule: TakeAndBreak,
+    heap: int,
+    wins: Callable[[tuple[int, ...]], bool],
+    period: tuple[int, int] | None,
+    budget: Budget,
+) -> tuple[int, int]:
+    """How many options ``(take, parts)`` of one heap of ``heap`` objects have ``wins(parts)``:
+    ``(those that leave at most one heap or two equal heaps, those that leave two unequal
+    heaps)``. ``wins`` must depend only on each part's value, and ``period = (n0, p)`` says
+    that the values repeat with period ``p`` from ``n0`` on. When a heap is so large that every
+    split's larger part is at least ``n0``, the splits of one take whose smaller parts are
+    congruent modulo ``p`` (and at least ``n0``) leave the same values: one of each class is
+    tried and the class counted, O(takes * (n0 + p)) for a heap of any size. Otherwise every
+    option is tried, each charged to ``budget`` (:class:`BudgetExceeded` when it runs out)."""
+    single = pairs = 0
+    if (
+        period is None
+        or rule.max_take is None
+        or heap - rule.max_take < 2 * (period[0] + period[1]) + 2
+    ):
+        for _take, parts in metered(rule.options(heap), budget):
+            if wins(parts):
+                if len(parts) == 2 and parts[0] != parts[1]:
+                    pairs += 1
+                else:
+                    single += 1
+        return single, pairs
+    n0, p = period
+    low = max(n0, 1)  # the smaller parts from here on are counted by class
+    for k in rule.takes(heap):
+        d = rule.digit(k)
+        rest = heap - k
+        if rest == 0:
+            single += wins(())
+            continue
+        if d & 2:
+            single += wins((rest,))
+        if not d & 4:
+            continue
+        budget.charge(low + p)
+        top = (rest - rule.unequal) // 2  # rest >= 2 * low: every larger part is >= n0
+        for a in range(1, low):
+            pairs += wins((a, rest - a))  # a < n0 <= rest - a: unequal
+        half = rest // 2 if rest % 2 == 0 and not rule.unequal else None
+        for r in range(p):
+            a = low + r
+            if a > top:
+                break
+            if not wins((a, rest - a)):
+                continue
+            members = (top - a) // p + 1
+            if half is not None and (half - a) % p == 0:
+                single += 1  # the split into two equal heaps is one of them
+                members -= 1
+            pairs += members
+    return single, pairs
 
 
 def _counted(position: Canon) -> Iterable[tuple[int, int]]:

@@ -64,6 +64,7 @@ import numpy.typing as npt
 
 from nimlab.theory import _grundy_kernels as _k
 from nimlab.theory import kernels
+from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.octal import TakeAndBreak
 
 __all__ = [
@@ -76,6 +77,8 @@ __all__ = [
     "Method",
     "Proof",
     "arithmetic_period",
+    "cached_grundy_period",
+    "cached_grundy_value",
     "grundy_period",
     "grundy_sequence",
     "grundy_value",
@@ -597,7 +600,7 @@ def _read_state(data: bytes) -> tuple[dict[str, Any], bytes]:
     return header, body[end + 1 :]
 
 
-def grundy_value(rule: TakeAndBreak, n: int) -> int:
+def grundy_value(rule: TakeAndBreak, n: int, budget: Budget | None = None) -> int:
     """``G(n)`` for one heap of any size ``n >= 0``.
 
     Nim: ``n`` itself. Other rules keep one :class:`GrundySequence` each in a cache (thread
@@ -610,6 +613,11 @@ def grundy_value(rule: TakeAndBreak, n: int) -> int:
     the end of its first period (all that :meth:`GrundySequence.value` needs), a sequence larger
     than the whole budget is not kept. Raises :class:`ValueError` when ``n`` is negative, or too
     large to compute and no period is proven.
+
+    With a ``budget`` the values that are not cached yet are computed within it (each value
+    computed is one unit of work, and the time is checked between chunks of about a quarter of
+    a second): when it runs out, :class:`BudgetExceeded` is raised and the run is kept, so the
+    next question goes on from where this one stopped.
     """
     n = _check_heap(n)
     if rule.is_nim:
@@ -629,7 +637,7 @@ def grundy_value(rule: TakeAndBreak, n: int) -> int:
             f"G({n}) of {rule.code}: no period is proven within {have:,} values and a heap "
             f"of {cap:,} or more is too large to compute directly"
         )
-    seq = grundy_sequence(rule, size, prove=finite)
+    seq = grundy_sequence(rule, size, prove=finite) if budget is None else _grow(rule, size, budget)
     _cache_put(rule, seq)
     if n >= len(seq.values) and not seq.proven:
         raise ValueError(
@@ -637,6 +645,29 @@ def grundy_value(rule: TakeAndBreak, n: int) -> int:
             f"a heap of {cap:,} or more is too large to compute directly"
         )
     return seq.value(n)
+
+
+def cached_grundy_value(rule: TakeAndBreak, n: int) -> int | None:
+    """``G(n)`` when :func:`grundy_value` has it already (computed, or from a proven period),
+    else ``None``: nothing is computed. O(1 + log n)."""
+    n = _check_heap(n)
+    if rule.is_nim:
+        return n
+    seq = _cache_get(rule)
+    if seq is not None and (n < len(seq.values) or seq.proven):
+        return seq.value(n)
+    return None
+
+
+def cached_grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
+    """``(preperiod, period)`` when :func:`grundy_value` has proven it already, else ``None``:
+    nothing is computed (unlike :func:`grundy_period`). O(1)."""
+    if rule.is_nim:
+        return None
+    seq = _cache_get(rule)
+    if seq is None or not seq.proven or seq.period is None or seq.preperiod is None:
+        return None
+    return seq.preperiod, seq.period
 
 
 def grundy_period(rule: TakeAndBreak) -> tuple[int, int] | None:
@@ -701,6 +732,56 @@ def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:
 
 
 # -- internals -----------------------------------------------------------------------------------
+
+_RUNS: OrderedDict[TakeAndBreak, tuple[GrundyRun, threading.Lock]] = OrderedDict()
+"""Runs of :func:`grundy_value` that a budget stopped, to go on with (at most ``_RUNS_KEPT``)."""
+_RUNS_LOCK = threading.Lock()
+_RUNS_KEPT = 4
+
+
+def _grow(rule: TakeAndBreak, size: int, budget: Budget) -> GrundySequence:
+    """:func:`grundy_sequence` of ``size`` values (``prove`` for finite codes) within
+    ``budget``: the run is kept between questions until it reaches its goal; raises
+    :class:`BudgetExceeded` (the run kept) when the budget runs out first."""
+    budget.check()
+    with _RUNS_LOCK:
+        entry = _RUNS.get(rule)
+        if entry is None or entry[0].limit < size:
+            finite = rule.max_take is not None
+            entry = _RUNS[rule] = (GrundyRun(rule, size, prove=finite), threading.Lock())
+        _RUNS.move_to_end(rule)
+        while len(_RUNS) > _RUNS_KEPT:
+            _RUNS.popitem(last=False)
+    run, lock = entry
+    wait = budget.remaining_seconds()
+    if not lock.acquire(timeout=-1 if wait is None else wait):  # another question computes it
+        raise BudgetExceeded(budget.seconds, "time")
+    ran_out: list[BudgetExceeded] = []
+    counted = run.computed
+
+    def stop() -> bool:
+        nonlocal counted
+        done = run.computed
+        try:
+            budget.charge(max(0, done - counted))
+            counted = done
+            budget.check()
+        except BudgetExceeded as e:
+            ran_out.append(e)
+            return True
+        return False
+
+    try:
+        seq = run.run(stop=stop)
+    finally:
+        lock.release()
+    if seq.stopped is not None:
+        raise ran_out[0] if ran_out else BudgetExceeded(budget.seconds, "time")
+    with _RUNS_LOCK:
+        if _RUNS.get(rule) is entry:
+            del _RUNS[rule]
+    return seq
+
 
 _CACHE: OrderedDict[TakeAndBreak, GrundySequence] = OrderedDict()
 """The sequences :func:`grundy_value` computed, least recently used first (bounded: at most

@@ -28,10 +28,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-__all__ = ["OctalCodeError", "TakeAndBreak"]
+__all__ = ["BY_PART_FROM", "OctalCodeError", "TakeAndBreak"]
 
 _OCTAL_RE = re.compile(r"^\s*(\d?)\.([0-7]+)\s*$")
 _MAX_DIGITS = 4096
+
+BY_PART_FROM = 4096
+"""Heaps above this size have their winning moves looked for in
+:meth:`TakeAndBreak.options_by_part` order (smaller ones: :meth:`TakeAndBreak.options`)."""
 
 
 class OctalCodeError(ValueError):
@@ -245,6 +249,42 @@ class TakeAndBreak:
                 v += 1
             g.append(v)
         return g
+
+    def options_listed(self, n: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The options of a heap of ``n`` in the order winning moves are looked for and listed:
+        :meth:`options` up to :data:`BY_PART_FROM` objects, :meth:`options_by_part` beyond (so
+        a lazy search over a huge heap meets every kind of move early). O(1) per option."""
+        return self.options(n) if n <= BY_PART_FROM else self.options_by_part(n)
+
+    def options_by_part(self, n: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """The options of :meth:`options`, each once, ordered so that every kind of move comes
+        early on a huge heap: first the moves that leave at most one heap (take by take), then
+        the splits by their smaller part ``a = 1, 2, ...``, every take in turn for each ``a``
+        (on a row: the moves nearest its ends first). :meth:`options` lists every split of one
+        take before the next take, so on a heap of 10^9 a take of 2 comes after 5 * 10^8
+        splits. Codes with an infinite tail (every take) keep :meth:`options` order. O(number
+        of takes) per smaller part, so O(1) per option for finite codes."""
+        if self.max_take is None:
+            yield from self.options(n)
+            return
+        splits: list[tuple[int, int, int]] = []  # (take, what is left, largest smaller part)
+        for k in self.takes(n):
+            d = self.digit(k)
+            rest = n - k
+            if rest == 0:
+                yield k, ()
+                continue
+            if d & 2:
+                yield k, (rest,)
+            if d & 4:
+                top = (rest - self.unequal) // 2
+                if top >= 1:
+                    splits.append((k, rest, top))
+        largest = max((top for _, _, top in splits), default=0)
+        for a in range(1, largest + 1):
+            for k, rest, top in splits:
+                if a <= top:
+                    yield k, (a, rest - a)
 
     def can_leave(self, take: int, left: int, right: int) -> bool:
         """Whether removing ``take`` objects so that ``left`` and ``right`` remain beside the gap

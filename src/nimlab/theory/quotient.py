@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nimlab.theory.budget import CHECK_EVERY, Budget, BudgetExceeded
+from nimlab.theory.budget import CHECK_EVERY, Budget, BudgetExceeded, metered
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon
@@ -67,6 +67,7 @@ __all__ = [
     "QuotientError",
     "default_heap_bound",
     "infinite_reason",
+    "iter_quotient_winning_moves",
     "misere_quotient",
     "periodicity_applies",
     "quotient_for",
@@ -227,15 +228,39 @@ class MisereQuotient:
 
 
 def quotient_winning_moves(
-    q: MisereQuotient, position: Canon, limit: int | None = None
+    q: MisereQuotient,
+    position: Canon,
+    limit: int | None = None,
+    budget: Budget | None = None,
 ) -> list[tuple[int, int, tuple[int, ...]]]:
     """Moves ``(heap, take, parts)`` from ``position`` to a P-position (misère), found in ``q``.
 
     ``heap`` is the size of the heap moved in, ``take`` the objects removed and ``parts`` the
-    heaps left in its place. At most ``limit`` moves (all when ``None``); equal heaps are tried
-    once. O(number of heaps + the options of the distinct heaps); raises
-    :class:`QuotientError` when a heap (or a part) is beyond what ``q`` covers.
+    heaps left in its place. At most ``limit`` moves (all when ``None``), in the order of
+    :func:`iter_quotient_winning_moves`; each option tried is one unit of work charged to
+    ``budget`` (:class:`BudgetExceeded` when it runs out first). O(number of heaps + the
+    options tried); raises :class:`QuotientError` when a heap (or a part) is beyond what ``q``
+    covers.
     """
+    moves: list[tuple[int, int, tuple[int, ...]]] = []
+    if limit is not None and limit <= 0:
+        return moves
+    for move in iter_quotient_winning_moves(q, position, budget):
+        moves.append(move)
+        if limit is not None and len(moves) >= limit:
+            break
+    return moves
+
+
+def iter_quotient_winning_moves(
+    q: MisereQuotient, position: Canon, budget: Budget | None = None
+) -> Iterator[tuple[int, int, tuple[int, ...]]]:
+    """The moves of :func:`quotient_winning_moves`, lazily: heap by heap (equal heaps tried
+    once, in the position's order), each heap's options in
+    :meth:`~nimlab.theory.octal.TakeAndBreak.options_listed` order. Every option tried is
+    charged to ``budget`` before it is tried (see :func:`~nimlab.theory.budget.metered`), so a
+    heap of 10^9 objects costs what the budget allows, no more. O(number of heaps) before the
+    first option; O(1) per option."""
     heaps = list(position)
     n = len(heaps)
     images = [q.image(h) for h in heaps]
@@ -246,22 +271,18 @@ def quotient_winning_moves(
     suffix = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
         suffix[i] = table[images[i]][suffix[i + 1]]
-    moves: list[tuple[int, int, tuple[int, ...]]] = []
     seen: set[int] = set()
     for i, heap in enumerate(heaps):
         if heap in seen:
             continue
         seen.add(heap)
         rest = table[prefix[i]][suffix[i + 1]]
-        for take, parts in q.rule.options(heap):
+        for take, parts in metered(q.rule.options_listed(heap), budget):
             x = rest
             for part in parts:
                 x = table[x][q.image(part)]
             if q.is_p(x):
-                moves.append((heap, take, parts))
-                if limit is not None and len(moves) >= limit:
-                    return moves
-    return moves
+                yield heap, take, parts
 
 
 # -- candidate monoids --------------------------------------------------------------------------
