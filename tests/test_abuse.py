@@ -228,6 +228,36 @@ def test_games_and_moves_per_client_are_rate_limited(db: str) -> None:
         assert c.get(f"/api/games/{key}").json()["move_count"] == 3
 
 
+def test_bodies_that_do_not_parse_are_400_in_one_line_and_rate_limited(
+    db: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nested deeper than the JSON parser goes (it raised RecursionError: 500 and a traceback
+    in the log) or not JSON at all: 400 with one line, logged without a traceback; and each
+    takes a token of the client's limit, as a well-formed request does."""
+    deep = "[" * 1100 + "]" * 1100
+    json_body = {"content-type": "application/json"}
+    caplog.set_level("INFO", logger="nimlab.web")
+    with app_client(db, create_rate=0.001, create_burst=3, move_rate=0.001, move_burst=3) as c:
+        game = create(c, [HUMAN, {"name": "Bob"}], [5, 5])
+        key = game["state"]["id"]
+        for path, bad in (("/api/games", deep), ("/api/games?x=1", '{"players": [')):
+            r = c.post(path, content=bad, headers=json_body)
+            assert r.status_code == 400, r.text
+            assert r.json()["detail"].startswith("the request body is not valid JSON")
+            assert "\n" not in r.json()["detail"]
+        r = c.post("/api/games", content=deep, headers=json_body)
+        assert r.status_code == 429 and "too many new games" in r.json()["detail"]
+        moves = f"/api/games/{key}/moves"
+        assert c.post(moves, content=deep, headers=json_body).status_code == 400
+        assert c.post(moves, json=[1, 2]).status_code == 422  # parses, does not validate
+        assert c.post(moves, content=b"\xff", headers=json_body).status_code == 400
+        r = play(c, key, 0, game["seats"][0]["token"], 1, pile=1, take=1)
+        assert r.status_code == 429 and "too many moves" in r.json()["detail"]
+        assert c.get(f"/api/games/{key}").json()["move_count"] == 0
+    assert not [r for r in caplog.records if r.levelno >= 40 or r.exc_info or r.exc_text]
+    assert all("\n" not in r.getMessage() for r in caplog.records)
+
+
 def test_games_in_play_per_client_are_capped(db: str) -> None:
     with app_client(db, max_games_per_client=2) as c:
         create(c, [HUMAN, {"name": "Bob"}], [5])

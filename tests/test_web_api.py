@@ -780,7 +780,8 @@ def test_store_keeps_games_in_progress(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def shared_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = str(tmp_path_factory.mktemp("fuzz") / "fuzz.db")
-    with TestClient(create_app(db, settings=PATIENT)) as c:
+    # every request counts against the client's move limit, refused ones too: no limit here
+    with TestClient(create_app(db, settings=PATIENT.model_copy(update={"move_rate": 0}))) as c:
         yield c
 
 

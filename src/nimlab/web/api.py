@@ -51,7 +51,7 @@ from nimlab.web.schemas import (
 )
 from nimlab.web.views import created_json, replay_frames
 
-__all__ = ["answer_create", "answer_move", "router"]
+__all__ = ["answer_create", "answer_move", "refused_body", "router"]
 
 router = APIRouter(prefix="/api")
 
@@ -570,6 +570,20 @@ async def replay(game_id: GameId, request: Request) -> Response:
             "frames": [f.model_dump() for f in frames],
         }
     )
+
+
+_BODY_LIMITS: dict[Any, str] = {play_move: "move", create_game: "create", add_player: "register"}
+"""The routes whose requests take a token of a client's limit, and the limit's action."""
+
+
+def refused_body(request: Request) -> None:
+    """Count a request whose body its route refused (it does not parse, or does not validate)
+    against the client's limit of the route's action, as a well-formed request is counted, so
+    that bad bodies cannot be sent faster than good ones: raises
+    :class:`~nimlab.web.errors.TooManyRequests` beyond it. Nothing for another route."""
+    action = _BODY_LIMITS.get(getattr(request.scope.get("route"), "endpoint", None))
+    if action is not None:
+        live(request).limit(action, client_of(request))
 
 
 from nimlab.web.lifecycle import router as _lifecycle  # noqa: E402  (resign, undo, delete, ...)
