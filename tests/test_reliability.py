@@ -26,7 +26,7 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 from websockets.asyncio.client import connect as ws_async_connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
@@ -270,7 +270,9 @@ class Served:
 
     def __init__(self, app: Any) -> None:
         from nimlab.cli.serve import _http_protocol, timed_protocol
+        from nimlab.web.proxies import TrustedProxies
 
+        settings = app.state.live.settings
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
@@ -281,7 +283,8 @@ class Served:
             http=timed_protocol(
                 _http_protocol(),
                 10.0,
-                per_client=app.state.live.settings.max_connections_per_client,
+                per_client=settings.max_connections_per_client,
+                proxies=TrustedProxies(settings.trusted_proxies),
             ),
         )
         self.server = uvicorn.Server(config)
@@ -313,10 +316,16 @@ class Served:
         with client_from(source) as h:
             return h.post(self.url + path, json=body, timeout=PATIENCE)
 
-    def watch(self, key: str, source: str = "127.0.0.1") -> ClientConnection:
-        """A WebSocket on game ``key`` from the loopback address ``source``."""
+    def watch(
+        self, key: str, source: str = "127.0.0.1", forwarded_for: str | None = None
+    ) -> ClientConnection:
+        """A WebSocket on game ``key`` from the loopback address ``source`` (a proxy's, with
+        ``forwarded_for`` as its ``X-Forwarded-For``)."""
         url = f"ws://127.0.0.1:{self.port}/api/games/{key}/live"
-        return ws_connect(url, sock=self.connect(source), open_timeout=PATIENCE)
+        headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else None
+        return ws_connect(
+            url, sock=self.connect(source), open_timeout=PATIENCE, additional_headers=headers
+        )
 
 
 def manager_of(server: Served) -> LiveGames:
@@ -346,6 +355,32 @@ def test_connections_per_client_are_capped_with_a_429(db: str) -> None:
         for s in held:
             s.close()
         until(lambda: server.get("/api/games")[0] == 200, "the address to be served again")
+
+
+def test_behind_a_trusted_proxy_connections_are_counted_per_real_client(db: str) -> None:
+    """The proxy (127.0.0.2) connects for everyone: its connections are not capped as one
+    client's (9 WebSockets of 3 people beyond the cap of 3 were 429 once the proxy held 3);
+    each person behind it is capped by their forwarded address."""
+    settings = SETTINGS.model_copy(
+        update={"max_connections_per_client": 3, "trusted_proxies": ("127.0.0.2",)}
+    )
+    proxy = "127.0.0.2"
+    with Served(create_app(db, settings=settings)) as server, contextlib.ExitStack() as stack:
+        r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3]})
+        key = r.json()["state"]["id"]
+        people = ("10.0.0.1", "10.0.0.2", "2001:db8::3")
+        for person in people:
+            for _ in range(3):
+                ws = stack.enter_context(server.watch(key, proxy, f"6.6.6.6, {person}"))
+                assert json.loads(ws.recv(PATIENCE))["type"] == "state"
+        assert sum(manager_of(server)._sockets.values()) == 9
+        with pytest.raises(InvalidStatus) as refused:
+            server.watch(key, proxy, "10.0.0.1")
+        assert refused.value.response.status_code == 429
+        assert b"too many connections" in refused.value.response.body
+        with client_from(proxy) as h:  # someone else behind the proxy is served
+            got = h.get(server.url + "/api/games", headers={"X-Forwarded-For": "10.0.0.4"})
+            assert got.status_code == 200
 
 
 def test_a_slow_body_is_cut(db: str) -> None:

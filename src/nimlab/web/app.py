@@ -35,6 +35,7 @@ from nimlab.web.errors import TOO_DEEP, ApiError, TooManyRequests, Unauthorized,
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
+from nimlab.web.proxies import ForwardedClient, TrustedProxies
 from nimlab.web.schemas import whole_number
 from nimlab.web.settings import ServerSettings
 
@@ -122,9 +123,11 @@ def create_app(
     )
     app.add_middleware(logs.RequestIds)
     if settings.trusted_proxies:  # the client is taken from X-Forwarded-For only when they send it
-        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
-
-        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
+        app.add_middleware(
+            ForwardedClient,
+            proxies=TrustedProxies(settings.trusted_proxies),
+            per_client=settings.max_connections_per_client,
+        )
     return app
 
 
