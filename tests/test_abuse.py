@@ -381,3 +381,28 @@ def test_without_an_admin_token_registry_changes_are_only_from_this_machine(db: 
     with TestClient(create_app(db, settings=FAST), client=("::1", 4000)) as local:
         r = local.post("/api/players/reset", json={"username": "ann"})
         assert r.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("proxies", "headers"),
+    [
+        ((), {"x-forwarded-for": "8.8.8.8"}),  # a visitor through a proxy nobody trusts
+        ((), {"x-real-ip": "127.0.0.1"}),
+        (("127.0.0.1",), {"x-forwarded-for": "::1"}),  # loopback named by the header
+        (("127.0.0.1",), {"x-forwarded-for": "127.0.0.1"}),  # every entry a trusted proxy
+        (("127.0.0.1",), {"x-forwarded-for": "8.8.8.8"}),
+    ],
+)
+def test_without_an_admin_token_a_forwarded_request_is_never_admin(
+    db: str, proxies: tuple[str, ...], headers: dict[str, str]
+) -> None:
+    """Without a token, admin is a request straight from loopback naming no other client: one
+    through a proxy on this machine (trusted or not) is a visitor's, whatever its headers say."""
+    settings = FAST.model_copy(update={"trusted_proxies": proxies})
+    with TestClient(create_app(db, settings=settings), client=("127.0.0.1", 4000)) as local:
+        body = {"username": "ann", "given": "Ann", "family": "Lee"}
+        assert local.post("/api/players", json=body).status_code == 201
+        r = local.post("/api/players/reset", json={"username": "ann"}, headers=headers)
+        assert r.status_code == 403 and "not through a proxy" in r.json()["detail"]
+        assert local.delete("/api/history/1", headers=headers).status_code == 403
+        assert local.post("/api/players/reset", json={"username": "ann"}).status_code == 200

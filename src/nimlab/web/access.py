@@ -1,5 +1,6 @@
-"""Who is asking: the games of the app a request reaches, the client's address, and the admin
-check (the admin token, or this machine when the server has none); shared by the API's routers."""
+"""Who is asking: the games of the app a request reaches, the client's address (the forwarded
+one from a trusted proxy, see :mod:`nimlab.web.proxies`), and the admin check (the admin token,
+or this machine directly when the server has none); shared by the API's routers."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from fastapi.requests import HTTPConnection
 
 from nimlab.web.errors import Forbidden, Unauthorized
 from nimlab.web.live import LiveGames
+from nimlab.web.proxies import FORWARDING_HEADERS
 
-__all__ = ["client_of", "is_admin", "live", "require_admin"]
+__all__ = ["client_of", "from_this_machine", "is_admin", "live", "require_admin"]
 
 
 def live(request: Request) -> LiveGames:
@@ -43,15 +45,15 @@ def is_admin(request: Request) -> bool:
 def require_admin(request: Request) -> None:
     """With an admin token set (``$NIMLAB_ADMIN_TOKEN`` / ``--admin-token-file``), registry
     changes need ``Authorization: Bearer TOKEN``: raises :class:`Unauthorized` (401) otherwise.
-    Without one, they are allowed only from this machine (a loopback address, after a trusted
-    proxy's ``X-Forwarded-For``): raises :class:`Forbidden` (403) saying how to allow them."""
+    Without one, they are allowed only from this machine directly (:func:`from_this_machine`):
+    raises :class:`Forbidden` (403) saying how to allow them."""
     if not live(request).settings.admin_secret():
-        if not _loopback(client_of(request)):
+        if not from_this_machine(request):
             raise Forbidden(
                 "removing players, resetting statistics and deleting stored games are allowed "
-                "only from the server's own machine; to allow them from elsewhere, start the "
-                "server with an admin token (NIMLAB_ADMIN_TOKEN or --admin-token-file) and send "
-                "it as Authorization: Bearer TOKEN"
+                "only from the server's own machine, not through a proxy; to allow them from "
+                "elsewhere, start the server with an admin token (NIMLAB_ADMIN_TOKEN or "
+                "--admin-token-file) and send it as Authorization: Bearer TOKEN"
             )
         return
     if not is_admin(request):
@@ -59,6 +61,17 @@ def require_admin(request: Request) -> None:
             "this server keeps its registry behind an admin token: send it as "
             "Authorization: Bearer TOKEN"
         )
+
+
+def from_this_machine(request: Request) -> bool:
+    """Whether the request came straight from this machine: from a loopback address, naming no
+    other client (no ``X-Forwarded-For``, ``X-Real-IP`` or ``Forwarded`` header). A request
+    through a proxy on this machine names the visitor behind it (or a forged address), so it is
+    never taken as this machine's, whatever address its headers give and whether or not the
+    proxy is trusted."""
+    if any(name.decode() in request.headers for name in FORWARDING_HEADERS):
+        return False
+    return _loopback(client_of(request))
 
 
 def _loopback(host: str | None) -> bool:

@@ -109,13 +109,15 @@ class ServerSettings(BaseSettings):
     trusted_proxies: Names = Field(
         default=(),
         description="Addresses or networks (CIDR) of reverse proxies: only a request from one "
-        "of them has its client taken from X-Forwarded-For.",
+        "of them has its client taken from X-Forwarded-For (and its connections are counted "
+        "per client behind it).",
     )
     admin_token: SecretStr | None = Field(
         default=None,
         description="Removing players, resetting statistics and deleting stored games need "
-        "this token (Authorization: Bearer TOKEN); without one, only requests from this "
-        "machine may. Environment or file only (a flag would show in the process list).",
+        "this token (Authorization: Bearer TOKEN); without one, only requests straight from "
+        "this machine may (from loopback, not through a proxy). Environment or file only (a "
+        "flag would show in the process list).",
     )
     admin_token_file: Path | None = Field(
         default=None, description="A file whose first line is the admin token."
