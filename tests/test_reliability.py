@@ -18,6 +18,7 @@ import sqlite3
 import ssl
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,33 @@ def test_expiry_runs_while_serving(db: str, caplog: pytest.LogCaptureFixture) ->
         assert fresh in live.games
         assert c.get(f"/api/games/{old}").status_code == 404
         assert "1 games in play expired" in caplog.text
+
+
+def test_games_no_person_moved_in_expire_in_hours(db: str) -> None:
+    """Left before anyone moved, or with only a bot's move: gone after idle_game_expiry_hours
+    untouched (they held places of games in play for game_expiry_days); a game a person
+    moved in stays for days."""
+    with app_client(db, expiry_interval=0.05, idle_game_expiry_hours=2) as c:
+        left = create(c, [ANN, BOB], [3, 4])
+        bot_moved = create(c, [ANN, {"kind": "perfect"}], [3, 4], first=1)
+        played = create(c, [ANN, BOB], [3, 4])
+        fresh = create(c, [ANN, BOB], [3, 4])["state"]["id"]
+        assert bot_moved["state"]["move_count"] == 1
+        assert (
+            play(c, played["state"]["id"], 0, tokens(played)[0], 1, pile=1, take=1).status_code
+            == 200
+        )
+        quiet = [g["state"]["id"] for g in (left, bot_moved, played)]
+        hours_ago = (datetime.now(UTC) - timedelta(hours=3)).isoformat(timespec="seconds")
+        with sqlite3.connect(db) as conn:
+            conn.executemany(
+                "UPDATE live_games SET touched_at = ? WHERE key = ?",
+                [(hours_ago, key) for key in quiet],
+            )
+        live = manager(c)
+        until(lambda: quiet[0] not in live.games, "the sweep to expire the game left")
+        assert quiet[1] not in live.games and c.get(f"/api/games/{quiet[1]}").status_code == 404
+        assert quiet[2] in live.games and fresh in live.games
 
 
 def test_a_game_another_process_moved_is_read_again_until_the_database_answers(

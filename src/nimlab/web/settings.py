@@ -216,6 +216,13 @@ class ServerSettings(BaseSettings):
     game_expiry_days: int = Field(
         default=7, ge=1, description="Days after which an untouched unfinished game is deleted."
     )
+    idle_game_expiry_hours: int = Field(
+        default=3,
+        ge=1,
+        le=100_000,
+        description="Hours after which an untouched unfinished game no person has moved in yet "
+        "(nobody, or only bots) is deleted; one a person moved in is kept game_expiry_days.",
+    )
     # -- what one client may take from the others --------------------------------------------
     max_connections_per_client: int = Field(
         default=256, ge=1, description="Connections one client address holds at once (429 beyond)."
@@ -320,6 +327,7 @@ class ServerSettings(BaseSettings):
             max_per_client=self.max_games_per_client,
             max_moves=self.max_moves_per_game,
             expire_after=timedelta(days=self.game_expiry_days),
+            idle_after=timedelta(hours=self.idle_game_expiry_hours),
         )
 
     @classmethod
