@@ -326,6 +326,40 @@ def test_no_lax_coercion(client: TestClient, field: str, value: Any) -> None:
     assert client.get(f"/api/games/{key}").json()["move_count"] == 0
 
 
+# -- private games stay private ------------------------------------------------------------------
+
+
+def test_a_private_game_stays_private_when_it_ends(db: str) -> None:
+    """A private game was listed in /api/history once over and replayable by its sequential
+    id; now only its link (the key it had in play) or the admin reads it, and its id answers
+    as a missing game's does. A public game is listed and read by anyone."""
+    with app_client(db) as c:
+        finished = {}
+        for public in (False, True):
+            game = create(c, [HUMAN, {"name": "Bob"}], [1], public=public)
+            key = game["state"]["id"]
+            done = play(c, key, 0, game["seats"][0]["token"], 1, pile=1, take=1).json()
+            finished[public] = (key, done["saved_as"])
+        (key, hidden), (public_key, shown) = finished[False], finished[True]
+        assert hidden is not None and shown == hidden + 1
+        assert [g["id"] for g in c.get("/api/history").json()["games"]] == [shown]
+        assert c.get("/api/history?player=ann").status_code == 404  # (no such player)
+        missing = c.get(f"/api/history/{hidden + 100}").json()["detail"]
+        for path in (f"/api/history/{hidden}", f"/api/history/{hidden}/analysis"):
+            r = c.get(path)
+            assert r.status_code == 404
+            assert r.json()["detail"] == missing.replace(str(hidden + 100), str(hidden))
+            assert c.get(path, params={"key": public_key}).status_code == 404  # another's key
+            assert c.get(path, params={"key": key}).status_code == 200
+        replay = c.get(f"/api/history/{hidden}", params={"key": key}).json()
+        assert replay["game"]["id"] == hidden and len(replay["frames"]) == 2
+        assert c.get(f"/api/games/{key}").json()["saved_as"] == hidden  # the link still leads
+        assert c.get(f"/api/history/{shown}").status_code == 200
+    with TestClient(create_app(db, settings=FAST), client=("::1", 4000)) as local:
+        assert local.get(f"/api/history/{hidden}").status_code == 200  # the admin (no token)
+        assert [g["id"] for g in local.get("/api/history").json()["games"]] == [shown]
+
+
 # -- network hardening ----------------------------------------------------------------------------
 
 

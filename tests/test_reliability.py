@@ -178,9 +178,12 @@ def test_a_game_another_process_moved_is_read_again_until_the_database_answers(
 # -- deleting a shared game, old links -------------------------------------------------------------
 
 
-def finished_between(c: TestClient, players: list[dict[str, Any]]) -> tuple[str, int, Any]:
-    """A game between ``players`` on one heap of 1, won by seat 0: its key, stored id, tokens."""
-    created = create(c, players, [1])
+def finished_between(
+    c: TestClient, players: list[dict[str, Any]], public: bool = True
+) -> tuple[str, int, Any]:
+    """A game between ``players`` on one heap of 1, won by seat 0: its key, stored id, tokens
+    (a public game: listed in the history)."""
+    created = create(c, players, [1], public=public)
     key, seats = created["state"]["id"], tokens(created)
     done = play(c, key, 0, seats[0], 1, pile=1, take=1).json()
     assert done["over"] and done["saved_as"] is not None
@@ -226,6 +229,7 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     """Make the database what version 4 was: no delete requests; ``early``: the first version
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
         conn.execute("DROP INDEX live_games_listed")  # version 7
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("DROP TABLE live_changes")  # version 6

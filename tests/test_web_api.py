@@ -645,7 +645,10 @@ def test_finished_games_are_stored_with_statistics_and_replay(fresh_client: Test
         == 409
     )
     state, tokens = new_game(
-        client, players=[{"username": "ann"}, {"name": "Hal", "kind": "random"}], piles=[1]
+        client,
+        players=[{"username": "ann"}, {"name": "Hal", "kind": "random"}],
+        piles=[1],
+        public=True,
     )
     assert state["players"][0]["name"] == "Ann Lee"
     final = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=1).json()
@@ -698,7 +701,8 @@ def test_a_game_finished_before_a_crash_is_stored_at_restart(db: str) -> None:
 
     game = Game("nim", [1], ["human:Ann", "bot:random:Hal"])
     with Store.open(db) as store:
-        store.add_live_game("gone", game.to_record(), {"tokens": {}, "usernames": [None, None]})
+        meta = {"tokens": {}, "usernames": [None, None], "public": True}
+        store.add_live_game("gone", game.to_record(), meta)
         game.push("1 1")
         store.add_live_moves([("gone", 1, game.to_record()["moves"])])
     with TestClient(create_app(db, settings=PATIENT)) as c:

@@ -139,6 +139,9 @@ class GameSummary:
     source: str
     ending: str | None = None
     """``None`` for a game played to its end, else how it stopped (see :data:`ENDINGS`)."""
+    private: bool = False
+    """A game its players kept private (the web app's games not made public): not in the lists
+    of the web app, and read there only with the key it had in play (or by the admin)."""
 
     @property
     def winner(self) -> Seat | None:
@@ -175,7 +178,7 @@ class ImportResult:
 
 
 _SUMMARY_COLUMNS = (
-    "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source, ending"
+    "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source, ending, private"
 )
 
 
@@ -403,12 +406,13 @@ def insert_game(
     update_stats: bool = True,
     finished_at: str | None = None,
     unknown_players: str = "raise",
+    private: bool = False,
 ) -> int:
     """Store a finished game inside the caller's write transaction (see
     :meth:`Archive.save_game`; a resigned or abandoned one as its ``"ended"`` says, see the
     module docstring). ``unknown_players``: ``"raise"`` an :class:`UnknownPlayerError` for an
-    unregistered username, or ``"drop"`` it (the seat keeps only its name). Returns the new
-    game's id. O(seats + size of the record)."""
+    unregistered username, or ``"drop"`` it (the seat keeps only its name); ``private``: see
+    :attr:`GameSummary.private`. Returns the new game's id. O(seats + size of the record)."""
     checked = check_record(record)
     players, winner, moves = checked.players, checked.winner, checked.moves
     if checked.ending is not None and checked.ending.how == "abandoned":
@@ -435,8 +439,8 @@ def insert_game(
         ids.append(pid)
     game_id = conn.execute(
         "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-        "finished_at, source, record, content_hash, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "RETURNING id",
+        "finished_at, source, record, content_hash, ending, private) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             str(record["ruleset"]),
             start,
@@ -448,6 +452,7 @@ def insert_game(
             text,
             record_hash(record),
             None if checked.ending is None else checked.ending.how,
+            int(private),
         ),
     ).fetchone()[0]
     winners = checked.winners
@@ -484,6 +489,7 @@ def _summary(row: Sequence[Any], seats: tuple[Seat, ...]) -> GameSummary:
         finished_at=row[6],
         source=row[7],
         ending=row[8],
+        private=bool(row[9]),
     )
 
 
@@ -519,20 +525,29 @@ class Archive:
             )
 
     def games(
-        self, *, username: str | None = None, limit: int | None = 20, offset: int = 0
+        self,
+        *,
+        username: str | None = None,
+        limit: int | None = 20,
+        offset: int = 0,
+        private: bool = True,
     ) -> list[GameSummary]:
         """Stored games, newest first, skipping the first ``offset``; with ``username`` only
         that player's games, without those their seat asked to delete
-        (:meth:`request_delete`)."""
+        (:meth:`request_delete`); ``private=False``: without the private games
+        (:attr:`GameSummary.private`)."""
         sql = f"SELECT {_SUMMARY_COLUMNS} FROM games"
         params: list[Any] = []
+        where = [] if private else ["private = 0"]
         if username is not None:
-            sql += (
-                " WHERE id IN (SELECT game_id FROM game_players WHERE username = ?1 AND NOT "
+            where.append(
+                "id IN (SELECT game_id FROM game_players WHERE username = ?1 AND NOT "
                 "EXISTS (SELECT 1 FROM delete_requests d WHERE d.game_id = game_players.game_id "
                 "AND d.seat = game_players.seat))"
             )
             params.append(username)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id DESC"
         if limit is not None or offset > 0:
             sql += f" LIMIT ?{len(params) + 1} OFFSET ?{len(params) + 2}"
@@ -581,7 +596,7 @@ class Archive:
         if row is None:
             raise GameNotFoundError(f"there is no game #{game_id} (nimlab history lists the games)")
         seats = self._seats([game_id]).get(game_id, ())
-        return StoredGame(_summary(row, seats), json.loads(row[9]))
+        return StoredGame(_summary(row, seats), json.loads(row[10]))
 
     def delete_game(self, game_id: int) -> None:
         """Delete a finished game from the history (its seats with it). The players' statistics

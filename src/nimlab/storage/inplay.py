@@ -476,10 +476,13 @@ class GamesInPlay:
         *,
         source: str = "web",
         expect: int | None = None,
+        private: bool = False,
     ) -> int:
         """Store the finished game ``record`` (see :meth:`Archive.save_game`; a username no
-        longer registered is stored as a plain name) and remove the game in play ``key`` with
-        its moves, in ONE transaction: either both happen or neither (the game stays in play).
+        longer registered is stored as a plain name; ``private``: not listed, and read only by
+        who has its key, see :meth:`Archive.games` and :attr:`GameSummary.private`) and remove
+        the game in play ``key`` with its moves, in ONE transaction: either both happen or
+        neither (the game stays in play).
         Raises :class:`RecordError` (nothing written) when no game in play has that key, so a
         game is finished at most once, and :class:`StaleGameError` when ``expect`` is given and
         is no longer the game's version. Returns the finished game's id."""
@@ -497,7 +500,9 @@ class GamesInPlay:
                 _refused(conn, key, expect)
             if dialect == "sqlite":
                 announce(conn, key, int(row[1]) + 1, dialect)
-            game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
+            game_id = insert_game(
+                conn, record, usernames, source=source, unknown_players="drop", private=private
+            )
             conn.execute(
                 "INSERT INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?) ON CONFLICT "
                 "(key) DO UPDATE SET game_id = excluded.game_id, meta = excluded.meta",

@@ -6,15 +6,27 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.requests import HTTPConnection
 
+from nimlab.storage import GameNotFoundError, Store, StoredGame
 from nimlab.web.errors import Forbidden, Unauthorized
 from nimlab.web.live import LiveGames
 from nimlab.web.proxies import FORWARDING_HEADERS
+from nimlab.web.schemas import MAX_KEY
 
-__all__ = ["client_of", "from_this_machine", "is_admin", "live", "require_admin"]
+__all__ = [
+    "GameKeyQuery",
+    "client_of",
+    "from_this_machine",
+    "is_admin",
+    "live",
+    "may_administer",
+    "require_admin",
+    "stored_game",
+]
 
 
 def live(request: Request) -> LiveGames:
@@ -40,6 +52,47 @@ def is_admin(request: Request) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(
         value.strip().encode("utf-8", "surrogatepass"), token.encode("utf-8", "surrogatepass")
     )
+
+
+def may_administer(request: Request) -> bool:
+    """Whether the request may do what the admin does: it carries the admin token, or the
+    server has none and the request comes straight from this machine (see
+    :func:`require_admin`)."""
+    if live(request).settings.admin_secret():
+        return is_admin(request)
+    return from_this_machine(request)
+
+
+GameKeyQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=MAX_KEY,
+        description="The id the game had in play (its link): a private game is read only with it",
+    ),
+]
+
+
+async def stored_game(request: Request, game_id: int, key: str | None) -> StoredGame:
+    """The stored game ``game_id`` as this request may read it: a private game (its players
+    kept it private in play, see :attr:`nimlab.storage.GameSummary.private`) only with the key
+    it had in play (``key``: its link, which its players and watchers were given), or for the
+    admin (:func:`may_administer`). Raises the storage's :class:`GameNotFoundError` (404) for a
+    private game without either, with the words it has for a game that does not exist, so that
+    the ids of private games cannot be told from gaps."""
+    admin = may_administer(request)
+
+    def read(store: Store) -> StoredGame:
+        stored = store.game(game_id)
+        if stored.summary.private and not admin:
+            found = store.finished_game(key) if key else None
+            if found is None or found[0] != game_id:
+                raise GameNotFoundError(
+                    f"there is no game #{game_id} (nimlab history lists the games)"
+                )
+        return stored
+
+    return await live(request).read(read)
 
 
 def require_admin(request: Request) -> None:

@@ -20,7 +20,7 @@ from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
 from nimlab.web import metrics
-from nimlab.web.access import client_of, live, require_admin
+from nimlab.web.access import GameKeyQuery, client_of, live, require_admin, stored_game
 from nimlab.web.errors import NotFound, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
@@ -523,7 +523,7 @@ async def rankings(
     "/history",
     response_model=HistoryOut,
     responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
-    summary="Stored games, newest first",
+    summary="Stored games, newest first (not the games their players kept private)",
 )
 async def history(
     request: Request,
@@ -537,7 +537,7 @@ async def history(
     def games(store: Store) -> list[GameSummary]:
         if username is not None:
             store.get_player(username)
-        return store.games(username=username, limit=size, offset=offset)
+        return store.games(username=username, limit=size, offset=offset, private=False)
 
     summaries = await live(request).read(games)
     return _json({"games": [_summary_json(s) for s in summaries]})
@@ -547,11 +547,12 @@ async def history(
     "/history/{game_id}",
     response_model=ReplayOut,
     responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such stored game"}},
-    summary="A stored game, frame by frame, for replay",
+    summary="A stored game, frame by frame, for replay (a private game: with key=, the id it "
+    "had in play)",
 )
-async def replay(game_id: GameId, request: Request) -> Response:
+async def replay(game_id: GameId, request: Request, key: GameKeyQuery = None) -> Response:
     manager = live(request)
-    stored = await manager.read(lambda s: s.game(game_id))
+    stored = await stored_game(request, game_id, key)
     try:
         game = await manager.compute(
             f"replay:{game_id}", "replay", lambda: Game.from_record(stored.record)
