@@ -14,7 +14,7 @@ from fastapi.requests import HTTPConnection
 from nimlab.storage import GameNotFoundError, Store, StoredGame
 from nimlab.web.errors import Forbidden, Unauthorized
 from nimlab.web.live import LiveGames
-from nimlab.web.proxies import FORWARDING_HEADERS
+from nimlab.web.proxies import FORWARDING_HEADERS, TrustedProxies
 from nimlab.web.schemas import MAX_KEY
 
 __all__ = [
@@ -117,14 +117,17 @@ def require_admin(request: Request) -> None:
 
 
 def from_this_machine(request: Request) -> bool:
-    """Whether the request came straight from this machine: from a loopback address, naming no
-    other client (no ``X-Forwarded-For``, ``X-Real-IP`` or ``Forwarded`` header). A request
-    through a proxy on this machine names the visitor behind it (or a forged address), so it is
-    never taken as this machine's, whatever address its headers give and whether or not the
-    proxy is trusted."""
+    """Whether the request came straight from this machine: from a loopback address that is
+    not a trusted proxy's, naming no other client (no ``X-Forwarded-For``, ``X-Real-IP`` or
+    ``Forwarded`` header). A request through a proxy on this machine is a visitor's (or names a
+    forged address), so it is never taken as this machine's, whatever address its headers
+    give."""
     if any(name.decode() in request.headers for name in FORWARDING_HEADERS):
         return False
-    return _loopback(client_of(request))
+    host = client_of(request)
+    if TrustedProxies(live(request).settings.trusted_proxies).trusts(host):
+        return False  # a proxy's request without the header: still a visitor's
+    return _loopback(host)
 
 
 def _loopback(host: str | None) -> bool:
