@@ -225,6 +225,12 @@ def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> N
         assert len(store.games(limit=None)) == 4
         assert [g.id for g in store.games(limit=None, private=False)] == [4, 3, 1]
         assert store.game(2).summary.private and not store.game(1).summary.private
+        document = store.export_games()
+        assert [g.get("private", False) for g in document["games"]] == [False, True, False, False]
+    fresh = db.with_name("copy.db")
+    with Store.open(fresh) as store:  # an export keeps a private game private
+        assert len(import_document(store, document).added) == 4
+        assert [g.private for g in store.games(limit=None)] == [False, False, True, False]
 
 
 def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:

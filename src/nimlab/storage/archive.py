@@ -156,15 +156,18 @@ class StoredGame:
     record: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of the export format."""
+        """One entry of the export format (``"private": true`` for a private game)."""
         s = self.summary
-        return {
+        out = {
             "id": s.id,
             "source": s.source,
             "finished_at": s.finished_at,
             "seats": [seat.to_json() for seat in s.seats],
             "record": self.record,
         }
+        if s.private:
+            out["private"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -644,11 +647,12 @@ class Archive:
 
     def import_games(
         self,
-        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None]],
+        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None, bool]],
         *,
         players: Sequence[PlayerRecord] = (),
     ) -> ImportResult:
-        """Store already-checked games, each as ``(record, seats, finished_at)``, all or none.
+        """Store already-checked games, each as ``(record, seats, finished_at, private)``, all
+        or none (``private``: see :attr:`GameSummary.private`).
         A game whose record is stored already (same content hash: the same game, move for move
         and time for time) is not added again; importing a file twice adds nothing the second
         time. ``players`` not registered yet are registered first (with no games); seats are
@@ -667,7 +671,7 @@ class Archive:
                     raise RecordError(f"player {username!r} of the file: {e}") from None
                 insert_player(conn, username, given, family, p.bot)
                 result.players_added.append(username)
-            for record, seats, finished_at in entries:
+            for record, seats, finished_at, private in entries:
                 checked = check_record(record)
                 winner, moves = checked.winner, checked.moves
                 if len(seats) != len(checked.players):
@@ -682,8 +686,8 @@ class Archive:
                 finished = finished_at or now()
                 game_id = conn.execute(
                     "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-                    "finished_at, source, record, content_hash, ending) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?) RETURNING id",
+                    "finished_at, source, record, content_hash, ending, private) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?, ?) RETURNING id",
                     (
                         str(record["ruleset"]),
                         dumps(record["start"], "the game's start"),
@@ -694,6 +698,7 @@ class Archive:
                         dumps(record),
                         digest,
                         None if checked.ending is None else checked.ending.how,
+                        int(private),
                     ),
                 ).fetchone()[0]
                 for seat in seats:

@@ -234,7 +234,7 @@ class Store:
 
     def import_games(
         self,
-        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None]],
+        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None, bool]],
         *,
         players: Sequence[PlayerRecord] = (),
     ) -> ImportResult:
