@@ -389,6 +389,25 @@ def test_connections_per_client_are_capped_with_a_429(db: str) -> None:
         until(lambda: server.get("/api/games")[0] == 200, "the address to be served again")
 
 
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "client"),
+    [
+        ("127.0.0.2", "6.6.6.6, 10.0.0.1", "10.0.0.1"),  # the last entry nobody forged
+        ("127.0.0.2", "10.0.0.1, 10.8.0.3", "10.0.0.1"),  # 10.8.0.3: a trusted inner proxy
+        ("127.0.0.2", "[2001:db8::1]:4711", "2001:db8::1"),
+        ("127.0.0.2", "10.0.0.1:4711", "10.0.0.1"),
+        ("127.0.0.2", "10.8.0.1, 10.8.0.2", "10.8.0.1"),  # every entry trusted: the first
+        ("127.0.0.2", None, "127.0.0.2"),
+        ("127.0.0.3", "10.0.0.1", "127.0.0.3"),  # not a proxy: the header is not read
+    ],
+)
+def test_the_client_behind_trusted_proxies(peer: str, forwarded: str | None, client: str) -> None:
+    from nimlab.web.proxies import TrustedProxies
+
+    proxies = TrustedProxies(("127.0.0.2", "10.8.0.0/16"))
+    assert proxies.client(peer, forwarded) == client
+
+
 def test_behind_a_trusted_proxy_connections_are_counted_per_real_client(db: str) -> None:
     """The proxy (127.0.0.2) connects for everyone: its connections are not capped as one
     client's (9 WebSockets of 3 people beyond the cap of 3 were 429 once the proxy held 3);
