@@ -228,6 +228,36 @@ def test_games_and_moves_per_client_are_rate_limited(db: str) -> None:
         assert c.get(f"/api/games/{key}").json()["move_count"] == 3
 
 
+def test_bodies_that_do_not_parse_are_400_in_one_line_and_rate_limited(
+    db: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nested deeper than the JSON parser goes (it raised RecursionError: 500 and a traceback
+    in the log) or not JSON at all: 400 with one line, logged without a traceback; and each
+    takes a token of the client's limit, as a well-formed request does."""
+    deep = "[" * 1100 + "]" * 1100
+    json_body = {"content-type": "application/json"}
+    caplog.set_level("INFO", logger="nimlab.web")
+    with app_client(db, create_rate=0.001, create_burst=3, move_rate=0.001, move_burst=3) as c:
+        game = create(c, [HUMAN, {"name": "Bob"}], [5, 5])
+        key = game["state"]["id"]
+        for path, bad in (("/api/games", deep), ("/api/games?x=1", '{"players": [')):
+            r = c.post(path, content=bad, headers=json_body)
+            assert r.status_code == 400, r.text
+            assert r.json()["detail"].startswith("the request body is not valid JSON")
+            assert "\n" not in r.json()["detail"]
+        r = c.post("/api/games", content=deep, headers=json_body)
+        assert r.status_code == 429 and "too many new games" in r.json()["detail"]
+        moves = f"/api/games/{key}/moves"
+        assert c.post(moves, content=deep, headers=json_body).status_code == 400
+        assert c.post(moves, json=[1, 2]).status_code == 422  # parses, does not validate
+        assert c.post(moves, content=b"\xff", headers=json_body).status_code == 400
+        r = play(c, key, 0, game["seats"][0]["token"], 1, pile=1, take=1)
+        assert r.status_code == 429 and "too many moves" in r.json()["detail"]
+        assert c.get(f"/api/games/{key}").json()["move_count"] == 0
+    assert not [r for r in caplog.records if r.levelno >= 40 or r.exc_info or r.exc_text]
+    assert all("\n" not in r.getMessage() for r in caplog.records)
+
+
 def test_games_in_play_per_client_are_capped(db: str) -> None:
     with app_client(db, max_games_per_client=2) as c:
         create(c, [HUMAN, {"name": "Bob"}], [5])
@@ -296,6 +326,40 @@ def test_no_lax_coercion(client: TestClient, field: str, value: Any) -> None:
     assert client.get(f"/api/games/{key}").json()["move_count"] == 0
 
 
+# -- private games stay private ------------------------------------------------------------------
+
+
+def test_a_private_game_stays_private_when_it_ends(db: str) -> None:
+    """A private game was listed in /api/history once over and replayable by its sequential
+    id; now only its link (the key it had in play) or the admin reads it, and its id answers
+    as a missing game's does. A public game is listed and read by anyone."""
+    with app_client(db) as c:
+        finished = {}
+        for public in (False, True):
+            game = create(c, [HUMAN, {"name": "Bob"}], [1], public=public)
+            key = game["state"]["id"]
+            done = play(c, key, 0, game["seats"][0]["token"], 1, pile=1, take=1).json()
+            finished[public] = (key, done["saved_as"])
+        (key, hidden), (public_key, shown) = finished[False], finished[True]
+        assert hidden is not None and shown == hidden + 1
+        assert [g["id"] for g in c.get("/api/history").json()["games"]] == [shown]
+        assert c.get("/api/history?player=ann").status_code == 404  # (no such player)
+        missing = c.get(f"/api/history/{hidden + 100}").json()["detail"]
+        for path in (f"/api/history/{hidden}", f"/api/history/{hidden}/analysis"):
+            r = c.get(path)
+            assert r.status_code == 404
+            assert r.json()["detail"] == missing.replace(str(hidden + 100), str(hidden))
+            assert c.get(path, params={"key": public_key}).status_code == 404  # another's key
+            assert c.get(path, params={"key": key}).status_code == 200
+        replay = c.get(f"/api/history/{hidden}", params={"key": key}).json()
+        assert replay["game"]["id"] == hidden and len(replay["frames"]) == 2
+        assert c.get(f"/api/games/{key}").json()["saved_as"] == hidden  # the link still leads
+        assert c.get(f"/api/history/{shown}").status_code == 200
+    with TestClient(create_app(db, settings=FAST), client=("::1", 4000)) as local:
+        assert local.get(f"/api/history/{hidden}").status_code == 200  # the admin (no token)
+        assert [g["id"] for g in local.get("/api/history").json()["games"]] == [shown]
+
+
 # -- network hardening ----------------------------------------------------------------------------
 
 
@@ -351,3 +415,30 @@ def test_without_an_admin_token_registry_changes_are_only_from_this_machine(db: 
     with TestClient(create_app(db, settings=FAST), client=("::1", 4000)) as local:
         r = local.post("/api/players/reset", json={"username": "ann"})
         assert r.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("proxies", "headers"),
+    [
+        ((), {"x-forwarded-for": "8.8.8.8"}),  # a visitor through a proxy nobody trusts
+        ((), {"x-real-ip": "127.0.0.1"}),
+        (("127.0.0.1",), {"x-forwarded-for": "::1"}),  # loopback named by the header
+        (("127.0.0.1",), {"x-forwarded-for": "127.0.0.1"}),  # every entry a trusted proxy
+        (("127.0.0.1",), {"x-forwarded-for": "8.8.8.8"}),
+        (("127.0.0.0/8",), {}),  # from the trusted proxy, which sent no header
+    ],
+)
+def test_without_an_admin_token_a_forwarded_request_is_never_admin(
+    db: str, proxies: tuple[str, ...], headers: dict[str, str]
+) -> None:
+    """Without a token, admin is a request straight from loopback naming no other client: one
+    through a proxy on this machine (trusted or not) is a visitor's, whatever its headers say."""
+    settings = FAST.model_copy(update={"trusted_proxies": proxies})
+    with TestClient(create_app(db, settings=settings), client=("127.0.0.1", 4000)) as local:
+        body = {"username": "ann", "given": "Ann", "family": "Lee"}
+        assert local.post("/api/players", json=body).status_code == 201
+        r = local.post("/api/players/reset", json={"username": "ann"}, headers=headers)
+        assert r.status_code == 403 and "not through a proxy" in r.json()["detail"]
+        assert local.delete("/api/history/1", headers=headers).status_code == 403
+        r = local.post("/api/players/reset", json={"username": "ann"})
+        assert r.status_code == (403 if proxies else 200)  # straight from loopback, not a proxy

@@ -122,3 +122,64 @@ def test_the_log_filter_hides_tokens() -> None:
     )
     for secret in ("abcDEF123456", "zzzYYY999000", "qwerty123456", "hunter2-admin"):
         assert secret not in text
+
+
+FORGED = "2026-11-28T21:30:00Z ERROR   admin token accepted"
+
+
+def test_what_a_request_sent_cannot_forge_or_colour_a_log_line(tmp_path: Path) -> None:
+    """A path with a line feed, a carriage return, a NUL and an ANSI colour (sent
+    percent-encoded) is written escaped, on the request's one line, in both log formats."""
+    import io
+    import logging
+
+    from nimlab.web.logs import JsonFormatter, TextFormatter
+
+    streams = {"text": io.StringIO(), "json": io.StringIO()}
+    handlers = []
+    for name, formatter in (("text", TextFormatter()), ("json", JsonFormatter())):
+        handler = logging.StreamHandler(streams[name])
+        handler.setFormatter(formatter)
+        handlers.append(handler)
+    web = logging.getLogger("nimlab.web")
+    level = web.level
+    web.setLevel(logging.INFO)
+    for handler in handlers:
+        web.addHandler(handler)
+    try:
+        with TestClient(create_app(str(tmp_path / "i.db"))) as c:
+            sent = "/static/x%0a" + FORGED.replace(" ", "%20") + "%0d%00%1b[31mred%c2%85"
+            assert c.get(sent).status_code == 404
+    finally:
+        for handler in handlers:
+            web.removeHandler(handler)
+        web.setLevel(level)
+    text = streams["text"].getvalue()
+    assert len([line for line in text.splitlines() if "404 GET" in line]) == 1, text
+    assert not any(line.startswith("2026-11-28T21:30:00Z") for line in text.splitlines())
+    assert "/static/x\\n2026-11-28T21:30:00Z ERROR   admin token accepted\\r\\x00\\x1b[31m" in text
+    assert "\\x85" in text
+    for raw in ("\r", "\x00", "\x1b", "\x85"):
+        assert raw not in text
+    entries = [json.loads(line) for line in streams["json"].getvalue().splitlines()]
+    (entry,) = [e for e in entries if e.get("status") == 404]
+    assert entry["path"].startswith("/static/x\\n2026") and "\\x1b[31m" in entry["path"]
+    assert "\\x00" in entry["message"] and "\x85" not in streams["json"].getvalue()
+
+
+def test_every_log_field_and_traceback_line_is_escaped() -> None:
+    import logging
+
+    from nimlab.web.logs import JsonFormatter, TextFormatter, escape_controls
+
+    assert escape_controls("a\nb\r\t\x00\x1b[0m\x7f\x9b\u2028é") == (
+        "a\\nb\\r\\t\\x00\\x1b[0m\\x7f\\x9b\\u2028é"
+    )
+    record = logging.LogRecord("nimlab.web", logging.ERROR, __file__, 1, "bad %s", ("x\ny",), None)
+    record.client = "10.0.0.1\n" + FORGED
+    record.exc_text = "Traceback (most recent call last):\nKeyError: 'x\n" + FORGED + "'"
+    text = TextFormatter().format(record)
+    lines = text.split("\n")
+    assert lines[0].endswith("bad x\\ny") and all(line.startswith("    ") for line in lines[1:])
+    out = json.loads(JsonFormatter().format(record))
+    assert out["client"] == "10.0.0.1\\n" + FORGED and out["message"] == "bad x\\ny"

@@ -18,6 +18,7 @@ import sqlite3
 import ssl
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 from websockets.asyncio.client import connect as ws_async_connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
@@ -117,6 +118,33 @@ def test_expiry_runs_while_serving(db: str, caplog: pytest.LogCaptureFixture) ->
         assert "1 games in play expired" in caplog.text
 
 
+def test_games_no_person_moved_in_expire_in_hours(db: str) -> None:
+    """Left before anyone moved, or with only a bot's move: gone after idle_game_expiry_hours
+    untouched (they held places of games in play for game_expiry_days); a game a person
+    moved in stays for days."""
+    with app_client(db, expiry_interval=0.05, idle_game_expiry_hours=2) as c:
+        left = create(c, [ANN, BOB], [3, 4])
+        bot_moved = create(c, [ANN, {"kind": "perfect"}], [3, 4], first=1)
+        played = create(c, [ANN, BOB], [3, 4])
+        fresh = create(c, [ANN, BOB], [3, 4])["state"]["id"]
+        assert bot_moved["state"]["move_count"] == 1
+        assert (
+            play(c, played["state"]["id"], 0, tokens(played)[0], 1, pile=1, take=1).status_code
+            == 200
+        )
+        quiet = [g["state"]["id"] for g in (left, bot_moved, played)]
+        hours_ago = (datetime.now(UTC) - timedelta(hours=3)).isoformat(timespec="seconds")
+        with sqlite3.connect(db) as conn:
+            conn.executemany(
+                "UPDATE live_games SET touched_at = ? WHERE key = ?",
+                [(hours_ago, key) for key in quiet],
+            )
+        live = manager(c)
+        until(lambda: quiet[0] not in live.games, "the sweep to expire the game left")
+        assert quiet[1] not in live.games and c.get(f"/api/games/{quiet[1]}").status_code == 404
+        assert quiet[2] in live.games and fresh in live.games
+
+
 def test_a_game_another_process_moved_is_read_again_until_the_database_answers(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,9 +178,12 @@ def test_a_game_another_process_moved_is_read_again_until_the_database_answers(
 # -- deleting a shared game, old links -------------------------------------------------------------
 
 
-def finished_between(c: TestClient, players: list[dict[str, Any]]) -> tuple[str, int, Any]:
-    """A game between ``players`` on one heap of 1, won by seat 0: its key, stored id, tokens."""
-    created = create(c, players, [1])
+def finished_between(
+    c: TestClient, players: list[dict[str, Any]], public: bool = True
+) -> tuple[str, int, Any]:
+    """A game between ``players`` on one heap of 1, won by seat 0: its key, stored id, tokens
+    (a public game: listed in the history)."""
+    created = create(c, players, [1], public=public)
     key, seats = created["state"]["id"], tokens(created)
     done = play(c, key, 0, seats[0], 1, pile=1, take=1).json()
     assert done["over"] and done["saved_as"] is not None
@@ -198,6 +229,7 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     """Make the database what version 4 was: no delete requests; ``early``: the first version
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
         conn.execute("DROP INDEX live_games_listed")  # version 7
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("DROP TABLE live_changes")  # version 6
@@ -270,7 +302,9 @@ class Served:
 
     def __init__(self, app: Any) -> None:
         from nimlab.cli.serve import _http_protocol, timed_protocol
+        from nimlab.web.proxies import TrustedProxies
 
+        settings = app.state.live.settings
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
@@ -281,7 +315,8 @@ class Served:
             http=timed_protocol(
                 _http_protocol(),
                 10.0,
-                per_client=app.state.live.settings.max_connections_per_client,
+                per_client=settings.max_connections_per_client,
+                proxies=TrustedProxies(settings.trusted_proxies),
             ),
         )
         self.server = uvicorn.Server(config)
@@ -313,10 +348,16 @@ class Served:
         with client_from(source) as h:
             return h.post(self.url + path, json=body, timeout=PATIENCE)
 
-    def watch(self, key: str, source: str = "127.0.0.1") -> ClientConnection:
-        """A WebSocket on game ``key`` from the loopback address ``source``."""
+    def watch(
+        self, key: str, source: str = "127.0.0.1", forwarded_for: str | None = None
+    ) -> ClientConnection:
+        """A WebSocket on game ``key`` from the loopback address ``source`` (a proxy's, with
+        ``forwarded_for`` as its ``X-Forwarded-For``)."""
         url = f"ws://127.0.0.1:{self.port}/api/games/{key}/live"
-        return ws_connect(url, sock=self.connect(source), open_timeout=PATIENCE)
+        headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else None
+        return ws_connect(
+            url, sock=self.connect(source), open_timeout=PATIENCE, additional_headers=headers
+        )
 
 
 def manager_of(server: Served) -> LiveGames:
@@ -346,6 +387,51 @@ def test_connections_per_client_are_capped_with_a_429(db: str) -> None:
         for s in held:
             s.close()
         until(lambda: server.get("/api/games")[0] == 200, "the address to be served again")
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "client"),
+    [
+        ("127.0.0.2", "6.6.6.6, 10.0.0.1", "10.0.0.1"),  # the last entry nobody forged
+        ("127.0.0.2", "10.0.0.1, 10.8.0.3", "10.0.0.1"),  # 10.8.0.3: a trusted inner proxy
+        ("127.0.0.2", "[2001:db8::1]:4711", "2001:db8::1"),
+        ("127.0.0.2", "10.0.0.1:4711", "10.0.0.1"),
+        ("127.0.0.2", "10.8.0.1, 10.8.0.2", "10.8.0.1"),  # every entry trusted: the first
+        ("127.0.0.2", None, "127.0.0.2"),
+        ("127.0.0.3", "10.0.0.1", "127.0.0.3"),  # not a proxy: the header is not read
+    ],
+)
+def test_the_client_behind_trusted_proxies(peer: str, forwarded: str | None, client: str) -> None:
+    from nimlab.web.proxies import TrustedProxies
+
+    proxies = TrustedProxies(("127.0.0.2", "10.8.0.0/16"))
+    assert proxies.client(peer, forwarded) == client
+
+
+def test_behind_a_trusted_proxy_connections_are_counted_per_real_client(db: str) -> None:
+    """The proxy (127.0.0.2) connects for everyone: its connections are not capped as one
+    client's (9 WebSockets of 3 people beyond the cap of 3 were 429 once the proxy held 3);
+    each person behind it is capped by their forwarded address."""
+    settings = SETTINGS.model_copy(
+        update={"max_connections_per_client": 3, "trusted_proxies": ("127.0.0.2",)}
+    )
+    proxy = "127.0.0.2"
+    with Served(create_app(db, settings=settings)) as server, contextlib.ExitStack() as stack:
+        r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3]})
+        key = r.json()["state"]["id"]
+        people = ("10.0.0.1", "10.0.0.2", "2001:db8::3")
+        for person in people:
+            for _ in range(3):
+                ws = stack.enter_context(server.watch(key, proxy, f"6.6.6.6, {person}"))
+                assert json.loads(ws.recv(PATIENCE))["type"] == "state"
+        assert sum(manager_of(server)._sockets.values()) == 9
+        with pytest.raises(InvalidStatus) as refused:
+            server.watch(key, proxy, "10.0.0.1")
+        assert refused.value.response.status_code == 429
+        assert b"too many connections" in refused.value.response.body
+        with client_from(proxy) as h:  # someone else behind the proxy is served
+            got = h.get(server.url + "/api/games", headers={"X-Forwarded-For": "10.0.0.4"})
+            assert got.status_code == 200
 
 
 def test_a_slow_body_is_cut(db: str) -> None:

@@ -184,7 +184,7 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         assert summary.ending is None and summary.winner_seat == 0
         assert store.finished_game("x") is None
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 8
     conn.close()
 
 
@@ -204,6 +204,35 @@ def test_public_games_in_play_are_listed_newest_first_a_page_at_a_time(store: St
     assert store.public_games_in_play(limit=10, offset=2) == []
 
 
+def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> None:
+    """Finished web games that were private in play (their data says so) become private; those
+    made public, those from before the choice existed and every other game stay listed."""
+    with Store.open(db) as store:
+        for key, meta in (("pub", {"public": True}), ("priv", {"public": False}), ("old", {})):
+            game = Game("nim", [1], ["human:Ann", "human:Bob"])
+            store.add_live_game(key, game.to_record(), meta)
+            game.push("1 1")
+            store.finish_live_game(key, game.to_record())
+        done = Game("nim", [1], ["human:Ann", "human:Bob"])
+        done.push("1 1")
+        store.save_game(done.to_record())
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN private")
+        conn.execute("UPDATE schema_version SET version = 7")
+    with Store.open(db) as store:
+        private = {store.finished_game(k)[0] for k in ("priv",)}  # type: ignore[index]
+        assert {g.id for g in store.games(limit=None) if g.private} == private
+        assert len(store.games(limit=None)) == 4
+        assert [g.id for g in store.games(limit=None, private=False)] == [4, 3, 1]
+        assert store.game(2).summary.private and not store.game(1).summary.private
+        document = store.export_games()
+        assert [g.get("private", False) for g in document["games"]] == [False, True, False, False]
+    fresh = db.with_name("copy.db")
+    with Store.open(fresh) as store:  # an export keeps a private game private
+        assert len(import_document(store, document).added) == 4
+        assert [g.private for g in store.games(limit=None)] == [False, False, True, False]
+
+
 def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
     begun = Game("nim", [3], ["human:Ann", "human:Bob"]).to_record()
     with Store.open(db) as store:  # as version 6 stored them: public only in the web's data
@@ -211,6 +240,7 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         store.add_live_game("priv", begun, {"public": False})
         store.add_live_game("old", begun, {})
     with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
         conn.execute("DROP INDEX live_games_listed")
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("UPDATE schema_version SET version = 6")

@@ -368,6 +368,31 @@ def test_untouched_games_expire_and_a_move_touches_a_game(store: Store) -> None:
     assert store.db.rows("SELECT COUNT(*) FROM live_moves") == [(0,)]
 
 
+def test_games_no_person_moved_in_expire_once_idle(database: str) -> None:
+    """With ``idle_after``, a game untouched that long goes when no person has a move in it
+    (nobody moved, or only bots); one a person moved in waits for ``expire_after``."""
+    now = datetime.now(UTC)
+    limits = InPlayLimits(idle_after=timedelta(hours=3))
+    with Store.open(database, limits=limits) as store:
+        bots = ("bot:random:Rex", "bot:random:Max")
+        for key, players in (
+            ("left", ("human:Ann", "human:Bob")),
+            ("bots", bots),
+            ("bot moved", ("human:Ann", "bot:random:Rex")),
+            ("played", ("human:Ann", "bot:random:Rex")),
+            ("fresh", ("human:Ann", "human:Bob")),
+        ):
+            store.add_live_game(key, started(players=players).to_record(), {})
+        for key, seat in (("bots", 0), ("bot moved", 1), ("played", 0)):
+            store.add_live_moves([(key, 1, [{"seat": seat, "move": "1 1", "at": "x"}])])
+        for key in ("left", "bots", "bot moved", "played"):
+            _set_touched(store, key, now - timedelta(hours=4))
+        assert store.expire_games_in_play(older_than=timedelta(days=1)) == []
+        assert sorted(store.expire_games_in_play()) == ["bot moved", "bots", "left"]
+        assert {k for k, _, _ in store.live_games()} == {"played", "fresh"}
+        assert store.expire_games_in_play(at=now + timedelta(days=6)) == ["fresh"]
+
+
 def test_a_bounded_startup_reads_the_most_recently_touched_games(store: Store) -> None:
     now = datetime.now(UTC)
     for i in range(5):

@@ -687,7 +687,10 @@ def test_finished_games_are_stored_with_statistics_and_replay(fresh_client: Test
         == 409
     )
     state, tokens = new_game(
-        client, players=[{"username": "ann"}, {"name": "Hal", "kind": "random"}], piles=[1]
+        client,
+        players=[{"username": "ann"}, {"name": "Hal", "kind": "random"}],
+        piles=[1],
+        public=True,
     )
     assert state["players"][0]["name"] == "Ann Lee"
     final = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=1).json()
@@ -740,7 +743,8 @@ def test_a_game_finished_before_a_crash_is_stored_at_restart(db: str) -> None:
 
     game = Game("nim", [1], ["human:Ann", "bot:random:Hal"])
     with Store.open(db) as store:
-        store.add_live_game("gone", game.to_record(), {"tokens": {}, "usernames": [None, None]})
+        meta = {"tokens": {}, "usernames": [None, None], "public": True}
+        store.add_live_game("gone", game.to_record(), meta)
         game.push("1 1")
         store.add_live_moves([("gone", 1, game.to_record()["moves"])])
     with TestClient(create_app(db, settings=PATIENT)) as c:
@@ -822,7 +826,8 @@ def test_store_keeps_games_in_progress(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def shared_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = str(tmp_path_factory.mktemp("fuzz") / "fuzz.db")
-    with TestClient(create_app(db, settings=PATIENT)) as c:
+    # every request counts against the client's move limit, refused ones too: no limit here
+    with TestClient(create_app(db, settings=PATIENT.model_copy(update={"move_rate": 0}))) as c:
         yield c
 
 

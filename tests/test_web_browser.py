@@ -590,7 +590,7 @@ def test_a_server_restart_the_connection_state_and_finished_links(
         expect(other.locator("#log li")).to_have_count(6)
         assert other.locator("#board").inner_text() == page.locator("#board").inner_text()
         other.goto(server.url + f"/game/{finished['state']['id']}")
-        other.wait_for_url(re.compile(r"/history/\d+$"))
+        other.wait_for_url(re.compile(r"/history/\d+\?key="))  # a private game: by its key
         expect(other.locator("#replay-moves li").last).to_contain_text("Ann resigned. Bob wins!")
         expect(other.locator(".rules")).to_contain_text("Bob won by resignation")
         no_js_errors(other)
@@ -1245,7 +1245,7 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
     page.locator("#value-history li").first.locator("button").click()
     expect(page.locator("#verdict")).to_contain_text("At the start: ")
     check("a past position")
-    open_game(page, server.url, players=hal, piles=[1])
+    open_game(page, server.url, players=hal, piles=[1], public=True)  # in the history
     page.fill("#typed-move", "1 1")
     page.press("#typed-move", "Enter")
     expect(page.locator("#dialog[open]")).to_contain_text("Ann wins!")

@@ -358,7 +358,8 @@ def test_a_finished_or_stopped_games_link_answers_after_a_restart(db: str) -> No
         me = {"seat": 1, "token": tokens[1]}
         r = c.request("DELETE", f"/api/games/{resigned['id']}", json=me)
         assert r.status_code == 200 and not r.json()["deleted"]  # the other player has not asked
-        assert c.get(f"/api/history/{saved}").status_code == 200
+        link = {"key": resigned["id"]}  # a private game: read with its key
+        assert c.get(f"/api/history/{saved}", params=link).status_code == 200
         r = c.request("DELETE", f"/api/games/{resigned['id']}", json={**me, "seat": 0})
         assert r.status_code == 403  # seat 1's token is not seat 0's
         r = c.request(
@@ -366,7 +367,7 @@ def test_a_finished_or_stopped_games_link_answers_after_a_restart(db: str) -> No
         )
         assert r.status_code == 200 and r.json()["deleted"]
         assert c.get(f"/api/games/{resigned['id']}").status_code == 404
-        assert c.get(f"/api/history/{saved}").status_code == 404
+        assert c.get(f"/api/history/{saved}", params=link).status_code == 404
 
 
 def test_abandoned_games_change_no_statistics_and_resigned_ones_do(
@@ -377,7 +378,7 @@ def test_abandoned_games_change_no_statistics_and_resigned_ones_do(
         body = {"username": name, "given": name.title(), "family": "X"}
         assert client.post("/api/players", json=body).status_code == 201
     players = [{"username": "ann"}, {"username": "bob"}]
-    state, tokens = new_game(client, players=players)
+    state, tokens = new_game(client, players=players, public=True)
     r = client.post(f"/api/games/{state['id']}/abandon", json={"seat": 1, "token": tokens[1]})
     assert r.status_code == 200
     stats = {p["username"]: p for p in client.get("/api/players").json()}

@@ -31,6 +31,7 @@ from nimlab.cli.database import open_store
 from nimlab.storage import StorageError
 
 if TYPE_CHECKING:
+    from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
 __all__ = ["allowed_hosts", "bind", "serve", "timed_protocol"]
@@ -160,11 +161,15 @@ class Corked:
         return getattr(self._transport, name)
 
 
-def timed_protocol(base: type[Any], seconds: float, *, per_client: int) -> type[Any]:
+def timed_protocol(
+    base: type[Any], seconds: float, *, per_client: int, proxies: TrustedProxies | None = None
+) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
     from an address that holds ``per_client`` (the setting ``max_connections_per_client``)
-    already, so one client cannot take every connection the server has."""
+    already, so one client cannot take every connection the server has. A connection from a
+    trusted proxy (``proxies``) is not counted here: it carries many clients, whom the app
+    counts once their requests name them (:class:`nimlab.web.proxies.ForwardedClient`)."""
     # open connections per client address (weak: a closed connection is forgotten with it)
     held: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
     made = [0]
@@ -172,6 +177,8 @@ def timed_protocol(base: type[Any], seconds: float, *, per_client: int) -> type[
     def admitted(transport: asyncio.Transport) -> bool:
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if proxies is not None and proxies.trusts(host):
+            return True
         mine = held.setdefault(host, weakref.WeakSet())
         if sum(1 for t in mine if not t.is_closing()) >= per_client:
             return False
@@ -542,6 +549,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
 
     import uvicorn
 
+    from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
     s = settings or ServerSettings()
@@ -551,7 +559,10 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         log_config=None,  # nimlab's logging is set up by nimlab serve
         access_log=False,  # at "warning" nothing is logged, but each request still formats it
         http=timed_protocol(
-            _http_protocol(), s.request_timeout, per_client=s.max_connections_per_client
+            _http_protocol(),
+            s.request_timeout,
+            per_client=s.max_connections_per_client,
+            proxies=TrustedProxies(s.trusted_proxies),
         ),
         timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,

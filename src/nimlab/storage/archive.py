@@ -139,6 +139,9 @@ class GameSummary:
     source: str
     ending: str | None = None
     """``None`` for a game played to its end, else how it stopped (see :data:`ENDINGS`)."""
+    private: bool = False
+    """A game its players kept private (the web app's games not made public): not in the lists
+    of the web app, and read there only with the key it had in play (or by the admin)."""
 
     @property
     def winner(self) -> Seat | None:
@@ -153,15 +156,18 @@ class StoredGame:
     record: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of the export format."""
+        """One entry of the export format (``"private": true`` for a private game)."""
         s = self.summary
-        return {
+        out = {
             "id": s.id,
             "source": s.source,
             "finished_at": s.finished_at,
             "seats": [seat.to_json() for seat in s.seats],
             "record": self.record,
         }
+        if s.private:
+            out["private"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +181,7 @@ class ImportResult:
 
 
 _SUMMARY_COLUMNS = (
-    "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source, ending"
+    "id, ruleset, start, winner_seat, move_count, started_at, finished_at, source, ending, private"
 )
 
 
@@ -403,12 +409,13 @@ def insert_game(
     update_stats: bool = True,
     finished_at: str | None = None,
     unknown_players: str = "raise",
+    private: bool = False,
 ) -> int:
     """Store a finished game inside the caller's write transaction (see
     :meth:`Archive.save_game`; a resigned or abandoned one as its ``"ended"`` says, see the
     module docstring). ``unknown_players``: ``"raise"`` an :class:`UnknownPlayerError` for an
-    unregistered username, or ``"drop"`` it (the seat keeps only its name). Returns the new
-    game's id. O(seats + size of the record)."""
+    unregistered username, or ``"drop"`` it (the seat keeps only its name); ``private``: see
+    :attr:`GameSummary.private`. Returns the new game's id. O(seats + size of the record)."""
     checked = check_record(record)
     players, winner, moves = checked.players, checked.winner, checked.moves
     if checked.ending is not None and checked.ending.how == "abandoned":
@@ -435,8 +442,8 @@ def insert_game(
         ids.append(pid)
     game_id = conn.execute(
         "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-        "finished_at, source, record, content_hash, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "RETURNING id",
+        "finished_at, source, record, content_hash, ending, private) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (
             str(record["ruleset"]),
             start,
@@ -448,6 +455,7 @@ def insert_game(
             text,
             record_hash(record),
             None if checked.ending is None else checked.ending.how,
+            int(private),
         ),
     ).fetchone()[0]
     winners = checked.winners
@@ -484,6 +492,7 @@ def _summary(row: Sequence[Any], seats: tuple[Seat, ...]) -> GameSummary:
         finished_at=row[6],
         source=row[7],
         ending=row[8],
+        private=bool(row[9]),
     )
 
 
@@ -519,20 +528,29 @@ class Archive:
             )
 
     def games(
-        self, *, username: str | None = None, limit: int | None = 20, offset: int = 0
+        self,
+        *,
+        username: str | None = None,
+        limit: int | None = 20,
+        offset: int = 0,
+        private: bool = True,
     ) -> list[GameSummary]:
         """Stored games, newest first, skipping the first ``offset``; with ``username`` only
         that player's games, without those their seat asked to delete
-        (:meth:`request_delete`)."""
+        (:meth:`request_delete`); ``private=False``: without the private games
+        (:attr:`GameSummary.private`)."""
         sql = f"SELECT {_SUMMARY_COLUMNS} FROM games"
         params: list[Any] = []
+        where = [] if private else ["private = 0"]
         if username is not None:
-            sql += (
-                " WHERE id IN (SELECT game_id FROM game_players WHERE username = ?1 AND NOT "
+            where.append(
+                "id IN (SELECT game_id FROM game_players WHERE username = ?1 AND NOT "
                 "EXISTS (SELECT 1 FROM delete_requests d WHERE d.game_id = game_players.game_id "
                 "AND d.seat = game_players.seat))"
             )
             params.append(username)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id DESC"
         if limit is not None or offset > 0:
             sql += f" LIMIT ?{len(params) + 1} OFFSET ?{len(params) + 2}"
@@ -581,7 +599,7 @@ class Archive:
         if row is None:
             raise GameNotFoundError(f"there is no game #{game_id} (nimlab history lists the games)")
         seats = self._seats([game_id]).get(game_id, ())
-        return StoredGame(_summary(row, seats), json.loads(row[9]))
+        return StoredGame(_summary(row, seats), json.loads(row[10]))
 
     def delete_game(self, game_id: int) -> None:
         """Delete a finished game from the history (its seats with it). The players' statistics
@@ -629,11 +647,12 @@ class Archive:
 
     def import_games(
         self,
-        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None]],
+        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None, bool]],
         *,
         players: Sequence[PlayerRecord] = (),
     ) -> ImportResult:
-        """Store already-checked games, each as ``(record, seats, finished_at)``, all or none.
+        """Store already-checked games, each as ``(record, seats, finished_at, private)``, all
+        or none (``private``: see :attr:`GameSummary.private`).
         A game whose record is stored already (same content hash: the same game, move for move
         and time for time) is not added again; importing a file twice adds nothing the second
         time. ``players`` not registered yet are registered first (with no games); seats are
@@ -652,7 +671,7 @@ class Archive:
                     raise RecordError(f"player {username!r} of the file: {e}") from None
                 insert_player(conn, username, given, family, p.bot)
                 result.players_added.append(username)
-            for record, seats, finished_at in entries:
+            for record, seats, finished_at, private in entries:
                 checked = check_record(record)
                 winner, moves = checked.winner, checked.moves
                 if len(seats) != len(checked.players):
@@ -667,8 +686,8 @@ class Archive:
                 finished = finished_at or now()
                 game_id = conn.execute(
                     "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, "
-                    "finished_at, source, record, content_hash, ending) "
-                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?) RETURNING id",
+                    "finished_at, source, record, content_hash, ending, private) "
+                    "VALUES (?, ?, ?, ?, ?, ?, 'import', ?, ?, ?, ?) RETURNING id",
                     (
                         str(record["ruleset"]),
                         dumps(record["start"], "the game's start"),
@@ -679,6 +698,7 @@ class Archive:
                         dumps(record),
                         digest,
                         None if checked.ending is None else checked.ending.how,
+                        int(private),
                     ),
                 ).fetchone()[0]
                 for seat in seats:

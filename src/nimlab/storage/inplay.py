@@ -9,7 +9,11 @@ Bounds (each read from the environment when the store is opened, see :class:`InP
   :class:`TooManyMovesError`;
 - a game not touched (no move, no start) for ``expire_after`` (``$NIMLAB_GAME_EXPIRY_DAYS``,
   default 7 days) is *deleted* by :meth:`GamesInPlay.expire`: it was never finished, so it has no
-  result for the history or the statistics, and an abandoned game is not worth keeping.
+  result for the history or the statistics, and an abandoned game is not worth keeping; a game
+  no person has moved in yet (only bots, or nobody) goes sooner, once untouched for
+  ``idle_after`` (``$NIMLAB_IDLE_GAME_EXPIRY_HOURS``; none by default here, the server's
+  setting ``idle_game_expiry_hours`` gives 3 hours), so that games started and left cannot hold
+  the places of games in play for days.
 
 Finishing a game (:meth:`GamesInPlay.finish`) stores the finished record and removes the game in
 play in ONE transaction: the game is always whole, in play or finished, never lost. A game
@@ -77,19 +81,23 @@ class InPlayLimits:
     max_per_client: int = 50
     max_moves: int = 10_000
     expire_after: timedelta = timedelta(days=7)
+    idle_after: timedelta | None = None
+    """How long a game no person has moved in yet is kept untouched (``None``: as any other)."""
 
     @classmethod
     def from_env(cls) -> InPlayLimits:
         """The defaults, overridden by ``$NIMLAB_MAX_GAMES_IN_PLAY``,
-        ``$NIMLAB_MAX_GAMES_PER_CLIENT``, ``$NIMLAB_MAX_MOVES_PER_GAME`` and
-        ``$NIMLAB_GAME_EXPIRY_DAYS``; raises :class:`StorageError` for a value that is not a whole
-        number of at least 1."""
+        ``$NIMLAB_MAX_GAMES_PER_CLIENT``, ``$NIMLAB_MAX_MOVES_PER_GAME``,
+        ``$NIMLAB_GAME_EXPIRY_DAYS`` and ``$NIMLAB_IDLE_GAME_EXPIRY_HOURS``; raises
+        :class:`StorageError` for a value that is not a whole number of at least 1."""
         d = cls()
+        idle = _env_int("NIMLAB_IDLE_GAME_EXPIRY_HOURS", 0) or None
         return cls(
             max_games=_env_int("NIMLAB_MAX_GAMES_IN_PLAY", d.max_games),
             max_per_client=_env_int("NIMLAB_MAX_GAMES_PER_CLIENT", d.max_per_client),
             max_moves=_env_int("NIMLAB_MAX_MOVES_PER_GAME", d.max_moves),
             expire_after=timedelta(days=_env_int("NIMLAB_GAME_EXPIRY_DAYS", d.expire_after.days)),
+            idle_after=None if idle is None else timedelta(hours=idle),
         )
 
 
@@ -474,10 +482,13 @@ class GamesInPlay:
         *,
         source: str = "web",
         expect: int | None = None,
+        private: bool = False,
     ) -> int:
         """Store the finished game ``record`` (see :meth:`Archive.save_game`; a username no
-        longer registered is stored as a plain name) and remove the game in play ``key`` with
-        its moves, in ONE transaction: either both happen or neither (the game stays in play).
+        longer registered is stored as a plain name; ``private``: not listed, and read only by
+        who has its key, see :meth:`Archive.games` and :attr:`GameSummary.private`) and remove
+        the game in play ``key`` with its moves, in ONE transaction: either both happen or
+        neither (the game stays in play).
         Raises :class:`RecordError` (nothing written) when no game in play has that key, so a
         game is finished at most once, and :class:`StaleGameError` when ``expect`` is given and
         is no longer the game's version. Returns the finished game's id."""
@@ -495,7 +506,9 @@ class GamesInPlay:
                 _refused(conn, key, expect)
             if dialect == "sqlite":
                 announce(conn, key, int(row[1]) + 1, dialect)
-            game_id = insert_game(conn, record, usernames, source=source, unknown_players="drop")
+            game_id = insert_game(
+                conn, record, usernames, source=source, unknown_players="drop", private=private
+            )
             conn.execute(
                 "INSERT INTO finished_keys (key, game_id, meta) VALUES (?, ?, ?) ON CONFLICT "
                 "(key) DO UPDATE SET game_id = excluded.game_id, meta = excluded.meta",
@@ -533,10 +546,14 @@ class GamesInPlay:
         self, older_than: timedelta | None = None, *, at: datetime | None = None
     ) -> list[str]:
         """Delete the games in play not touched (started or moved in) for ``older_than``
-        (default: the limits' ``expire_after``) before ``at`` (default: now); returns their keys.
-        O(expired games + their moves)."""
+        (default: the limits' ``expire_after``) before ``at`` (default: now), and, without
+        ``older_than``, those no person has moved in (no move stored by a seat that is not a
+        bot) not touched for the limits' ``idle_after``; returns their keys. O(games untouched
+        for ``idle_after`` x their moves + expired games + their moves)."""
         age = self.limits.expire_after if older_than is None else older_than
-        cutoff = ((at or datetime.now(UTC)).astimezone(UTC) - age).isoformat(timespec="seconds")
+        idle = self.limits.idle_after if older_than is None else None
+        when = (at or datetime.now(UTC)).astimezone(UTC)
+        cutoff = (when - age).isoformat(timespec="seconds")
         with self._db.write() as conn:
             keys = [
                 str(r[0])
@@ -544,8 +561,45 @@ class GamesInPlay:
                     "SELECT key FROM live_games WHERE touched_at < ? ORDER BY touched_at", (cutoff,)
                 )
             ]
+            if idle is not None and idle < age:
+                quiet = conn.execute(
+                    "SELECT key, record FROM live_games WHERE touched_at < ? AND touched_at >= ? "
+                    "ORDER BY touched_at",
+                    ((when - idle).isoformat(timespec="seconds"), cutoff),
+                ).fetchall()
+                keys += [str(key) for key, record in quiet if not _moved(conn, key, record)]
             for key in keys:
                 _gone(conn, key, None, self._db.dialect)
                 conn.execute("DELETE FROM live_moves WHERE key = ?", (key,))
                 conn.execute("DELETE FROM live_games WHERE key = ?", (key,))
         return keys
+
+
+def _moved(conn: Connection, key: str, record: str) -> bool:
+    """Whether a person (a seat whose player is not a bot) has a move stored in game ``key``
+    whose record as it began is ``record``; a seat whose player cannot be read counts as a
+    person. O(log n + the game's moves)."""
+    from nimlab.core.errors import NimlabError
+    from nimlab.core.players import Player
+
+    try:
+        players = json.loads(record).get("players", [])
+    except (ValueError, AttributeError):
+        return True
+    people = []
+    for seat, spec in enumerate(players):
+        try:
+            if not Player.parse(str(spec)).is_bot:
+                people.append(seat)
+        except NimlabError:
+            people.append(seat)
+    if not people:
+        return False
+    marks = ", ".join("?" * len(people))
+    return (
+        conn.execute(
+            f"SELECT 1 FROM live_moves WHERE key = ? AND seat IN ({marks}) LIMIT 1",
+            (key, *people),
+        ).fetchone()
+        is not None
+    )

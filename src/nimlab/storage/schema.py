@@ -219,7 +219,29 @@ def _v7(conn: Connection) -> None:
             conn.execute("UPDATE live_games SET listed_at = ? WHERE key = ?", (began, key))
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7)
+_V8_SQL = """
+ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0; -- 1: kept by its key (web app)
+"""
+
+
+def _v8(conn: Connection) -> None:
+    """Version 8: a finished game of the web app that was private in play stays private
+    (``private``: not listed, read only with the key it had in play). The finished games whose
+    data in play (``finished_keys.meta``) says they were not public become private; the others,
+    and every game not from the web app, stay listed."""
+    for statement in _statements(_V8_SQL):
+        conn.execute(_ddl(conn, statement))
+    rows = conn.execute("SELECT game_id, meta FROM finished_keys").fetchall()
+    for game_id, meta in rows:
+        try:
+            private = json.loads(meta).get("public") is False
+        except (ValueError, AttributeError):
+            private = False
+        if private:
+            conn.execute("UPDATE games SET private = 1 WHERE id = ?", (game_id,))
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

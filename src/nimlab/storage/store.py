@@ -202,10 +202,15 @@ class Store:
         )
 
     def games(
-        self, *, username: str | None = None, limit: int | None = 20, offset: int = 0
+        self,
+        *,
+        username: str | None = None,
+        limit: int | None = 20,
+        offset: int = 0,
+        private: bool = True,
     ) -> list[GameSummary]:
         """See :meth:`Archive.games`."""
-        return self.archive.games(username=username, limit=limit, offset=offset)
+        return self.archive.games(username=username, limit=limit, offset=offset, private=private)
 
     def game_count(self) -> int:
         """See :meth:`Archive.game_count`."""
@@ -229,7 +234,7 @@ class Store:
 
     def import_games(
         self,
-        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None]],
+        entries: Sequence[tuple[Mapping[str, Any], Sequence[Seat], str | None, bool]],
         *,
         players: Sequence[PlayerRecord] = (),
     ) -> ImportResult:
@@ -291,9 +296,12 @@ class Store:
         *,
         source: str = "web",
         expect: int | None = None,
+        private: bool = False,
     ) -> int:
         """See :meth:`GamesInPlay.finish`: one transaction, the game is never lost."""
-        return self.in_play.finish(key, record, usernames, source=source, expect=expect)
+        return self.in_play.finish(
+            key, record, usernames, source=source, expect=expect, private=private
+        )
 
     def finished_game(self, key: str) -> tuple[int, dict[str, Any]] | None:
         """See :meth:`GamesInPlay.finished_game`."""

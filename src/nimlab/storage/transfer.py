@@ -21,7 +21,8 @@ from nimlab.storage.store import (
 
 __all__ = ["import_document", "read_document", "read_players"]
 
-ImportEntry = tuple[dict[str, Any], list[Seat], str | None]
+ImportEntry = tuple[dict[str, Any], list[Seat], str | None, bool]
+"""A game to import: its record, seats, when it finished, and whether it is private."""
 
 
 def read_document(document: Any) -> list[ImportEntry]:
@@ -72,7 +73,14 @@ def read_document(document: Any) -> list[ImportEntry]:
         if ending is not None:
             replayed["ended"] = ending.to_json()
         finished = entry.get("finished_at")
-        entries.append((replayed, seats, finished if isinstance(finished, str) else None))
+        entries.append(
+            (
+                replayed,
+                seats,
+                finished if isinstance(finished, str) else None,
+                entry.get("private") is True,
+            )
+        )
     return entries
 
 

@@ -188,6 +188,7 @@ class StoreWriter:
         moves: Sequence[Mapping[str, Any]] = (),
         block: float = 0.0,
         expect: int | None = None,
+        private: bool = False,
     ) -> concurrent.futures.Future[int]:
         """Finish a game in play (``Store.finish_live_game``: the finished record stored and the
         game in play removed, in one transaction); the future gets the stored game's id. With
@@ -196,9 +197,11 @@ class StoreWriter:
         transaction. The same as ``submit`` of a function doing both, cheaper: it shares a
         savepoint with the moves and games finished next to it (see the module docstring).
         With ``expect``: only if the game is still at that version (else ``StaleGameError``).
-        ``record`` must not change until the future is done. O(size of the record)."""
+        ``private``: kept out of lists and from readers without its key (see
+        :meth:`GamesInPlay.finish`). ``record`` must not change until the future is done.
+        O(size of the record)."""
         future: concurrent.futures.Future[int] = concurrent.futures.Future()
-        job = _finish_job(key, record, usernames, source, first, moves, expect)
+        job = _finish_job(key, record, usernames, source, first, moves, expect, private)
         self._put(_Job(job, future, True), block)
         return future
 
@@ -293,6 +296,7 @@ def _finish_job(
     first: int,
     moves: Sequence[Mapping[str, Any]],
     expect: int | None = None,
+    private: bool = False,
 ) -> Callable[[Store], int]:
     names = list(usernames)
     batch: tuple[MoveBatch, ...] = ((key, first, list(moves)),) if moves else ()
@@ -302,7 +306,9 @@ def _finish_job(
         if batch:
             store.add_live_moves(batch, expect=None if version is None else {key: version})
             version = None if version is None else version + 1
-        return store.finish_live_game(key, record, names, source=source, expect=version)
+        return store.finish_live_game(
+            key, record, names, source=source, expect=version, private=private
+        )
 
     return finish
 
@@ -540,10 +546,11 @@ class LoopWriter:
         first: int = 1,
         moves: Sequence[Mapping[str, Any]] = (),
         expect: int | None = None,
+        private: bool = False,
     ) -> asyncio.Future[int]:
         """See :meth:`StoreWriter.finish_game`."""
         future: asyncio.Future[int] = self._loop.create_future()
-        job = _finish_job(key, record, usernames, source, first, moves, expect)
+        job = _finish_job(key, record, usernames, source, first, moves, expect, private)
         self._put(_Job(job, future, True))
         return future
 

@@ -20,7 +20,7 @@ from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.core.setup import FIRST_CHOICES
 from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
 from nimlab.web import metrics
-from nimlab.web.access import client_of, live, require_admin
+from nimlab.web.access import GameKeyQuery, client_of, live, require_admin, stored_game
 from nimlab.web.errors import NotFound, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text
 from nimlab.web.schemas import (
@@ -51,7 +51,7 @@ from nimlab.web.schemas import (
 )
 from nimlab.web.views import created_json, replay_frames
 
-__all__ = ["answer_create", "answer_move", "router"]
+__all__ = ["answer_create", "answer_move", "refused_body", "router"]
 
 router = APIRouter(prefix="/api")
 
@@ -523,7 +523,7 @@ async def rankings(
     "/history",
     response_model=HistoryOut,
     responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
-    summary="Stored games, newest first",
+    summary="Stored games, newest first (not the games their players kept private)",
 )
 async def history(
     request: Request,
@@ -537,7 +537,7 @@ async def history(
     def games(store: Store) -> list[GameSummary]:
         if username is not None:
             store.get_player(username)
-        return store.games(username=username, limit=size, offset=offset)
+        return store.games(username=username, limit=size, offset=offset, private=False)
 
     summaries = await live(request).read(games)
     return _json({"games": [_summary_json(s) for s in summaries]})
@@ -547,11 +547,12 @@ async def history(
     "/history/{game_id}",
     response_model=ReplayOut,
     responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such stored game"}},
-    summary="A stored game, frame by frame, for replay",
+    summary="A stored game, frame by frame, for replay (a private game: with key=, the id it "
+    "had in play)",
 )
-async def replay(game_id: GameId, request: Request) -> Response:
+async def replay(game_id: GameId, request: Request, key: GameKeyQuery = None) -> Response:
     manager = live(request)
-    stored = await manager.read(lambda s: s.game(game_id))
+    stored = await stored_game(request, game_id, key)
     try:
         game = await manager.compute(
             f"replay:{game_id}", "replay", lambda: Game.from_record(stored.record)
@@ -570,6 +571,20 @@ async def replay(game_id: GameId, request: Request) -> Response:
             "frames": [f.model_dump() for f in frames],
         }
     )
+
+
+_BODY_LIMITS: dict[Any, str] = {play_move: "move", create_game: "create", add_player: "register"}
+"""The routes whose requests take a token of a client's limit, and the limit's action."""
+
+
+def refused_body(request: Request) -> None:
+    """Count a request whose body its route refused (it does not parse, or does not validate)
+    against the client's limit of the route's action, as a well-formed request is counted, so
+    that bad bodies cannot be sent faster than good ones: raises
+    :class:`~nimlab.web.errors.TooManyRequests` beyond it. Nothing for another route."""
+    action = _BODY_LIMITS.get(getattr(request.scope.get("route"), "endpoint", None))
+    if action is not None:
+        live(request).limit(action, client_of(request))
 
 
 from nimlab.web.lifecycle import router as _lifecycle  # noqa: E402  (resign, undo, delete, ...)

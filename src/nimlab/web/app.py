@@ -29,12 +29,13 @@ from nimlab.storage import (
 )
 from nimlab.web import logs, metrics
 from nimlab.web import settings as configuration
-from nimlab.web.api import router
+from nimlab.web.api import refused_body, router
 from nimlab.web.direct import DirectPlay
-from nimlab.web.errors import ApiError, TooManyRequests, Unauthorized, Unavailable
+from nimlab.web.errors import TOO_DEEP, ApiError, TooManyRequests, Unauthorized, Unavailable
 from nimlab.web.guard import Guard
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
+from nimlab.web.proxies import ForwardedClient, TrustedProxies
 from nimlab.web.schemas import whole_number
 from nimlab.web.settings import ServerSettings
 
@@ -122,9 +123,11 @@ def create_app(
     )
     app.add_middleware(logs.RequestIds)
     if settings.trusted_proxies:  # the client is taken from X-Forwarded-For only when they send it
-        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
-
-        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
+        app.add_middleware(
+            ForwardedClient,
+            proxies=TrustedProxies(settings.trusted_proxies),
+            per_client=settings.max_connections_per_client,
+        )
     return app
 
 
@@ -213,7 +216,14 @@ def _add_error_handlers(app: FastAPI) -> None:
         path = request.url.path
         if exc.status_code == 404 and not path.startswith(("/api/", "/static/")):
             return FileResponse(index, status_code=404, headers={"Cache-Control": "no-cache"})
-        return _error(exc.detail, exc.status_code, dict(exc.headers or {}))
+        detail = exc.detail
+        if exc.status_code == 400:  # the body does not parse
+            if isinstance(exc.__cause__, RecursionError):
+                detail = TOO_DEEP
+            over = _over_limit(request)
+            if over is not None:
+                return await api_error(request, over)
+        return _error(detail, exc.status_code, dict(exc.headers or {}))
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -236,6 +246,9 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        over = _over_limit(request)
+        if over is not None:
+            return await api_error(request, over)
         errors = list(exc.errors())
         bad_json = [e for e in errors if e.get("type") == "json_invalid"]
         if bad_json:
@@ -249,6 +262,16 @@ def _add_error_handlers(app: FastAPI) -> None:
             parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else e.get("msg", ""))
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         return _error("; ".join(parts) + more, 422)
+
+
+def _over_limit(request: Request) -> TooManyRequests | None:
+    """Why a request whose body its route refused is over the client's limit (see
+    :func:`~nimlab.web.api.refused_body`); ``None`` when it is within it."""
+    try:
+        refused_body(request)
+    except TooManyRequests as e:
+        return e
+    return None
 
 
 def _error(detail: str, status: int, headers: dict[str, str] | None = None) -> JSONResponse:

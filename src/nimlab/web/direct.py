@@ -9,8 +9,9 @@ read the body, checked its size and the host, and adds the security headers) and
 well-formed request of those two itself: the same function the route calls
 (:func:`~nimlab.web.api.answer_move`, :func:`~nimlab.web.api.answer_create`), its errors answered
 by the app's own exception handlers. Anything else, including every request whose body does not
-validate, goes on to the app unchanged (the body replayed), so that its answer is the route's
-own, word for word.
+validate or does not parse (not JSON, or nested deeper than the parser goes), goes on to the
+app unchanged (the body replayed), so that its answer is the route's own, word for word (and
+counted against the client's limit there, see :func:`nimlab.web.api.refused_body`).
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def _body_of(scope: Scope, body: bytes | None, model: type[BaseModel]) -> BaseMo
         return None
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None

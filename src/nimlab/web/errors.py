@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "TOO_DEEP",
     "ApiError",
     "Conflict",
     "Forbidden",
@@ -11,6 +12,10 @@ __all__ = [
     "Unauthorized",
     "Unavailable",
 ]
+
+TOO_DEEP = "the request body is not valid JSON: its arrays and objects are nested too deeply"
+"""The answer (400) to a body nested deeper than the JSON parser goes (about a thousand levels;
+no request needs more than a few)."""
 
 
 class ApiError(Exception):

@@ -40,7 +40,7 @@ from nimlab.core.errors import GameOverError, NimlabError, PlayerError
 from nimlab.core.game import Game
 from nimlab.storage import StaleGameError
 from nimlab.theory.budget import BudgetExceeded
-from nimlab.web.access import client_of, is_admin, live, require_admin
+from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_admin, stored_game
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames, Stale
 from nimlab.web.schemas import (
@@ -297,7 +297,8 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
         422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
         503: {"model": ErrorOut, "description": "The engine is overloaded"},
     },
-    summary="The analysis after move `at` of a stored game, with its whole value history",
+    summary="The analysis after move `at` of a stored game, with its whole value history (a "
+    "private game: with key=, the id it had in play)",
 )
 async def stored_analysis(
     game_id: GameId,
@@ -305,9 +306,10 @@ async def stored_analysis(
     at: Annotated[
         int | None, Query(ge=0, le=2**31 - 1, description="The move (default: the last)")
     ] = None,
+    key: GameKeyQuery = None,
 ) -> JSONResponse:
     manager = live(request)
-    stored = await manager.read(lambda s: s.game(game_id))
+    stored = await stored_game(request, game_id, key)
 
     def work() -> AnalysisOut:
         return analysis_after(Game.from_record(stored.record), at)

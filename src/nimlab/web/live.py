@@ -847,12 +847,12 @@ class LiveGames:
         record["ended"] = ending.to_json()
         usernames = list(lg.usernames)
         lg.finishing = True
-        expect = lg.stored
+        expect, private = lg.stored, not lg.public
         try:
             lg.saved_as = await self._storage(
                 self._queued(
                     lambda: self.writer.finish_game(
-                        lg.key, record, usernames, source="web", expect=expect
+                        lg.key, record, usernames, source="web", expect=expect, private=private
                     )
                 )
             )
@@ -1207,6 +1207,7 @@ class LiveGames:
                 first=lg.saved + 1,
                 moves=moves,
                 expect=lg.stored,
+                private=not lg.public,
             )
 
             def stored(done: asyncio.Future[int]) -> None:  # see _save

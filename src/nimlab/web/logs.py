@@ -8,7 +8,9 @@ carry the id as their JSON field ``request_id`` (see :func:`request_id`).
 
 :func:`configure` sets up the log (``--log-level``, ``--log-format text|json``) on stderr, with
 :class:`Redact`: no token or secret is ever written (the admin token, seat tokens, anything
-after ``token=`` or ``Bearer``).
+after ``token=`` or ``Bearer``). Both formats write every message and field through
+:func:`escape_controls`: a path, header or name a request sent cannot end a log line, start a
+forged one, or colour a terminal.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ __all__ = [
     "JsonFormatter",
     "Redact",
     "RequestIds",
+    "TextFormatter",
     "configure",
+    "escape_controls",
     "log",
     "new_request_id",
     "request_id",
@@ -55,6 +59,31 @@ _SECRETS = re.compile(
     re.IGNORECASE,
 )
 """A value of 12 characters or more after a word that announces a secret (seat tokens have 24)."""
+
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(found: re.Match[str]) -> str:
+    char = found.group()
+    return _SHORT.get(char) or (
+        f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    )
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character written as its escape (``\\n``, ``\\r``,
+    ``\\t``, ``\\x00``, ``\\x1b``, ``\\x85``, ``\\u2028``...): the C0 and C1 controls,
+    DEL, and the Unicode line and paragraph separators; so an ANSI escape sequence loses its
+    ESC. Anything a request sent is logged through it (both log formats do). O(len(text))."""
+    return _CONTROLS.sub(_escaped, text) if _CONTROLS.search(text) else text
+
+
+def _escape_lines(text: str, indent: str = "") -> str:
+    """A traceback's lines, each escaped (an exception's message may hold what a request sent)
+    and indented by ``indent``."""
+    return "\n".join(indent + escape_controls(line) for line in text.split("\n"))
 
 
 FAILED = "the server failed to answer this request (its log says why, under this request_id)"
@@ -117,23 +146,26 @@ class JsonFormatter(logging.Formatter):
             + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": escape_controls(record.getMessage()),
         }
         for name in self.FIELDS:
             value = getattr(record, name, None)
             if value is not None:
-                out[name] = value
+                out[name] = escape_controls(value) if isinstance(value, str) else value
         if record.exc_text:
-            out["exception"] = record.exc_text
+            out["exception"] = _escape_lines(record.exc_text)
         return json.dumps(out, ensure_ascii=False)
 
 
-class _TextFormatter(logging.Formatter):
+class TextFormatter(logging.Formatter):
+    """A line for people: time, level, message; a traceback follows on lines of its own, each
+    indented (no line of it can pass for a log line)."""
+
     def format(self, record: logging.LogRecord) -> str:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record.created))
-        line = f"{stamp} {record.levelname:<7} {record.getMessage()}"
+        line = f"{stamp} {record.levelname:<7} {escape_controls(record.getMessage())}"
         if record.exc_text:
-            line += "\n" + record.exc_text
+            line += "\n" + _escape_lines(record.exc_text, "    ")
         return line
 
 
@@ -141,7 +173,7 @@ def configure(level: str = "info", fmt: str = "text", secrets: tuple[str, ...] =
     """Send the log (nimlab's and Uvicorn's) to stderr at ``level`` in ``fmt`` (``text`` or
     ``json``), every record cleaned of ``secrets`` and of anything that looks like a token."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else _TextFormatter())
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     handler.addFilter(Redact(secrets))
     root = logging.getLogger()
     for old in list(root.handlers):

@@ -177,7 +177,8 @@ class SetupIn(_In):
     public: bool = Field(
         False,
         description="Whether the game is listed among the games in play (GET /api/games) for "
-        "anyone to watch; a private game is watched only by those given its link.",
+        "anyone to watch, and once over in the history (GET /api/history); a private game is "
+        "watched, and replayed once over, only by those given its link.",
     )
 
 

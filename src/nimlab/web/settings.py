@@ -109,13 +109,15 @@ class ServerSettings(BaseSettings):
     trusted_proxies: Names = Field(
         default=(),
         description="Addresses or networks (CIDR) of reverse proxies: only a request from one "
-        "of them has its client taken from X-Forwarded-For.",
+        "of them has its client taken from X-Forwarded-For (and its connections are counted "
+        "per client behind it).",
     )
     admin_token: SecretStr | None = Field(
         default=None,
         description="Removing players, resetting statistics and deleting stored games need "
-        "this token (Authorization: Bearer TOKEN); without one, only requests from this "
-        "machine may. Environment or file only (a flag would show in the process list).",
+        "this token (Authorization: Bearer TOKEN); without one, only requests straight from "
+        "this machine may (from loopback, not through a proxy). Environment or file only (a "
+        "flag would show in the process list).",
     )
     admin_token_file: Path | None = Field(
         default=None, description="A file whose first line is the admin token."
@@ -213,6 +215,13 @@ class ServerSettings(BaseSettings):
     )
     game_expiry_days: int = Field(
         default=7, ge=1, description="Days after which an untouched unfinished game is deleted."
+    )
+    idle_game_expiry_hours: int = Field(
+        default=3,
+        ge=1,
+        le=100_000,
+        description="Hours after which an untouched unfinished game no person has moved in yet "
+        "(nobody, or only bots) is deleted; one a person moved in is kept game_expiry_days.",
     )
     # -- what one client may take from the others --------------------------------------------
     max_connections_per_client: int = Field(
@@ -318,6 +327,7 @@ class ServerSettings(BaseSettings):
             max_per_client=self.max_games_per_client,
             max_moves=self.max_moves_per_game,
             expire_after=timedelta(days=self.game_expiry_days),
+            idle_after=timedelta(hours=self.idle_game_expiry_hours),
         )
 
     @classmethod

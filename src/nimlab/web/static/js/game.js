@@ -55,6 +55,8 @@ export function showGame(main, gameId) {
   }
   const tokens = tokensFor(gameId);
   const invites = invitesFor(gameId);
+  // The replay of this game once stored: a private game is read with the id it had in play.
+  const replayPath = (id) => `/history/${id}?key=${encodeURIComponent(gameId)}`;
 
   let shown = null; // the state on screen
   let latest = null; // a newer state waiting to be shown
@@ -450,7 +452,7 @@ export function showGame(main, gameId) {
     renderShare();
     if (shown.over) {
       last.replaceChildren(`${shown.status} `, shown.saved_as
-        ? h("a", { href: `/history/${shown.saved_as}`, "data-link": "" }, `Replay game #${shown.saved_as}`) : "",
+        ? h("a", { href: replayPath(shown.saved_as), "data-link": "" }, `Replay game #${shown.saved_as}`) : "",
       " · ", h("a", { href: "/", "data-link": "" }, "New game"));
     }
   }
@@ -499,7 +501,7 @@ export function showGame(main, gameId) {
       // a finished game's link leads to its replay
       closed = true;
       saveSavedAs(gameId, state.saved_as);
-      navigate(`/history/${state.saved_as}`, { replace: true });
+      navigate(replayPath(state.saved_as), { replace: true });
       return;
     }
     if (shown && (state.takebacks || 0) > (shown.takebacks || 0)) {
@@ -648,7 +650,7 @@ export function showGame(main, gameId) {
     });
     if (closed) return;
     if (choice === "new") navigate("/");
-    else if (choice === "replay") navigate(`/history/${state.saved_as}`);
+    else if (choice === "replay") navigate(replayPath(state.saved_as));
     else restoreFocus();
   }
 
@@ -846,7 +848,7 @@ export function showGame(main, gameId) {
   function missing(detail) {
     const stored = savedAs(gameId) || (shown && shown.saved_as);
     closed = true;
-    if (stored) { navigate(`/history/${stored}`, { replace: true }); return; }
+    if (stored) { navigate(replayPath(stored), { replace: true }); return; }
     notFound(main, "No such game in play", `${detail}. A finished game is in the history.`);
   }
 

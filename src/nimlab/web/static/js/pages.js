@@ -160,6 +160,9 @@ export function showReplay(main, id) {
   let history = [];
   let seq = 0;
   const cache = new Map(); // move number -> analysis
+  // a private game is read with the id it had in play (the game page's link gives it)
+  const key = new URLSearchParams(location.search).get("key");
+  const withKey = key ? `key=${encodeURIComponent(key)}` : "";
   const title = h("h1", {}, `Game #${id}`);
   const about = h("p", { class: "rules" });
   const board = h("div", { class: "board", id: "replay-board", "aria-label": "Board" });
@@ -175,7 +178,7 @@ export function showReplay(main, id) {
 
   async function analysisAt(n) {
     if (cache.has(n)) return cache.get(n);
-    const a = await get(`/api/history/${id}/analysis?at=${n}`);
+    const a = await get(`/api/history/${id}/analysis?at=${n}${withKey ? "&" + withKey : ""}`);
     cache.set(n, a);
     if (!history.length) { history = a.history; drawHistory(); }
     return a;
@@ -253,7 +256,7 @@ export function showReplay(main, id) {
     e.preventDefault();
   }
 
-  get(`/api/history/${id}`).then((replay) => {
+  get(`/api/history/${id}${withKey ? "?" + withKey : ""}`).then((replay) => {
     if (closed) return;
     frames = replay.frames;
     const g = replay.game;
