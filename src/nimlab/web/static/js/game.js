@@ -41,6 +41,10 @@ const BOTS_ONLY_ANIMATION_MS = 500;
 /** News nobody has to answer (a bot eliminated in a game of bots) closes after this long. */
 const NEWS_MS = 2500;
 
+/** A press this soon after a press on another control is taken for the second half of a double
+ * click or tap that landed elsewhere (the layout moved under it): it opens no confirmation. */
+const DOUBLE_PRESS_MS = 600;
+
 const cross = () => icon(["M12 8l12 12 12-12 4 4-12 12 12 12-4 4-12-12-12 12-4-4 12-12L8 12z"], "#c0392b");
 
 export function showGame(main, gameId) {
@@ -97,12 +101,23 @@ export function showGame(main, gameId) {
   const typedForm = h("form", { onsubmit: (e) => { e.preventDefault(); typedMove(); } }, typed, typedPlay);
   const controls = h("div", { class: "controls" }, finishButton, resetButton, typedForm);
   const stepper = h("div", { class: "stepper", id: "stepper", hidden: true });
-  const undoButton = h("button", { type: "button", id: "undo", onclick: () => act("undo") }, "Take back");
-  const resignButton = h("button", { type: "button", id: "resign", onclick: () => act("resign") }, "Resign");
-  const abandonButton = h("button", { type: "button", id: "abandon", onclick: () => act("abandon") }, "Abandon");
+  // The buttons that end or delete a game ask first, and never for the second click of a double
+  // click (or tap): a double click on Finish plays one move, and what moved under the pointer
+  // meanwhile must not open "Resign this game?". (Keys always reach them: `detail` is 0.)
+  let press = { at: -Infinity, el: null, stray: false };
+  const onPress = (e) => {
+    const now = performance.now();
+    const el = e.target.closest("button, input, [data-pile]");
+    press = { at: now, el, stray: now - press.at < DOUBLE_PRESS_MS && press.el === finishButton && el !== finishButton };
+  };
+  main.addEventListener("pointerdown", onPress, true);
+  const asking = (fn) => (e) => { if (e.detail > 1 || (e.detail && press.stray)) return; fn(); };
+  const undoButton = h("button", { type: "button", id: "undo", onclick: (e) => { if (e.detail < 2) act("undo"); } }, "Take back");
+  const resignButton = h("button", { type: "button", id: "resign", onclick: asking(() => act("resign")) }, "Resign");
+  const abandonButton = h("button", { type: "button", id: "abandon", onclick: asking(() => act("abandon")) }, "Abandon");
   const ownerToken = ownerTokenFor(gameId);
-  const stopButton = h("button", { type: "button", id: "stop", onclick: () => stopGame() }, "Stop");
-  const deleteButton = h("button", { type: "button", id: "delete", onclick: () => removeGame() }, "Delete this game");
+  const stopButton = h("button", { type: "button", id: "stop", onclick: asking(() => stopGame()) }, "Stop");
+  const deleteButton = h("button", { type: "button", id: "delete", onclick: asking(() => removeGame()) }, "Delete this game");
   const actions = h("div", { class: "actions-row", id: "game-actions" }, undoButton, resignButton, abandonButton, stopButton, deleteButton);
   const firstNote = h("p", { class: "note", id: "first-note", hidden: true });
   const lookingBar = h("p", { class: "looking", id: "looking", hidden: true });
@@ -182,7 +197,6 @@ export function showGame(main, gameId) {
       const again = board.querySelector(`[data-pile="${lastPile}"][tabindex="0"]`);
       if (again) again.focus();
     }
-    renderStepper();
     const rowsNote = $("#legend .l-rows");
     if (rowsNote) rowsNote.hidden = !shown.rows;
     const playing = canPlay() && looking === null;
@@ -191,6 +205,7 @@ export function showGame(main, gameId) {
     typed.disabled = !playing;
     typedPlay.disabled = !playing;
     controls.hidden = !Object.keys(tokens).length || shown.over; // spectators only watch
+    renderStepper();
     let line = "";
     if (looking !== null) line = "";
     else if (animating) line = "";
@@ -219,7 +234,17 @@ export function showGame(main, gameId) {
   function renderStepper() {
     const sel = selection;
     const legal = sel && !shown.rows && shown.takes[sel.pile - 1];
-    if (!canPlay() || looking !== null || !sel || !legal) { stepper.hidden = true; stepper.replaceChildren(); return; }
+    if (!canPlay() || looking !== null || !sel || !legal) {
+      // While this page plays a game of piles the stepper keeps its place, empty: Finish and
+      // the buttons below it never move up under a pointer (a double click on Finish).
+      stepper.hidden = !!shown.rows || controls.hidden;
+      if (!stepper.classList.contains("idle") && stepper.offsetHeight) stepper.style.minHeight = `${stepper.offsetHeight}px`;
+      stepper.classList.add("idle");
+      stepper.replaceChildren();
+      return;
+    }
+    stepper.classList.remove("idle");
+    stepper.style.minHeight = "";
     const takes = [...legal].sort((a, b) => a - b);
     const idx = takes.indexOf(sel.take);
     const to = (take) => {
@@ -305,7 +330,7 @@ export function showGame(main, gameId) {
   async function stopGame() {
     const ok = await dialog({
       title: "Stop this game?", text: "The bots stop playing and nobody wins.",
-      buttons: [{ label: "Stop", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: "Stop", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok || closed) { stopButton.focus(); return; }
     try {
@@ -325,7 +350,7 @@ export function showGame(main, gameId) {
       const ok = await dialog({
         title: what === "resign" ? "Resign this game?" : "Abandon this game?",
         text: what === "resign" ? "The other player wins." : "The game stops and nobody wins.",
-        buttons: [{ label: what === "resign" ? "Resign" : "Abandon", value: true, primary: true }, { label: "Cancel", value: false }],
+        buttons: [{ label: what === "resign" ? "Resign" : "Abandon", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
       });
       if (!ok || closed) { (what === "resign" ? resignButton : abandonButton).focus(); return; }
     }
@@ -350,7 +375,7 @@ export function showGame(main, gameId) {
       text: shown.saved_as
         ? `Game #${shown.saved_as} leaves your history; it is deleted for good once every player of it asked.`
         : "It is forgotten for good.",
-      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok || closed) { deleteButton.focus(); return; }
     const seat = Object.keys(tokens).map(Number)[0];
@@ -859,6 +884,7 @@ export function showGame(main, gameId) {
 
   return () => {
     closed = true;
+    main.removeEventListener("pointerdown", onPress, true);
     clearTimeout(retry);
     if (socket) socket.close();
     const dlg = $("#dialog");

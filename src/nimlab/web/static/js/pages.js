@@ -53,7 +53,7 @@ export function showPlayers(main) {
     const ok = await dialog({
       title: action === "remove" ? `Remove @${p.username}?` : `Reset @${p.username}'s statistics?`,
       text: action === "remove" ? "Their past games stay in the history." : "Games played and won go back to 0.",
-      buttons: [{ label: action === "remove" ? "Remove" : "Reset", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: action === "remove" ? "Remove" : "Reset", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok) return;
     try {
@@ -120,7 +120,7 @@ export function showHistory(main) {
   async function remove(g, button) {
     const ok = await dialog({
       title: `Delete game #${g.id}?`, text: "It leaves the history for good (players' statistics stay).",
-      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok || closed) { button.focus(); return; }
     try {
