@@ -56,7 +56,8 @@ function vmark(v) {
   const cls = v.winning === true ? "win" : v.winning === false ? "lose" : "unknown";
   const text = v.remoteness === null || v.remoteness === undefined ? "" : String(v.remoteness);
   // the number is drawn by CSS (attr): the marks are pictures, their words are in the titles
-  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true", dataset: { n: text } });
+  const sign = v.winning === true ? "✓" : v.winning === false ? "✗" : "?";
+  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true", dataset: { n: text, s: sign } });
 }
 
 /** Describe a selection for people: "take 3 from pile 2", "take stones 4-5 of row 1". */
@@ -95,7 +96,8 @@ export function drawBoard(root, o) {
   const items = o.board.kind === "rows"
     ? o.board.rows.map((runs, i) => drawRow(i + 1, runs, o))
     : o.board.piles.map((n, i) => drawPile(i + 1, n, o));
-  root.replaceChildren(...items);
+  const joint = o.board.kind === "rows" ? null : jointMoves(o);
+  root.replaceChildren(...items, ...(joint ? [joint] : []));
   for (const el of root.querySelectorAll(".row-stones, .matches")) {
     const left = scrolls.get(el.closest("[data-pile]").dataset.pile);
     if (left) el.scrollLeft = left;
@@ -117,7 +119,41 @@ export function drawBoard(root, o) {
   }
 }
 
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
 // -- piles ------------------------------------------------------------------------------------
+
+/**
+ * Under the piles of a game whose moves may take from several piles (Wythoff's game, Moore's
+ * Nim), when the values are shown: every such move with its value, winning ones first, each a
+ * button that chooses it (their values are also on the matches once a pile is chosen). Null
+ * when there are none.
+ */
+function jointMoves(o) {
+  if (o.shape !== "several-piles" || !o.values) return null;
+  const moves = [...o.values.values()].filter((m) => m.also && m.also.length);
+  if (!moves.length) return null;
+  const rank = (m) => (m.winning === true ? 0 : m.winning === null || m.winning === undefined ? 1 : 2);
+  moves.sort((a, b) => rank(a) - rank(b));
+  const items = moves.map((m) => {
+    const sel = { pile: m.pile, take: m.take, at: null, also: m.also };
+    const words = partsOf(sel).map(([p, t]) => `${fmt(t)} from ${p}`).join(" + ");
+    const label = `${capital(describeSelection(sel))}: ${valueText(m)}`;
+    const chosen = o.selection && selKey(o.selection) === selKey(sel);
+    const mark = vmark(m);
+    mark.classList.add("inline");
+    return h("li", {}, o.live
+      ? h("button", { type: "button", class: "joint-move" + (chosen ? " chosen" : ""), title: label, "aria-label": label,
+        "aria-pressed": chosen ? "true" : "false", onclick: () => o.onSelect(chosen ? null : sel) }, mark, words)
+      : h("span", { class: "joint-move", title: label }, mark, words, h("span", { class: "visually-hidden" }, `: ${valueText(m)}`)));
+  });
+  const wins = moves.filter((m) => m.winning === true).length;
+  return h("div", { class: "joint", role: "group", "aria-label": "Moves on several piles" },
+    h("p", { class: "joint-title" }, `Moves on several piles (${fmt(moves.length)}; ${wins ? `${fmt(wins)} winning` : "none winning"})`
+      + (moves.length > 8 ? ", winning first; the list scrolls:" : ":")),
+    h("div", { class: "joint-scroll", ...(moves.length > 8 ? { tabindex: "0", role: "region", "aria-label": "Moves on several piles (scrolls)" } : {}) },
+      h("ul", { class: "joint-list" }, items)));
+}
 
 /** "1, 3 or 4", "1 to 5": the amounts one may take, for messages. */
 export function takesText(takes) {
@@ -167,7 +203,11 @@ function drawPile(i, n, o) {
   for (let j = 1; j <= n; j++) {
     const take = n - j + 1;
     const can = o.live && (takes.has(take) || joins(take));
-    const v = o.values ? o.values.get(moveKey(i, take, null)) : null;
+    // with other piles chosen, a match stands for the move that adds this pile to them (as its
+    // click does), else for taking from this pile alone
+    const joint = others ? withPart(o, i, take) : null;
+    const v = o.values ? o.values.get(joint ? selKey(joint) : moveKey(i, take, null)) : null;
+    const what = joint ? capital(describeSelection(joint)) : `Take ${fmt(take)}` + (others ? ` from pile ${i} alone` : "");
     const cls = ["match"];
     if (can) cls.push("can");
     if (take <= sel) cls.push("taking");
@@ -175,7 +215,8 @@ function drawPile(i, n, o) {
     matches.push(h("span", {
       class: cls.join(" "),
       dataset: { take: String(take) },
-      title: o.live ? (can ? `Take ${take}${v ? ": " + valueText(v) : ""}` : `Taking ${take} is not a move here`) : null,
+      title: o.live ? (can ? `${what}${v ? ": " + valueText(v) : ""}` : `Taking ${take} is not a move here`)
+        : v ? `${what}: ${valueText(v)}` : null,
     }, vmark(v)));
   }
   const label = `Pile ${i}: ${n} ${n === 1 ? "match" : "matches"}` + (sel ? `, taking ${sel}` : "");
@@ -279,7 +320,7 @@ function compactPile(i, n, o, sel, taken) {
   const bundle = h("span", { class: "bundle", "aria-hidden": "true" },
     Array.from({ length: 7 }, () => h("span", { class: "match" })));
   const wins = o.values
-    ? [...o.values.entries()].filter(([k, v]) => k.startsWith(`${i}:`) && v.winning).slice(0, 2)
+    ? [...o.values.entries()].filter(([k, v]) => k.startsWith(`${i}:`) && !k.includes("+") && v.winning).slice(0, 2)
     : [];
   const parts = [
     h("span", { class: "pile-label", "aria-hidden": "true" }, i),

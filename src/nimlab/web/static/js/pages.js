@@ -268,7 +268,7 @@ export function showReplay(main, id) {
           h("p", { class: "muted" }, "Keys: ← and → step through the moves, Home and End jump."),
           h("section", { class: "card learn" }, h("h2", {}, "Analysis"),
             h("label", { class: "toggle" }, valuesToggle, "Show move values"),
-            h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move")),
+            h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move (filled)"), h("span", { class: "l-lose" }, "losing move (hollow)")),
             verdict, h("h3", {}, "Value history"), valueChart, valueList)),
         h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
     const result = g.ending === "abandoned" ? "Abandoned, no winner, after"
