@@ -8,7 +8,7 @@
 import { h, $, announce, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
 import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor } from "./local.js";
-import { drawBoard, selKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
+import { drawBoard, selKey, describeSelection, selectionValue, coarse, partsOf } from "./board.js";
 import { navigate, notFound } from "./router.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -92,7 +92,7 @@ export function showGame(main, gameId) {
   const rules = h("p", { class: "rules", id: "rules" });
   const seats = h("ol", { class: "seats", id: "seats", "aria-label": "Players" });
   const board = h("div", { class: "board", id: "board", "aria-label": "Board" });
-  const selectionLine = h("p", { class: "selection", id: "selection" });
+  const selectionLine = h("p", { class: "selection", id: "selection", "aria-live": "polite" });
   const error = h("p", { class: "error", id: "error", role: "alert" });
   const finishButton = h("button", { class: "primary", id: "finish", type: "button", onclick: () => finish() }, "Finish");
   const resetButton = h("button", { id: "reset", type: "button", onclick: () => reset() }, "Reset");
@@ -182,6 +182,7 @@ export function showGame(main, gameId) {
       moves: shown.moves,
       shape: shown.move_shape,
       maxTake: shown.max_take,
+      limit: seen || shown.over ? null : shown.limit,
       live: !seen && canPlay(),
       selection: animating || seen ? null : selection,
       cursor,
@@ -219,8 +220,7 @@ export function showGame(main, gameId) {
         + ". Finish (Enter) plays it.";
     } else if (playing) {
       line = shown.rows
-        ? (coarse() ? "Tap a stone (tap a neighbour to take more), then Finish."
-          : "Click a stone, or the link between two adjacent stones, then Finish. Keys: Tab to a row, ←/→, Space, Enter.")
+        ? rowsHelp()
         : (coarse() ? "Tap a pile, choose how many with − and +, then Finish."
           : "Click the matches to take: the first click chooses the pile. Keys: Tab to a pile, ←/→ or a digit, Enter.");
     } else if (shown.over) line = "";
@@ -230,46 +230,86 @@ export function showGame(main, gameId) {
     selectionLine.textContent = line;
   }
 
-  /** Thumb-friendly "take k": − and + and a slider over the amounts one may take. */
+  /** How to choose a move on rows, as this position's moves allow (only cuts in Grundy's game;
+   * only pairs in Dawson's Kayles). */
+  function rowsHelp() {
+    const moves = shown.moves;
+    const single = !moves || moves.some((m) => m.take === 1);
+    const onlyCuts = !!moves && moves.length > 0 && moves.every((m) => m.take === 0);
+    if (coarse()) {
+      if (onlyCuts) return "Tap a mark on the cut line under a row (it cuts the row there), then Finish.";
+      return single ? "Tap a stone (tap a neighbour to take more), or a mark in the lines under a row, then Finish."
+        : "Tap a mark in the lines under a row (each takes the stones above it), then Finish.";
+    }
+    const keys = " Keys: Tab to a row, ←/→, Space, | (a cut), Enter.";
+    if (onlyCuts) return "Click the link between two stones to cut the row there (a move takes no stones), then Finish." + keys;
+    return (single ? "Click a stone, or the link between two adjacent stones, then Finish."
+      : "Click a stone (the pair it is part of is chosen), or the link between two stones, then Finish.") + keys;
+  }
+
+  /** Thumb-friendly "take k": − and + (and a slider) step through the moves on the piles chosen
+   * (one pile: the amounts one may take; several: the moves the server lists on those piles,
+   * e.g. "1 + 1", "2 + 2" in Wythoff's game), fewest matches first. */
   function renderStepper() {
     const sel = selection;
-    const legal = sel && !shown.rows && shown.takes[sel.pile - 1];
-    if (!canPlay() || looking !== null || !sel || !legal) {
+    const options = sel && !shown.rows ? stepperMoves(sel) : [];
+    if (!canPlay() || looking !== null || !sel || !options.length) {
       // While this page plays a game of piles the stepper keeps its place, empty: Finish and
       // the buttons below it never move up under a pointer (a double click on Finish).
-      stepper.hidden = !!shown.rows || controls.hidden;
       if (!stepper.classList.contains("idle") && stepper.offsetHeight) stepper.style.minHeight = `${stepper.offsetHeight}px`;
+      stepper.hidden = !!shown.rows || controls.hidden;
       stepper.classList.add("idle");
       stepper.replaceChildren();
       return;
     }
     stepper.classList.remove("idle");
     stepper.style.minHeight = "";
-    const takes = [...legal].sort((a, b) => a - b);
-    const idx = takes.indexOf(sel.take);
-    const to = (take) => {
-      if (take === undefined) return;
-      selection = { pile: sel.pile, take, at: null };
+    const idx = Math.max(0, options.findIndex((m) => selKey(m) === selKey(sel)));
+    const to = (k) => {
+      if (k < 0 || k >= options.length) return;
+      const m = options[k];
+      selection = { pile: m.pile, take: m.take, at: null, also: m.also || [] };
       error.textContent = "";
       renderBoard();
       const again = $(`#stepper [data-role="${document.activeElement && document.activeElement.dataset.role}"]`);
       if (again) again.focus();
     };
-    const slider = h("input", {
-      type: "range", min: "0", max: String(takes.length - 1), step: "1", value: String(Math.max(0, idx)),
-      "aria-label": `How many to take from pile ${sel.pile}`, dataset: { role: "slider" },
-      "aria-valuetext": `take ${sel.take}`,
-      oninput: () => to(takes[Number(slider.value)]),
-    });
+    const parts = partsOf(sel);
+    const amounts = parts.map(([, t]) => fmt(t)).join(" + ");
+    const listed = (shown.moves || []).find((m) => m.words && selKey(m) === selKey(sel));
+    const label = parts.length > 1 ? `Piles ${parts.map(([p]) => p).join(" and ")}: take` : `Pile ${sel.pile}: take`;
+    const slider = options.length > 2 ? h("input", {
+      type: "range", min: "0", max: String(options.length - 1), step: "1", value: String(idx),
+      "aria-label": `How many to take from ${parts.length > 1 ? "piles" : "pile"} ${parts.map(([p]) => p).join(" and ")}`,
+      dataset: { role: "slider" },
+      "aria-valuetext": describeSelection(sel, false),
+      oninput: (e) => to(Number(e.target.value)),
+    }) : null;
     stepper.hidden = false;
-    stepper.replaceChildren(
-      h("span", {}, `Pile ${sel.pile}: take`),
+    stepper.replaceChildren(...[
+      h("span", {}, label),
       h("button", { type: "button", class: "icon", id: "take-less", "aria-label": "Take fewer", dataset: { role: "less" },
-        disabled: stepTake(takes, sel.take, -1) === undefined, onclick: () => to(stepTake(takes, sel.take, -1)) }, "−"),
-      h("output", { id: "take-count", "aria-live": "polite" }, fmt(sel.take)),
+        disabled: idx === 0, onclick: () => to(idx - 1) }, "−"),
+      h("output", { id: "take-count", "aria-live": "polite" }, amounts),
       h("button", { type: "button", class: "icon", id: "take-more", "aria-label": "Take more", dataset: { role: "more" },
-        disabled: stepTake(takes, sel.take, 1) === undefined, onclick: () => to(stepTake(takes, sel.take, 1)) }, "+"),
-      takes.length > 2 ? slider : null);
+        disabled: idx === options.length - 1, onclick: () => to(idx + 1) }, "+"),
+      listed ? h("span", { class: "muted step-words" }, listed.words) : null,
+      slider,
+    ].filter(Boolean));
+  }
+
+  /** The moves the stepper goes through for the selection `sel`: the legal moves on the same
+   * piles, fewest matches first (only `sel` itself when the server sent no list for several
+   * piles). */
+  function stepperMoves(sel) {
+    const piles = partsOf(sel).map(([p]) => p).join(",");
+    const total = (m) => partsOf(m).reduce((n, [, t]) => n + Number(t), 0);
+    if (shown.moves) {
+      return shown.moves.filter((m) => m.at === null && partsOf(m).map(([p]) => p).join(",") === piles)
+        .sort((a, b) => total(a) - total(b) || (selKey(a) < selKey(b) ? -1 : 1));
+    }
+    if (sel.also && sel.also.length) return [sel];
+    return [...(shown.takes[sel.pile - 1] || [])].sort((a, b) => a - b).map((take) => ({ pile: sel.pile, take, at: null, also: [] }));
   }
 
   /** The position after value-history step `n` (0: the start): the board the next move was
