@@ -8,11 +8,18 @@ import { valueStepText, valueHistoryChart } from "./game.js";
 
 const kindText = (p) => (p.ai ? `AI (${p.bot} bot)` : "human");
 
+/** A table in a box of its own that scrolls sideways when the table is wider than the screen
+ * (never the page): the box is a Tab stop (keys scroll it), shadows at its edges show there is
+ * more, and a line above it says so while it does not fit. */
 function table(head, rows, caption) {
-  return h("div", { class: "table-wrap" }, h("table", {},
+  const cue = h("p", { class: "scroll-cue muted", hidden: true, "aria-hidden": "true" }, "The table is wider than the screen: scroll it sideways →");
+  const wrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": `${caption} (scrolls sideways)` }, h("table", {},
     caption ? h("caption", { class: "visually-hidden" }, caption) : null,
     h("thead", {}, h("tr", {}, head.map(([t, num]) => h("th", { class: num ? "num" : "", scope: "col" }, t)))),
     h("tbody", {}, rows)));
+  const fits = () => { if (wrap.isConnected) cue.hidden = wrap.scrollWidth <= wrap.clientWidth + 1; };
+  new ResizeObserver(fits).observe(wrap);
+  return h("div", { class: "table-box" }, cue, wrap);
 }
 
 // -- players ----------------------------------------------------------------------------------
@@ -41,7 +48,7 @@ export function showPlayers(main) {
     list.replaceChildren(table(
       [["Username"], ["Name"], ["Kind"], ["Games", 1], ["Won", 1], ["Win %", 1], ["", 0]],
       players.map((p) => h("tr", {},
-        h("td", {}, `@${p.username}`), h("td", {}, `${p.given_name} ${p.family_name}`), h("td", {}, kindText(p)),
+        h("td", { class: "name" }, `@${p.username}`), h("td", { class: "name" }, `${p.given_name} ${p.family_name}`), h("td", {}, kindText(p)),
         h("td", { class: "num" }, p.games_played), h("td", { class: "num" }, p.games_won), h("td", { class: "num" }, `${p.win_percent}%`),
         h("td", {},
           h("button", { type: "button", class: "small", onclick: () => act("reset", p) }, "Reset statistics"), " ",
@@ -98,7 +105,7 @@ export function showRankings(main) {
       body.replaceChildren(players.length ? table(
         [["#", 1], ["Player"], ["Games", 1], ["Win %", 1]],
         players.map((p, i) => h("tr", {}, h("td", { class: "num" }, i + 1),
-          h("td", {}, `${p.given_name} ${p.family_name} `, h("span", { class: "muted" }, `@${p.username}${p.ai ? " · AI" : ""}`)),
+          h("td", { class: "name" }, `${p.given_name} ${p.family_name} `, h("span", { class: "muted" }, `@${p.username}${p.ai ? " · AI" : ""}`)),
           h("td", { class: "num" }, p.games_played), h("td", { class: "num" }, `${p.win_percent}%`))),
         "Rankings") : h("p", { class: "muted" }, "No registered players yet."));
     } catch (e) { body.textContent = e.message; }
@@ -133,16 +140,16 @@ export function showHistory(main) {
     if (closed) return;
     if (!games.length) { body.replaceChildren(h("p", { class: "muted" }, "No finished games yet.")); return; }
     body.replaceChildren(table(
-      [["#", 1], ["Finished"], ["Game"], ["Players"], ["Moves", 1], [""]],
+      [["#", 1], [""], ["Finished"], ["Game"], ["Players"], ["Moves", 1]],
       games.map((g) => h("tr", {},
         h("td", { class: "num" }, g.id),
+        h("td", { class: "open" }, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
+          h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")),
         h("td", {}, g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")),
         h("td", {}, g.description),
-        h("td", {}, g.players.map((name, i) => [i ? ", " : "", (g.winners || [g.winner]).includes(name) ? h("strong", {}, `${name} (won)`) : name]),
+        h("td", { class: "name" }, g.players.map((name, i) => [i ? ", " : "", (g.winners || [g.winner]).includes(name) ? h("strong", {}, `${name} (won)`) : name]),
           g.ending ? h("span", { class: "muted" }, ` · ${g.ending}`) : null),
-        h("td", { class: "num" }, fmt(g.move_count)),
-        h("td", {}, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
-          h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")))),
+        h("td", { class: "num" }, fmt(g.move_count)))),
       "Stored games"));
   }).catch((e) => { body.textContent = e.message; });
   $("h1", main).setAttribute("tabindex", "-1");
