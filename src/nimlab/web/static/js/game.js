@@ -814,22 +814,7 @@ export function showGame(main, gameId) {
       + (a.available ? a.verdict : a.note);
     if (a.pending) verdict.append(h("span", { class: "muted", id: "analysis-pending" },
       a.available ? " (not proven yet: a deeper search goes on, its answer comes here)" : ""));
-    const blocks = [];
-    let table = [];
-    const flush = () => { if (table.length) { blocks.push(h("pre", { class: "nimsum" }, table.join("\n"))); table = []; } };
-    for (const line of a.explanation) {
-      if (a.quotient && line.startsWith("The quotient's generators")) continue; // shown below
-      if (line.startsWith("  ")) table.push(line.slice(2));
-      else { flush(); blocks.push(h("p", {}, line)); }
-    }
-    flush();
-    if (a.binary.length && !a.explanation.some((l) => l.startsWith("  "))) {
-      blocks.push(h("p", { class: "muted" }, "The nim-sum in binary (for Nim without extra rules it decides the game):"));
-      blocks.push(h("pre", { class: "nimsum" }, a.binary.map((l) => l.slice(2)).join("\n")));
-    }
-    if (a.quotient) blocks.push(quotientBlock(a.quotient));
-    if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
-    if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
+    const blocks = explanationBlocks(a);
     explanation.replaceChildren(...blocks);
     drawValueHistory((analysis || a).history);
   }
@@ -840,7 +825,7 @@ export function showGame(main, gameId) {
   function drawValueHistory(steps) {
     if (!steps.length) { valueChart.replaceChildren(); return; }
     const current = looking ?? steps.length - 1;
-    const list = h("ol", { class: "vh-list", start: "0" }, steps.map((s, i) =>
+    const list = h("ol", { class: "vh-list", start: "0", style: `padding-left:${String(steps.length).length + 2}ch` }, steps.map((s, i) =>
       h("li", { class: [s.mistake ? "mistake" : "", i === current ? "current" : ""].join(" ").trim(), "aria-current": i === current ? "step" : null },
         h("button", { type: "button", class: "step", title: "Look back at this position", onclick: () => look(i) }, stepText(s)),
         s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
@@ -1016,6 +1001,35 @@ export function quotientBlock(q) {
         h("table", {}, h("thead", {}, head), h("tbody", {}, rows))));
   }
   return h("details", { class: "quotient", id: "quotient" }, parts);
+}
+
+/** The Learn panel's explanation of an analysis `a` (the same live and in a replay): its
+ * sentences, its tables in binary, the misère quotient, and what was not proven. */
+export function explanationBlocks(a) {
+  const blocks = [];
+  let table = [];
+  const flush = () => { if (table.length) { blocks.push(binaryBlock(table.join("\n"))); table = []; } };
+  for (const line of a.explanation) {
+    if (a.quotient && line.startsWith("The quotient's generators")) continue; // shown below
+    if (line.startsWith("  ")) table.push(line.slice(2));
+    else { flush(); blocks.push(h("p", {}, line)); }
+  }
+  flush();
+  if (a.binary.length && !a.explanation.some((l) => l.startsWith("  "))) {
+    blocks.push(h("p", { class: "muted" }, "The nim-sum in binary (for Nim without extra rules it decides the game):"));
+    blocks.push(binaryBlock(a.binary.map((l) => l.slice(2)).join("\n")));
+  }
+  if (a.quotient) blocks.push(quotientBlock(a.quotient));
+  if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
+  if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
+  return blocks;
+}
+
+/** A table in binary (columns aligned): a Tab stop that scrolls sideways when it is wider than
+ * its box (a pile of 10^40 matches has 133 binary digits). */
+export function binaryBlock(text) {
+  const wide = Math.max(...text.split("\n").map((l) => l.length)) > 30;
+  return h("pre", { class: "nimsum", ...(wide ? { tabindex: "0", role: "region", "aria-label": "The table in binary (scrolls sideways)" } : {}) }, text);
 }
 
 /** A value-history step in words (two players: who is winning; more: the paranoid model). */

@@ -4,7 +4,7 @@ import { h, $, fmt, plural, dialog, setTitle, seatColour } from "./dom.js";
 import { get, post, del } from "./api.js";
 import { drawBoard, selKey } from "./board.js";
 import { notFound } from "./router.js";
-import { valueStepText, valueHistoryChart } from "./game.js";
+import { valueStepText, valueHistoryChart, explanationBlocks } from "./game.js";
 
 const kindText = (p) => (p.ai ? `AI (${p.bot} bot)` : "human");
 
@@ -176,6 +176,7 @@ export function showReplay(main, id) {
   const list = h("ol", { class: "log", start: "0", id: "replay-moves" });
   const valuesToggle = h("input", { type: "checkbox", id: "replay-values", checked: true, onchange: () => go(at) });
   const verdict = h("p", { class: "verdict", id: "replay-verdict" });
+  const explanation = h("div", { id: "replay-explanation" });
   const valueList = h("ol", { class: "vh-list", start: "0", id: "replay-history" });
   const valueChart = h("div", { id: "replay-chart" });
   const btn = (label, aria, fn) => h("button", { type: "button", class: "icon", "aria-label": aria, onclick: fn }, label);
@@ -198,6 +199,7 @@ export function showReplay(main, id) {
   function drawHistory() {
     valueChart.replaceChildren(...(history.length > 1
       ? [valueHistoryChart(history, at, players, (i) => go(i), valueList.clientWidth || valueChart.clientWidth || 340)] : []));
+    valueList.style.paddingLeft = `${String(history.length).length + 2}ch`;
     valueList.replaceChildren(...history.map((s, i) => h("li", { class: [s.mistake ? "mistake" : "", i === at ? "current" : ""].join(" ").trim(), "aria-current": i === at ? "step" : null },
       h("button", { type: "button", class: "step", onclick: () => go(i) }, valueStepText(s, players)),
       s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
@@ -235,10 +237,12 @@ export function showReplay(main, id) {
         const start = await analysisAt(0);
         if (closed || mine !== seq) return;
         verdict.textContent = start.available ? start.verdict : start.note;
+        explanation.replaceChildren(...(start.available ? explanationBlocks(start) : []));
         show(valuesOf(start));
         return;
       }
       verdict.textContent = a.available ? `Before this move: ${a.verdict}` : a.note;
+      explanation.replaceChildren(...(a.available ? explanationBlocks(a) : []));
       show(valuesOf(a));
     } catch (e) {
       if (!closed && mine === seq) verdict.textContent = e.message;
@@ -276,7 +280,7 @@ export function showReplay(main, id) {
           h("section", { class: "card learn" }, h("h2", {}, "Analysis"),
             h("label", { class: "toggle" }, valuesToggle, "Show move values"),
             h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move (filled)"), h("span", { class: "l-lose" }, "losing move (hollow)")),
-            verdict, h("h3", {}, "Value history"), valueChart, valueList)),
+            verdict, explanation, h("h3", {}, "Value history"), valueChart, valueList)),
         h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
     const result = g.ending === "abandoned" ? "Abandoned, no winner, after"
       : g.ending === "resigned" ? `${(g.winners || []).join(" and ")} won by resignation after`
