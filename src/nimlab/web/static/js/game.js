@@ -7,7 +7,7 @@
 
 import { h, $, announce, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
-import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor } from "./local.js";
+import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor, saveGameNote } from "./local.js";
 import { drawBoard, selKey, describeSelection, selectionValue, coarse, partsOf } from "./board.js";
 import { navigate, notFound } from "./router.js";
 
@@ -497,6 +497,10 @@ export function showGame(main, gameId) {
     status.textContent = shown.status;
     setTitle(`${shown.over ? shown.status : shown.status.replace(/!$/, "")} · ${shown.players.map((p) => p.name).join(" vs ")}`);
     if (shown.saved_as) saveSavedAs(gameId, shown.saved_as);
+    if (Object.keys(tokens).length) {
+      saveGameNote(gameId, { players: shown.players.map((p) => p.name), description: shown.description,
+        status: shown.status, moves: shown.move_count, over: !!shown.over, at: Date.now() });
+    }
     if (randomFirst(gameId)) {
       firstNote.hidden = false;
       const starter = shown.players[shown.first].name;
@@ -894,6 +898,7 @@ export function showGame(main, gameId) {
   }
 
   function missing(detail) {
+    if (Object.keys(tokens).length) saveGameNote(gameId, { gone: true });
     const stored = savedAs(gameId) || (shown && shown.saved_as);
     closed = true;
     if (stored) { navigate(`/history/${stored}`, { replace: true }); return; }
