@@ -737,8 +737,17 @@ class MooreRules(PileRules):
             f"Moore's theorem: write the heaps in binary; the position is a P-position exactly "
             f"when every column's count of 1s is a multiple of k + 1 = {m}."
         ]
+        heaps = board.heaps[:MOORE_TABLE_HEAPS]
+        width = max([h.bit_length() for h in heaps] + [1])
+        label = max(len(str(h)) for h in heaps) if heaps else 1
+        lines += [f"  {h:>{label}} = {h:0{width}b}" for h in heaps]
+        if len(board.heaps) > MOORE_TABLE_HEAPS:
+            lines.append(f"  ... ({len(board.heaps) - MOORE_TABLE_HEAPS} more heaps)")
         for j in reversed(range(len(w.columns))):
-            lines.append(f"  column {1 << j:>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
+            heaps_word = "heap" if w.columns[j] == 1 else "heaps"
+            lines.append(
+                f"  column {1 << j:>6}: {w.columns[j]} {heaps_word}, {w.residues[j]} mod {m}"
+            )
         if w.p_position:
             lines.append("Every column is a multiple, so it is a P-position.")
         else:
@@ -748,6 +757,10 @@ class MooreRules(PileRules):
                 f"N-position: taking from at most {self.k} heaps makes every column a multiple."
             )
         return lines
+
+
+MOORE_TABLE_HEAPS = 12
+"""Moore's Nim's explanation writes at most this many heaps in binary."""
 
 
 @dataclass(frozen=True)
