@@ -69,6 +69,13 @@ from several piles at once, or take adjacent stones from a row (a cut of zero st
 rules allow it)."""
 
 
+PieceWords = tuple[str, str, str]
+"""What a pile is called, and one and several of what is on it: ``("pile", "match",
+"matches")``."""
+PILE_WORDS: PieceWords = ("pile", "match", "matches")
+ROW_WORDS: PieceWords = ("row", "stone", "stones")
+
+
 @runtime_checkable
 class Rules(Protocol):
     """The rules of one game with its parameters (OpenSpiel's Game)."""
@@ -106,6 +113,12 @@ class Rules(Protocol):
     @property
     def end_positions_allowed(self) -> bool:
         """Whether extra end positions (multisets of heap sizes) can be added."""
+        ...
+
+    @property
+    def piece_words(self) -> PieceWords:
+        """What a pile and what is on it are called: ``("pile", "match", "matches")``, rows:
+        ``("row", "stone", "stones")``, Staircase Nim: ``("step", "coin", "coins")``."""
         ...
 
     @property
@@ -255,6 +268,10 @@ class HeapRules:
         return False
 
     @property
+    def piece_words(self) -> PieceWords:
+        return ROW_WORDS if self.rule.splits else PILE_WORDS
+
+    @property
     def heap_rule(self) -> TakeAndBreak:
         return self.rule
 
@@ -339,6 +356,7 @@ class PileRules:
     heap_sum = False
     heap_rule: TakeAndBreak | None = None
     own_words = False
+    piece_words: PieceWords = PILE_WORDS
     end_positions_allowed = True
     max_players: int | None = 2
     method = "theory"
@@ -771,6 +789,7 @@ class StaircaseRules(PileRules):
     have nim-sum 0."""
 
     method = "staircase"
+    piece_words: PieceWords = ("step", "coin", "coins")
     move_help = (
         "type STEP COINS to move COINS from STEP to the step below (e.g. b2: 2 coins from step B; "
         "from step A they leave the game)"

@@ -95,7 +95,7 @@ export function selectionValue(sel, values) {
  * taken), and callbacks onSelect(sel), onCursor(c), onFinish(), onReset(), onMessage(text).
  */
 export function drawBoard(root, o) {
-  o = { ...o, legal: legalSet(o.moves) };
+  o = { ...o, legal: legalSet(o.moves), words: o.words || ["pile", "match", "matches"] };
   const focused = document.activeElement && root.contains(document.activeElement)
     ? document.activeElement.dataset.pile : null;
   const focusedInput = document.activeElement && document.activeElement.tagName === "INPUT";
@@ -104,6 +104,9 @@ export function drawBoard(root, o) {
     scrolls.set(el.closest("[data-pile]").dataset.pile, el.scrollLeft);
   }
   root.classList.toggle("live", !!o.live);
+  // what the piles are and what is on them (Staircase Nim: steps of coins, drawn as stairs)
+  root.dataset.piles = o.board.kind === "rows" ? "row" : o.words[0];
+  root.dataset.pieces = o.board.kind === "rows" ? "stone" : o.words[1];
   root.classList.toggle("values", !!o.values);
   const items = o.board.kind === "rows"
     ? o.board.rows.map((runs, i) => drawRow(i + 1, runs, o))
@@ -111,7 +114,11 @@ export function drawBoard(root, o) {
   const joint = o.board.kind === "rows" ? null : jointMoves(o);
   const limit = o.limit === null || o.limit === undefined ? null
     : h("p", { class: "board-limit", id: "board-limit" }, `This move may take at most ${fmt(o.limit)}.`);
-  root.replaceChildren(...(limit ? [limit] : []), ...items, ...(joint ? [joint] : []));
+  const ground = o.board.kind !== "rows" && o.words[0] === "step"
+    ? h("p", { class: "ground", "aria-hidden": "true" }, "the ground: coins moved down from step 1 leave the game") : null;
+  // stairs are drawn bottom up (step 1 by the ground): the ground comes first
+  if (ground) root.replaceChildren(ground, ...items, ...(limit ? [limit] : []));
+  else root.replaceChildren(...(limit ? [limit] : []), ...items, ...(joint ? [joint] : []));
   for (const el of root.querySelectorAll(".row-stones, .matches")) {
     const left = scrolls.get(el.closest("[data-pile]").dataset.pile);
     if (left) el.scrollLeft = left;
@@ -134,6 +141,9 @@ export function drawBoard(root, o) {
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+/** What a pile is called ("pile"; Staircase Nim: "step"), and with a capital. */
+const w = (o) => o.words[0];
+const W = (o) => capital(o.words[0]);
 
 // -- piles ------------------------------------------------------------------------------------
 
@@ -183,7 +193,7 @@ export function takesText(takes) {
  * game whose position carries one: Fibonacci Nim). */
 const mayTake = (o, legal) => (o.limit === null || o.limit === undefined
   ? `in this game you may take ${takesText(legal)} from it`
-  : `this move may take at most ${fmt(o.limit)} (${takesText(legal)} from this pile)`);
+  : `this move may take at most ${fmt(o.limit)} (${takesText(legal)} from this ${w(o)})`);
 
 /** Whether this page is used with a finger (tap the pile, then the stepper). */
 export const coarse = () => matchMedia("(pointer: coarse)").matches;
@@ -227,7 +237,7 @@ function drawPile(i, n, o) {
     // click does), else for taking from this pile alone
     const joint = others ? withPart(o, i, take) : null;
     const v = o.values ? o.values.get(joint ? selKey(joint) : moveKey(i, take, null)) : null;
-    const what = joint ? capital(describeSelection(joint)) : `Take ${fmt(take)}` + (others ? ` from pile ${i} alone` : "");
+    const what = joint ? capital(describeSelection(joint)) : `Take ${fmt(take)}` + (others ? ` from ${w(o)} ${i} alone` : "");
     const cls = ["match"];
     if (can) cls.push("can");
     if (take <= sel) cls.push("taking");
@@ -239,11 +249,12 @@ function drawPile(i, n, o) {
         : v ? `${what}: ${valueText(v)}` : null,
     }, vmark(v)));
   }
-  const label = `Pile ${i}: ${n} ${n === 1 ? "match" : "matches"}` + (sel ? `, taking ${sel}` : "")
+  const label = `${W(o)} ${i}: ${n} ${n === 1 ? o.words[1] : o.words[2]}` + (sel ? `, taking ${sel}` : "")
     + (sel && o.values ? ` (${valueText(o.values.get(selKey(o.selection))) || "value unknown"})` : "")
     + valuesSummary(o, (k) => k.startsWith(`${i}:`) && !k.includes("+"), (m) => `take ${fmt(m.take)}`);
   const el = h("div", {
     class: "pile" + (sel ? " fixed" : "") + (n > 24 ? " dense" : ""),
+    style: `--step:${i}`,
     role: "group",
     tabindex: o.live ? "0" : null,
     "aria-label": label,
@@ -259,8 +270,8 @@ function drawPile(i, n, o) {
   if (o.live) {
     el.addEventListener("click", (e) => {
       const match = e.target.closest(".match");
-      if (n === 0) { o.onMessage(`Pile ${i} is empty: choose another pile.`); return; }
-      if (!legal.length) { o.onMessage(`No move is possible from pile ${i}.`); return; }
+      if (n === 0) { o.onMessage(`${W(o)} ${i} is empty: choose another ${w(o)}.`); return; }
+      if (!legal.length) { o.onMessage(`No move is possible from ${w(o)} ${i}.`); return; }
       if (!match || coarse()) {
         // A tap on the pile (a finger is wider than a match: the whole pile is the target):
         // choose the pile, then the stepper. With other piles chosen, the pile is added to the
@@ -269,7 +280,7 @@ function drawPile(i, n, o) {
         if (joint !== undefined) o.onSelect(withPart(o, i, joint));
         else if (!sel || others) {
           if (legal.length) o.onSelect({ pile: i, take: legal[0], at: null });
-          else o.onMessage(`No move is possible from pile ${i} alone.`);
+          else o.onMessage(`No move is possible from ${w(o)} ${i} alone.`);
         }
         return;
       }
@@ -278,12 +289,12 @@ function drawPile(i, n, o) {
         const next = withPart(o, i, take === sel ? 0 : take);
         if (next) { o.onSelect(next); return; }
         if (!takes.has(take)) {
-          o.onMessage(`Taking ${fmt(take)} from pile ${i} together with the piles chosen is not a move in this game.`);
+          o.onMessage(`Taking ${fmt(take)} from ${w(o)} ${i} together with the piles chosen is not a move in this game.`);
           return;
         }
       }
       if (!takes.has(take)) {
-        o.onMessage(`You cannot take ${fmt(take)} from pile ${i}: ${mayTake(o, legal)}.`);
+        o.onMessage(`You cannot take ${fmt(take)} from ${w(o)} ${i}: ${mayTake(o, legal)}.`);
         return;
       }
       if (take === sel) { // give back: the next smaller amount one may take, or nothing
@@ -320,7 +331,7 @@ function pileKey(e, i, n, sel, legal, o, select = (take) => (take > 0 ? { pile: 
       next = stepTake(legal, sel, 1);
       if (next === undefined) {
         e.preventDefault();
-        o.onMessage(legal.length ? `${fmt(sel || 0)} is the most you can take from pile ${i} in this game.` : `No move is possible from pile ${i}.`);
+        o.onMessage(legal.length ? `${fmt(sel || 0)} is the most you can take from ${w(o)} ${i} in this game.` : `No move is possible from ${w(o)} ${i}.`);
         return;
       }
       break;
@@ -335,13 +346,13 @@ function pileKey(e, i, n, sel, legal, o, select = (take) => (take > 0 ? { pile: 
         next = Number(e.key);
         if (next && !legal.includes(next)) {
           e.preventDefault();
-          o.onMessage(`You cannot take ${next} from pile ${i}: ${mayTake(o, legal)}.`);
+          o.onMessage(`You cannot take ${next} from ${w(o)} ${i}: ${mayTake(o, legal)}.`);
           return;
         }
       } else return;
   }
   e.preventDefault();
-  if (n === 0) { o.onMessage(`Pile ${i} is empty.`); return; }
+  if (n === 0) { o.onMessage(`${W(o)} ${i} is empty.`); return; }
   o.onSelect(select(next));
 }
 
@@ -356,13 +367,13 @@ function compactPile(i, n, o, sel, taken) {
     h("div", { class: "compact" },
       bundle,
       h("span", { class: "big-number" + (fmt(n).length > 15 ? " long" : "") }, fmt(n)),
-      h("span", { class: "muted" }, n === 1 ? "match" : "matches"),
+      h("span", { class: "muted" }, n === 1 ? o.words[1] : o.words[2]),
       o.live ? h("label", {}, "Take ",
         h("input", {
           type: "text",
           inputmode: "numeric",
           autocomplete: "off",
-          "aria-label": `How many to take from pile ${i}`,
+          "aria-label": `How many to take from ${w(o)} ${i}`,
           value: sel ? String(sel) : "",
           onchange: (e) => compactInput(e, i, o),
           onkeydown: (e) => {
@@ -376,7 +387,7 @@ function compactPile(i, n, o, sel, taken) {
   return h("div", {
     class: "pile big" + (sel ? " fixed" : ""),
     role: "group",
-    "aria-label": `Pile ${i}: ${fmt(n)} matches`,
+    "aria-label": `${W(o)} ${i}: ${fmt(n)} ${o.words[2]}`,
     dataset: { pile: String(i) },
   }, parts);
 }

@@ -12,6 +12,7 @@ import { drawBoard, selKey, describeSelection, selectionValue, coarse, partsOf }
 import { navigate, notFound } from "./router.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+const capitalWord = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function icon(paths, colour) {
   const svg = document.createElementNS(SVG, "svg");
@@ -182,6 +183,7 @@ export function showGame(main, gameId) {
       moves: shown.moves,
       shape: shown.move_shape,
       maxTake: shown.max_take,
+      words: shown.words,
       limit: seen || shown.over ? null : shown.limit,
       live: !seen && canPlay(),
       selection: animating || seen ? null : selection,
@@ -219,10 +221,12 @@ export function showGame(main, gameId) {
         + (v ? ` — ${v.winning ? "a winning move" : v.winning === false ? "a losing move" : "value unknown"}` : "")
         + ". Finish (Enter) plays it.";
     } else if (playing) {
+      const [noun, , pieces] = shown.words || ["pile", "match", "matches"];
+      const verb = (shown.moves || []).some((m) => m.words) ? "move" : "take";
       line = shown.rows
         ? rowsHelp()
-        : (coarse() ? "Tap a pile, choose how many with − and +, then Finish."
-          : "Click the matches to take: the first click chooses the pile. Keys: Tab to a pile, ←/→ or a digit, Enter.");
+        : (coarse() ? `Tap a ${noun}, choose how many with − and +, then Finish.`
+          : `Click the ${pieces} to ${verb}: the first click chooses the ${noun}. Keys: Tab to a ${noun}, ←/→ or a digit, Enter.`);
     } else if (shown.over) line = "";
     else if (shown.to_move !== null && !shown.players[shown.to_move].bot && !myTurn()) {
       line = Object.keys(tokens).length ? `Waiting for ${shown.players[shown.to_move].name}…` : "You are watching this game.";
@@ -277,7 +281,9 @@ export function showGame(main, gameId) {
     const parts = partsOf(sel);
     const amounts = parts.map(([, t]) => fmt(t)).join(" + ");
     const listed = (shown.moves || []).find((m) => m.words && selKey(m) === selKey(sel));
-    const label = parts.length > 1 ? `Piles ${parts.map(([p]) => p).join(" and ")}: take` : `Pile ${sel.pile}: take`;
+    const noun = (shown.words || ["pile"])[0];
+    const label = parts.length > 1 ? `${capitalWord(noun)}s ${parts.map(([p]) => p).join(" and ")}: take`
+      : listed ? `${capitalWord(noun)} ${sel.pile}:` : `${capitalWord(noun)} ${sel.pile}: take`;
     const slider = options.length > 2 ? h("input", {
       type: "range", min: "0", max: String(options.length - 1), step: "1", value: String(idx),
       "aria-label": `How many to take from ${parts.length > 1 ? "piles" : "pile"} ${parts.map(([p]) => p).join(" and ")}`,
