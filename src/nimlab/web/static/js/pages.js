@@ -146,7 +146,7 @@ export function showHistory(main) {
         h("td", { class: "open" }, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
           h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")),
         h("td", {}, g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")),
-        h("td", {}, g.description),
+        h("td", { class: "game" }, g.description),
         h("td", { class: "name" }, g.players.map((name, i) => [i ? ", " : "", (g.winners || [g.winner]).includes(name) ? h("strong", {}, `${name} (won)`) : name]),
           g.ending ? h("span", { class: "muted" }, ` · ${g.ending}`) : null),
         h("td", { class: "num" }, fmt(g.move_count)))),
