@@ -328,3 +328,14 @@ def test_random_games_replay_from_their_records(heaps: list[int], seed: int) -> 
     record = GameRecord.from_json(json.loads(json.dumps(game.to_record())))
     again = Game.from_record(record)
     assert again.record() == game.record()
+
+
+def test_emoji_joined_by_zero_width_joiners_are_a_name_and_messages_show_them_as_typed() -> None:
+    """A family emoji is characters joined by zero-width joiners (format characters to Unicode):
+    a name may hold them; a joiner alone at an end is no name, and messages quote what was typed
+    as it reads, escaping only what does not print."""
+    assert check_name("🎲Zoë👩\u200d👩\u200d👧") == "🎲Zoë👩\u200d👩\u200d👧"
+    with pytest.raises(PlayerError, match='"\u200dZoë":'):
+        check_name("\u200dZoë")
+    with pytest.raises(PlayerError, match=r'"tab\\x07bell"'):
+        check_name("tab\x07bell")

@@ -316,3 +316,11 @@ def test_staircase_moves_are_narrated_as_coins_moved_down_the_stairs() -> None:
     )
     nim = Game("nim", [3, 4], ["human:Ann", "human:Bob"])
     assert turn_text(nim.push("2 3"), letters=True) == "Ann took 3 from pile B"
+
+
+def test_moores_explanation_writes_each_heap_in_binary() -> None:
+    """The columns Moore's theorem counts are seen: each heap in binary, aligned, then each
+    column's count of 1s modulo k + 1."""
+    lines = analyze(Ruleset.parse("moore:2"), (3, 4, 5)).explanation
+    assert lines[1:4] == ["  3 = 011", "  4 = 100", "  5 = 101"]
+    assert "  column      2: 1 heap, 1 mod 3" in lines

@@ -235,11 +235,17 @@ def close_dialog(page: Page) -> str:
 
 
 def take(page: Page, pile: int, count: int) -> None:
-    """Click the matches of a pile (the count-th from the end takes that many) and Finish."""
+    """Click the matches of a pile (the count-th from the end takes that many) and Finish; on a
+    touch screen, tap the pile and step to the amount with + (a match is too narrow a target)."""
     matches = page.locator(f"#board .pile[data-pile='{pile}'] .match")
     total = matches.count()
     played = page.locator("#log li").count()
-    matches.nth(total - count).click()
+    if page.evaluate("matchMedia('(pointer: coarse)').matches"):
+        page.locator(f"#board .pile[data-pile='{pile}'] .pile-count").tap()
+        for _ in range(count - 1):  # in Nim one may take 1 to the whole pile
+            page.locator("#take-more").tap()
+    else:
+        matches.nth(total - count).click()
     expect(page.locator("#selection")).to_contain_text(f"taking {count} from pile {pile}")
     page.click("#finish")
     wait_for_moves(page, played + 1)
@@ -982,6 +988,142 @@ def test_the_phone_layout_tap_targets_and_the_take_stepper(tabs: Tabs, server: A
     page.locator("#board .stones[data-pile='2'] .stone[data-at='2']").tap()
     page.locator("#board .stones[data-pile='2'] .stone[data-at='3']").tap()
     expect(page.locator("#selection")).to_contain_text("taking stones 2-3 of row 2")
+    no_js_errors(page)
+
+
+def test_a_double_click_or_tap_on_finish_plays_one_move_and_opens_nothing(
+    tabs: Tabs, server: Any
+) -> None:
+    """The second click (or tap) of a double one on Finish plays nothing more and opens no
+    confirmation (the layout does not move Resign under it); a confirmation opens with the
+    focus on Cancel, so one Enter too many never resigns."""
+    hal = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    page = tabs.get("desk")
+    open_game(page, server.url, players=hal, piles=[3, 4, 5])
+    page.locator("#board .pile[data-pile='3'] .match[data-take='1']").click()
+    page.dblclick("#finish")
+    expect(page.locator("#log li")).to_have_count(2)  # Ann's move and Hal's reply
+    wait_ready(page)
+    expect(page.locator("#dialog[open]")).to_have_count(0)
+    expect(page.locator("#log li").first).to_have_text("Ann took 1 from pile 3")
+    page.focus("#resign")
+    page.keyboard.press("Enter")  # asked on purpose: the focus is on Cancel
+    expect(page.locator("#dialog[open]")).to_contain_text("Resign this game?")
+    assert page.evaluate("document.activeElement.textContent") == "Cancel"
+    page.keyboard.press("Enter")
+    expect(page.locator("#dialog[open]")).to_have_count(0)
+    expect(page.locator("#status")).to_have_text("Ann's turn!")
+    phone = tabs.get("phone")
+    open_game(phone, server.url, players=hal, piles=[3, 4, 5])
+    phone.locator("#board .pile[data-pile='3'] .pile-count").tap()
+    box = phone.locator("#finish").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    phone.touchscreen.tap(x, y)
+    phone.touchscreen.tap(x, y)
+    expect(phone.locator("#log li")).to_have_count(2)
+    wait_ready(phone)
+    expect(phone.locator("#dialog[open]")).to_have_count(0)
+    no_js_errors(page)
+    no_js_errors(phone)
+
+
+def test_moves_on_several_piles_are_coloured_and_valued(page: Page, server: Any) -> None:
+    """Wythoff's game at (4, 6): the only winning move takes 1 from both piles. It is listed
+    under the piles and, with pile 1 chosen, marked on pile 2, coloured winning with the
+    remoteness the API gives."""
+    created = open_game(page, server.url, game="wythoff", piles=[4, 6])
+    api = page.request.get(server.url + f"/api/games/{created['state']['id']}/analysis").json()
+    wins = [m for m in api["moves"] if m["winning"]]
+    assert [(m["pile"], m["take"], m["also"]) for m in wins] == [(1, 1, [[2, 1]])]
+    page.click("#learn summary")
+    page.check("#show-values")
+    joint = page.locator("#board .joint-move", has_text="1 from 1 + 1 from 2")
+    expect(joint.locator(".vmark.win")).to_have_attribute("data-n", str(wins[0]["remoteness"]))
+    expect(page.locator("#board .joint-move .vmark.win")).to_have_count(1)
+    page.locator("#board .pile[data-pile='1'] .match[data-take='1']").click()
+    mark = page.locator("#board .pile[data-pile='2'] .match[data-take='1']")
+    expect(mark.locator(".vmark.win")).to_have_attribute("data-n", str(wins[0]["remoteness"]))
+    expect(mark).to_have_attribute("title", re.compile("1 from pile 1 and 1 from pile 2: winning"))
+    mark.click()
+    expect(page.locator("#selection")).to_contain_text(
+        "taking 1 from pile 1 and 1 from pile 2 — a winning move"
+    )
+    no_js_errors(page)
+
+
+LONG_GIVEN, LONG_FAMILY = "Maximiliana" * 3 + "Ottilie", "Wolfeschlegelsteinhausenbergerdorffvoral"
+"""An 80-character registered name (the longest the registry takes: 40 + 40)."""
+
+
+def test_no_sideways_scrolling_on_a_phone_with_a_long_registered_name(
+    tabs: Tabs, server: Any
+) -> None:
+    page = tabs.get("phone")
+    r = page.request.post(
+        server.url + "/api/players",
+        data={"username": "x" * 40, "given": LONG_GIVEN, "family": LONG_FAMILY},
+    )
+    assert r.status in (201, 409), r.text()
+    assert len(LONG_GIVEN + LONG_FAMILY) == 80
+    wide: dict[str, int] = {}
+    for path in ("/", "/players", "/rankings", "/history"):
+        visit(page, server.url + path)
+        expect(page.locator("main h1").first).to_be_visible()
+        if path == "/":
+            page.select_option("#registered", "x" * 40)
+            page.locator("#registered").evaluate("(el) => el.form.requestSubmit()")
+            expect(page.locator(".players li", has_text=LONG_GIVEN)).to_have_count(1)
+        else:
+            expect(page.locator("main .loading, main p.muted", has_text="Loading")).to_have_count(0)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 390:
+            wide[path] = width
+    assert wide == {}
+    visit(page, server.url + "/players")
+    region = page.locator("#players-table .table-wrap")
+    expect(region).to_have_attribute("tabindex", "0")  # a table wider than the screen scrolls
+    expect(page.locator("#players-table .scroll-cue")).to_be_visible()  # ... and says so
+    no_js_errors(page)
+
+
+HIT = """(sel) => [...document.querySelectorAll(sel)].filter((el) => {
+    el.scrollIntoView({ block: 'center', inline: 'nearest' });
+    const r = el.getBoundingClientRect();
+    return r.width && r.left >= 0 && r.right <= innerWidth;
+  }).map((el) => {
+    el.scrollIntoView({ block: 'center', inline: 'nearest' });
+    // a tap anywhere in the 44 x 44 px square around the target's centre reaches the target
+    const r = el.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const misses = [[-21, -21], [21, -21], [-21, 21], [21, 21], [0, 0]].filter(([dx, dy]) => {
+      const hit = document.elementFromPoint(x + dx, y + dy);
+      return !(hit && (hit === el || el.contains(hit) || hit.contains(el) && hit.matches('.pile')));
+    });
+    return misses.length ? `${el.className} ${el.title || el.dataset.at || ''}: ${misses}` : null;
+  }).filter(Boolean)"""
+"""The board's tap targets of ``sel`` whose 44 x 44 px square misses them somewhere."""
+
+
+def test_board_tap_targets_are_44_px_and_choose_their_own_move(tabs: Tabs, server: Any) -> None:
+    page = tabs.get("phone")
+    open_game(page, server.url, game="octal:0.07", piles=[5])  # Dawson's Kayles: pairs only
+    page.click("#learn summary")
+    page.check("#show-values")
+    expect(page.locator("#board .row-strip[data-take='2'] .strip-mark")).to_have_count(4)
+    misses = page.evaluate(HIT, "#board .stone.can, #board .strip-mark")
+    assert misses == [], misses
+    page.locator("#board .row-strip[data-take='2'] .strip-mark[data-at='1']").tap()
+    expect(page.locator("#selection")).to_contain_text("taking stones 1-2 of row 1")
+    page.locator("#board .stone[data-at='3']").tap()  # a stone alone is no move: it says so
+    expect(page.locator("#error")).to_contain_text("a move takes 2 stones")
+    open_game(page, server.url, game="wythoff", piles=[3, 5])  # a joint move by taps
+    assert page.evaluate(HIT, "#board .pile") == []
+    page.locator("#board .pile[data-pile='1'] .pile-count").tap()
+    page.locator("#board .pile[data-pile='2'] .pile-count").tap()
+    expect(page.locator("#selection")).to_contain_text("taking 1 from pile 1 and 1 from pile 2")
+    page.locator("#take-more").tap()  # the stepper keeps both piles
+    expect(page.locator("#selection")).to_contain_text("taking 2 from pile 1 and 2 from pile 2")
+    expect(page.locator("#take-count")).to_have_text("2 + 2")
     no_js_errors(page)
 
 

@@ -85,15 +85,34 @@ def name_key(name: str) -> str:
     return normalize_text(name).casefold()
 
 
+ZWJ = "\u200d"
+"""The zero-width joiner: it joins emoji into one (👩‍👩‍👧), printed though Unicode files it as a
+format character."""
+
+
+def printable_text(text: str) -> bool:
+    """Whether ``text`` is printable, zero-width joiners between two characters included (emoji
+    sequences like ``👩‍👩‍👧``); any other control or format character is not. O(len)."""
+    if text.startswith(ZWJ) or text.endswith(ZWJ) or ZWJ * 2 in text:
+        return False
+    return text.replace(ZWJ, "").isprintable()
+
+
+def quoted(text: str) -> str:
+    """``text`` in double quotes for a message, as a person reads it: printable characters (and
+    joiners) as they are, any other escaped (``"tab\\x07bell"``). O(len)."""
+    return '"' + "".join(c if c.isprintable() or c == ZWJ else repr(c)[1:-1] for c in text) + '"'
+
+
 def check_name(name: str) -> str:
     """A player name as it is kept: normalised (see :func:`normalize_text`) and checked.
     Raises :class:`PlayerError` saying what is allowed."""
     text = normalize_text(name)
-    if not text or len(text) > MAX_NAME or not text.isprintable() or ":" in text:
-        raise PlayerError(f"player name {name!r}: {_NAME_RULE}")
+    if not text or len(text) > MAX_NAME or not printable_text(text) or ":" in text:
+        raise PlayerError(f"player name {quoted(name)}: {_NAME_RULE}")
     if text.startswith("@"):
         raise PlayerError(
-            f"player name {name!r}: @ at the start marks a registered player (@username); "
+            f"player name {quoted(name)}: @ at the start marks a registered player (@username); "
             f"{_NAME_RULE}"
         )
     return text

@@ -69,6 +69,13 @@ from several piles at once, or take adjacent stones from a row (a cut of zero st
 rules allow it)."""
 
 
+PieceWords = tuple[str, str, str]
+"""What a pile is called, and one and several of what is on it: ``("pile", "match",
+"matches")``."""
+PILE_WORDS: PieceWords = ("pile", "match", "matches")
+ROW_WORDS: PieceWords = ("row", "stone", "stones")
+
+
 @runtime_checkable
 class Rules(Protocol):
     """The rules of one game with its parameters (OpenSpiel's Game)."""
@@ -106,6 +113,12 @@ class Rules(Protocol):
     @property
     def end_positions_allowed(self) -> bool:
         """Whether extra end positions (multisets of heap sizes) can be added."""
+        ...
+
+    @property
+    def piece_words(self) -> PieceWords:
+        """What a pile and what is on it are called: ``("pile", "match", "matches")``, rows:
+        ``("row", "stone", "stones")``, Staircase Nim: ``("step", "coin", "coins")``."""
         ...
 
     @property
@@ -255,6 +268,10 @@ class HeapRules:
         return False
 
     @property
+    def piece_words(self) -> PieceWords:
+        return ROW_WORDS if self.rule.splits else PILE_WORDS
+
+    @property
     def heap_rule(self) -> TakeAndBreak:
         return self.rule
 
@@ -345,6 +362,7 @@ class PileRules:
     heap_sum = False
     heap_rule: TakeAndBreak | None = None
     own_words = False
+    piece_words: PieceWords = PILE_WORDS
     end_positions_allowed = True
     max_players: int | None = 2
     method = "theory"
@@ -799,11 +817,20 @@ class MooreRules(PileRules):
         if misere:
             lines[0] += " Misère play changes only positions with no heap above 1."
         width = len(w.columns)
+        if width <= MOORE_COLUMNS_SHOWN:  # each heap in binary, while the rows stay short
+            heaps = board.heaps[:MOORE_TABLE_HEAPS]
+            label = max(len(str(h)) for h in heaps) if heaps else 1
+            lines += [f"  {h:>{label}} = {h:0{width}b}" for h in heaps]
+            if len(board.heaps) > MOORE_TABLE_HEAPS:
+                lines.append(f"  ... ({len(board.heaps) - MOORE_TABLE_HEAPS} more heaps)")
         shown = [
             j for j in reversed(range(width)) if width <= MOORE_COLUMNS_SHOWN or w.residues[j]
         ][:MOORE_COLUMNS_SHOWN]
         for j in shown:
-            lines.append(f"  column {_column(j):>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
+            heaps_word = "heap" if w.columns[j] == 1 else "heaps"
+            lines.append(
+                f"  column {_column(j):>6}: {w.columns[j]} {heaps_word}, {w.residues[j]} mod {m}"
+            )
         if len(shown) < width:
             lines.append(f"  (the other {width - len(shown)} columns are multiples of {m})")
         if w.p_position:
@@ -825,6 +852,10 @@ class MooreRules(PileRules):
         return lines
 
 
+MOORE_TABLE_HEAPS = 12
+"""Moore's Nim's explanation writes at most this many heaps in binary."""
+
+
 @dataclass(frozen=True)
 class StaircaseRules(PileRules):
     """Staircase Nim: coins on the steps of a staircase, listed from the step next to the
@@ -833,6 +864,7 @@ class StaircaseRules(PileRules):
     have nim-sum 0."""
 
     method = "staircase"
+    piece_words: PieceWords = ("step", "coin", "coins")
     move_help = (
         "type STEP COINS to move COINS from STEP to the step below (e.g. b2: 2 coins from step B; "
         "from step A they leave the game)"

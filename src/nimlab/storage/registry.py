@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from nimlab.core.clock import now_stamp
+from nimlab.core.players import printable_text, quoted
 from nimlab.storage.backend import Connection
 from nimlab.storage.connection import Database
 from nimlab.storage.errors import PlayerExistsError, RegistryError, UnknownPlayerError
@@ -36,9 +37,9 @@ def check_username(text: str) -> str:
     removed, in Unicode NFKC form (so full-width ``ａnn`` is ``ann``). Raises
     :class:`RegistryError` saying what is allowed."""
     name = unicodedata.normalize("NFKC", text).strip()
-    if not name or len(name) > MAX_NAME or not name.isprintable() or "," in name:
+    if not name or len(name) > MAX_NAME or not printable_text(name) or "," in name:
         raise RegistryError(
-            f"username {text!r}: use 1 to {MAX_NAME} printable characters without commas"
+            f"username {quoted(text)}: use 1 to {MAX_NAME} printable characters without commas"
         )
     return name
 
@@ -47,9 +48,10 @@ def check_name(text: str, what: str = "name") -> str:
     """A given or family name: 1 to 40 printable characters, no comma or colon, inner spaces
     collapsed, in Unicode NFKC form. Raises :class:`RegistryError`."""
     name = " ".join(unicodedata.normalize("NFKC", text).split())
-    if not name or len(name) > MAX_NAME or not name.isprintable() or re.search(r"[,:]", name):
+    if not name or len(name) > MAX_NAME or not printable_text(name) or re.search(r"[,:]", name):
         raise RegistryError(
-            f"{what} {text!r}: use 1 to {MAX_NAME} printable characters without commas or colons"
+            f"{what} {quoted(text)}: use 1 to {MAX_NAME} printable characters without commas "
+            "or colons"
         )
     return name
 

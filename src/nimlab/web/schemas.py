@@ -377,6 +377,12 @@ class GameStateOut(BaseModel):
         "(1: may empty a run, 2: may leave one part, 4: may leave two parts); empty for games "
         "that are not take-and-break games. The page offers the moves of `moves` instead.",
     )
+    words: list[str] = Field(
+        ["pile", "match", "matches"],
+        description='What a pile is called, and one and several of what is on it: ["pile", '
+        '"match", "matches"], ["row", "stone", "stones"], Staircase Nim: ["step", "coin", '
+        '"coins"].',
+    )
     moves: list[MoveOut] | None = Field(
         None,
         description="Every legal move now (what a page may offer), when there are at most "

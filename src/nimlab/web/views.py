@@ -298,6 +298,7 @@ def state_data(
         "takebacks": 0,
         "analysis_allowed": True,
         "digits": digits,
+        "words": list(ruleset.rules.piece_words),
         "moves": legal,
         "move_shape": ruleset.rules.move_shape,
         "limit": board.limit if isinstance(board, Piles) else None,

@@ -35,7 +35,7 @@ export const selKey = (m) => moveKey(m.pile, m.take, m.at ?? null, m.also);
 export const legalSet = (moves) => (moves ? new Set(moves.map(selKey)) : null);
 
 /** A selection's parts: [[pile, take], ...] sorted by pile. */
-const partsOf = (sel) => (sel ? [[sel.pile, sel.take], ...(sel.also || [])] : []);
+export const partsOf = (sel) => (sel ? [[sel.pile, sel.take], ...(sel.also || [])] : []);
 
 /** The selection of the parts [[pile, take], ...] (null for none), sorted by pile. */
 function selOf(parts) {
@@ -56,7 +56,20 @@ function vmark(v) {
   const cls = v.winning === true ? "win" : v.winning === false ? "lose" : "unknown";
   const text = v.remoteness === null || v.remoteness === undefined ? "" : String(v.remoteness);
   // the number is drawn by CSS (attr): the marks are pictures, their words are in the titles
-  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true", dataset: { n: text } });
+  const sign = v.winning === true ? "✓" : v.winning === false ? "✗" : "?";
+  return h("span", { class: `vmark ${cls}`, "aria-hidden": "true", dataset: { n: text, s: sign } });
+}
+
+/** For a pile's or a row's label (screen readers): its winning moves when the values are shown,
+ * e.g. "; winning: take 2"; `mine(key)` picks its moves, `words(move)` names one. */
+function valuesSummary(o, mine, words) {
+  if (!o.values) return "";
+  const moves = [...o.values.entries()].filter(([k]) => mine(k)).map(([, m]) => m);
+  if (!moves.length) return "";
+  const wins = moves.filter((m) => m.winning === true);
+  if (!wins.length) return moves.every((m) => m.winning === false) ? "; every move here loses" : "; no proven winning move here";
+  const shownWins = wins.slice(0, 4).map(words).join(", ");
+  return `; winning: ${shownWins}${wins.length > 4 ? ` and ${wins.length - 4} more` : ""}`;
 }
 
 /** Describe a selection for people: "take 3 from pile 2", "take stones 4-5 of row 1". */
@@ -82,7 +95,7 @@ export function selectionValue(sel, values) {
  * taken), and callbacks onSelect(sel), onCursor(c), onFinish(), onReset(), onMessage(text).
  */
 export function drawBoard(root, o) {
-  o = { ...o, legal: legalSet(o.moves) };
+  o = { ...o, legal: legalSet(o.moves), words: o.words || ["pile", "match", "matches"] };
   const focused = document.activeElement && root.contains(document.activeElement)
     ? document.activeElement.dataset.pile : null;
   const focusedInput = document.activeElement && document.activeElement.tagName === "INPUT";
@@ -91,11 +104,21 @@ export function drawBoard(root, o) {
     scrolls.set(el.closest("[data-pile]").dataset.pile, el.scrollLeft);
   }
   root.classList.toggle("live", !!o.live);
+  // what the piles are and what is on them (Staircase Nim: steps of coins, drawn as stairs)
+  root.dataset.piles = o.board.kind === "rows" ? "row" : o.words[0];
+  root.dataset.pieces = o.board.kind === "rows" ? "stone" : o.words[1];
   root.classList.toggle("values", !!o.values);
   const items = o.board.kind === "rows"
     ? o.board.rows.map((runs, i) => drawRow(i + 1, runs, o))
     : o.board.piles.map((n, i) => drawPile(i + 1, n, o));
-  root.replaceChildren(...items);
+  const joint = o.board.kind === "rows" ? null : jointMoves(o);
+  const limit = o.limit === null || o.limit === undefined ? null
+    : h("p", { class: "board-limit", id: "board-limit" }, `This move may take at most ${fmt(o.limit)}.`);
+  const ground = o.board.kind !== "rows" && o.words[0] === "step"
+    ? h("p", { class: "ground", "aria-hidden": "true" }, "the ground: coins moved down from step 1 leave the game") : null;
+  // stairs are drawn bottom up (step 1 by the ground): the ground comes first
+  if (ground) root.replaceChildren(ground, ...items, ...(limit ? [limit] : []));
+  else root.replaceChildren(...(limit ? [limit] : []), ...items, ...(joint ? [joint] : []));
   for (const el of root.querySelectorAll(".row-stones, .matches")) {
     const left = scrolls.get(el.closest("[data-pile]").dataset.pile);
     if (left) el.scrollLeft = left;
@@ -117,7 +140,44 @@ export function drawBoard(root, o) {
   }
 }
 
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+/** What a pile is called ("pile"; Staircase Nim: "step"), and with a capital. */
+const w = (o) => o.words[0];
+const W = (o) => capital(o.words[0]);
+
 // -- piles ------------------------------------------------------------------------------------
+
+/**
+ * Under the piles of a game whose moves may take from several piles (Wythoff's game, Moore's
+ * Nim), when the values are shown: every such move with its value, winning ones first, each a
+ * button that chooses it (their values are also on the matches once a pile is chosen). Null
+ * when there are none.
+ */
+function jointMoves(o) {
+  if (o.shape !== "several-piles" || !o.values) return null;
+  const moves = [...o.values.values()].filter((m) => m.also && m.also.length);
+  if (!moves.length) return null;
+  const rank = (m) => (m.winning === true ? 0 : m.winning === null || m.winning === undefined ? 1 : 2);
+  moves.sort((a, b) => rank(a) - rank(b));
+  const items = moves.map((m) => {
+    const sel = { pile: m.pile, take: m.take, at: null, also: m.also };
+    const words = partsOf(sel).map(([p, t]) => `${fmt(t)} from ${p}`).join(" + ");
+    const label = `${capital(describeSelection(sel))}: ${valueText(m)}`;
+    const chosen = o.selection && selKey(o.selection) === selKey(sel);
+    const mark = vmark(m);
+    mark.classList.add("inline");
+    return h("li", {}, o.live
+      ? h("button", { type: "button", class: "joint-move" + (chosen ? " chosen" : ""), title: label, "aria-label": label,
+        "aria-pressed": chosen ? "true" : "false", onclick: () => o.onSelect(chosen ? null : sel) }, mark, words)
+      : h("span", { class: "joint-move", title: label }, mark, words, h("span", { class: "visually-hidden" }, `: ${valueText(m)}`)));
+  });
+  const wins = moves.filter((m) => m.winning === true).length;
+  return h("div", { class: "joint", role: "group", "aria-label": "Moves on several piles" },
+    h("p", { class: "joint-title" }, `Moves on several piles (${fmt(moves.length)}; ${wins ? `${fmt(wins)} winning` : "none winning"})`
+      + (moves.length > 8 ? ", winning first; the list scrolls:" : ":")),
+    h("div", { class: "joint-scroll", ...(moves.length > 8 ? { tabindex: "0", role: "region", "aria-label": "Moves on several piles (scrolls)" } : {}) },
+      h("ul", { class: "joint-list" }, items)));
+}
 
 /** "1, 3 or 4", "1 to 5": the amounts one may take, for messages. */
 export function takesText(takes) {
@@ -128,6 +188,12 @@ export function takesText(takes) {
   const words = t.map(fmt);
   return words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
+
+/** What one may take from a pile, for messages: the game's rule, or this move's limit (in a
+ * game whose position carries one: Fibonacci Nim). */
+const mayTake = (o, legal) => (o.limit === null || o.limit === undefined
+  ? `in this game you may take ${takesText(legal)} from it`
+  : `this move may take at most ${fmt(o.limit)} (${takesText(legal)} from this ${w(o)})`);
 
 /** Whether this page is used with a finger (tap the pile, then the stepper). */
 export const coarse = () => matchMedia("(pointer: coarse)").matches;
@@ -167,7 +233,11 @@ function drawPile(i, n, o) {
   for (let j = 1; j <= n; j++) {
     const take = n - j + 1;
     const can = o.live && (takes.has(take) || joins(take));
-    const v = o.values ? o.values.get(moveKey(i, take, null)) : null;
+    // with other piles chosen, a match stands for the move that adds this pile to them (as its
+    // click does), else for taking from this pile alone
+    const joint = others ? withPart(o, i, take) : null;
+    const v = o.values ? o.values.get(joint ? selKey(joint) : moveKey(i, take, null)) : null;
+    const what = joint ? capital(describeSelection(joint)) : `Take ${fmt(take)}` + (others ? ` from ${w(o)} ${i} alone` : "");
     const cls = ["match"];
     if (can) cls.push("can");
     if (take <= sel) cls.push("taking");
@@ -175,12 +245,16 @@ function drawPile(i, n, o) {
     matches.push(h("span", {
       class: cls.join(" "),
       dataset: { take: String(take) },
-      title: o.live ? (can ? `Take ${take}${v ? ": " + valueText(v) : ""}` : `Taking ${take} is not a move here`) : null,
+      title: o.live ? (can ? `${what}${v ? ": " + valueText(v) : ""}` : `Taking ${take} is not a move here`)
+        : v ? `${what}: ${valueText(v)}` : null,
     }, vmark(v)));
   }
-  const label = `Pile ${i}: ${n} ${n === 1 ? "match" : "matches"}` + (sel ? `, taking ${sel}` : "");
+  const label = `${W(o)} ${i}: ${n} ${n === 1 ? o.words[1] : o.words[2]}` + (sel ? `, taking ${sel}` : "")
+    + (sel && o.values ? ` (${valueText(o.values.get(selKey(o.selection))) || "value unknown"})` : "")
+    + valuesSummary(o, (k) => k.startsWith(`${i}:`) && !k.includes("+"), (m) => `take ${fmt(m.take)}`);
   const el = h("div", {
     class: "pile" + (sel ? " fixed" : "") + (n > 24 ? " dense" : ""),
+    style: `--step:${i}`,
     role: "group",
     tabindex: o.live ? "0" : null,
     "aria-label": label,
@@ -196,11 +270,18 @@ function drawPile(i, n, o) {
   if (o.live) {
     el.addEventListener("click", (e) => {
       const match = e.target.closest(".match");
-      if (n === 0) { o.onMessage(`Pile ${i} is empty: choose another pile.`); return; }
-      if (!legal.length) { o.onMessage(`No move is possible from pile ${i}.`); return; }
-      if (!match || (coarse() && !match.classList.contains("can"))) {
-        // A tap on the pile (a finger is wider than a match): choose the pile, then the stepper.
-        if (!sel) o.onSelect({ pile: i, take: legal[0], at: null });
+      if (n === 0) { o.onMessage(`${W(o)} ${i} is empty: choose another ${w(o)}.`); return; }
+      if (!legal.length) { o.onMessage(`No move is possible from ${w(o)} ${i}.`); return; }
+      if (!match || coarse()) {
+        // A tap on the pile (a finger is wider than a match: the whole pile is the target):
+        // choose the pile, then the stepper. With other piles chosen, the pile is added to the
+        // move (the least that makes one with them); tapped again, it is chosen alone.
+        const joint = others && !sel ? Array.from({ length: n }, (_, k) => k + 1).find(joins) : undefined;
+        if (joint !== undefined) o.onSelect(withPart(o, i, joint));
+        else if (!sel || others) {
+          if (legal.length) o.onSelect({ pile: i, take: legal[0], at: null });
+          else o.onMessage(`No move is possible from ${w(o)} ${i} alone.`);
+        }
         return;
       }
       const take = Number(match.dataset.take);
@@ -208,12 +289,12 @@ function drawPile(i, n, o) {
         const next = withPart(o, i, take === sel ? 0 : take);
         if (next) { o.onSelect(next); return; }
         if (!takes.has(take)) {
-          o.onMessage(`Taking ${fmt(take)} from pile ${i} together with the piles chosen is not a move in this game.`);
+          o.onMessage(`Taking ${fmt(take)} from ${w(o)} ${i} together with the piles chosen is not a move in this game.`);
           return;
         }
       }
       if (!takes.has(take)) {
-        o.onMessage(`You cannot take ${fmt(take)} from pile ${i}: in this game you may take ${takesText(legal)} from it.`);
+        o.onMessage(`You cannot take ${fmt(take)} from ${w(o)} ${i}: ${mayTake(o, legal)}.`);
         return;
       }
       if (take === sel) { // give back: the next smaller amount one may take, or nothing
@@ -250,7 +331,7 @@ function pileKey(e, i, n, sel, legal, o, select = (take) => (take > 0 ? { pile: 
       next = stepTake(legal, sel, 1);
       if (next === undefined) {
         e.preventDefault();
-        o.onMessage(legal.length ? `${fmt(sel || 0)} is the most you can take from pile ${i} in this game.` : `No move is possible from pile ${i}.`);
+        o.onMessage(legal.length ? `${fmt(sel || 0)} is the most you can take from ${w(o)} ${i} in this game.` : `No move is possible from ${w(o)} ${i}.`);
         return;
       }
       break;
@@ -265,13 +346,13 @@ function pileKey(e, i, n, sel, legal, o, select = (take) => (take > 0 ? { pile: 
         next = Number(e.key);
         if (next && !legal.includes(next)) {
           e.preventDefault();
-          o.onMessage(`You cannot take ${next} from pile ${i}: in this game you may take ${takesText(legal)} from it.`);
+          o.onMessage(`You cannot take ${next} from ${w(o)} ${i}: ${mayTake(o, legal)}.`);
           return;
         }
       } else return;
   }
   e.preventDefault();
-  if (n === 0) { o.onMessage(`Pile ${i} is empty.`); return; }
+  if (n === 0) { o.onMessage(`${W(o)} ${i} is empty.`); return; }
   o.onSelect(select(next));
 }
 
@@ -279,20 +360,20 @@ function compactPile(i, n, o, sel, taken) {
   const bundle = h("span", { class: "bundle", "aria-hidden": "true" },
     Array.from({ length: 7 }, () => h("span", { class: "match" })));
   const wins = o.values
-    ? [...o.values.entries()].filter(([k, v]) => k.startsWith(`${i}:`) && v.winning).slice(0, 2)
+    ? [...o.values.entries()].filter(([k, v]) => k.startsWith(`${i}:`) && !k.includes("+") && v.winning).slice(0, 2)
     : [];
   const parts = [
     h("span", { class: "pile-label", "aria-hidden": "true" }, i),
     h("div", { class: "compact" },
       bundle,
       h("span", { class: "big-number" + (fmt(n).length > 15 ? " long" : "") }, fmt(n)),
-      h("span", { class: "muted" }, n === 1 ? "match" : "matches"),
+      h("span", { class: "muted" }, n === 1 ? o.words[1] : o.words[2]),
       o.live ? h("label", {}, "Take ",
         h("input", {
           type: "text",
           inputmode: "numeric",
           autocomplete: "off",
-          "aria-label": `How many to take from pile ${i}`,
+          "aria-label": `How many to take from ${w(o)} ${i}`,
           value: sel ? String(sel) : "",
           onchange: (e) => compactInput(e, i, o),
           onkeydown: (e) => {
@@ -306,7 +387,7 @@ function compactPile(i, n, o, sel, taken) {
   return h("div", {
     class: "pile big" + (sel ? " fixed" : ""),
     role: "group",
-    "aria-label": `Pile ${i}: ${fmt(n)} matches`,
+    "aria-label": `${W(o)} ${i}: ${fmt(n)} ${o.words[2]}`,
     dataset: { pile: String(i) },
   }, parts);
 }
@@ -355,28 +436,55 @@ export function rowMoveProblem(stones, legal, r, at, take) {
     if (!run || at === run[0]) return `a cut goes between two stones of one run`;
   } else if (!run || last > run[1]) return `stones ${at}-${last} are not next to each other (a gap is between them)`;
   if (!legal || legal.has(moveKey(r, take, at))) return null;
-  const allowed = new Set();
+  // what the game allows anywhere (its rule, as far as this position shows it), and in this run
+  const anywhere = new Set();
+  const here = new Set();
+  const cutsHere = [];
   for (const key of legal) {
     const [p, t, a] = key.split(":").map(Number);
-    if (p === r && a >= run[0] && a <= run[1]) allowed.add(t);
+    if (Number.isNaN(a)) continue;
+    anywhere.add(t);
+    if (p === r && a >= run[0] && a <= run[1]) {
+      here.add(t);
+      if (t === 0) cutsHere.push(a);
+    }
   }
-  const amounts = [...allowed].filter((t) => t > 0);
-  const stonesWord = amounts.length === 1 && amounts[0] === 1 ? "stone" : "stones";
-  const takes = amounts.length ? `a move takes ${takesText(amounts)} ${stonesWord}` : "no move takes stones";
-  const cut = allowed.has(0) ? " or cuts it in two" : "";
-  if (take === 0) return `in this game a cut there is not a move (from this run ${takes}${cut})`;
-  if (!amounts.includes(take)) return `in this game ${takes}${cut ? " (or cuts the run in two)" : ""}`;
-  return `in this game taking ${take} there is not a move (from this run ${takes}${cut})`;
+  const count = (ts) => `${takesText(ts)} ${ts.length === 1 && ts[0] === 1 ? "stone" : "stones"}`;
+  const takes = [...anywhere].filter((t) => t > 0);
+  const rule = takes.length
+    ? `a move takes ${count(takes)}` + (anywhere.has(0) ? " (or cuts a run in two)" : "")
+    : anywhere.has(0) ? "a move cuts a run in two and takes no stones" : "no move is possible";
+  const len = run[1] - run[0] + 1;
+  if (take === 0) {
+    if (!anywhere.has(0)) return `in this game ${rule}; no move cuts a run without taking`;
+    const left = at - run[0];
+    const right = run[1] - at + 1;
+    const unequal = [];
+    for (let a = run[0] + 1; a <= run[1]; a++) if (a - run[0] !== run[1] - a + 1) unequal.push(a);
+    if (left === right && unequal.length && unequal.every((a) => cutsHere.includes(a))) {
+      return `in this game a cut into two equal parts (${left} and ${right}) is not a move`;
+    }
+    return cutsHere.length
+      ? `in this game a cut there is not a move (this run may be cut before stone ${takesText(cutsHere)})`
+      : `in this game this run of ${len} cannot be cut`;
+  }
+  if (!takes.includes(take)) return `in this game ${rule}`;
+  const amounts = [...here].filter((t) => t > 0);
+  if (!amounts.length) return `no move takes stones from this run of ${len} (in this game ${rule})`;
+  return `in this game taking ${take} there is not a move (from this run a move takes ${count(amounts)})`;
 }
 
 /**
  * The selection after clicking stone `at` of row `r`: one stone, or growing or shrinking a run
  * of them — only ever a legal move. Returns {sel} or {message} (why the click cannot do it).
  */
-export function clickStone(sel, r, at, stones, legal) {
+export function clickStone(sel, r, at, stones, legal, exact = false) {
   const ok = (a, t) => rowMoveProblem(stones, legal, r, a, t) === null;
   const fresh = () => {
     if (ok(at, 1)) return { sel: { pile: r, at, take: 1 } };
+    if (exact) { // a touch screen: a stone's tap takes that stone; the lines below take more
+      return { message: `No move takes stone ${at} alone: ${rowMoveProblem(stones, legal, r, at, 1)}. Tap a mark in the lines under the row.` };
+    }
     for (let t = 2; t <= stones.length; t++) {
       if (ok(at, t)) return { sel: { pile: r, at, take: t } };
       if (at - t + 1 >= 1 && ok(at - t + 1, t)) return { sel: { pile: r, at: at - t + 1, take: t } };
@@ -415,7 +523,7 @@ export function clickLink(sel, r, a, stones, legal) {
   if (pair && !onPair) return { sel: { pile: r, at: a, take: 2 } };
   if (onPair) return { sel: null };
   if (rowMoveProblem(stones, legal, r, a + 1, 0) !== null && [...(legal || [])].some((k) => k.startsWith(`${r}:0:`))) {
-    return { message: `Neither taking stones ${a}-${a + 1} nor a cut between them is a move here.` };
+    return { message: `Neither taking stones ${a}-${a + 1} nor a cut between them is a move here: ${rowMoveProblem(stones, legal, r, a + 1, 0)}.` };
   }
   return { message: `Taking stones ${a}-${a + 1} is not a move: ${rowMoveProblem(stones, legal, r, a, 2)}.` };
 }
@@ -428,6 +536,8 @@ function drawRow(r, runs, o) {
   const cuts = (m, at) => m && m.take === 0 && m.at === at + 1;
   const legal = (a, t) => rowMoveProblem(stones, o.legal, r, a, t) === null;
   const cursorAt = o.cursor && o.cursor.pile === r ? o.cursor.at : null;
+  // on a touch screen a link is too narrow to tap: pairs get a line of marks of their own
+  const touch = coarse();
   const parts = [];
   stones.forEach((s, idx) => {
     if (!s.present) {
@@ -461,18 +571,27 @@ function drawRow(r, runs, o) {
           + (cuts(sel, s.at) || cuts(taken, s.at) ? " cutting" : ""),
         dataset: { pair: String(s.at) },
         title: what ? what[0].toUpperCase() + what.slice(1) : null,
-      }, vmark(v2)));
+      }, touch ? null : vmark(v2)));
     } else if (next) {
       parts.push(h("span", { class: "link", "aria-hidden": "true" }));
     }
   });
   const present = stones.filter((s) => s.present).length;
+  const cursorValue = cursorAt !== null && o.values ? o.values.get(moveKey(r, 1, cursorAt)) : null;
   const label = `Row ${r}: ${present} ${present === 1 ? "stone" : "stones"} in ${stones.length} places`
-    + (sel ? `, taking ${sel.take === 1 ? `stone ${sel.at}` : `stones ${sel.at} to ${sel.at + sel.take - 1}`}` : "");
+    + (sel ? `, ${describeSelection(sel, true).replace(/^take/, "taking").replace(/^split/, "splitting")}` : "")
+    + (cursorAt !== null ? `, at stone ${cursorAt}${cursorValue ? ` (taking it: ${valueText(cursorValue)})` : ""}` : "")
+    + valuesSummary(o, (k) => k.startsWith(`${r}:`), (m) => describeSelection(m, true));
   const shown = taken || sel;
-  const strips = o.values ? moveStrips(r, stones, o) : [];
-  const line = h("div", { class: "row-stones" + (stones.length > 20 ? " long" : ""), tabindex: "-1", dataset: { row: String(r) } },
-    h("div", { class: "row-line" }, strips.length ? h("span", { class: "strip-label", "aria-hidden": "true", dataset: { label: "take 1, 2" } }) : null, parts), ...strips);
+  // lines of marks for the other moves: with the values shown, or on a touch screen (where
+  // they are the targets of moves no stone's tap makes: pairs, longer runs, cuts)
+  const strips = o.values || (touch && o.live && o.legal) ? moveStrips(r, stones, o, touch) : [];
+  // the line of stones carries the marks of taking one stone (and, with a mouse, two)
+  const keys = o.values ? [...o.values.keys()] : o.legal ? [...o.legal] : [];
+  const onLine = [1, 2].filter((t) => (t === 1 || !touch) && keys.some((k) => k.startsWith(`${r}:${t}:`)));
+  const lineLabel = onLine.length ? `take ${onLine.join(", ")}` : "";
+  const line = h("div", { class: "row-stones" + (stones.length > (touch ? 6 : 20) ? " long" : ""), tabindex: "-1", dataset: { row: String(r) } },
+    h("div", { class: "row-line" }, strips.length ? h("span", { class: "strip-label", "aria-hidden": "true", dataset: { label: lineLabel } }) : null, parts), ...strips);
   const el = h("div", {
     class: "stones",
     role: "group",
@@ -495,7 +614,7 @@ function drawRow(r, runs, o) {
         return;
       }
       const stone = e.target.closest(".stone");
-      if (stone) apply(clickStone(o.selection, r, Number(stone.dataset.at), stones, o.legal));
+      if (stone) apply(clickStone(o.selection, r, Number(stone.dataset.at), stones, o.legal, touch && !!o.legal));
     });
     el.addEventListener("keydown", (e) => rowKey(e, r, stones, o, apply));
     el.addEventListener("focus", () => {
@@ -514,11 +633,12 @@ function drawRow(r, runs, o) {
  * takes nothing), drawn in step with the stones: each move's mark sits under the first stone it
  * takes (a cut: under the gap it cuts), coloured by its value, so every legal move is seen.
  */
-function moveStrips(r, stones, o) {
+function moveStrips(r, stones, o, touch = false) {
   const byTake = new Map();
-  for (const [key, v] of o.values) {
+  const entries = o.values ? o.values.entries() : [...o.legal].map((key) => [key, null]);
+  for (const [key, v] of entries) {
     const [pile, take, at] = key.split(":");
-    if (Number(pile) !== r || at === "" || take === "1" || take === "2") continue;
+    if (Number(pile) !== r || at === "" || take === "1" || (take === "2" && !touch)) continue;
     if (!byTake.has(Number(take))) byTake.set(Number(take), new Map());
     byTake.get(Number(take)).set(Number(at), v);
   }
@@ -526,13 +646,13 @@ function moveStrips(r, stones, o) {
     const marks = byTake.get(take);
     const cells = [];
     const mark = (at) => {
+      if (!marks.has(at)) return null;
       const v = marks.get(at);
-      if (!v) return null;
       const what = take === 0 ? `Cut before stone ${at}` : `Stones ${at}-${at + take - 1}`;
-      const m = vmark(v);
+      const m = v ? vmark(v) : h("span", { class: "vmark plain", "aria-hidden": "true", dataset: { n: take === 0 ? "|" : String(take) } });
       m.classList.add("strip-mark");
       m.dataset.at = String(at);
-      m.title = `${what}: ${valueText(v)}`;
+      m.title = v ? `${what}: ${valueText(v)}` : what;
       return m;
     };
     stones.forEach((s, idx) => {

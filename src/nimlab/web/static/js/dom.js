@@ -76,7 +76,9 @@ const SEAT_COLOURS = ["#1f5fa8", "#8e44ad", "#d98a00", "#4a5a6a", "#6d4c41", "#3
 export const seatColour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];
 
 /** A modal dialog; resolves with the value of the button pressed (Escape: null). With
- * `closeAfterMs` (news nobody has to answer) it closes by itself after that long (null). */
+ * `closeAfterMs` (news nobody has to answer) it closes by itself after that long (null). A
+ * confirmation marks its Cancel button `cancel: true`: the dialog opens with the focus on it
+ * (one Enter too many never confirms), else on the primary button. */
 export function dialog({ title, text = "", big = "", buttons = [{ label: "Ok", value: true, primary: true }], closeAfterMs = 0 }) {
   const dlg = $("#dialog");
   if (dlg.open) dlg.close();
@@ -101,7 +103,8 @@ export function dialog({ title, text = "", big = "", buttons = [{ label: "Ok", v
     dlg.oncancel = (e) => { e.preventDefault(); done(null); };
     dlg.showModal();
     if (closeAfterMs > 0) timer = setTimeout(() => { if (dlg.contains(actions[0] || null) || !actions.length) done(null); }, closeAfterMs);
-    const primary = actions.find((b) => b.classList.contains("primary")) || actions[0];
+    const cancel = buttons.findIndex((b) => b.cancel);
+    const primary = cancel >= 0 ? actions[cancel] : actions.find((b) => b.classList.contains("primary")) || actions[0];
     if (primary) primary.focus();
   });
 }

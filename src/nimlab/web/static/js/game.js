@@ -7,11 +7,12 @@
 
 import { h, $, announce, fmt, plural, seatColour, dialog, setTitle, setOnline } from "./dom.js";
 import { get, post, del, parseJSON } from "./api.js";
-import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor } from "./local.js";
-import { drawBoard, selKey, describeSelection, selectionValue, stepTake, coarse } from "./board.js";
+import { tokensFor, saveToken, invitesFor, animationMs, savedAs, saveSavedAs, randomFirst, ownerTokenFor, saveGameNote } from "./local.js";
+import { drawBoard, selKey, describeSelection, selectionValue, coarse, partsOf } from "./board.js";
 import { navigate, notFound } from "./router.js";
 
 const SVG = "http://www.w3.org/2000/svg";
+const capitalWord = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function icon(paths, colour) {
   const svg = document.createElementNS(SVG, "svg");
@@ -40,6 +41,10 @@ const RETRY_MAX_MS = 5000;
 const BOTS_ONLY_ANIMATION_MS = 500;
 /** News nobody has to answer (a bot eliminated in a game of bots) closes after this long. */
 const NEWS_MS = 2500;
+
+/** A press this soon after a press on another control is taken for the second half of a double
+ * click or tap that landed elsewhere (the layout moved under it): it opens no confirmation. */
+const DOUBLE_PRESS_MS = 600;
 
 const cross = () => icon(["M12 8l12 12 12-12 4 4-12 12 12 12-4 4-12-12-12 12-4-4 12-12L8 12z"], "#c0392b");
 
@@ -90,7 +95,7 @@ export function showGame(main, gameId) {
   const rules = h("p", { class: "rules", id: "rules" });
   const seats = h("ol", { class: "seats", id: "seats", "aria-label": "Players" });
   const board = h("div", { class: "board", id: "board", "aria-label": "Board" });
-  const selectionLine = h("p", { class: "selection", id: "selection" });
+  const selectionLine = h("p", { class: "selection", id: "selection", "aria-live": "polite" });
   const error = h("p", { class: "error", id: "error", role: "alert" });
   const finishButton = h("button", { class: "primary", id: "finish", type: "button", onclick: () => finish() }, "Finish");
   const resetButton = h("button", { id: "reset", type: "button", onclick: () => reset() }, "Reset");
@@ -99,12 +104,23 @@ export function showGame(main, gameId) {
   const typedForm = h("form", { onsubmit: (e) => { e.preventDefault(); typedMove(); } }, typed, typedPlay);
   const controls = h("div", { class: "controls" }, finishButton, resetButton, typedForm);
   const stepper = h("div", { class: "stepper", id: "stepper", hidden: true });
-  const undoButton = h("button", { type: "button", id: "undo", onclick: () => act("undo") }, "Take back");
-  const resignButton = h("button", { type: "button", id: "resign", onclick: () => act("resign") }, "Resign");
-  const abandonButton = h("button", { type: "button", id: "abandon", onclick: () => act("abandon") }, "Abandon");
+  // The buttons that end or delete a game ask first, and never for the second click of a double
+  // click (or tap): a double click on Finish plays one move, and what moved under the pointer
+  // meanwhile must not open "Resign this game?". (Keys always reach them: `detail` is 0.)
+  let press = { at: -Infinity, el: null, stray: false };
+  const onPress = (e) => {
+    const now = performance.now();
+    const el = e.target.closest("button, input, [data-pile]");
+    press = { at: now, el, stray: now - press.at < DOUBLE_PRESS_MS && press.el === finishButton && el !== finishButton };
+  };
+  main.addEventListener("pointerdown", onPress, true);
+  const asking = (fn) => (e) => { if (e.detail > 1 || (e.detail && press.stray)) return; fn(); };
+  const undoButton = h("button", { type: "button", id: "undo", onclick: (e) => { if (e.detail < 2) act("undo"); } }, "Take back");
+  const resignButton = h("button", { type: "button", id: "resign", onclick: asking(() => act("resign")) }, "Resign");
+  const abandonButton = h("button", { type: "button", id: "abandon", onclick: asking(() => act("abandon")) }, "Abandon");
   const ownerToken = ownerTokenFor(gameId);
-  const stopButton = h("button", { type: "button", id: "stop", onclick: () => stopGame() }, "Stop");
-  const deleteButton = h("button", { type: "button", id: "delete", onclick: () => removeGame() }, "Delete this game");
+  const stopButton = h("button", { type: "button", id: "stop", onclick: asking(() => stopGame()) }, "Stop");
+  const deleteButton = h("button", { type: "button", id: "delete", onclick: asking(() => removeGame()) }, "Delete this game");
   const actions = h("div", { class: "actions-row", id: "game-actions" }, undoButton, resignButton, abandonButton, stopButton, deleteButton);
   const firstNote = h("p", { class: "note", id: "first-note", hidden: true });
   const lookingBar = h("p", { class: "looking", id: "looking", hidden: true });
@@ -123,8 +139,8 @@ export function showGame(main, gameId) {
     h("div", { class: "learn-tools", id: "learn-tools" },
       h("label", { class: "toggle" }, valuesToggle, "Show move values"), hintButton),
     h("div", { class: "legend", id: "legend" },
-      h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move"),
-      h("span", { class: "l-unknown" }, "not proven"),
+      h("span", { class: "l-win" }, "winning move (filled)"), h("span", { class: "l-lose" }, "losing move (hollow)"),
+      h("span", { class: "l-unknown" }, "not proven (dashed)"),
       h("span", {}, "number: moves left until the game ends with best play (remoteness)"),
       h("span", { class: "l-rows" }, "Rows: a mark under a stone takes that stone, under a link the two stones beside it; each line below a row is another amount (or a cut), its mark under the first stone taken.")),
     hintOut, verdict, explanation,
@@ -169,6 +185,8 @@ export function showGame(main, gameId) {
       moves: shown.moves,
       shape: shown.move_shape,
       maxTake: shown.max_take,
+      words: shown.words,
+      limit: seen || shown.over ? null : shown.limit,
       live: !seen && canPlay(),
       selection: animating || seen ? null : selection,
       cursor,
@@ -184,7 +202,6 @@ export function showGame(main, gameId) {
       const again = board.querySelector(`[data-pile="${lastPile}"][tabindex="0"]`);
       if (again) again.focus();
     }
-    renderStepper();
     const rowsNote = $("#legend .l-rows");
     if (rowsNote) rowsNote.hidden = !shown.rows;
     const playing = canPlay() && looking === null;
@@ -193,6 +210,7 @@ export function showGame(main, gameId) {
     typed.disabled = !playing;
     typedPlay.disabled = !playing;
     controls.hidden = !Object.keys(tokens).length || shown.over; // spectators only watch
+    renderStepper();
     let line = "";
     if (looking !== null) line = "";
     else if (animating) line = "";
@@ -205,11 +223,12 @@ export function showGame(main, gameId) {
         + (v ? ` — ${v.winning ? "a winning move" : v.winning === false ? "a losing move" : "value unknown"}` : "")
         + ". Finish (Enter) plays it.";
     } else if (playing) {
+      const [noun, , pieces] = shown.words || ["pile", "match", "matches"];
+      const verb = (shown.moves || []).some((m) => m.words) ? "move" : "take";
       line = shown.rows
-        ? (coarse() ? "Tap a stone (tap a neighbour to take more), then Finish."
-          : "Click a stone, or the link between two adjacent stones, then Finish. Keys: Tab to a row, ←/→, Space, Enter.")
-        : (coarse() ? "Tap a pile, choose how many with − and +, then Finish."
-          : "Click the matches to take: the first click chooses the pile. Keys: Tab to a pile, ←/→ or a digit, Enter.");
+        ? rowsHelp()
+        : (coarse() ? `Tap a ${noun}, choose how many with − and +, then Finish.`
+          : `Click the ${pieces} to ${verb}: the first click chooses the ${noun}. Keys: Tab to a ${noun}, ←/→ or a digit, Enter.`);
     } else if (shown.over) line = "";
     else if (shown.to_move !== null && !shown.players[shown.to_move].bot && !myTurn()) {
       line = Object.keys(tokens).length ? `Waiting for ${shown.players[shown.to_move].name}…` : "You are watching this game.";
@@ -217,36 +236,88 @@ export function showGame(main, gameId) {
     selectionLine.textContent = line;
   }
 
-  /** Thumb-friendly "take k": − and + and a slider over the amounts one may take. */
+  /** How to choose a move on rows, as this position's moves allow (only cuts in Grundy's game;
+   * only pairs in Dawson's Kayles). */
+  function rowsHelp() {
+    const moves = shown.moves;
+    const single = !moves || moves.some((m) => m.take === 1);
+    const onlyCuts = !!moves && moves.length > 0 && moves.every((m) => m.take === 0);
+    if (coarse()) {
+      if (onlyCuts) return "Tap a mark on the cut line under a row (it cuts the row there), then Finish.";
+      return single ? "Tap a stone (tap a neighbour to take more), or a mark in the lines under a row, then Finish."
+        : "Tap a mark in the lines under a row (each takes the stones above it), then Finish.";
+    }
+    const keys = " Keys: Tab to a row, ←/→, Space, | (a cut), Enter.";
+    if (onlyCuts) return "Click the link between two stones to cut the row there (a move takes no stones), then Finish." + keys;
+    return (single ? "Click a stone, or the link between two adjacent stones, then Finish."
+      : "Click a stone (the pair it is part of is chosen), or the link between two stones, then Finish.") + keys;
+  }
+
+  /** Thumb-friendly "take k": − and + (and a slider) step through the moves on the piles chosen
+   * (one pile: the amounts one may take; several: the moves the server lists on those piles,
+   * e.g. "1 + 1", "2 + 2" in Wythoff's game), fewest matches first. */
   function renderStepper() {
     const sel = selection;
-    const legal = sel && !shown.rows && shown.takes[sel.pile - 1];
-    if (!canPlay() || looking !== null || !sel || !legal) { stepper.hidden = true; stepper.replaceChildren(); return; }
-    const takes = [...legal].sort((a, b) => a - b);
-    const idx = takes.indexOf(sel.take);
-    const to = (take) => {
-      if (take === undefined) return;
-      selection = { pile: sel.pile, take, at: null };
+    const options = sel && !shown.rows ? stepperMoves(sel) : [];
+    if (!canPlay() || looking !== null || !sel || !options.length) {
+      // While this page plays a game of piles the stepper keeps its place, empty: Finish and
+      // the buttons below it never move up under a pointer (a double click on Finish).
+      if (!stepper.classList.contains("idle") && stepper.offsetHeight) stepper.style.minHeight = `${stepper.offsetHeight}px`;
+      stepper.hidden = !!shown.rows || controls.hidden;
+      stepper.classList.add("idle");
+      stepper.replaceChildren();
+      return;
+    }
+    stepper.classList.remove("idle");
+    stepper.style.minHeight = "";
+    const idx = Math.max(0, options.findIndex((m) => selKey(m) === selKey(sel)));
+    const to = (k) => {
+      if (k < 0 || k >= options.length) return;
+      const m = options[k];
+      selection = { pile: m.pile, take: m.take, at: null, also: m.also || [] };
       error.textContent = "";
       renderBoard();
       const again = $(`#stepper [data-role="${document.activeElement && document.activeElement.dataset.role}"]`);
       if (again) again.focus();
     };
-    const slider = h("input", {
-      type: "range", min: "0", max: String(takes.length - 1), step: "1", value: String(Math.max(0, idx)),
-      "aria-label": `How many to take from pile ${sel.pile}`, dataset: { role: "slider" },
-      "aria-valuetext": `take ${sel.take}`,
-      oninput: () => to(takes[Number(slider.value)]),
-    });
+    const parts = partsOf(sel);
+    const amounts = parts.map(([, t]) => fmt(t)).join(" + ");
+    const listed = (shown.moves || []).find((m) => m.words && selKey(m) === selKey(sel));
+    const noun = (shown.words || ["pile"])[0];
+    const label = parts.length > 1 ? `${capitalWord(noun)}s ${parts.map(([p]) => p).join(" and ")}: take`
+      : listed ? `${capitalWord(noun)} ${sel.pile}:` : `${capitalWord(noun)} ${sel.pile}: take`;
+    const slider = options.length > 2 ? h("input", {
+      type: "range", min: "0", max: String(options.length - 1), step: "1", value: String(idx),
+      "aria-label": `How many to take from ${parts.length > 1 ? "piles" : "pile"} ${parts.map(([p]) => p).join(" and ")}`,
+      dataset: { role: "slider" },
+      "aria-valuetext": describeSelection(sel, false),
+      oninput: (e) => to(Number(e.target.value)),
+    }) : null;
     stepper.hidden = false;
-    stepper.replaceChildren(
-      h("span", {}, `Pile ${sel.pile}: take`),
+    stepper.replaceChildren(...[
+      h("span", {}, label),
       h("button", { type: "button", class: "icon", id: "take-less", "aria-label": "Take fewer", dataset: { role: "less" },
-        disabled: stepTake(takes, sel.take, -1) === undefined, onclick: () => to(stepTake(takes, sel.take, -1)) }, "−"),
-      h("output", { id: "take-count", "aria-live": "polite" }, fmt(sel.take)),
+        disabled: idx === 0, onclick: () => to(idx - 1) }, "−"),
+      h("output", { id: "take-count", "aria-live": "polite" }, amounts),
       h("button", { type: "button", class: "icon", id: "take-more", "aria-label": "Take more", dataset: { role: "more" },
-        disabled: stepTake(takes, sel.take, 1) === undefined, onclick: () => to(stepTake(takes, sel.take, 1)) }, "+"),
-      takes.length > 2 ? slider : null);
+        disabled: idx === options.length - 1, onclick: () => to(idx + 1) }, "+"),
+      listed ? h("span", { class: "muted step-words" }, listed.words) : null,
+      slider,
+    ].filter(Boolean));
+  }
+
+  /** The moves the stepper goes through for the selection `sel`: the legal moves on the same
+   * piles, fewest matches first (only `sel` itself when the server sent no list for several
+   * piles). */
+  function stepperMoves(sel) {
+    const piles = partsOf(sel).map(([p]) => p).join(",");
+    const total = (m) => partsOf(m).reduce((n, [, t]) => n + Number(t), 0);
+    if (shown.moves) {
+      return shown.moves.filter((m) => m.at === null && partsOf(m).map(([p]) => p).join(",") === piles)
+        .sort((a, b) => total(a) - total(b) || (selKey(a) < selKey(b) ? -1 : 1));
+    }
+    if (sel.also && sel.also.length) return [sel];
+    return [...(shown.takes[sel.pile - 1] || [])].sort((a, b) => a - b).map((take) => ({ pile: sel.pile, take, at: null, also: [] }));
   }
 
   /** The position after value-history step `n` (0: the start): the board the next move was
@@ -307,7 +378,7 @@ export function showGame(main, gameId) {
   async function stopGame() {
     const ok = await dialog({
       title: "Stop this game?", text: "The bots stop playing and nobody wins.",
-      buttons: [{ label: "Stop", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: "Stop", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok || closed) { stopButton.focus(); return; }
     try {
@@ -327,7 +398,7 @@ export function showGame(main, gameId) {
       const ok = await dialog({
         title: what === "resign" ? "Resign this game?" : "Abandon this game?",
         text: what === "resign" ? "The other player wins." : "The game stops and nobody wins.",
-        buttons: [{ label: what === "resign" ? "Resign" : "Abandon", value: true, primary: true }, { label: "Cancel", value: false }],
+        buttons: [{ label: what === "resign" ? "Resign" : "Abandon", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
       });
       if (!ok || closed) { (what === "resign" ? resignButton : abandonButton).focus(); return; }
     }
@@ -352,7 +423,7 @@ export function showGame(main, gameId) {
       text: shown.saved_as
         ? `Game #${shown.saved_as} leaves your history; it is deleted for good once every player of it asked.`
         : "It is forgotten for good.",
-      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok || closed) { deleteButton.focus(); return; }
     const seat = Object.keys(tokens).map(Number)[0];
@@ -434,6 +505,10 @@ export function showGame(main, gameId) {
     status.textContent = shown.status;
     setTitle(`${shown.over ? shown.status : shown.status.replace(/!$/, "")} · ${shown.players.map((p) => p.name).join(" vs ")}`);
     if (shown.saved_as) saveSavedAs(gameId, shown.saved_as);
+    if (Object.keys(tokens).length) {
+      saveGameNote(gameId, { players: shown.players.map((p) => p.name), description: shown.description,
+        status: shown.status, moves: shown.move_count, over: !!shown.over, at: Date.now() });
+    }
     if (randomFirst(gameId)) {
       firstNote.hidden = false;
       const starter = shown.players[shown.first].name;
@@ -751,22 +826,7 @@ export function showGame(main, gameId) {
       + (a.available ? a.verdict : a.note);
     if (a.pending) verdict.append(h("span", { class: "muted", id: "analysis-pending" },
       a.available ? " (not proven yet: a deeper search goes on, its answer comes here)" : ""));
-    const blocks = [];
-    let table = [];
-    const flush = () => { if (table.length) { blocks.push(h("pre", { class: "nimsum" }, table.join("\n"))); table = []; } };
-    for (const line of a.explanation) {
-      if (a.quotient && line.startsWith("The quotient's generators")) continue; // shown below
-      if (line.startsWith("  ")) table.push(line.slice(2));
-      else { flush(); blocks.push(h("p", {}, line)); }
-    }
-    flush();
-    if (a.binary.length && !a.explanation.some((l) => l.startsWith("  "))) {
-      blocks.push(h("p", { class: "muted" }, "The nim-sum in binary (for Nim without extra rules it decides the game):"));
-      blocks.push(h("pre", { class: "nimsum" }, a.binary.map((l) => l.slice(2)).join("\n")));
-    }
-    if (a.quotient) blocks.push(quotientBlock(a.quotient));
-    if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
-    if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
+    const blocks = explanationBlocks(a);
     explanation.replaceChildren(...blocks);
     drawValueHistory((analysis || a).history);
   }
@@ -777,7 +837,7 @@ export function showGame(main, gameId) {
   function drawValueHistory(steps) {
     if (!steps.length) { valueChart.replaceChildren(); return; }
     const current = looking ?? steps.length - 1;
-    const list = h("ol", { class: "vh-list", start: "0" }, steps.map((s, i) =>
+    const list = h("ol", { class: "vh-list", start: "0", style: `padding-left:${String(steps.length).length + 2}ch` }, steps.map((s, i) =>
       h("li", { class: [s.mistake ? "mistake" : "", i === current ? "current" : ""].join(" ").trim(), "aria-current": i === current ? "step" : null },
         h("button", { type: "button", class: "step", title: "Look back at this position", onclick: () => look(i) }, stepText(s)),
         s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
@@ -846,6 +906,7 @@ export function showGame(main, gameId) {
   }
 
   function missing(detail) {
+    if (Object.keys(tokens).length) saveGameNote(gameId, { gone: true });
     const stored = savedAs(gameId) || (shown && shown.saved_as);
     closed = true;
     if (stored) { navigate(replayPath(stored), { replace: true }); return; }
@@ -861,6 +922,7 @@ export function showGame(main, gameId) {
 
   return () => {
     closed = true;
+    main.removeEventListener("pointerdown", onPress, true);
     clearTimeout(retry);
     if (socket) socket.close();
     const dlg = $("#dialog");
@@ -952,6 +1014,35 @@ export function quotientBlock(q) {
         h("table", {}, h("thead", {}, head), h("tbody", {}, rows))));
   }
   return h("details", { class: "quotient", id: "quotient" }, parts);
+}
+
+/** The Learn panel's explanation of an analysis `a` (the same live and in a replay): its
+ * sentences, its tables in binary, the misère quotient, and what was not proven. */
+export function explanationBlocks(a) {
+  const blocks = [];
+  let table = [];
+  const flush = () => { if (table.length) { blocks.push(binaryBlock(table.join("\n"))); table = []; } };
+  for (const line of a.explanation) {
+    if (a.quotient && line.startsWith("The quotient's generators")) continue; // shown below
+    if (line.startsWith("  ")) table.push(line.slice(2));
+    else { flush(); blocks.push(h("p", {}, line)); }
+  }
+  flush();
+  if (a.binary.length && !a.explanation.some((l) => l.startsWith("  "))) {
+    blocks.push(h("p", { class: "muted" }, "The nim-sum in binary (for Nim without extra rules it decides the game):"));
+    blocks.push(binaryBlock(a.binary.map((l) => l.slice(2)).join("\n")));
+  }
+  if (a.quotient) blocks.push(quotientBlock(a.quotient));
+  if (a.note && a.available) blocks.push(h("p", { class: "muted" }, a.note));
+  if (!a.complete && a.available) blocks.push(h("p", { class: "muted" }, "Too many moves to list them all: only the winning moves found by formula are coloured."));
+  return blocks;
+}
+
+/** A table in binary (columns aligned): a Tab stop that scrolls sideways when it is wider than
+ * its box (a pile of 10^40 matches has 133 binary digits). */
+export function binaryBlock(text) {
+  const wide = Math.max(...text.split("\n").map((l) => l.length)) > 30;
+  return h("pre", { class: "nimsum", ...(wide ? { tabindex: "0", role: "region", "aria-label": "The table in binary (scrolls sideways)" } : {}) }, text);
 }
 
 /** A value-history step in words (two players: who is winning; more: the paranoid model). */

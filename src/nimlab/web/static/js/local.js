@@ -43,3 +43,24 @@ export const saveSavedAs = (gameId, id) => write(`saved.${gameId}`, id);
 /** Whether the first player of a game was drawn at random (the setup said so). */
 export const randomFirst = (gameId) => read(`random.${gameId}`, false);
 export const saveRandomFirst = (gameId) => write(`random.${gameId}`, true);
+
+/** What this browser notes about a game it plays (for "Your games" on the setup screen):
+ * {players, description, status, over, at}. */
+export const gameNote = (gameId) => read(`note.${gameId}`, null);
+export const saveGameNote = (gameId, note) => write(`note.${gameId}`, note);
+
+/** The games this browser plays a seat of and has not seen end, newest first: [{id, ...note}]. */
+export function myUnfinishedGames() {
+  const out = [];
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(`${PREFIX}tokens.`)) continue;
+      const id = key.slice(`${PREFIX}tokens.`.length);
+      const note = gameNote(id);
+      if (savedAs(id) || (note && (note.over || note.gone))) continue;
+      out.push({ id, ...(note || {}) });
+    }
+  } catch { /* private mode */ }
+  return out.sort((a, b) => (b.at || 0) - (a.at || 0));
+}

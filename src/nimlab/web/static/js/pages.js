@@ -4,15 +4,22 @@ import { h, $, fmt, plural, dialog, setTitle, seatColour } from "./dom.js";
 import { get, post, del } from "./api.js";
 import { drawBoard, selKey } from "./board.js";
 import { notFound } from "./router.js";
-import { valueStepText, valueHistoryChart } from "./game.js";
+import { valueStepText, valueHistoryChart, explanationBlocks } from "./game.js";
 
 const kindText = (p) => (p.ai ? `AI (${p.bot} bot)` : "human");
 
+/** A table in a box of its own that scrolls sideways when the table is wider than the screen
+ * (never the page): the box is a Tab stop (keys scroll it), shadows at its edges show there is
+ * more, and a line above it says so while it does not fit. */
 function table(head, rows, caption) {
-  return h("div", { class: "table-wrap" }, h("table", {},
+  const cue = h("p", { class: "scroll-cue muted", hidden: true, "aria-hidden": "true" }, "The table is wider than the screen: scroll it sideways →");
+  const wrap = h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": `${caption} (scrolls sideways)` }, h("table", {},
     caption ? h("caption", { class: "visually-hidden" }, caption) : null,
     h("thead", {}, h("tr", {}, head.map(([t, num]) => h("th", { class: num ? "num" : "", scope: "col" }, t)))),
     h("tbody", {}, rows)));
+  const fits = () => { if (wrap.isConnected) cue.hidden = wrap.scrollWidth <= wrap.clientWidth + 1; };
+  new ResizeObserver(fits).observe(wrap);
+  return h("div", { class: "table-box" }, cue, wrap);
 }
 
 // -- players ----------------------------------------------------------------------------------
@@ -41,7 +48,7 @@ export function showPlayers(main) {
     list.replaceChildren(table(
       [["Username"], ["Name"], ["Kind"], ["Games", 1], ["Won", 1], ["Win %", 1], ["", 0]],
       players.map((p) => h("tr", {},
-        h("td", {}, `@${p.username}`), h("td", {}, `${p.given_name} ${p.family_name}`), h("td", {}, kindText(p)),
+        h("td", { class: "name" }, `@${p.username}`), h("td", { class: "name" }, `${p.given_name} ${p.family_name}`), h("td", {}, kindText(p)),
         h("td", { class: "num" }, p.games_played), h("td", { class: "num" }, p.games_won), h("td", { class: "num" }, `${p.win_percent}%`),
         h("td", {},
           h("button", { type: "button", class: "small", onclick: () => act("reset", p) }, "Reset statistics"), " ",
@@ -53,7 +60,7 @@ export function showPlayers(main) {
     const ok = await dialog({
       title: action === "remove" ? `Remove @${p.username}?` : `Reset @${p.username}'s statistics?`,
       text: action === "remove" ? "Their past games stay in the history." : "Games played and won go back to 0.",
-      buttons: [{ label: action === "remove" ? "Remove" : "Reset", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: action === "remove" ? "Remove" : "Reset", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok) return;
     try {
@@ -98,7 +105,7 @@ export function showRankings(main) {
       body.replaceChildren(players.length ? table(
         [["#", 1], ["Player"], ["Games", 1], ["Win %", 1]],
         players.map((p, i) => h("tr", {}, h("td", { class: "num" }, i + 1),
-          h("td", {}, `${p.given_name} ${p.family_name} `, h("span", { class: "muted" }, `@${p.username}${p.ai ? " · AI" : ""}`)),
+          h("td", { class: "name" }, `${p.given_name} ${p.family_name} `, h("span", { class: "muted" }, `@${p.username}${p.ai ? " · AI" : ""}`)),
           h("td", { class: "num" }, p.games_played), h("td", { class: "num" }, `${p.win_percent}%`))),
         "Rankings") : h("p", { class: "muted" }, "No registered players yet."));
     } catch (e) { body.textContent = e.message; }
@@ -120,7 +127,7 @@ export function showHistory(main) {
   async function remove(g, button) {
     const ok = await dialog({
       title: `Delete game #${g.id}?`, text: "It leaves the history for good (players' statistics stay).",
-      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false }],
+      buttons: [{ label: "Delete", value: true, primary: true }, { label: "Cancel", value: false, cancel: true }],
     });
     if (!ok || closed) { button.focus(); return; }
     try {
@@ -133,16 +140,16 @@ export function showHistory(main) {
     if (closed) return;
     if (!games.length) { body.replaceChildren(h("p", { class: "muted" }, "No finished games yet.")); return; }
     body.replaceChildren(table(
-      [["#", 1], ["Finished"], ["Game"], ["Players"], ["Moves", 1], [""]],
+      [["#", 1], [""], ["Finished"], ["Game"], ["Players"], ["Moves", 1]],
       games.map((g) => h("tr", {},
         h("td", { class: "num" }, g.id),
+        h("td", { class: "open" }, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
+          h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")),
         h("td", {}, g.finished_at.replace("T", " ").replace(/\+00:00$/, " UTC")),
-        h("td", {}, g.description),
-        h("td", {}, g.players.map((name, i) => [i ? ", " : "", (g.winners || [g.winner]).includes(name) ? h("strong", {}, `${name} (won)`) : name]),
+        h("td", { class: "game" }, g.description),
+        h("td", { class: "name" }, g.players.map((name, i) => [i ? ", " : "", (g.winners || [g.winner]).includes(name) ? h("strong", {}, `${name} (won)`) : name]),
           g.ending ? h("span", { class: "muted" }, ` · ${g.ending}`) : null),
-        h("td", { class: "num" }, fmt(g.move_count)),
-        h("td", {}, h("a", { href: `/history/${g.id}`, "data-link": "" }, "Replay"), " ",
-          h("button", { type: "button", class: "small", "aria-label": `Delete game #${g.id}`, onclick: (e) => remove(g, e.currentTarget) }, "Delete")))),
+        h("td", { class: "num" }, fmt(g.move_count)))),
       "Stored games"));
   }).catch((e) => { body.textContent = e.message; });
   $("h1", main).setAttribute("tabindex", "-1");
@@ -172,6 +179,7 @@ export function showReplay(main, id) {
   const list = h("ol", { class: "log", start: "0", id: "replay-moves" });
   const valuesToggle = h("input", { type: "checkbox", id: "replay-values", checked: true, onchange: () => go(at) });
   const verdict = h("p", { class: "verdict", id: "replay-verdict" });
+  const explanation = h("div", { id: "replay-explanation" });
   const valueList = h("ol", { class: "vh-list", start: "0", id: "replay-history" });
   const valueChart = h("div", { id: "replay-chart" });
   const btn = (label, aria, fn) => h("button", { type: "button", class: "icon", "aria-label": aria, onclick: fn }, label);
@@ -194,6 +202,7 @@ export function showReplay(main, id) {
   function drawHistory() {
     valueChart.replaceChildren(...(history.length > 1
       ? [valueHistoryChart(history, at, players, (i) => go(i), valueList.clientWidth || valueChart.clientWidth || 340)] : []));
+    valueList.style.paddingLeft = `${String(history.length).length + 2}ch`;
     valueList.replaceChildren(...history.map((s, i) => h("li", { class: [s.mistake ? "mistake" : "", i === at ? "current" : ""].join(" ").trim(), "aria-current": i === at ? "step" : null },
       h("button", { type: "button", class: "step", onclick: () => go(i) }, valueStepText(s, players)),
       s.mistake ? h("span", { class: "mistake-tag" }, " — a mistake") : null)));
@@ -231,10 +240,12 @@ export function showReplay(main, id) {
         const start = await analysisAt(0);
         if (closed || mine !== seq) return;
         verdict.textContent = start.available ? start.verdict : start.note;
+        explanation.replaceChildren(...(start.available ? explanationBlocks(start) : []));
         show(valuesOf(start));
         return;
       }
       verdict.textContent = a.available ? `Before this move: ${a.verdict}` : a.note;
+      explanation.replaceChildren(...(a.available ? explanationBlocks(a) : []));
       show(valuesOf(a));
     } catch (e) {
       if (!closed && mine === seq) verdict.textContent = e.message;
@@ -271,8 +282,8 @@ export function showReplay(main, id) {
           h("p", { class: "muted" }, "Keys: ← and → step through the moves, Home and End jump."),
           h("section", { class: "card learn" }, h("h2", {}, "Analysis"),
             h("label", { class: "toggle" }, valuesToggle, "Show move values"),
-            h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move"), h("span", { class: "l-lose" }, "losing move")),
-            verdict, h("h3", {}, "Value history"), valueChart, valueList)),
+            h("p", { class: "legend" }, h("span", { class: "l-win" }, "winning move (filled)"), h("span", { class: "l-lose" }, "losing move (hollow)")),
+            verdict, explanation, h("h3", {}, "Value history"), valueChart, valueList)),
         h("section", { class: "card" }, h("h2", {}, "Moves"), list)));
     const result = g.ending === "abandoned" ? "Abandoned, no winner, after"
       : g.ending === "resigned" ? `${(g.winners || []).join(" and ")} won by resignation after`

@@ -4,7 +4,7 @@
 
 import { h, $, seatColour, fmt, plural } from "./dom.js";
 import { get, post } from "./api.js";
-import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor, saveRandomFirst, saveOwnerToken } from "./local.js";
+import { lastSetup, saveSetup, saveToken, saveInvites, tokensFor, saveRandomFirst, saveOwnerToken, myUnfinishedGames } from "./local.js";
 import { navigate } from "./router.js";
 
 // The games, bot kinds and default end positions come from the server (/api/options, built
@@ -288,9 +288,19 @@ export function showSetup(main) {
   const inPlay = h("section", { class: "card wide", "aria-labelledby": "inplay-title", hidden: true },
     h("h2", { id: "inplay-title" }, "Games in play"), h("ul", { class: "in-play" }));
 
+  // The unfinished games this browser plays a seat of (a client may have only so many in play:
+  // this is where to finish one).
+  const mineList = myUnfinishedGames();
+  const yours = mineList.length ? h("section", { class: "card wide", "aria-labelledby": "yours-title", id: "your-games" },
+    h("h2", { id: "yours-title" }, `Your games in play (${mineList.length})`),
+    h("ul", { class: "in-play" }, mineList.slice(0, 50).map((g) => h("li", {},
+      h("a", { href: `/game/${g.id}`, "data-link": "" }, g.players ? g.players.join(" vs ") : `Game ${g.id}`),
+      g.description ? ` — ${g.description}` : "", g.status ? `; ${g.status}` : "",
+      g.moves !== undefined ? ` (${plural(g.moves, "move")})` : "")))) : null;
+
   main.append(
     h("h1", { class: "visually-hidden" }, "Set up a game"),
-    h("div", { class: "setup" }, playersCard, h("div", {}, pilesCard, rulesCard), goCard, inPlay));
+    h("div", { class: "setup" }, playersCard, h("div", {}, pilesCard, rulesCard), goCard, yours, inPlay));
 
   // What a new game keeps from the last setup beyond players and piles: said next to Play.
   const fresh = !saved;
