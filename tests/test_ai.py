@@ -403,3 +403,16 @@ def test_evaluate_skips_what_it_cannot_prove() -> None:
     assert "not proven" in str(none)
     every = nimlab.evaluate("perfect", game, piles=3, max_heap=4)
     assert every.proven and none.skipped == every.positions + every.lost
+
+
+def test_the_ai_notebook_is_committed_without_outputs_and_parses() -> None:
+    import ast
+    import json
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parent.parent / "docs" / "ai.ipynb"
+    cells = json.loads(notebook.read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert code and all(not c["outputs"] and c["execution_count"] is None for c in code)
+    for cell in code:
+        ast.parse("".join(cell["source"]))

@@ -185,6 +185,11 @@ class ActionSpace:
 
     def legal_actions(self, board: Board) -> list[int]:
         """The actions of the legal moves on ``board``, ascending. O(moves)."""
+        rule = self.rules.heap_rule
+        if isinstance(board, Position) and rule is not None:
+            # (pile, take) in the order of the actions: no Move made, no sort needed
+            index = self._index
+            return [index[Move(i, k)] for i, k in board.takes(rule)]
         return sorted(self._index[canonical_move(m)] for m in self.rules.legal_moves(board))
 
     def mask(self, board: Board) -> npt.NDArray[np.int8]:
