@@ -416,3 +416,10 @@ def test_the_ai_notebook_is_committed_without_outputs_and_parses() -> None:
     assert code and all(not c["outputs"] and c["execution_count"] is None for c in code)
     for cell in code:
         ast.parse("".join(cell["source"]))
+
+
+def test_evaluate_refuses_too_many_positions_before_enumerating_them() -> None:
+    with pytest.raises(PositionError, match="at most 200,000"):
+        nimlab.evaluate("perfect", "nim", piles=12, max_heap=20)
+    with pytest.raises(PositionError, match="piles 1 or more"):
+        nimlab.evaluate("perfect", "nim", piles=0)

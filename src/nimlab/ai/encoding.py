@@ -38,7 +38,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations, product
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -369,11 +368,3 @@ class Table:
             seat[state.to_move] = 1
         active = [1 if s in state.active else 0 for s in range(self.players)]
         return np.array(self.board_features(state.board) + seat + active, dtype=np.int64)
-
-    def describe(self) -> dict[str, Any]:
-        """The table's parameters, as the adapters take them back."""
-        return {
-            "game": str(self.ruleset),
-            "piles": " ".join(map(str, self.start.heaps)),
-            "players": self.players,
-        }

@@ -28,7 +28,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import product
+from itertools import combinations_with_replacement, product
+from math import comb
 from typing import Any
 
 from nimlab.ai.encoding import ActionSpace, Table, canonical_move
@@ -36,6 +37,7 @@ from nimlab.core.bots import make_bot
 from nimlab.core.errors import NimlabError, PositionError
 from nimlab.core.players import Player
 from nimlab.core.position import Board, Move
+from nimlab.core.rules import StaircaseRules
 from nimlab.core.ruleset import Ruleset, as_ruleset
 from nimlab.core.state import GameState
 from nimlab.theory.budget import Budget
@@ -180,8 +182,24 @@ def _positions(
             frontier = nxt
         return
     count = rules.piles if rules.piles is not None else piles
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1 or max_heap < 0:
+        raise PositionError(
+            f"piles {count!r}, max_heap {max_heap!r}: piles 1 or more, heaps 0 or more"
+        )
+    ordered = isinstance(rules, StaircaseRules)  # steps are not interchangeable; piles are
+    tuples = (max_heap + 1) ** count if ordered else comb(max_heap + count, count)
+    if tuples > MAX_POSITIONS:
+        raise PositionError(
+            f"{tuples:,} positions of {count} piles up to {max_heap}: at most {MAX_POSITIONS:,} "
+            "(fewer piles or smaller heaps; or a start, to measure the positions reachable from it)"
+        )
+    every = (
+        product(range(max_heap + 1), repeat=count)
+        if ordered
+        else combinations_with_replacement(range(max_heap + 1), count)
+    )
     keys = set()
-    for heaps in product(range(max_heap + 1), repeat=count):
+    for heaps in every:
         try:
             board = rules.start(heaps)
         except NimlabError:

@@ -190,14 +190,14 @@ class NimlabBot(pyspiel.Bot):  # type: ignore[misc]
 
     def __init__(self, game: NimlabGame, spec: str = "perfect", seed: int | None = None) -> None:
         pyspiel.Bot.__init__(self)
-        self.table = game.table
+        self.game = game
         self.bot: Bot = make_bot(spec, random.Random(seed))
 
     def restart_at(self, state: NimlabState) -> None:
         pass
 
     def step(self, state: NimlabState) -> int:
-        return self.table.actions.action(self.bot.choose(state.state).move)
+        return state.table.actions.action(self.bot.choose(state.state).move)
 
 
 pyspiel.register_game(_GAME_TYPE, NimlabGame)
