@@ -200,6 +200,49 @@ def test_openspiel_checks_pass_on_every_game(kind: str, misere: bool, players: i
     assert sum(state.returns()) == pytest.approx(0)
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"game": "nim misere end=1.2", "piles": "3 2 2", "end": "defaults"},
+        {"game": "kayles", "piles": "3 4", "end": "1.2", "players": 3, "misere": True},
+        {"game": "subtraction:1,3,4", "piles": "6", "end": "2.2;1.1.1"},
+        {"game": "octal:4.07", "piles": "5", "end": "1.1", "players": 4, "misere": True},
+    ],
+)
+def test_openspiel_end_positions_and_text_forms_read_back(params: dict[str, object]) -> None:
+    import pickle
+
+    import nimlab.ai.spiel  # noqa: F401
+
+    game = pyspiel.load_game("nimlab", params)
+    assert game.table.ruleset.end_positions
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    again = pyspiel.load_game(str(game))
+    assert again.table.ruleset == game.table.ruleset and again.table.start == game.table.start
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    back = pickle.loads(pickle.dumps(state))
+    assert back.state == state.state and back.history() == state.history()
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"game": "chess"}, "unknown game 'chess': choose nim"),
+        ({"game": "staircase", "piles": "3 1", "end": "1.1"}, "takes no extra end positions"),
+        ({"game": "wythoff", "piles": "3 5", "players": 3}, "at most 2 players"),
+        ({"piles": "0 0"}, "already an end position"),
+    ],
+)
+def test_openspiel_wrong_parameters_say_what_is_allowed(
+    params: dict[str, object], message: str
+) -> None:
+    import nimlab.ai.spiel  # noqa: F401
+
+    with pytest.raises(NimlabError, match=message):
+        pyspiel.load_game("nimlab", params)
+
+
 @pytest.mark.parametrize("kind", _kinds())
 def test_openspiel_minimax_agrees_with_nimlab(kind: str) -> None:
     from open_spiel.python.algorithms.minimax import alpha_beta_search
@@ -240,6 +283,19 @@ def test_pettingzoo_api_test_passes_for_every_game_and_player_count(kind: str) -
             api_test(env, num_cycles=30)
 
 
+def test_pettingzoo_api_test_passes_with_end_positions() -> None:
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    from nimlab.ai.zoo import NimlabEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(NimlabEnv("nim", [3, 2, 2], players=3, misere=True, end="defaults"), 30)
+        api_test(NimlabEnv("kayles", [4, 3], end=[[1, 1]]), 30)
+
+
 def test_pettingzoo_eliminates_and_rewards_sum_to_zero() -> None:
     from nimlab.ai.zoo import NimlabEnv
 
@@ -269,6 +325,7 @@ def test_pettingzoo_eliminates_and_rewards_sum_to_zero() -> None:
         ("wythoff", (3, 5), 2, "perfect:error=30"),
         ("fibonacci", (10,), 2, "classic"),
         ("staircase", (3, 1, 2), 2, "lookahead:2"),
+        ("nim misere defaults", (3, 2, 2), 2, "perfect"),
     ],
 )
 def test_gymnasium_check_env_passes(

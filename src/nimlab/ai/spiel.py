@@ -13,13 +13,14 @@ Importing this module registers the game (it needs the ``rl`` extra: ``open_spie
 Parameters: ``game`` (a game or ruleset text: ``nim``, ``kayles``, ``octal:4.07``,
 ``moore:3``, ``nim misere`` ...; ``;`` may stand for a comma, which OpenSpiel's game strings
 cannot hold: ``subtraction:1;3-4``), ``piles`` (the start position: heap sizes separated by
-spaces or ``;``), ``misere`` (bool), ``end`` (extra end positions, e.g. ``"2.2.2 1.2.3"`` or
-``"defaults"``, where the game takes them) and ``players`` (2, or more where nimlab solves the
-game for them; misère play with three or more goes in elimination rounds). The game's text form
-(``str(game)``, which ``pyspiel.load_game`` reads back) holds the whole ruleset in ``game`` and
-writes the piles as OpenSpiel's ``nim`` does (``5;7``; one pile as ``6;``, so that it stays
-text). Actions are the :class:`~nimlab.ai.encoding.ActionSpace` of the table; the winner gets
-1 and each other player ``-1 / (players - 1)``.
+spaces or ``;``), ``misere`` (bool), ``end`` (extra end positions separated by spaces or ``;``,
+e.g. ``"2.2.2 1.2.3"``, or ``"defaults"``, where the game takes them) and ``players`` (2, or
+more where nimlab solves the game for them; misère play with three or more goes in elimination
+rounds). The game's text form (``str(game)``, which ``pyspiel.load_game`` reads back) holds the
+game in ``game`` and the end positions in ``end``, and writes piles and end positions apart
+with ``;`` as OpenSpiel's ``nim`` does (``5;7``; a single one as ``6;`` or ``1.2;``, so that it
+stays text). Actions are the :class:`~nimlab.ai.encoding.ActionSpace` of the table; the winner
+gets 1 and each other player ``-1 / (players - 1)``.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def table_of(params: dict[str, Any]) -> Table:
         str(p["game"]).replace(";", ","),
         str(p["piles"]).replace(";", " "),
         misere=bool(p["misere"]) or None,
-        end=str(p["end"]),
+        end=str(p["end"]).replace(";", " "),
         players=int(p["players"]),
     )
 
@@ -85,13 +86,15 @@ class NimlabGame(pyspiel.Game):  # type: ignore[misc]
         self.table = table_of(params or {})
         heaps = self.table.start.heaps
         # The game's text form must read back: no commas (a subtraction set is written 1;3-4),
-        # the ruleset (with misère play and end positions) in one text, and one pile as "6;"
-        # so that it stays text.
+        # no "=" (end positions go in "end"), and one pile or end position with a ";" after it
+        # ("6;", "1.2;") so that it stays text.
+        ruleset = self.table.ruleset
+        ends = sorted(ruleset.end_positions, key=lambda e: (len(e), e))
         params = {
             **(params or {}),
-            "game": str(self.table.ruleset).replace(",", ";"),
-            "misere": self.table.ruleset.misere,
-            "end": "",
+            "game": ruleset.game.name.replace(",", ";"),
+            "misere": ruleset.misere,
+            "end": ";".join(".".join(map(str, e)) for e in ends) + ";" * (len(ends) == 1),
             "piles": ";".join(map(str, heaps)) + ";" * (len(heaps) == 1),
         }
         n = self.table.players
