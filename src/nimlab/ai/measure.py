@@ -8,11 +8,11 @@
 
 A position counts when the player to move has a win (an N-position: some move leaves a
 P-position); there the policy *throws the win away* when its move leaves an N-position (or is
-not a legal move). :attr:`Evaluation.error` is the mean, over those positions, of the
+not a legal move). :attr:`PolicyReport.error` is the mean, over those positions, of the
 probability that it does: 0 for a perfect player, for a uniformly random one the mean share of
-losing moves (:attr:`Evaluation.random_error`). Every value comes from the game's engine
+losing moves (:attr:`PolicyReport.random_error`). Every value comes from the game's engine
 within a time budget; a position whose value (or a child's) is not proven within it is
-skipped and counted in :attr:`Evaluation.skipped`, never guessed.
+skipped and counted in :attr:`PolicyReport.skipped`, never guessed.
 
 A policy is a callable from a :class:`~nimlab.core.state.GameState` (two players, the one to
 move is ``state.to_move``) to a :class:`~nimlab.core.position.Move`, move text (``"2 3"``), an
@@ -43,7 +43,7 @@ from nimlab.core.state import GameState
 from nimlab.theory.budget import Budget
 from nimlab.theory.outcome import Outcome
 
-__all__ = ["Evaluation", "Slip", "evaluate"]
+__all__ = ["PolicyReport", "Slip", "evaluate"]
 
 Policy = Callable[[GameState], Any]
 
@@ -74,7 +74,7 @@ class Slip:
 
 
 @dataclass(frozen=True, slots=True)
-class Evaluation:
+class PolicyReport:
     """What :func:`evaluate` found."""
 
     game: str
@@ -220,7 +220,7 @@ def evaluate(
     seed: int = 0,
     worst: int = 10,
     seconds: float = 60.0,
-) -> Evaluation:
+) -> PolicyReport:
     """How often ``policy`` throws away a win in ``game`` (a ruleset or its text, e.g.
     ``"kayles misere"``), exactly, on every position of ``piles`` piles of at most ``max_heap``
     (a fixed-pile game uses its own count), or with ``start`` on every position reachable from
@@ -289,7 +289,7 @@ def evaluate(
         if loss > 0:
             slips.append(Slip(board, loss, likeliest, winning, ev.remoteness))
     slips.sort(key=lambda s: (-s.loss, s.wins_in if s.wins_in is not None else 1 << 60))
-    return Evaluation(
+    return PolicyReport(
         game=str(ruleset),
         positions=won,
         error=total / won if won else 0.0,
