@@ -198,7 +198,7 @@ class ActionSpace:
         return out
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)
 def _action_space(rules: Rules, start: Board) -> ActionSpace:
     count = _count_moves(rules, start)
     if count > MAX_ACTIONS:

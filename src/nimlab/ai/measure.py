@@ -107,8 +107,9 @@ class PolicyReport:
         return text
 
 
-def _distribution(answer: Any, state: GameState, actions: ActionSpace) -> dict[Move | None, float]:
-    """The policy's answer as probabilities of moves (``None``: an answer that is no move)."""
+def _distribution(answer: Any, state: GameState) -> dict[Move | None, float]:
+    """The policy's answer as probabilities of moves (``None``: an answer that is no move);
+    actions are read in the :class:`ActionSpace` of ``state.start``."""
     if isinstance(answer, Move):
         return {canonical_move(answer): 1.0}
     if isinstance(answer, str):
@@ -124,6 +125,7 @@ def _distribution(answer: Any, state: GameState, actions: ActionSpace) -> dict[M
         return out
     if hasattr(answer, "move") and isinstance(answer.move, Move):  # a bot's Choice
         return {canonical_move(answer.move): 1.0}
+    actions = ActionSpace.of(state.ruleset.rules, state.start)
     if isinstance(answer, int) or (hasattr(answer, "__index__") and not hasattr(answer, "__len__")):
         try:
             return {actions.move(int(answer)): 1.0}
@@ -243,7 +245,6 @@ def evaluate(
     won = lost = skipped = 0
     total = total_random = 0.0
     slips: list[Slip] = []
-    spaces: dict[Board, ActionSpace] = {}
     for begin, board in todo:
         if ruleset.is_over(board):
             continue
@@ -279,9 +280,7 @@ def evaluate(
         else:
             assert call is not None
             state = GameState(ruleset, begin, board, players, (0, 1), 0)
-            if begin not in spaces:
-                spaces[begin] = ActionSpace.of(rules, begin)
-            dist = _distribution(call(state), state, spaces[begin])
+            dist = _distribution(call(state), state)
             bad = {m: p for m, p in dist.items() if m is None or m in losing}
             loss = min(1.0, sum(bad.values()))
             likeliest = max(bad, key=lambda m: bad[m]) if bad else None
