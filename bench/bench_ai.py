@@ -7,7 +7,8 @@
    no Kayles). Times are CPU seconds of this process (the machine may be shared). nimlab is
    timed once, cold for the position (its compiled kernels loaded by a warm-up on another
    position); alpha-beta has no table, so its one run is all it does.
-   Nim 5 6 7 takes alpha-beta minutes, so the default is 3 4 5 (``--full``: 4 5 6 too).
+   Nim 5 6 7 takes alpha-beta about 3 CPU minutes on the C++ game, so the default is 3 4 5
+   (``--full``: 4 5 6 too).
 2. A step of the PettingZoo environment (``nimlab.ai.zoo``) in microseconds beside a step of
    OpenSpiel's own C++ ``nim`` game (``state.apply_action``) and of the ``nimlab`` OpenSpiel
    game, random legal moves on Nim 5 6 7.
