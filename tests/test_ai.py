@@ -439,18 +439,30 @@ def test_evaluate_is_exact_against_brute_force(game: str, piles: int, max_heap: 
 
 def test_evaluate_reads_actions_and_distributions_of_the_start() -> None:
     table = Table.of("kayles misere", [3, 4])
-    size = table.actions.size
+    ruleset, rules, actions = table.ruleset, table.ruleset.rules, table.actions
+    boards, frontier = {table.start}, [table.start]
+    while frontier:  # every board reachable from the start, by the rules' own moves
+        frontier = [a for b in frontier for _, a in rules.successors(b) if a not in boards]
+        boards.update(frontier)
+    won = [b for b in boards if not ruleset.is_over(b) and _brute_outcome(ruleset, b) is Outcome.N]
+    first = actions.move(0)  # row 1, stone 1, take 1: illegal once stone 1 is gone
+
+    def throws(board: Board) -> bool:
+        legal = dict(rules.successors(board))
+        return first not in legal or _brute_outcome(ruleset, legal[first]) is Outcome.N
+
+    always_zero = nimlab.evaluate(lambda s: 0, "kayles misere", start=[3, 4], worst=1000)
+    assert always_zero.positions == len(won)
+    assert always_zero.error == pytest.approx(sum(map(throws, won)) / len(won))
+    assert any(s.move is None for s in always_zero.worst)  # an illegal answer, named so
+    as_text = nimlab.evaluate(lambda s: str(first), "kayles misere", start=[3, 4])
+    assert as_text.error == always_zero.error
     uniform_legal = nimlab.evaluate(
-        lambda s: table.actions.mask(s.board) / table.actions.mask(s.board).sum(),
+        lambda s: actions.mask(s.board) / actions.mask(s.board).sum(),
         "kayles misere",
         start=[3, 4],
     )
     assert uniform_legal.error == pytest.approx(uniform_legal.random_error)
-    assert uniform_legal.positions > 0
-    always_zero = nimlab.evaluate(lambda s: 0, "kayles misere", start=[3, 4])
-    assert 0 < always_zero.error <= 1  # action 0 is illegal once stone 1 is gone: a slip
-    assert any(s.move is None for s in always_zero.worst) or always_zero.error > 0
-    assert size == table.actions.size
 
 
 def test_evaluate_skips_what_it_cannot_prove() -> None:

@@ -54,9 +54,9 @@ MAX_POSITIONS = 200_000
 @dataclass(frozen=True, slots=True)
 class Slip:
     """A won position where the policy may throw the win away: how likely (``loss``), its
-    likeliest losing move (``None`` when that was an illegal answer), a winning move it
-    could have played, and in how many moves that wins (``None`` when only a formula
-    answered)."""
+    likeliest answer that does not win (``None`` when that is no legal move), a winning move
+    it could have played, and in how many moves the position is won with perfect play
+    (``None`` when only a formula answered)."""
 
     position: Board
     loss: float
@@ -255,38 +255,36 @@ def evaluate(
         if ev.outcome is Outcome.P:
             lost += 1
             continue
-        losing: set[Move] = set()
-        winning: Move | None = None
-        moves = 0
+        losing: list[Move] = []
+        wins: list[Move] = []
         proven = True
         for move, after in rules.successors(board):
-            moves += 1
             child = engine.evaluate(after.canonical, remoteness=False, budget=budget)
             if child.outcome is None:
                 proven = False
                 break
-            if child.outcome is Outcome.N:
-                losing.add(canonical_move(move))
-            elif winning is None:
-                winning = move
-        if not proven or winning is None:
+            (losing if child.outcome is Outcome.N else wins).append(canonical_move(move))
+        if not proven or not wins:
             skipped += 1
             continue
         won += 1
-        total_random += len(losing) / moves
+        total_random += len(losing) / (len(losing) + len(wins))
         if uniform:
-            loss = len(losing) / moves
-            likeliest: Move | None = next(iter(sorted(losing, key=str)), None)
+            loss = len(losing) / (len(losing) + len(wins))
+            likeliest: Move | None = losing[0] if losing else None
         else:
             assert call is not None
             state = GameState(ruleset, begin, board, players, (0, 1), 0)
             dist = _distribution(call(state), state)
-            bad = {m: p for m, p in dist.items() if m is None or m in losing}
+            winning = set(wins)
+            bad = {m: p for m, p in dist.items() if m not in winning}  # losing or illegal
             loss = min(1.0, sum(bad.values()))
             likeliest = max(bad, key=lambda m: bad[m]) if bad else None
+            if likeliest is not None and likeliest not in losing:
+                likeliest = None  # an answer that is no legal move
         total += loss
         if loss > 0:
-            slips.append(Slip(board, loss, likeliest, winning, ev.remoteness))
+            slips.append(Slip(board, loss, likeliest, wins[0], ev.remoteness))
     slips.sort(key=lambda s: (-s.loss, s.wins_in if s.wins_in is not None else 1 << 60))
     return PolicyReport(
         game=str(ruleset),
