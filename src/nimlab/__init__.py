@@ -71,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "grundy": "nimlab.core.study",
     "grundy_table": "nimlab.core.study",
     "quotient": "nimlab.core.study",
+    "evaluate": "nimlab.ai.measure",
 }
 
 __all__ = [
@@ -104,6 +105,7 @@ __all__ = [
     "Turn",
     "analyze",
     "board_for",
+    "evaluate",
     "grundy",
     "grundy_table",
     "load_game",
@@ -114,6 +116,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from nimlab.ai.measure import evaluate
     from nimlab.core.analysis import Analysis, MoveValue, analyze
     from nimlab.core.bots import Choice, make_bot
     from nimlab.core.errors import (

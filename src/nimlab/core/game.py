@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from nimlab.core.bots import Bot, Choice, make_bot
@@ -239,14 +239,9 @@ class Game:
             )
         state = self._state
         after = self.ruleset.rules.play(state.board, move)
+        next_state = state.advance(after)
         seat = state.to_move
         player = self.players[seat]
-        active = state.active
-        if self.ruleset.is_over(after):
-            next_state = self._settle(self._end_round(replace(state, board=after), seat))
-        else:
-            i = active.index(seat)
-            next_state = state.moved(after, active[(i + 1) % len(active)])
         # Elimination is a thing of games of three or more; with two, the other player just wins.
         eliminated = seat in next_state.eliminated and len(self.players) > 2
         new_round = next_state.round > state.round
@@ -270,30 +265,12 @@ class Game:
         return turn
 
     def _end_round(self, state: GameState, seat: int) -> GameState:
-        """The state once ``seat`` has moved into the terminal position ``state.board`` (or was
-        to move first from it): in normal play that player wins; in misère play that player is
-        eliminated, and either the last player left wins or a new round starts from the start
-        position with the others in seat order, the first of them to move."""
-        if not self.ruleset.misere:
-            return replace(state, winner=seat)
-        rest = tuple(s for s in state.active if s != seat)
-        eliminated = (*state.eliminated, seat)
-        if len(rest) == 1:
-            return replace(state, active=rest, eliminated=eliminated, winner=rest[0])
-        return replace(
-            state,
-            board=self.start,
-            active=rest,
-            to_move=rest[0],
-            round=state.round + 1,
-            eliminated=eliminated,
-        )
+        """:meth:`GameState.end_round` (kept for callers of the session)."""
+        return state.end_round(seat)
 
     def _settle(self, state: GameState) -> GameState:
-        """Resolve rounds whose start position is already an end position."""
-        while state.winner is None and self.ruleset.is_over(state.board):
-            state = self._end_round(state, state.to_move)
-        return state
+        """:meth:`GameState.settled`: resolve rounds whose start is already an end position."""
+        return state.settled()
 
     def bot_choice(self) -> Choice:
         """What the bot to move would play (does not play it). Raises :class:`GameOverError`

@@ -8,10 +8,10 @@ current :class:`GameState`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from nimlab.core.position import Board
+from nimlab.core.position import Board, Move
 from nimlab.core.ruleset import Ruleset
 
 if TYPE_CHECKING:
@@ -67,3 +67,46 @@ class GameState:
     def player_count(self) -> int:
         """Players still in the game."""
         return len(self.active)
+
+    def play(self, move: Move) -> GameState:
+        """The state after the player to move plays ``move`` (the game's rules move on: the
+        next active seat moves, or the round ends at an end position, see :meth:`end_round`).
+        Raises :class:`~nimlab.core.errors.IllegalMoveError` for an illegal move; the game must
+        not be over. O(the rules' move)."""
+        return self.advance(self.ruleset.rules.play(self.board, move))
+
+    def advance(self, after: Board) -> GameState:
+        """The state once the player to move has left the board ``after`` (the result of a
+        legal move, as :meth:`play` makes it)."""
+        if self.ruleset.is_over(after):
+            return replace(self, board=after).end_round(self.to_move).settled()
+        i = self.active.index(self.to_move)
+        return self.moved(after, self.active[(i + 1) % len(self.active)])
+
+    def end_round(self, seat: int) -> GameState:
+        """The state once ``seat`` has moved into the terminal position :attr:`board` (or was
+        to move first from it): in normal play that player wins; in misère play that player is
+        eliminated, and either the last player left wins or a new round starts from the start
+        position with the others in seat order, the first of them to move."""
+        if not self.ruleset.misere:
+            return replace(self, winner=seat)
+        rest = tuple(s for s in self.active if s != seat)
+        eliminated = (*self.eliminated, seat)
+        if len(rest) == 1:
+            return replace(self, active=rest, eliminated=eliminated, winner=rest[0])
+        return replace(
+            self,
+            board=self.start,
+            active=rest,
+            to_move=rest[0],
+            round=self.round + 1,
+            eliminated=eliminated,
+        )
+
+    def settled(self) -> GameState:
+        """This state with the rounds resolved whose start position is already an end
+        position (the player to move there moved into it)."""
+        state = self
+        while state.winner is None and state.ruleset.is_over(state.board):
+            state = state.end_round(state.to_move)
+        return state
