@@ -154,7 +154,7 @@ def read_input_text(source: str, what: str = "file") -> str:
             stream = getattr(sys.stdin, "buffer", None)
             if stream is None:  # a text stream only: already decoded
                 return str(sys.stdin.read())
-            data = stream.read()
+            data: bytes = stream.read()
         else:
             data = input_file(source, what).read_bytes()
     except OSError as e:
