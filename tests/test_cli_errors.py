@@ -74,6 +74,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("grundy inf", ["grundy", "0.07", "--prove", "--seconds", "inf"], WRONG, "number of seconds"),
     ("quotient nan", ["quotient", "0.07", "--seconds", "nan"], WRONG, "number of seconds"),
     ("quotient -1", ["quotient", "0.07", "--seconds", "-1"], WRONG, "number of seconds"),
+    ("quotient --memory nan", ["quotient", "0.07", "--memory", "nan"], WRONG, "memory size in"),
     ("analyze nan", ["analyze", "3", "4", "--seconds", "nan"], WRONG, "number of seconds"),
     ("analyze 0", ["analyze", "3", "4", "--seconds", "0"], WRONG, "from 0.1 to 3600"),
     ("census nan", ["census", "--digits", "1", "--seconds", "nan"], WRONG, "number of seconds"),

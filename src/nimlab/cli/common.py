@@ -43,6 +43,7 @@ __all__ = [
     "first_ctrl_c_stops",
     "heap_words",
     "input_file",
+    "number_check",
     "pile_count_default",
     "position_words",
     "read_input_text",
@@ -116,22 +117,30 @@ def cannot(message: str) -> NoReturn:
     raise NotDoneError(message)
 
 
-def seconds_check(
-    low: float = 0.0, high: float | None = None
+def number_check(
+    what: str, low: float = 0.0, high: float | None = None, example: str = "20"
 ) -> Callable[[float | None], float | None]:
-    """The check of a ``--seconds`` option, the same for every command: a finite number from
-    ``low`` to ``high`` (``None``: no bound above); ``nan``, ``inf`` and numbers out of range
-    are refused with one message (exit status 2). Use as ``typer.Option(callback=...)``."""
+    """The check of an option that takes a number (``what``: ``"a number of seconds"``), the
+    same for every command: a finite number from ``low`` to ``high`` (``None``: no bound
+    above); ``nan``, ``inf`` and numbers out of range are refused with one message (exit
+    status 2). Use as ``typer.Option(callback=...)``."""
     allowed = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
 
     def check(value: float | None) -> float | None:
         if value is None:
             return None
         if not math.isfinite(value) or value < low or (high is not None and value > high):
-            raise typer.BadParameter(f"{value:g} is not a number of seconds {allowed} (e.g. 20)")
+            raise typer.BadParameter(f"{value:g} is not {what} {allowed} (e.g. {example})")
         return value
 
     return check
+
+
+def seconds_check(
+    low: float = 0.0, high: float | None = None
+) -> Callable[[float | None], float | None]:
+    """The check of every ``--seconds`` option (see :func:`number_check`)."""
+    return number_check("a number of seconds", low, high)
 
 
 def input_file(source: str, what: str = "file") -> Path:

@@ -30,6 +30,7 @@ from nimlab.cli.common import (
     fail,
     first_ctrl_c_stops,
     input_file,
+    number_check,
     save_atomically,
     seconds_check,
     write_atomically,
@@ -84,8 +85,7 @@ def quotient_command(
         typer.Option(
             "--memory",
             metavar="GIB",
-            min=0.01,
-            max=1024.0,
+            callback=number_check("a memory size in GiB", 0.01, 1024.0, example="2"),
             help="The most memory (GiB) the quotient's tables and the verification may take; "
             "a larger quotient stops with what is verified.",
         ),
