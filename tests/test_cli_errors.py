@@ -21,6 +21,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("import: not UTF-8", ["import", "{d}/bin.json"], WRONG, "is not UTF-8 text"),
     ("import: a folder", ["import", "{d}/dir"], WRONG, "'{d}/dir' is a folder, not a file"),
     ("import: missing", ["import", "{d}/none.json"], WRONG, "does not exist"),
+    ("import: not JSON", ["import", "{d}/afile"], WRONG, "not JSON (Expecting value at line 1)"),
     ("import: bad time", ["import", "{d}/yesterday.json"], WRONG, "'yesterday' is not a time"),
     ("batch: a folder", ["analyze", "--batch", "{d}/dir"], WRONG, "is a folder, not a file"),
     ("resume: a folder", ["grundy", "0.07", "--resume", "{d}/dir"], WRONG, "is a directory"),

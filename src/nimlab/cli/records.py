@@ -367,7 +367,8 @@ def import_(
     try:
         document = json.loads(text)
     except json.JSONDecodeError as e:
-        fail(f"{source}: not JSON ({e.msg} at line {e.lineno})")
+        shown = "standard input" if source == "-" else source
+        fail(f"{shown}: not JSON ({e.msg} at line {e.lineno}): give a file made by nimlab export")
     with open_store(db) as store:
         result = import_document(store, document)
     ids, existing = result.added, result.existing
