@@ -190,13 +190,9 @@ def check_output(path: Path, option: str) -> None:
             f"cannot write {option}: the folder {str(folder)!r} does not exist "
             "(create it first, or write the file elsewhere)"
         )
-    if path.exists():
-        if not os.access(path, os.W_OK):
-            cannot(f"cannot write {option}: the file cannot be written (permission denied)")
-        return
-    probe = folder / f".{path.name}.{os.getpid()}.probe"
+    probe = folder / f".{path.name}.{os.getpid()}.probe"  # files are written beside, renamed
     try:
-        with open(probe, "xb"):
+        with open(probe, "wb"):
             pass
         probe.unlink()
     except OSError as e:
