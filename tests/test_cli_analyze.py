@@ -82,6 +82,66 @@ def test_huge_heap_answers_instantly() -> None:
     ]
 
 
+GOOGOL = "1" + "0" * 100
+
+
+@pytest.mark.parametrize(
+    ("args", "method"),
+    [
+        (["--game", "moore:2", GOOGOL, "3"], "moore"),
+        (["--game", "moore:2", "--misere", GOOGOL, "3"], "moore"),
+        (["--game", "moore:1", GOOGOL, "3"], "moore"),
+        (["--game", "wythoff", GOOGOL, "3"], "wythoff"),
+        (["--game", "wythoff", "--misere", GOOGOL, GOOGOL], "wythoff"),
+        (["--game", "staircase", GOOGOL, "3"], "staircase"),
+        (["--game", "fibonacci", GOOGOL], "fibonacci"),
+        (["--game", "nim", GOOGOL, "3"], "nim-formula"),
+        (["--misere", GOOGOL, "3"], "nim-formula"),
+    ],
+)
+def test_pile_games_answer_heaps_of_a_googol_by_their_theorem(args: list[str], method: str) -> None:
+    """``nimlab analyze 10**100 3 --game moore:2`` ended with 'error: OverflowError: Python int
+    too large to convert to C ssize_t' (exit 1): the end-of-game check listed every move."""
+    r = nimlab("analyze", *args, "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["method"] == method and out["proven"] is True and out["outcome"] == "N"
+    assert len([m for m in out["moves"] if m["winning"]]) >= 1
+    human = nimlab("analyze", *args)
+    assert human.returncode == 0 and "Error" not in human.stderr and not human.stderr
+
+
+def test_heaps_of_4300_digits_and_move_counts_longer_than_that() -> None:
+    """The longest heaps nimlab reads (4,300 digits): beyond a float (the search's cost estimate
+    raised OverflowError) and, for Moore's Nim, a move count of more digits than Python writes
+    in decimal (JSON gives its number of digits instead)."""
+    heap = "9" + "7" * 4290
+    for game in ("moore:2", "wythoff", "fibonacci"):
+        r = nimlab("analyze", "--game", game, heap, *(["3"] if game != "fibonacci" else []))
+        assert r.returncode == 0 and not r.stderr, (game, r.stderr)
+    r = nimlab("analyze", "--game", "moore:3", "--misere", heap, heap, "3", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["method"] == "moore" and out["proven"] and out["move_count"] is None
+    assert out["move_count_digits"] == 8583  # 3 * heap**2 + heap**2 + ...: 8,583 digits
+    r = nimlab("analyze", "--game", "moore:3", "--misere", heap, heap, "3")
+    assert r.returncode == 0 and "more than 10^8,582 legal moves in all" in " ".join(
+        r.stdout.split()
+    )
+
+
+def test_misere_moore_is_proven_by_its_theorem() -> None:
+    out = json.loads(
+        nimlab("analyze", "--game", "moore:2", "--misere", "3", "4", "5", "--json").stdout
+    )
+    assert out["method"] == "moore" and out["proven"] is True and out["outcome"] == "N"
+    text = " ".join(
+        nimlab("analyze", "--game", "moore:2", "--misere", "1", "1", "1", "1").stdout.split()
+    )
+    assert "P-position exactly when the heaps of 1 number 1 mod 3: there are 4" in text
+    assert "not proven" not in text.lower() and "no theorem" not in text.lower()
+
+
 def test_human_output_explains() -> None:
     r = nimlab("analyze", "3", "4", "5")
     assert r.returncode == 0
@@ -263,3 +323,44 @@ def test_analyze_wythoff_on_huge_piles_computes_no_table() -> None:
     assert [(m["result"], m["grundy"]) for m in out["moves"]] == [([1, 2], 0)]  # a P-position
     out = json.loads(nimlab("analyze", "--game", "wythoff", "0", huge, "--json").stdout)
     assert out["grundy"] == 10**12  # G(0, n) = n
+
+
+_NO_KERNELS = """
+import sys
+from typer.testing import CliRunner
+from nimlab.cli.app import app
+import nimlab
+
+runner = CliRunner()
+for args in [
+    ["3", "4", "5"],
+    ["3", "4", "5", "--misere"],
+    ["3", "4", "5", "--defaults"],
+    ["1000000000000", "3", "5", "--json"],
+    ["--game", "wythoff", "3", "5"],
+    ["--game", "moore:2", "3", "4", "5"],
+    ["--game", "staircase", "3", "1", "2"],
+    ["--game", "fibonacci", "10"],
+    ["--game", "lasker", "3", "4", "5"],
+    ["--game", "lasker", "--misere", "3", "10", "12"],
+    ["--game", "kayles", "3", "4"],
+    ["--game", "subtraction:1-3", "9", "10"],
+    ["--game", "grundys-game", "10", "20"],
+]:
+    r = runner.invoke(app, ["analyze", *args])
+    assert r.exit_code == 0, (args, r.output)
+nimlab.analyze("nim", [3, 4, 5])
+nimlab.analyze("lasker misere", [3, 10**6, 10**6 + 1])
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite")) or "none")
+"""
+
+
+def test_closed_form_answers_load_no_compiled_kernel() -> None:
+    """Answers that a formula, a theorem or a small search gives (Nim, the relatives, Lasker's
+    Nim in both plays, octal and subtraction games with small heaps) import no Numba: the
+    command line starts as fast as its own libraries allow."""
+    out = subprocess.run(
+        [sys.executable, "-c", _NO_KERNELS], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "none"

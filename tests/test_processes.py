@@ -53,11 +53,39 @@ def test_two_processes_serve_one_club(
     two_moves_for_one_turn_on_two_processes_have_one_winner(pair)
     a_bots_move_is_played_once_whichever_process_serves_the_game(pair)
     a_game_of_bots_only_is_played_once_by_two_processes(pair)
+    a_retry_of_the_last_move_is_a_retry_on_the_process_that_did_not_see_it(pair)
     if "://" in database:
         cluster: str = request.getfixturevalue("postgres_cluster")
         the_database_down_answers_503_and_everything_resumes(pair, cluster, database)
         a_process_of_several_on_one_port_killed_is_started_again(pair[0])
     a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(pair)
+
+
+def a_retry_of_the_last_move_is_a_retry_on_the_process_that_did_not_see_it(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    """A game made and read on one process, played to its end through the other: the final
+    move sent again (same seat, token and turn) to the first is a retry, 200, nothing played
+    (it was answered 503 "could not be saved" when the first process's copy was still at the
+    move before: the store said the game was no longer in play, and that was not read as a
+    change made elsewhere). Three games: the first process may or may not have caught up."""
+    a, b = pair
+    for _ in range(3):
+        key, tokens = _create(a.url, [{"name": "Ann"}, {"name": "Bob"}], [1, 1])
+        status, _state = call(f"{a.url}/api/games/{key}")
+        assert status == 200
+        moves = [
+            {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 1},
+            {"seat": 1, "token": tokens[1], "turn": 2, "pile": 2, "take": 1},
+        ]
+        for move in moves:
+            status, answer = call(f"{b.url}/api/games/{key}/moves", "POST", move)
+            assert status == 200, answer
+        assert answer["over"]
+        for server in (a, b):
+            status, again = call(f"{server.url}/api/games/{key}/moves", "POST", moves[-1])
+            assert status == 200, again
+            assert again["over"] and again["move_count"] == 2, again
 
 
 def _children(server: ServerProcess) -> list[int]:

@@ -27,6 +27,7 @@ from nimlab.theory.moore import (
     moore_is_move,
     moore_moves,
     moore_outcome,
+    moore_takes,
     moore_winning_move,
     moore_working,
 )
@@ -38,6 +39,7 @@ from nimlab.theory.northcott import (
     northcott_winning_moves,
     northcott_working,
 )
+from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import canonical
 from nimlab.theory.solver import ExactSolver, MoveSolver
@@ -301,6 +303,7 @@ def _moore_solver(k: int, misere: bool) -> MoveSolver[tuple[int, ...]]:
 
 
 MOORE = {(k, m): _moore_solver(k, m) for k in (1, 2, 3) for m in (False, True)}
+MISERE_NIM = ExactSolver(TakeAndBreak.nim(), misere=True)
 moore_heaps = st.lists(st.integers(0, 6), max_size=4).map(tuple)
 
 
@@ -319,6 +322,65 @@ def test_moore_formula_and_winning_move_match_the_search(
     assert moore_is_move(heaps, move, k)
     assert solver.outcome(tuple(sorted(move))) is P
     assert tuple(sorted(move)) in solver.winning_moves(tuple(sorted(heaps)))
+
+
+@given(moore_heaps)
+def test_misere_moore_with_k_1_is_misere_nim_by_the_take_and_break_search(
+    heaps: tuple[int, ...],
+) -> None:
+    """An independent solver: Moore's Nim_1 is Nim, and nimlab's take-and-break search of
+    misère Nim agrees with the misère theorem."""
+    assert moore_outcome(heaps, 1, misere=True) == MISERE_NIM.value(canonical(heaps)).outcome
+
+
+huge_or_small = st.one_of(st.integers(0, 3), st.integers(2, 10**30))
+
+
+@given(st.lists(huge_or_small, min_size=1, max_size=7).map(tuple), st.integers(1, 4))
+def test_misere_moore_winning_move_on_huge_heaps(heaps: tuple[int, ...], k: int) -> None:
+    """Beyond the search: the misère move is legal and leaves what the theorem calls a
+    P-position, and exists exactly in its N-positions (0 to 7 heaps above 1, so every branch
+    of the proof: none, 1 to k, more than k)."""
+    outcome = moore_outcome(heaps, k, misere=True)
+    if any(h > 1 for h in heaps):
+        assert outcome == moore_outcome(heaps, k)
+    move = moore_winning_move(heaps, k, misere=True)
+    assert (move is None) == (outcome is P or not any(heaps))
+    if move is not None:
+        assert moore_is_move(heaps, move, k) and moore_outcome(move, k, misere=True) is P
+
+
+@given(st.lists(st.integers(0, 4), max_size=4).map(tuple), st.integers(1, 3))
+def test_moore_takes_lists_every_move_lazily_in_product_order(
+    heaps: tuple[int, ...], k: int
+) -> None:
+    from itertools import combinations, product
+
+    live = [i for i, h in enumerate(heaps) if h]
+    expected = [
+        (chosen, takes)
+        for size in range(1, min(k, len(live)) + 1)
+        for chosen in combinations(live, size)
+        for takes in product(*(range(1, heaps[i] + 1) for i in chosen))
+    ]
+    assert list(moore_takes(heaps, k)) == expected
+    children = []  # the positions left, new sizes ascending (moore_moves's order)
+    for size in range(1, min(k, len(live)) + 1):
+        for chosen in combinations(live, size):
+            for sizes in product(*(range(heaps[i]) for i in chosen)):
+                child = list(heaps)
+                for i, after in zip(chosen, sizes, strict=True):
+                    child[i] = after
+                children.append(tuple(child))
+    assert list(moore_moves(heaps, k)) == children
+
+
+def test_moore_moves_of_huge_heaps_are_listed_lazily() -> None:
+    """``itertools.product`` lists its ranges first: 4 GB for a heap of 10**8, OverflowError
+    above 2**63; the generators start at once."""
+    assert next(moore_takes((2**70, 10**100), 2)) == ((0,), (1,))
+    assert next(moore_moves((2**70, 10**100), 2)) == (0, 10**100)
+    assert next(moore_moves((10**8, 1), 2)) == (0, 1)
 
 
 @given(moore_heaps, moore_heaps, st.integers(1, 3))

@@ -62,6 +62,111 @@ def test_each_theorem_agrees_with_a_search_under_the_real_rules(
     assert ev.outcome is truth.outcome and ev.remoteness == truth.remoteness
 
 
+@pytest.mark.parametrize("k", [1, 2, 3])
+@settings(max_examples=30, deadline=None)
+@given(heaps=st.lists(st.integers(0, 5), min_size=1, max_size=4))
+def test_misere_moore_is_answered_by_its_theorem(k: int, heaps: list[int]) -> None:
+    """Misère Moore's Nim_k is decided by the theorem (method ``moore``, proven), not by the
+    search; its outcome and its winning move agree with a search under the real rules."""
+    ruleset = Ruleset(parse_game(f"moore:{k}"), True)
+    rules = ruleset.relative_rules
+    board = rules.start(heaps)
+    search = _search(ruleset)
+    truth = search.value(board.canonical).outcome
+    a = analyze(ruleset, board)
+    if a.terminal:
+        return
+    assert a.method == "moore" and a.proven and a.outcome is truth
+    assert rules.formula(board.canonical, True) is truth
+    wins = rules.theorem_wins(board, True)
+    assert wins is not None and (wins == []) == (truth is Outcome.P)
+    for move in wins:
+        assert search.value(rules.play(board, move).canonical).outcome is Outcome.P
+
+
+def test_misere_moore_beyond_any_search_is_proven_with_a_winning_move() -> None:
+    for game, heaps in [("moore:2", [10**100, 3]), ("moore:1", [10**30, 10**30 + 2, 1])]:
+        ruleset = Ruleset(parse_game(game), True)
+        a = analyze(ruleset, heaps)
+        assert a.method == "moore" and a.proven and a.outcome is Outcome.N
+        (win,) = a.winning_moves
+        left = ruleset.relative_rules.play(a.board, win.move)
+        assert ruleset.relative_rules.formula(left.canonical, True) is Outcome.P
+        assert "no theorem" not in " ".join(a.explanation).lower()
+
+
+HUGE_PILES = [[10**8, 1], [2**70, 3], [10**100, 5, 7], [2**70, 2**70, 2**70, 1]]
+
+
+@pytest.mark.parametrize("heaps", HUGE_PILES)
+@pytest.mark.parametrize("misere", [False, True])
+def test_moore_on_huge_piles_never_lists_moves(
+    heaps: list[int], misere: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the game is over, the number of moves, a move's check, the hint and every bot's
+    move are answered without listing a move (listing the moves of a pile of 10**8 took 13 s
+    and 4 GB; above 2**63 it raised OverflowError)."""
+    from nimlab.core import rules as rules_module
+    from nimlab.core.review import hint
+    from nimlab.theory import moore
+
+    def listed(*_: object, **__: object) -> None:
+        raise AssertionError("the moves were listed")
+
+    monkeypatch.setattr(rules_module.MooreRules, "successors", listed)
+    monkeypatch.setattr(moore, "moore_takes", listed)
+    monkeypatch.setattr(moore, "moore_moves", listed)
+    ruleset = Ruleset(parse_game("moore:2"), misere)
+    rules = ruleset.relative_rules
+    for bot in ("perfect", "classic", "lookahead", "random"):
+        game = Game(ruleset, heaps, ["human:Ann", f"bot:{bot}:Hal"], seed=1)
+        assert not game.is_over and rules.count_moves(game.board) > 10**8
+        advice = hint(game)
+        after = rules.play(game.board, advice.move)
+        assert advice.proven and rules.formula(after.canonical, misere) is Outcome.P
+        losing = next(  # a move that leaves an N-position: the bot can win
+            m
+            for m in (Move(1, 1), Move(1, 2), Move(1, 3))
+            if rules.formula(rules.play(game.board, m).canonical, misere) is Outcome.N
+        )
+        game.push(losing)
+        turn = game.play_bot()
+        if bot != "random":
+            assert rules.formula(turn.after.canonical, misere) is Outcome.P, bot
+    with pytest.raises(IllegalMoveError, match="at most 2 piles"):
+        rules.play(rules.start([*heaps, 1]), Move(1, 1, also=((2, 1), (3, 1))))
+
+
+def test_moore_random_move_draws_every_move_once_without_listing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The draw beyond the listed moves maps the ranks 1 .. count one to one onto the legal
+    moves (so a uniform rank is a uniform move)."""
+    from nimlab.core import rules as rules_module
+
+    class Ranks:
+        rank = 0
+
+        def randrange(self, start: int, stop: int) -> int:
+            assert start == 1 and 1 <= self.rank < stop
+            return self.rank
+
+    monkeypatch.setattr(rules_module, "RANDOM_LISTED", 0)
+    for game, heaps in [("moore:2", [3, 0, 2, 4]), ("moore:3", [1, 2, 3, 2]), ("moore:1", [4, 2])]:
+        rules = parse_game(game).rules
+        assert isinstance(rules, PileRules)
+        board = rules.start(heaps)
+        legal = sorted((m.pile, m.take, m.also) for m, _ in rules.successors(board))
+        count = rules.count_moves(board)
+        assert count == len(legal)
+        ranks = Ranks()
+        drawn = []
+        for ranks.rank in range(1, count + 1):
+            m = rules.random_move(board, ranks)  # type: ignore[arg-type]
+            drawn.append((m.pile, m.take, m.also))
+        assert sorted(drawn) == legal
+
+
 def test_no_theorem_answers_under_extra_end_positions() -> None:
     ruleset = Ruleset.parse("wythoff end=1.2")  # (1, 2) ends the game: Wythoff's pairs move
     a = analyze(ruleset, [3, 5])

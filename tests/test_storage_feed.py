@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from nimlab.core.game import Game
-from nimlab.storage import Change, ChangeFeed, Changes, RecordError, StaleGameError, Store
+from nimlab.storage import Change, ChangeFeed, Changes, StaleGameError, Store
 from nimlab.storage import inplay as inplay_module
 from processes import PATIENCE
 
@@ -61,7 +61,7 @@ def test_every_change_is_fenced_by_the_version_it_was_made_from(database: str) -
         finished = Game.from_record({**begun, "moves": moves}).to_record()
         with pytest.raises(StaleGameError):
             store.finish_live_game("g", finished, expect=2)
-        with pytest.raises(RecordError, match="no game in progress"):
+        with pytest.raises(StaleGameError, match="no game in progress"):
             store.add_live_moves([("nope", 1, moves[:1])], expect={"nope": 0})
         # unfenced changes (a single process, the terminal's games) still count
         store.add_live_moves([("g", 2, moves[1:2])])
@@ -71,6 +71,12 @@ def test_every_change_is_fenced_by_the_version_it_was_made_from(database: str) -
         assert store.live_game("g") is not None
         store.finish_live_game("g", finished, expect=4)
         assert store.live_game("g") is None
+        # another process that read the game at version 4 and finishes it, or adds a move, is
+        # told the game changed (it reads the finished game and judges a retry as a retry)
+        with pytest.raises(StaleGameError, match="no game in progress"):
+            store.finish_live_game("g", finished, expect=4)
+        with pytest.raises(StaleGameError, match="no game in progress"):
+            store.add_live_moves([("g", 5, moves[4:5])], expect={"g": 4})
 
 
 def test_the_feed_tells_committed_changes_in_order_and_never_a_rolled_back_one(

@@ -602,6 +602,48 @@ def test_huge_piles(client: TestClient) -> None:
     assert a["available"]
 
 
+@pytest.mark.parametrize("piles", [[10**8, 1], [2**70, 3]])
+@pytest.mark.parametrize("misere", [False, True])
+def test_moore_on_huge_piles_is_answered_without_listing_moves(
+    client: TestClient, piles: list[int], misere: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Creating moore:2 on [10**8, 1] took 13 s and 4 GB (the end-of-game check listed every
+    move), [10**9, 1] answered 500 (MemoryError), piles above 2**63 500 (OverflowError): now
+    the start, the hint and the bot's reply never list a move."""
+    from nimlab.core.position import Piles
+    from nimlab.core.rules import MooreRules
+    from nimlab.theory import moore
+    from nimlab.theory.outcome import Outcome
+
+    def small_only(real: Any) -> Any:
+        def listing(first: Any, *rest: Any) -> Any:
+            board = rest[0] if isinstance(first, MooreRules) else first
+            heaps = board.heaps if isinstance(board, Piles) else board
+            assert max(heaps, default=0) <= 1000, "the moves of a huge pile were listed"
+            return real(first, *rest)
+
+        return listing
+
+    monkeypatch.setattr(MooreRules, "successors", small_only(MooreRules.successors))
+    monkeypatch.setattr(moore, "moore_takes", small_only(moore.moore_takes))
+    monkeypatch.setattr(moore, "moore_moves", small_only(moore.moore_moves))
+    state, tokens = new_game(client, piles=piles, game="moore:2", misere=misere)
+    assert state["board"]["piles"] == piles and state["status"] == "Ann's turn!"
+    hint = client.get(f"/api/games/{state['id']}/hint").json()
+    assert hint["proven"] and hint["move"]["pile"] == 1
+    r = move(client, state["id"], seat=0, token=tokens[0], pile=2, take=1)  # leaves an N-position
+    assert r.status_code == 200, r.text
+    after = r.json()
+    assert after["move_count"] == 2 and after["turns"][1]["name"] == "Hal"
+    left = after["board"]["piles"]
+    assert moore.moore_outcome(left, 2, misere=misere) is Outcome.P  # the bot's winning reply
+    a = client.get(f"/api/games/{state['id']}/analysis").json()
+    if any(left):
+        assert a["proven"] and a["outcome"] == "P" and a["to_move"] == 0
+    else:  # normal play: the bot took the last objects
+        assert a["verdict"] == "Hal wins!" and not misere
+
+
 # -- three players: elimination rounds ----------------------------------------------------------
 
 

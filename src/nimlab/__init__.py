@@ -27,8 +27,9 @@ nimlab's names are imported on first use (PEP 562), so ``import nimlab.storage``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nimlab._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -143,13 +144,7 @@ if TYPE_CHECKING:
     from nimlab.theory.outcome import Outcome
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'nimlab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _EXPORTS)
 
 
 def __dir__() -> list[str]:

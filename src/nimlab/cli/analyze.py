@@ -27,7 +27,7 @@ from nimlab.cli.common import (
     ruleset_from_options,
     seconds_check,
 )
-from nimlab.cli.prepare import prepare_solvers
+from nimlab.cli.prepare import say_when_preparing
 from nimlab.core.analysis import (
     DEFAULT_MAX_MOVES,
     MODELS,
@@ -140,15 +140,15 @@ def analyze_command(
         if heaps:
             fail("give either heap sizes or --batch, not both")
         if batch != "-":
-            input_file(batch, "batch file")  # checked before the solvers are prepared
-        prepare_solvers(ruleset.kernel_groups(players))
+            input_file(batch, "batch file")  # checked before any work
+        say_when_preparing()
         _run_batch(ruleset, batch, options)
         return
     unknown = [h for h in heaps or [] if h.startswith("-") and not h[1:].isdigit()]
     if unknown:
         fail(f"no such option: {unknown[0]} (see nimlab analyze --help)")
     board = board_from_args(ruleset, heaps or [])
-    prepare_solvers(ruleset.kernel_groups(players))
+    say_when_preparing()
     analysis = options.analyze(ruleset, board)
     if as_json:
         typer.echo(json.dumps(analysis.to_json()))

@@ -42,7 +42,7 @@ from nimlab.cli.common import (
     ruleset_from_options,
 )
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.analysis import count_text
+from nimlab.core.analysis import count_text, number_text
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
@@ -390,7 +390,9 @@ class TerminalGame:
                     value += f" in {count_text(m.remoteness + 1)}"
                 rows.append((move_text(m.move, g.board, letters=True), value))
             if not a.moves_complete:
-                self.say(f"{a.move_count:,} legal moves; only the winning ones are listed.")
+                self.say(
+                    f"{number_text(a.move_count)} legal moves; only the winning ones are listed."
+                )
         if not rows:
             self.say("No move is valued here.")
             return

@@ -8,7 +8,24 @@ from collections.abc import Iterable
 from nimlab.cli.common import err_console
 from nimlab.theory import kernels
 
-__all__ = ["prepare_solvers"]
+__all__ = ["prepare_solvers", "say_when_preparing"]
+
+
+def say_when_preparing() -> None:
+    """Prepare nothing now, but say "preparing the solvers once (about N s)" on stderr when a
+    question first needs a kernel that is not compiled yet (the first run after an install).
+    Answers that need no kernel (Nim's formulas, the relatives' theorems, small searches) then
+    load neither the kernels nor Numba."""
+    told: set[str] = set()
+
+    def notice(group: str, seconds: float) -> None:
+        if not told:
+            err_console.print(
+                f"preparing the solvers once (about {seconds:.0f} s)", highlight=False
+            )
+        told.add(group)
+
+    kernels.cold_notice = notice
 
 
 def prepare_solvers(groups: Iterable[str] | None = None) -> None:

@@ -445,13 +445,19 @@ class Analysis:
         """What the move list leaves out, in a sentence ("" when it lists every move)."""
         if self.moves_complete:
             return ""
-        text = f"{self.move_count:,} legal moves in all; only the winning ones are listed"
+        count = number_text(self.move_count)
+        text = f"{count} legal moves in all; only the winning ones are listed"
         total = self.winning_move_count
         listed = len(self.winning_moves)
         if total is None and not listed:
             return text + " (the winning moves could not be proven within the budget)."
         if total is not None and listed >= total:
             return text + f" (all {total:,})."
+        if total is None and isinstance(self.board, Piles) and not self.ruleset.end_positions:
+            rules = self.ruleset.relative_rules
+            if self.method == rules.method and not rules.lists_every_win:  # the theorem's own
+                it = "it" if listed == 1 else "them"
+                return f"{text}: {listed:,}, as {rules.theory_name} names {it} (others may win)."
         return (
             text + f": {listed:,} of {'them' if total is None else f'{total:,}'}, as their "
             "results would list more heaps than the limit (analyze --max-result-heaps N lists "
@@ -493,7 +499,11 @@ class Analysis:
             out["last_mover"] = self.last_mover
         if not self.moves_complete:
             out["moves_complete"] = False
-            out["move_count"] = self.move_count
+            if digit_count(self.move_count) <= DIGITS_SHOWN:
+                out["move_count"] = self.move_count
+            else:  # no JSON writer here writes it in decimal
+                out["move_count"] = None
+                out["move_count_digits"] = digit_count(self.move_count)
             if self.winning_move_count is not None:
                 out["winning_move_count"] = self.winning_move_count
         if self.terminal:
@@ -1215,6 +1225,28 @@ def describe_move(move: Move, board: Board) -> str:
 
 def child_canonical(board: Board, ruleset: Ruleset, move: Move) -> Canon:
     return canonical(board.play(ruleset.rule, move).heaps)
+
+
+DIGITS_SHOWN = 4300
+"""Most decimal digits a count is written with (Python writes no integer of more than 4,300
+digits in decimal; a move count of Moore's Nim is a product of piles, each up to that long)."""
+
+
+def digit_count(n: int) -> int:
+    """How many decimal digits ``n >= 0`` has, without writing it in decimal. O(digits²)."""
+    if n < 10:
+        return 1
+    d = int((n.bit_length() - 1) * 0.30102999566398120) + 1  # n >= 2**(bits - 1): a floor
+    while n >= 10**d:
+        d += 1
+    return d
+
+
+def number_text(n: int) -> str:
+    """``n`` with thousands separators (``"1,234"``), or ``"more than 10^N"`` beyond
+    :data:`DIGITS_SHOWN` digits."""
+    digits = digit_count(n)
+    return f"{n:,}" if digits <= DIGITS_SHOWN else f"more than 10^{digits - 1:,}"
 
 
 def count_text(n: int, noun: str = "move") -> str:

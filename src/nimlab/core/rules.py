@@ -327,6 +327,12 @@ _ENGINES_LOCK = threading.Lock()
 MAX_RELATIVE_ENGINES = 8
 
 
+def _cost(n: int) -> float:
+    """``n`` as an estimated number of positions: a float, ``inf`` beyond what a float holds
+    (``float(n)`` raises OverflowError for a heap of more than 308 digits)."""
+    return float(n) if n < 10**300 else float("inf")
+
+
 class PileRules:
     """What the relatives on piles share: boards of :class:`Piles`, moves read as ``PILE
     AMOUNT`` (pairs of them for moves on several piles), the exact search over the rules' own
@@ -402,16 +408,18 @@ class PileRules:
         position with piles no larger, ``prod(h + 1)``). O(piles)."""
         total = 1.0
         for h in key:
-            total *= h + 1
+            total *= _cost(h + 1)  # (a float product beyond 1e308 is inf, never an error)
         return total
 
     def count_moves(self, board: Piles) -> int:
-        """The number of legal moves (default: listing them)."""
+        """The number of legal moves (default: listing them; every relative here counts them
+        in closed form, O(piles) or O(piles * k), whatever the sizes)."""
         return sum(1 for _ in self.successors(board))
 
     def random_move(self, board: Piles, rng: random.Random) -> Move:
         """A random legal move: uniform up to :data:`RANDOM_LISTED` moves, beyond that a
-        uniform move among those that take from one pile only (every relative has them).
+        uniform move among those that take from one pile only (every relative has them),
+        drawn in exact integers without listing them: O(piles).
         Raises :class:`IllegalMoveError` when there is no move."""
         count = self.count_moves(board)
         if count <= RANDOM_LISTED:
@@ -419,10 +427,13 @@ class PileRules:
             if not moves:
                 raise IllegalMoveError("no move is left")
             return rng.choice(moves)
-        single = [(i, h) for i, h in enumerate(board.heaps, 1) if h]
-        i, h = rng.choices(single, [h for _, h in single])[0]
+        pick, i = rng.randrange(sum(board.heaps)), 0
+        while pick >= board.heaps[i]:
+            pick -= board.heaps[i]
+            i += 1
+        h = board.heaps[i]
         most = h if board.limit is None else min(h, board.limit)
-        return Move(i, rng.randrange(1, most + 1))
+        return Move(i + 1, rng.randrange(1, most + 1))
 
     def explain(self, board: Piles, misere: bool) -> list[str]:
         """The theorem's working on ``board``, in sentences (when it decided)."""
@@ -488,7 +499,9 @@ class PileRules:
         raise NotImplementedError
 
     def is_dead(self, board: Board) -> bool:
-        return next(iter(self.successors(board)), None) is None
+        """Whether no move is left: the rules' count of moves is 0 (O(piles) or so: never
+        listing the moves of a huge pile)."""
+        return self.count_moves(self._piles(board)) == 0
 
     def parse_move(self, text: str, board: Board) -> Move:
         return _parse_board_move(text, board)
@@ -663,11 +676,22 @@ class WythoffRules(PileRules):
         return lines
 
 
+MOORE_COLUMNS_SHOWN = 24
+"""Most binary columns Moore's working lists (beyond, only the columns that are not multiples,
+up to this many: a heap of 10**100 has 333 columns)."""
+
+
+def _column(j: int) -> str:
+    """Binary column ``j``'s name: its value, or ``2^j`` once that is long."""
+    return str(1 << j) if j < 20 else f"2^{j}"
+
+
 @dataclass(frozen=True)
 class MooreRules(PileRules):
     """Moore's Nim_k: take any positive numbers from at least one and at most ``k`` piles.
     A position is a P-position when every binary digit's count over the piles is divisible by
-    ``k + 1``. ``k = 1`` is Nim."""
+    ``k + 1`` (misère play: the same while some pile holds 2 or more; else when the piles of 1
+    number ``1 mod (k + 1)``; :mod:`nimlab.theory.moore` proves it). ``k = 1`` is Nim."""
 
     k: int = 2
     move_shape: MoveShape = "several-piles"
@@ -676,18 +700,14 @@ class MooreRules(PileRules):
     theory_name = "Moore's theorem"
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
-        from itertools import combinations, product
+        """Every move (lazily, as :func:`~nimlab.theory.moore.moore_takes` lists them: O(k)
+        per move and O(piles) memory however large the piles)."""
+        from nimlab.theory.moore import moore_takes
 
         b = self._piles(board)
-        full = [i for i, h in enumerate(b.heaps, 1) if h]
-        for count in range(1, min(self.k, len(full)) + 1):
-            for piles in combinations(full, count):
-                for takes in product(*(range(1, b.heaps[p - 1] + 1) for p in piles)):
-                    parts = tuple(zip(piles, takes, strict=True))
-                    yield (
-                        Move(parts[0][0], parts[0][1], also=parts[1:]),
-                        self._taken(b, dict(parts)),
-                    )
+        for chosen, takes in moore_takes(b.heaps, self.k):
+            parts = tuple((i + 1, t) for i, t in zip(chosen, takes, strict=True))
+            yield Move(parts[0][0], parts[0][1], also=parts[1:]), self._taken(b, dict(parts))
 
     def count_moves(self, board: Piles) -> int:
         """Sum over sets of at most k non-empty piles of the product of their sizes: the
@@ -697,6 +717,36 @@ class MooreRules(PileRules):
             for j in range(self.k, 0, -1):
                 e[j] += e[j - 1] * h
         return sum(e[1:])
+
+    def random_move(self, board: Piles, rng: random.Random) -> Move:
+        """A uniformly random legal move: up to :data:`RANDOM_LISTED` moves drawn from their
+        list (as every relative's), beyond that without listing them, O(piles * k) exact
+        integers: the draw is a move's rank among all of them, in the order of the
+        elementary symmetric sums of the piles after each pile (how many ways the piles
+        after it give at most ``m`` piles to take from)."""
+        count = self.count_moves(board)
+        if count <= RANDOM_LISTED:
+            return super().random_move(board, rng)
+        heaps = board.heaps
+        n = len(heaps)
+        # after[i][m]: the ways to choose at most m of the piles i.. and an amount from each
+        after = [[1] * (self.k + 1) for _ in range(n + 1)]
+        for i in range(n - 1, -1, -1):
+            for m in range(1, self.k + 1):
+                after[i][m] = after[i + 1][m] + heaps[i] * after[i + 1][m - 1]
+        rank = rng.randrange(1, after[0][self.k])  # rank 0: taking from no pile
+        parts: list[tuple[int, int]] = []
+        m = self.k
+        for i in range(n):
+            skip = after[i + 1][m]
+            if rank < skip:
+                continue
+            take, rank = divmod(rank - skip, after[i + 1][m - 1])
+            parts.append((i + 1, take + 1))
+            m -= 1
+            if not rank:
+                break
+        return Move(parts[0][0], parts[0][1], also=tuple(parts[1:]))
 
     def play(self, board: Board, move: Move) -> Piles:
         b = self._piles(board)
@@ -714,39 +764,64 @@ class MooreRules(PileRules):
             yield canonical(after)
 
     def theorem_wins(self, board: Piles, misere: bool) -> list[Move] | None:
+        """One winning move by Moore's construction (normal and misère play), ``[]`` for a
+        P-position. O(piles * bits * k)."""
         from nimlab.theory.moore import moore_winning_move
 
-        if misere:
-            return None
-        after = moore_winning_move(board.heaps, self.k)
+        if not any(board.heaps):
+            return []
+        after = moore_winning_move(board.heaps, self.k, misere=misere)
         return [] if after is None else [self._move_to(board, after)]
 
     def formula(self, key: Canon, misere: bool) -> Outcome | None:
-        """Moore's theorem in normal play; its misère analogue is not proven, so misère play
-        is searched."""
+        """Moore's theorem, normal and misère play. O(piles * bits)."""
         from nimlab.theory.moore import moore_outcome
 
-        return None if misere else moore_outcome(key, self.k)
+        return moore_outcome(key, self.k, misere=misere)
 
     def explain(self, board: Piles, misere: bool) -> list[str]:
         from nimlab.theory.moore import moore_working
 
-        w = moore_working(board.heaps, self.k)  # (normal play: the theorem's only play here)
+        w = moore_working(board.heaps, self.k, misere=misere)
         m = self.k + 1
         lines = [
             f"Moore's theorem: write the heaps in binary; the position is a P-position exactly "
             f"when every column's count of 1s is a multiple of k + 1 = {m}."
         ]
-        for j in reversed(range(len(w.columns))):
-            lines.append(f"  column {1 << j:>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
+        if misere and not w.big:
+            lines.append(
+                "In misère play with no heap above 1 it is a P-position exactly when the heaps "
+                f"of 1 number 1 mod {m}: there are {w.ones}, {w.ones % m} mod {m}, so it is "
+                f"{'a P' if w.p_position else 'an N'}-position (taking 1 to {self.k} heaps of "
+                f"1 {'cannot keep' if w.p_position else 'makes'} their number 1 mod {m})."
+            )
+            return lines
+        if misere:
+            lines[0] += " Misère play changes only positions with no heap above 1."
+        width = len(w.columns)
+        shown = [
+            j for j in reversed(range(width)) if width <= MOORE_COLUMNS_SHOWN or w.residues[j]
+        ][:MOORE_COLUMNS_SHOWN]
+        for j in shown:
+            lines.append(f"  column {_column(j):>6}: {w.columns[j]} heaps, {w.residues[j]} mod {m}")
+        if len(shown) < width:
+            lines.append(f"  (the other {width - len(shown)} columns are multiples of {m})")
         if w.p_position:
             lines.append("Every column is a multiple, so it is a P-position.")
-        else:
-            bad = [1 << j for j in range(len(w.columns)) if w.residues[j]]
-            lines.append(
-                f"The columns {', '.join(map(str, reversed(bad)))} are not, so it is an "
-                f"N-position: taking from at most {self.k} heaps makes every column a multiple."
+            return lines
+        bad = [_column(j) for j in reversed(range(width)) if w.residues[j]]
+        more = ", ..." if len(bad) > MOORE_COLUMNS_SHOWN else ""
+        named = ", ".join(bad[:MOORE_COLUMNS_SHOWN]) + more
+        lines.append(f"The columns {named} are not, so it is an N-position: ")
+        big = sum(1 for h in board.heaps if h > 1)
+        if misere and big <= self.k:
+            lines[-1] += (
+                f"in misère play the winning move lowers every heap above 1 ({big} here) to 0 "
+                f"or 1 and empties some heaps of 1, so that the heaps of 1 number 1 mod {m} "
+                f"(at most {self.k} heaps change)."
             )
+        else:
+            lines[-1] += f"taking from at most {self.k} heaps makes every column a multiple."
         return lines
 
 
@@ -867,6 +942,10 @@ class StaircaseRules(PileRules):
         return lines
 
 
+TERMS_SHOWN = 4
+"""Zeckendorf terms Fibonacci Nim's working writes at each end of a long sum."""
+
+
 @dataclass(frozen=True)
 class FibonacciRules(PileRules):
     """Fibonacci Nim: one pile; the first move takes any number but not all, every later move
@@ -897,7 +976,7 @@ class FibonacciRules(PileRules):
         return self.key(board)[1]
 
     def search_cost(self, key: Canon) -> float:
-        return float(key[0] + 1) ** 2
+        return float(key[0] + 1) ** 2 if key[0] < 10**150 else float("inf")  # (no OverflowError)
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
         b = self._piles(board)
@@ -942,7 +1021,11 @@ class FibonacciRules(PileRules):
 
         heap, limit = self.key(board)
         w = fibonacci_working((heap, limit))
-        terms = " + ".join(map(str, w.terms))
+        shown = [str(t) for t in w.terms[:TERMS_SHOWN]]  # 4,300 digits: thousands of terms
+        if len(w.terms) > 2 * TERMS_SHOWN:
+            shown.append(f"... ({len(w.terms) - 2 * TERMS_SHOWN:,} more terms)")
+        shown += [str(t) for t in w.terms[max(TERMS_SHOWN, len(w.terms) - TERMS_SHOWN) :]]
+        terms = " + ".join(shown)
         lines = [
             "Fibonacci Nim (Whinihan): write the pile as a sum of non-consecutive Fibonacci "
             f"numbers (Zeckendorf): {w.heap} = {terms}. The mover wins exactly when the "

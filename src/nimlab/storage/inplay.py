@@ -186,10 +186,16 @@ def _fence(conn: Connection, key: str, expect: int, stamp: str, dialect: str) ->
 
 def _refused(conn: Connection, key: str, expect: int) -> NoReturn:
     """Raise why a change fenced by version ``expect`` found nothing to change: game ``key`` is
-    not in play (:class:`RecordError`) or at another version (:class:`StaleGameError`)."""
+    at another version, or no longer in play (finished, ended or removed since that version was
+    read, by another process): :class:`StaleGameError` either way (a :class:`RecordError`), so
+    that the caller reads the game again and judges the change against what it became: a retry
+    of a move that finished the game elsewhere is then answered as a retry."""
     row = conn.execute("SELECT version FROM live_games WHERE key = ?", (key,)).fetchone()
     if row is None:
-        raise RecordError(f"no game in progress has the key {key!r}")
+        raise StaleGameError(
+            f"no game in progress has the key {key!r} (not at version {expect} any more: "
+            "finished, ended or removed meanwhile): read it again"
+        )
     raise StaleGameError(
         f"game {key!r} changed meanwhile (version {int(row[0])}, not {expect}): read it again"
     )

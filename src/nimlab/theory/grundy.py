@@ -697,20 +697,7 @@ def naive_grundy(rule: TakeAndBreak, n: int) -> list[int]:
     The reference twin of every fast path: it uses :meth:`TakeAndBreak.options` and nothing
     else. O(n^2 t) for a finite code with t digits, O(n^3) for an infinite tail.
     """
-    n = _check_count(n)
-    g: list[int] = []
-    for m in range(n):
-        options: set[int] = set()
-        for _take, parts in rule.options(m):
-            x = 0
-            for part in parts:
-                x ^= g[part]
-            options.add(x)
-        v = 0
-        while v in options:
-            v += 1
-        g.append(v)
-    return g
+    return rule.plain_grundy_values(_check_count(n))
 
 
 # -- internals -----------------------------------------------------------------------------------

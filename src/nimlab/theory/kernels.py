@@ -152,6 +152,13 @@ _holding = False
 """Whether this process holds a compile lock (see :func:`_compiling`)."""
 
 
+cold_notice: Callable[[str, float], None] | None = None
+"""Called as ``cold_notice(group, seconds)`` when :func:`ensure` is about to compile a group
+that is not in Numba's cache (``seconds``: about how long it takes): an interface sets it to
+tell its user why the first answer that needs a kernel waits (the command line prints
+"preparing the solvers once"). Answers that need no kernel never call it, nor import Numba."""
+
+
 def ready(group: str) -> bool:
     """Whether ``group`` is prepared in this process. O(1)."""
     return group in _ready
@@ -173,6 +180,8 @@ def ensure(group: str) -> None:
                 if _group_cached(group, importlib.import_module(module)):
                     warm()
                 else:
+                    if cold_notice is not None:
+                        cold_notice(group, COLD_SECONDS.get(group, 5.0))
                     with _compiling(module):  # another process may be compiling it: wait
                         warm()
         finally:

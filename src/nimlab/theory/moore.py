@@ -4,19 +4,47 @@ least 1 and at most ``k`` heaps (``k = 1`` is Nim). The player who takes the las
 
 A position is the tuple of heap sizes in display order.
 
-Theory (Moore 1910): write the heaps in binary; a position is a P-position exactly when every
-column of binary digits sums to a multiple of ``k + 1``. Misère play: when some heap holds more
-than one object the P-positions are the same; when none does, a position is a P-position exactly
-when the number of heaps of 1 is ``1 mod (k + 1)``. The normal rule is Moore's theorem; the
-misère rule is the analogue of misère Nim's, checked here against the exact search (up to four
-heaps of up to six objects, ``k`` up to 3) but not proven in this code.
+Theory (E. H. Moore, "A generalization of the game called Nim", Annals of Mathematics 11 (1910),
+93-94): write the heaps in binary; a position is a P-position of normal play exactly when every
+column of binary digits sums to a multiple of ``k + 1``. Misère play (proved below, so that the
+code does not rest on a citation): when some heap holds 2 or more the P-positions are the same;
+when every heap holds 0 or 1, a position is a P-position exactly when the number of heaps of 1
+is ``1 mod (k + 1)``.
+
+Proof of the misère rule (by induction on the number of objects, as Bouton's for misère Nim),
+taking the normal rule as known. Call *big* a heap of 2 or more, and let ``Q`` be the claimed
+P-positions: (A) some big heap and every column a multiple of ``k + 1``; (B) no big heap and
+``1 mod (k + 1)`` heaps of 1. The empty position, where the player to move has won, is not in
+``Q``. It suffices that no move leads from ``Q`` into ``Q`` and that from every non-empty
+position outside ``Q`` some move leads into ``Q``. The key fact: in a position with ``b >= 1``
+big heaps, the highest binary column above the ones' column in which some heap has a 1 counts
+only big heaps, between 1 and ``b`` of them; so a position of type (A) has at least ``k + 1``
+big heaps, and one with 1 to ``k`` big heaps is never a P-position of normal play.
+
+* From (B) a move empties 1 to ``k`` heaps of 1: their number is then not ``1 mod (k + 1)``.
+* From (A) a move changes at most ``k`` heaps, so a big heap is left (there were ``k + 1``):
+  the result is not (B), and not (A) by the normal rule (no move joins two of its
+  P-positions).
+* Outside ``Q`` with no big heap: ``j`` heaps of 1, ``j mod (k + 1)`` not 1, ``j >= 1``;
+  emptying ``(j - 1) mod (k + 1)`` of them (1 to ``k``, at most ``j - 1``) gives (B).
+* Outside ``Q`` with ``b > k`` big heaps: some column is not a multiple, and the normal rule's
+  move (below) makes every column one; it changes at most ``k`` heaps, so a big heap is left:
+  (A).
+* Outside ``Q`` with ``1 <= b <= k`` big heaps and ``j`` heaps of 1: lower ``t`` of the big
+  heaps to 1 and the others to 0, and empty ``r`` heaps of 1, ``0 <= t <= b``,
+  ``0 <= r <= min(j, k - b)`` (at most ``k`` heaps change). The heaps of 1 then number
+  ``j - r + t``, which takes every value from ``j - min(j, k - b)`` to ``j + b``: ``k + 1``
+  consecutive values when ``j >= k - b``, else every value from 0 to ``j + b >= 1``. Either way
+  one is ``1 mod (k + 1)``: (B).
+
+Every function here is checked against the exact search (tests/test_relatives_theory.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import combinations
 
 from nimlab.theory.outcome import Outcome
 
@@ -25,6 +53,7 @@ __all__ = [
     "moore_is_move",
     "moore_moves",
     "moore_outcome",
+    "moore_takes",
     "moore_winning_move",
     "moore_working",
 ]
@@ -43,18 +72,44 @@ def _check(heaps: Sequence[int], k: int) -> Heaps:
 
 def moore_moves(heaps: Sequence[int], k: int) -> Iterator[Heaps]:
     """Every position one move away, in display order: for 1, 2, .., ``k`` heaps (each choice
-    of non-empty heaps in index order), every combination of new sizes below the old ones.
-    O(product of the chosen heaps' sizes) per choice: exponential in ``k``, for small positions
-    (the exact search) only."""
+    of non-empty heaps in index order), every combination of new sizes below the old ones
+    (ascending). O(product of the chosen heaps' sizes) per choice: exponential in ``k``, for
+    small positions (the exact search) only; lazy, O(n) memory whatever the sizes."""
     position = _check(heaps, k)
+    for chosen, takes in _choices(position, k, largest_first=True):
+        child = list(position)
+        for i, take in zip(chosen, takes, strict=True):
+            child[i] -= take
+        yield tuple(child)
+
+
+def moore_takes(heaps: Sequence[int], k: int) -> Iterator[tuple[Heaps, Heaps]]:
+    """Every move as ``(heaps chosen, amounts taken)``: for 1, 2, .., ``k`` heaps, each choice
+    of non-empty heaps in index order, the amounts in lexicographic order from ``(1, .., 1)``
+    (the last heap's amount changing fastest, as :func:`itertools.product` lists them). Lazy:
+    O(k) per move and O(n) memory whatever the sizes (``product`` would first list every
+    amount: gigabytes for a heap of 10**8, and a heap above 2**63 cannot be listed at all)."""
+    return _choices(_check(heaps, k), k, largest_first=False)
+
+
+def _choices(position: Heaps, k: int, *, largest_first: bool) -> Iterator[tuple[Heaps, Heaps]]:
     live = [i for i, h in enumerate(position) if h]
     for size in range(1, min(k, len(live)) + 1):
         for chosen in combinations(live, size):
-            for sizes in product(*(range(position[i]) for i in chosen)):
-                child = list(position)
-                for i, after in zip(chosen, sizes, strict=True):
-                    child[i] = after
-                yield tuple(child)
+            for takes in _amounts(tuple(position[i] for i in chosen), largest_first):
+                yield chosen, takes
+
+
+def _amounts(tops: Heaps, largest_first: bool) -> Iterator[Heaps]:
+    """Every tuple ``t`` with ``1 <= t[i] <= tops[i]`` in lexicographic order (from the
+    largest when ``largest_first``), lazily."""
+    if not tops:
+        yield ()
+        return
+    firsts = range(tops[0], 0, -1) if largest_first else range(1, tops[0] + 1)
+    for first in firsts:
+        for rest in _amounts(tops[1:], largest_first):
+            yield (first, *rest)
 
 
 def moore_is_move(heaps: Sequence[int], after: Sequence[int], k: int) -> bool:
@@ -128,9 +183,10 @@ def moore_winning_move(heaps: Sequence[int], k: int, *, misere: bool = False) ->
     whose count of 1s among the heaps not yet chosen is ``s`` with ``r = s mod (k + 1) > 0``,
     either ``k + 1 - r`` free heaps get a 1 there (when there are so many), or ``r`` more heaps
     with a 1 there are chosen and get a 0 (they fit: then fewer than ``k + 1 - r`` are chosen).
-    Misère play: the same move unless it leaves no heap above 1; then every heap above 1 (at
-    most ``k`` of them) goes to 0 or 1, and some heaps of 1 to 0, so that the number of heaps
-    of 1 becomes ``1 mod (k + 1)``.
+    Misère play (the module's proof): with more than ``k`` heaps above 1, the same move (it
+    leaves one of them above 1); with 1 to ``k``, every heap above 1 goes to 0 or 1 and some
+    heaps of 1 to 0, so that the number of heaps of 1 becomes ``1 mod (k + 1)``; with none,
+    ``(ones - 1) mod (k + 1)`` heaps of 1 go to 0.
     """
     position = _check(heaps, k)
     working = moore_working(position, k, misere=misere)
@@ -138,12 +194,11 @@ def moore_winning_move(heaps: Sequence[int], k: int, *, misere: bool = False) ->
         return None
     if misere and not working.big:  # take ``ones - 1 mod (k + 1)`` heaps of 1 (1 to k of them)
         take = (working.ones - 1) % (k + 1)
-        ones = [i for i, h in enumerate(position) if h == 1][:take]
+        ones = set([i for i, h in enumerate(position) if h == 1][:take])
         return tuple(0 if i in ones else h for i, h in enumerate(position))
-    after = _normal_move(position, k, working.columns)
-    if misere and not any(h > 1 for h in after):
+    if misere and sum(1 for h in position if h > 1) <= k:
         return _misere_to_ones(position, k)
-    return after
+    return _normal_move(position, k, working.columns)
 
 
 def _normal_move(position: Heaps, k: int, columns: tuple[int, ...]) -> Heaps:
@@ -181,4 +236,4 @@ def _misere_to_ones(position: Heaps, k: int) -> Heaps:
                 for i in ones[:removed]:
                     after[i] = 0
                 return tuple(after)
-    raise AssertionError("unreachable: the normal move changed every big heap")  # pragma: no cover
+    raise AssertionError("unreachable: 1 to k heaps above 1 (see the proof)")  # pragma: no cover

@@ -228,6 +228,24 @@ class TakeAndBreak:
                 for a in range(1, (rest - self.unequal) // 2 + 1):
                     yield k, (a, rest - a)
 
+    def plain_grundy_values(self, n: int) -> list[int]:
+        """``[G(0), .., G(n - 1)]`` by the plain mex over every option, in pure Python (no
+        compiled kernel): the reference twin of every fast path, and the quick answer for small
+        heaps. O(n^2 t) for a finite code with t digits, O(n^3) for an infinite tail."""
+        g: list[int] = []
+        for m in range(n):
+            options: set[int] = set()
+            for _take, parts in self.options(m):
+                x = 0
+                for part in parts:
+                    x ^= g[part]
+                options.add(x)
+            v = 0
+            while v in options:
+                v += 1
+            g.append(v)
+        return g
+
     def can_leave(self, take: int, left: int, right: int) -> bool:
         """Whether removing ``take`` objects so that ``left`` and ``right`` remain beside the gap
         (in a row of stones, ``left + take + right`` is the heap) is a legal move.

@@ -25,8 +25,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-import numpy as np
-
 from nimlab.theory.nim import nim_sum
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
@@ -136,6 +134,8 @@ def lasker_options_of_value(heap: int, value: int) -> list[tuple[int, tuple[int,
     is smaller than ``heap``. Splits ``a + b = heap`` are tested at once with NumPy. O(heap)
     time and memory (about 25 bytes per object: 25 MB for a heap of a million).
     """
+    import numpy as np  # (imported only here: the rest of the module needs no NumPy)
+
     moves: list[tuple[int, tuple[int, ...]]] = []
     if heap >= 2:
         a = np.arange(1, heap // 2 + 1, dtype=np.int64)
