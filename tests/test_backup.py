@@ -60,7 +60,8 @@ def test_a_backup_while_the_server_plays(tmp_path: Path) -> None:
 def test_a_backup_never_overwrites_the_database(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     Store.open(db).close()
-    r = backup(db, db)
-    assert r.returncode == 1 and "overwrite the database itself" in r.stderr
+    r = backup(db, db)  # a wrong request (docs/errors.md): exit status 2
+    assert r.returncode == 2 and "overwrite the database itself" in r.stderr
     r = backup(tmp_path / "missing.db", tmp_path / "copy.db")
-    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "no database at" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "copy.db").exists()

@@ -752,12 +752,31 @@ def test_cli_json_names_the_game_and_whether_splits_are_unequal() -> None:
         assert (data["game"], data["code"], data["unequal"]) == (label, code, unequal)
 
 
-def test_cli_memory_limit_says_how_far_it_got(tmp_path: Path) -> None:
+def test_cli_out_of_memory_or_time_shows_the_part_verified_then_why(tmp_path: Path) -> None:
     _forget(DAWSON)
     saved = tmp_path / "dawson.json"
     args = ["quotient", "0.07", "--max-heap", "26", "--memory", "0.01", "--save", str(saved)]
     result = runner.invoke(app, args)
-    assert result.exit_code == 2 and "needs more than 0.01 GiB" in result.stderr
-    assert "verified up to heap 24 (order 24)" in result.stderr and "--resume" in result.stderr
+    # as grundy --seconds: the part verified, then why it stopped (not an error: exit status 0)
+    assert result.exit_code == 0 and result.stderr == "", result.output
+    assert "Not proven beyond heap 24" in result.stdout
+    stopped = result.stdout.splitlines()[-1]
+    assert stopped.startswith("Stopped: ") and "needs more than 0.01 GiB" in stopped
+    assert "verified up to heap 24 (order 24)" in stopped and "--resume" in stopped
     assert json.loads(saved.read_text())["quotient"]["heap_bound"] == 24
+    # out of time, after what the last attempt verified: the same partial quotient, then why
+    result = runner.invoke(app, ["quotient", "0.07", "--max-heap", "26", "--seconds", "0"])
+    assert result.exit_code == 0 and "Not proven beyond heap 24" in result.stdout, result.output
+    stopped = result.stdout.splitlines()[-1]
+    assert stopped.startswith("Stopped: ") and "took more than 0 seconds" in stopped
+    result = runner.invoke(app, ["quotient", "0.07", "--max-heap", "26", "-s", "0", "--json"])
+    assert result.exit_code == 0 and result.stderr.startswith("Stopped: "), result.output
+    assert json.loads(result.stdout) | {"heap_bound": 24, "stopped": "time"} == json.loads(
+        result.stdout
+    )
+    _forget(DAWSON)
+    # nothing verified at all: nothing to show, so it could not be done (exit status 1)
+    result = runner.invoke(app, ["quotient", "0.07", "--max-heap", "26", "--seconds", "0"])
+    assert result.exit_code == 1 and result.stdout == "", result.output
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
     _forget(DAWSON)

@@ -187,19 +187,22 @@ def test_db_option_beats_the_environment(env: dict[str, str], tmp_path: Path) ->
 def test_an_unusable_database_is_reported_without_a_traceback(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    r = run(env, "players", "show", "--db", str(tmp_path))
-    assert r.returncode == 1 and "is a directory" in r.stderr and "Traceback" not in r.stderr
+    r = run(env, "players", "show", "--db", str(tmp_path))  # a folder: a wrong request
+    assert r.returncode == 2 and "is a directory" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_export_to_a_file_that_cannot_be_written_is_bad_usage(tmp_path: Path) -> None:
+def test_export_to_a_file_that_cannot_be_written_is_refused_before_any_work(
+    tmp_path: Path,
+) -> None:
+    """A folder is a wrong request (2); a place that cannot be written could not be done (1)."""
     db = str(tmp_path / "x.db")
     Store.open(db).close()
-    for output, message in [
-        (str(tmp_path / "missing" / "x.json"), "does not exist"),
-        (str(tmp_path), "is a folder"),
+    for output, message, status in [
+        (str(tmp_path / "missing" / "x.json"), "does not exist", 1),
+        (str(tmp_path), "is a folder", 2),
     ]:
         r = nimlab("export", "-o", output, "--db", db)
-        assert r.returncode == 2, r.stdout + r.stderr
+        assert r.returncode == status, r.stdout + r.stderr
         assert "--output" in r.stderr and message in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "missing").exists()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
 import typer
@@ -20,10 +19,13 @@ from nimlab.cli.common import (
     GameOption,
     MisereOption,
     board_from_args,
+    cannot,
     console,
     err_console,
     fail,
+    input_file,
     ruleset_from_options,
+    seconds_check,
 )
 from nimlab.cli.prepare import say_when_preparing
 from nimlab.core.analysis import (
@@ -112,8 +114,7 @@ def analyze_command(
         float,
         typer.Option(
             "--seconds",
-            min=0.1,
-            max=3600,
+            callback=seconds_check(0.1, 3600),
             help=f"Time budget of the work on each position (default {DEFAULT_SECONDS:.0f} s; "
             "preparing the solvers on the first run is not counted); past it the answer says "
             "'not proven', which step ran out, and how many seconds to try next.",
@@ -135,16 +136,19 @@ def analyze_command(
             soft_wrap=True,
         )
     options = _Options(max_moves, players, model, seconds, max_result_heaps)
-    say_when_preparing()
     if batch is not None:
         if heaps:
             fail("give either heap sizes or --batch, not both")
+        if batch != "-":
+            input_file(batch, "batch file")  # checked before any work
+        say_when_preparing()
         _run_batch(ruleset, batch, options)
         return
     unknown = [h for h in heaps or [] if h.startswith("-") and not h[1:].isdigit()]
     if unknown:
         fail(f"no such option: {unknown[0]} (see nimlab analyze --help)")
     board = board_from_args(ruleset, heaps or [])
+    say_when_preparing()
     analysis = options.analyze(ruleset, board)
     if as_json:
         typer.echo(json.dumps(analysis.to_json()))
@@ -180,13 +184,11 @@ def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:
     if source == "-":
         stream = sys.stdin.buffer
     else:
-        path = Path(source)
-        if not path.is_file():
-            fail(f"batch file {source!r} does not exist")
+        path = input_file(source, "batch file")
         try:
             stream = path.open("rb")
         except OSError as e:
-            fail(f"cannot read batch file {source!r}: {e.strerror}")
+            cannot(f"cannot read batch file {source!r}: {e.strerror or e}")
     failed = 0
     with stream:
         for number, raw in enumerate(stream, 1):
@@ -266,6 +268,13 @@ def _print_analysis(a: Analysis, all_moves: bool, seconds: float = 0.0) -> None:
                     else "the others together can stop the player to move",
                     "bold green" if wins else "bold red",
                 ),
+            )
+        )
+    elif a.terminal:  # as nimlab play says of such a start: the game is over, no move
+        console.print(
+            Text.assemble(
+                ("Outcome: ", "bold"),
+                ("the game is over (an end position: no move can be made)", "bold"),
             )
         )
     else:

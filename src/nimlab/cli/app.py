@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["COMMANDS", "FullHelpGroup", "UsageError", "app", "run"]
+__all__ = ["COMMANDS", "FullHelpGroup", "NotDoneError", "UsageError", "app", "os_error_text", "run"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": (
@@ -89,7 +89,25 @@ _ClickException = _framework_error("ClickException")
 
 
 class UsageError(Exception):
-    """Bad usage or input: reported on stderr, exit status 2."""
+    """The request was wrong (bad usage or input): reported on stderr, exit status 2."""
+
+
+class NotDoneError(Exception):
+    """A right request that could not be done (a file that cannot be written, a cluster that
+    cannot be reached...): reported on stderr, exit status 1."""
+
+
+def os_error_text(error: OSError, doing: str | None = None) -> str:
+    """An operating-system error in words, without the exception's name or errno:
+    ``cannot write 'x.db': Read-only file system``. ``doing`` (e.g. ``"cannot write"``) says
+    what was being done, else it is guessed from the error."""
+    where = error.filename
+    reason = error.strerror or str(error) or "failed"
+    if doing is None:
+        doing = "cannot use" if where is not None else "could not be done"
+    if where is None:
+        return f"{doing}: {reason}"
+    return f"{doing} {str(where)!r}: {reason}"
 
 
 class _Pending(TyperCommand):
@@ -162,10 +180,13 @@ class LazyGroup(FullHelpGroup):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
-        """Run the command; our errors end it with the message on stderr and no traceback: bad
-        usage and :class:`~nimlab.core.errors.NimlabError` with exit status 2, a database that
-        cannot be used (:class:`~nimlab.storage.errors.StorageError`) with 1, one named wrongly
-        (:class:`~nimlab.storage.errors.DatabaseChoiceError`) with 2."""
+        """Run the command; our errors end it with one line ``error: ...`` on stderr and no
+        traceback (the policy: docs/errors.md). The request was wrong, exit status 2: bad
+        usage, :class:`~nimlab.core.errors.NimlabError`, a database named wrongly
+        (:class:`~nimlab.storage.errors.DatabaseChoiceError`), a file that is not UTF-8 text.
+        It could not be done, exit status 1: :class:`NotDoneError`, a database that cannot be
+        used (:class:`~nimlab.storage.errors.StorageError`), an operating-system error
+        (``OSError``: a file that cannot be read or written, a connection refused)."""
         from nimlab.core.errors import NimlabError  # only exception classes: cheap
         from nimlab.storage.errors import DatabaseChoiceError, StorageError
 
@@ -177,6 +198,18 @@ class LazyGroup(FullHelpGroup):
         except (UsageError, NimlabError) as e:
             _error(str(e))
             ctx.exit(2)
+        except NotDoneError as e:
+            _error(str(e))
+            ctx.exit(1)
+        except UnicodeDecodeError as e:
+            _error(
+                f"the input is not UTF-8 text (byte {e.start + 1} cannot be read): give a "
+                "UTF-8 text file"
+            )
+            ctx.exit(2)
+        except OSError as e:
+            _error(os_error_text(e))
+            ctx.exit(1)
 
     def _load(self, name: str) -> None:
         """Import the module of command ``name`` and take the commands it registered."""
@@ -336,13 +369,13 @@ def _whole_writes() -> None:
 
 def run(app: typer.Typer = app) -> None:
     """Run the app: our errors exit with a message (see :meth:`LazyGroup.invoke`), anything
-    unexpected exits 1, and none shows a traceback."""
+    unexpected exits 1 with one line, and none shows a traceback or an exception's name."""
     _whole_writes()
     try:
         app(standalone_mode=True)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
-    except Exception as e:
-        _error(f"{type(e).__name__}: {e}")
+    except Exception as e:  # a bug: said in words, without the exception's name
+        _error(f"nimlab failed unexpectedly ({e or 'no detail'}); please report it")
         sys.exit(1)

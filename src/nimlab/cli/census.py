@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, err_console, fail
+from nimlab.cli.common import cannot, console, err_console, fail, seconds_check
 
 __all__ = ["census_command"]
 
@@ -44,7 +44,12 @@ def census_command(
     ] = 1 << 20,
     seconds: Annotated[
         float,
-        typer.Option("--seconds", "-s", min=0.0, help="Seconds of computing per game at most."),
+        typer.Option(
+            "--seconds",
+            "-s",
+            callback=seconds_check(),
+            help="Seconds of computing per game at most.",
+        ),
     ] = 5.0,
     jobs: Annotated[
         int | None,
@@ -85,13 +90,22 @@ def census_command(
     kept = _read_partial(partial, settings)
     rules = census_codes(digits)
     todo = [rule for rule in rules if rule.code not in kept]
+    if scheduler is not None:  # at once, before any file is written
+        from nimlab.core.census import scheduler_unreachable
+
+        why = scheduler_unreachable(scheduler)
+        if why is not None:
+            cannot(f"the census could not run on the cluster: {why}")
+    existed = partial.exists()
     try:
         _start_partial(partial, settings, kept.values())  # written again: a torn line goes
     except OSError as exc:
-        fail(f"cannot write {partial}: {exc.strerror or exc}")
+        cannot(f"cannot write {partial}: {exc.strerror or exc}")
     if kept and not as_json:
         err_console.print(Text(f"Going on from {len(kept):,} games done ({partial}).", "cyan"))
     workers = jobs if jobs is not None else default_jobs()
+    arrived: list[str] = []
+    failed: Exception | None = None
     with (
         open(partial, "a", encoding="utf-8") as log,
         Progress(
@@ -108,6 +122,7 @@ def census_command(
         task = progress.add_task("census", total=len(rules), completed=len(kept), line="")
 
         def done(row: CensusRow) -> None:
+            arrived.append(row.code)
             log.write(json.dumps(row.as_dict()) + "\n")
             log.flush()
             progress.update(task, advance=1, line=f"{row.code}: {_verdict(row)}")
@@ -131,7 +146,12 @@ def census_command(
             )
             raise typer.Exit(130) from None
         except (OSError, TimeoutError, RuntimeError, ValueError) as exc:
-            fail(f"the census could not run on {scheduler or 'this machine'}: {exc}")
+            failed = exc
+    if failed is not None:
+        if not existed and not arrived:
+            partial.unlink(missing_ok=True)  # no row done: nothing to go on from
+        detail = failed.strerror if isinstance(failed, OSError) and failed.strerror else failed
+        cannot(f"the census could not run on {scheduler or 'this machine'}: {detail}")
     rows = _read_partial(partial, settings)
     from nimlab.theory.census import mark_identical
 
@@ -164,7 +184,7 @@ def _read_partial(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}")
+        cannot(f"cannot read {path}: {exc.strerror or exc}")
     try:
         head = json.loads(lines[0]) if lines else None
     except ValueError:

@@ -1,10 +1,13 @@
-"""What every command shares: the ruleset options, positions from the command line, and errors
-that end the command with a message and exit status 2 (no traceback)."""
+"""What every command shares: the ruleset options, positions from the command line, the
+``--seconds`` check, files to read and to write, and errors that end the command with one line
+and its exit status (2: the request was wrong; 1: it could not be done; see docs/errors.md)."""
 
 from __future__ import annotations
 
+import math
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from nimlab.cli.app import UsageError
+from nimlab.cli.app import NotDoneError, UsageError
 from nimlab.core.games import game_choices
 from nimlab.core.position import Board
 from nimlab.core.ruleset import Ruleset
@@ -28,25 +31,36 @@ __all__ = [
     "GameOption",
     "KeepsArgs",
     "MisereOption",
+    "NotDoneError",
     "UsageError",
     "board_from_args",
+    "cannot",
+    "check_first_auto",
+    "check_output",
     "console",
     "err_console",
     "fail",
     "first_ctrl_c_stops",
+    "heap_words",
+    "input_file",
+    "number_check",
+    "pile_count_default",
     "position_words",
+    "read_input_text",
     "ruleset_from_options",
     "save_atomically",
+    "seconds_check",
+    "write_atomically",
 ]
 
 console = Console()
 err_console = Console(stderr=True)
 
 
-def save_atomically(path: Path, data: bytes) -> bool:
+def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (a crash leaves the old file or the new: a
-    temporary file beside it, synced, then renamed); on failure say why on stderr (the
-    computation goes on) and return False. For the state of long runs (``--save``)."""
+    temporary file beside it, synced, then renamed); raises ``OSError``, leaving no temporary
+    file behind."""
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "wb") as out:
@@ -54,6 +68,17 @@ def save_atomically(path: Path, data: bytes) -> bool:
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_atomically(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically (see :func:`write_atomically`); on failure say why
+    on stderr (the computation goes on) and return False. For the state of long runs
+    (``--save``)."""
+    try:
+        write_atomically(path, data)
     except OSError as exc:
         err_console.print(
             f"[red]Cannot save to {path}: {exc.strerror or exc}[/red]", highlight=False
@@ -83,7 +108,95 @@ def first_ctrl_c_stops(stop: Callable[[], None]) -> Iterator[None]:
 
 
 def fail(message: str) -> NoReturn:
+    """End the command: the request was wrong (one line ``error: message``, exit status 2)."""
     raise UsageError(message)
+
+
+def cannot(message: str) -> NoReturn:
+    """End the command: it could not be done (one line ``error: message``, exit status 1)."""
+    raise NotDoneError(message)
+
+
+def number_check(
+    what: str, low: float = 0.0, high: float | None = None, example: str = "20"
+) -> Callable[[float | None], float | None]:
+    """The check of an option that takes a number (``what``: ``"a number of seconds"``), the
+    same for every command: a finite number from ``low`` to ``high`` (``None``: no bound
+    above); ``nan``, ``inf`` and numbers out of range are refused with one message (exit
+    status 2). Use as ``typer.Option(callback=...)``."""
+    allowed = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            raise typer.BadParameter(f"{value:g} is not {what} {allowed} (e.g. {example})")
+        return value
+
+    return check
+
+
+def seconds_check(
+    low: float = 0.0, high: float | None = None
+) -> Callable[[float | None], float | None]:
+    """The check of every ``--seconds`` option (see :func:`number_check`)."""
+    return number_check("a number of seconds", low, high)
+
+
+def input_file(source: str, what: str = "file") -> Path:
+    """The file named ``source`` for reading, checked: one that does not exist or is a folder
+    is a wrong request (exit status 2)."""
+    path = Path(source)
+    if path.is_dir():
+        fail(f"{what} {source!r} is a folder, not a file: give the file's name")
+    if not path.exists():
+        fail(f"{what} {source!r} does not exist")
+    return path
+
+
+def read_input_text(source: str, what: str = "file") -> str:
+    """The text of the file ``source`` (``-``: standard input), which must be UTF-8: a file that
+    does not exist, is a folder or is not UTF-8 text is a wrong request (exit status 2); one
+    that exists and cannot be read could not be done (exit status 1)."""
+    try:
+        if source == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # a text stream only: already decoded
+                return str(sys.stdin.read())
+            data: bytes = stream.read()
+        else:
+            data = input_file(source, what).read_bytes()
+    except OSError as e:
+        cannot(f"cannot read {what} {source!r}: {e.strerror or e}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        shown = "standard input" if source == "-" else f"{what} {source!r}"
+        fail(f"{shown} is not UTF-8 text (byte {e.start + 1} cannot be read): give a UTF-8 file")
+
+
+def check_output(path: Path, option: str) -> None:
+    """Check before any work that a file can be written at ``path`` (given by ``option``, e.g.
+    ``"--save x.run"``), leaving nothing behind: a folder is a wrong request (exit status 2);
+    a place that cannot be written (a missing folder, no permission, a read-only file system)
+    means it could not be done (exit status 1)."""
+    if path.is_dir():
+        fail(f"{option} is a folder: give a file name")
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        cannot(f"cannot write {option}: {str(folder)!r} is a file, not a folder")
+    if not folder.is_dir():
+        cannot(
+            f"cannot write {option}: the folder {str(folder)!r} does not exist "
+            "(create it first, or write the file elsewhere)"
+        )
+    probe = folder / f".{path.name}.{os.getpid()}.probe"  # files are written beside, renamed
+    try:
+        with open(probe, "wb"):
+            pass
+        probe.unlink()
+    except OSError as e:
+        cannot(f"cannot write {option}: {e.strerror or e}")
 
 
 GameOption = Annotated[
@@ -108,7 +221,12 @@ DefaultsOption = Annotated[
 
 
 PileCountOption = Annotated[
-    str, typer.Option("--pile-count", help="Random piles: how many, e.g. 5 or 3-5.")
+    str | None,
+    typer.Option(
+        "--pile-count",
+        help="Random piles: how many, e.g. 5 or 3-5 (default: 3-5, or the game's number of piles).",
+        show_default=False,
+    ),
 ]
 PileSizeOption = Annotated[str, typer.Option("--pile-size", help="Random piles: sizes, e.g. 1-9.")]
 
@@ -118,10 +236,47 @@ def ruleset_from_options(game: str, misere: bool, end: list[str] | None, default
     return ruleset_from(game, misere, end or (), defaults=defaults)
 
 
+def heap_words(words: list[str]) -> list[str]:
+    """The heap sizes typed as ``words``: ``3 4 5`` or ``3,4,5`` (the same syntax everywhere a
+    position is typed). An empty item (``3,,4``, ``3,``) is refused rather than skipped.
+    O(length of the words)."""
+    text = " ".join(words)
+    sizes: list[str] = []
+    for item in text.split(","):
+        parts = item.split()
+        if not parts and "," in text:
+            fail(
+                f"{text[:40]!r} has an empty heap size (two commas in a row, or a comma at an "
+                "end): write heap sizes like 3,4,5 (or 3 4 5)"
+            )
+        sizes.extend(parts)
+    return sizes
+
+
+def check_first_auto(first: str, players: int, others: str) -> None:
+    """``--first auto`` is for two players (it lets the player in the winning position start):
+    with more it is refused, the same for ``play`` and ``simulate``; ``others`` names the
+    choices that remain (e.g. ``"--first first or --first random"``)."""
+    if first == "auto" and players > 2:
+        fail(
+            f"--first auto is for two players (it lets the player in the winning position "
+            f"start); with {players} players use {others}"
+        )
+
+
+def pile_count_default(ruleset: Ruleset, given: str | None) -> str:
+    """``--pile-count`` as given, else the default for the game: its number of piles where it
+    is played on a fixed number (Wythoff's game: 2), else 3-5."""
+    if given is not None:
+        return given
+    piles = getattr(ruleset.rules, "piles", None)
+    return str(piles) if isinstance(piles, int) else "3-5"
+
+
 def board_from_args(ruleset: Ruleset, heaps: list[str]) -> Board:
-    """A board from heap sizes typed on the command line: ``3 4 5`` or ``3,4,5`` (the same
-    syntax everywhere a position is typed)."""
-    sizes = [part for word in heaps for part in word.replace(",", " ").split()]
+    """A board from heap sizes typed on the command line: ``3 4 5`` or ``3,4,5`` (see
+    :func:`heap_words`)."""
+    sizes = heap_words(heaps)
     if not sizes:
         fail("give the position as heap sizes, e.g. 3 4 5 (or 3,4,5)")
     return ruleset.rules.start(sizes)

@@ -11,7 +11,7 @@ import typer
 from rich.text import Text
 
 from nimlab.cli.app import FullHelpGroup, app
-from nimlab.cli.common import console, err_console
+from nimlab.cli.common import check_output, console, err_console, fail
 from nimlab.core.analysis import count_text
 from nimlab.storage import (
     DB_ENV,
@@ -129,7 +129,10 @@ def backup_command(
             f"file with nimlab db copy --from '{shown}' --to {target}"
         )
     if isinstance(path, Path) and not path.exists():
-        raise StorageError(f"there is no database at {path} yet")
+        raise NoDatabaseError(str(path))  # nothing to back up: named wrongly (exit status 2)
+    if isinstance(path, Path) and target.expanduser().resolve() == path.resolve():
+        fail(f"the backup {str(target)!r} would overwrite the database itself: name another file")
+    check_output(target, f"the backup {str(target)!r}")  # before any work
     with open_store(db, read_only=True) as store:
         written = store.backup(target)
         players, games = len(store.players()), store.game_count()

@@ -26,7 +26,18 @@ import typer
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, err_console, fail, first_ctrl_c_stops, save_atomically
+from nimlab.cli.common import (
+    cannot,
+    check_output,
+    console,
+    err_console,
+    fail,
+    first_ctrl_c_stops,
+    input_file,
+    save_atomically,
+    seconds_check,
+    write_atomically,
+)
 from nimlab.core.games import GameKind, game_choices, parse_game
 from nimlab.core.study import DEFAULT_TABLE, GRUNDY_SECONDS, MAX_TABLE, has_grundy_table
 from nimlab.theory.octal import TakeAndBreak
@@ -81,7 +92,7 @@ def grundy_command(
         typer.Option(
             "--seconds",
             "-s",
-            min=0.0,
+            callback=seconds_check(),
             help="Stop after this many seconds of computing (and say how far it got).",
         ),
     ] = None,
@@ -137,6 +148,8 @@ def grundy_command(
         )
     if max_n is not None and max_n > PROVE_LIMIT:
         fail(f"--max is at most {PROVE_LIMIT:,}")
+    if save is not None:
+        check_output(save, f"--save {save}")
     if resume is not None:
         run = _load(rule, resume, max_n, unequal)
         prove = run.prove
@@ -258,9 +271,9 @@ def _load(rule: TakeAndBreak, path: Path, limit: int | None, unequal: bool) -> G
     from nimlab.theory.grundy import GrundyRun, GrundyStateError
 
     try:
-        data = path.read_bytes()
+        data = input_file(str(path), "--resume").read_bytes()
     except OSError as exc:
-        fail(f"cannot read the saved run {str(path)!r}: {exc.strerror or exc}")
+        cannot(f"cannot read the saved run {str(path)!r}: {exc.strerror or exc}")
     try:
         return GrundyRun.from_bytes(data, rule, limit=limit, want_unequal=unequal)
     except GrundyStateError as exc:
@@ -297,10 +310,11 @@ def _run_and_save(
 ) -> GrundySequence:
     from nimlab.theory.grundy import warm_up
 
-    if save is not None and not save_atomically(
-        save, run.to_bytes()
-    ):  # a file that cannot be written: say so now
-        fail(f"--save {save}: cannot write there")
+    if save is not None:  # a file that cannot be written: say so now, before the work
+        try:
+            write_atomically(save, run.to_bytes())
+        except OSError as exc:
+            cannot(f"cannot write --save {save}: {exc.strerror or exc}")
     if seconds is not None:
         warm_up()  # loading the compiled kernels does not count against the time
 

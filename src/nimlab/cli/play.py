@@ -33,9 +33,11 @@ from nimlab.cli.common import (
     PileCountOption,
     PileSizeOption,
     board_from_args,
+    check_first_auto,
     console,
     err_console,
     fail,
+    pile_count_default,
     position_words,
     ruleset_from_options,
 )
@@ -481,7 +483,7 @@ def play_command(
         bool,
         typer.Option("--random-piles", help="Deal random piles (see --pile-count, --pile-size)."),
     ] = False,
-    pile_count: PileCountOption = "3-5",
+    pile_count: PileCountOption = None,
     pile_size: PileSizeOption = "1-9",
     game: GameOption = "nim",
     misere: MisereOption = False,
@@ -587,7 +589,7 @@ def _new_game(
     opener: StoreOpener,
     typed: list[str],
     random_piles: bool,
-    pile_count: str,
+    pile_count: str | None,
     pile_size: str,
     game: str,
     misere: bool,
@@ -609,18 +611,14 @@ def _new_game(
             deal_start(
                 ruleset,
                 random.Random(game_seed),
-                parse_range(pile_count, "--pile-count"),
+                parse_range(pile_count_default(ruleset, pile_count), "--pile-count"),
                 parse_range(pile_size, "--pile-size"),
             ),
         )
     else:
         start = board_from_args(ruleset, list(typed or DEFAULT_PILES))
     seats = resolve_players(list(player or []), opener)
-    if first == "auto" and len(seats.players) > 2:
-        fail(
-            f"--first auto is for two players (it lets the player in the winning position "
-            f"start); with {len(seats.players)} players use --first first or --first random"
-        )
+    check_first_auto(first, len(seats.players), "--first first or --first random")
     setup = GameSetup(ruleset, start, tuple(seats.players), first=first, seed=game_seed)
     return setup.build(), seats
 

@@ -22,7 +22,19 @@ import typer
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, err_console, fail, first_ctrl_c_stops, save_atomically
+from nimlab.cli.common import (
+    cannot,
+    check_output,
+    console,
+    err_console,
+    fail,
+    first_ctrl_c_stops,
+    input_file,
+    number_check,
+    save_atomically,
+    seconds_check,
+    write_atomically,
+)
 from nimlab.core.ruleset import parse_game
 
 if TYPE_CHECKING:
@@ -64,7 +76,7 @@ def quotient_command(
         typer.Option(
             "--seconds",
             "-s",
-            min=0.0,
+            callback=seconds_check(),
             help="Stop after this many seconds of computing and say how far it got.",
         ),
     ] = SECONDS,
@@ -73,8 +85,7 @@ def quotient_command(
         typer.Option(
             "--memory",
             metavar="GIB",
-            min=0.01,
-            max=1024.0,
+            callback=number_check("a memory size in GiB", 0.01, 1024.0, example="2"),
             help="The most memory (GiB) the quotient's tables and the verification may take; "
             "a larger quotient stops with what is verified.",
         ),
@@ -127,6 +138,8 @@ def quotient_command(
         fail(f"--max-heap is at most {MAX_HEAP}")
     rule = kind.rule
     nbytes = int(memory * 2**30)
+    if save is not None:  # before any work
+        check_output(save, f"--save {save}")
     start, order = (
         _load(rule, kind.title, resume, max_heap, nbytes) if resume is not None else (0, 1)
     )
@@ -152,6 +165,18 @@ def quotient_command(
             q = misere_quotient(rule, max_heap, budget=budget, on_round=on_round)
     except BudgetExceeded as exc:
         partial = quotient_progress(rule)
+        if partial is not None and partial.heap_bound == 0:
+            partial = None  # nothing verified yet
+        if exc.reason == "memory":
+            why = (
+                f"the misère quotient of {kind.title} up to heap {max_heap} needs more than "
+                f"{memory:g} GiB (--memory GIB allows more)"
+            )
+        else:
+            why = (
+                f"the misère quotient of {kind.title} up to heap {max_heap} took more than "
+                f"{seconds:g} seconds (--seconds S computes longer)"
+            )
         where = ""
         if partial is not None:
             where = f"; verified up to heap {partial.heap_bound} (order {partial.order})"
@@ -164,15 +189,14 @@ def quotient_command(
         if exc.reason == "cancelled":
             err_console.print(Text(f"Interrupted{where}.", style="yellow"), soft_wrap=True)
             raise typer.Exit(130) from None
-        if exc.reason == "memory":
-            fail(
-                f"the misère quotient of {kind.title} up to heap {max_heap} needs more than "
-                f"{memory:g} GiB (--memory GIB allows more){where}"
-            )
-        fail(
-            f"the misère quotient of {kind.title} up to heap {max_heap} took more than "
-            f"{seconds:g} seconds (--seconds S computes longer){where}"
+        if partial is None:  # nothing verified to show: it could not be done
+            cannot(why)
+        # as grundy --seconds does: the part verified, then why it stopped (exit status 0)
+        _show(kind.label, kind.title, partial, as_json, table, stopped=exc.reason)
+        (err_console if as_json else console).print(
+            Text(f"Stopped: {why}{where}.", style="yellow"), soft_wrap=True
         )
+        return
     except QuotientError as e:
         reached = f" (verified up to heap {last['heap']}, order {last['order']})"
         if target is not None and "snapshot" in last:
@@ -180,13 +204,28 @@ def quotient_command(
         fail(str(e) + (reached if last["heap"] else ""))
     if target is not None:
         checkpoint.write(q)
+    _show(kind.label, kind.title, q, as_json, table)
+
+
+def _show(
+    label: str,
+    title: str,
+    q: MisereQuotient,
+    as_json: bool,
+    table: bool,
+    stopped: str | None = None,
+) -> None:
+    """The quotient as text or JSON (``stopped``: why the run stopped before its bound,
+    ``"time"`` or ``"memory"``; JSON then has ``"stopped"``)."""
     if as_json:
-        out = {"game": kind.label} | q.to_json()
+        out = {"game": label} | q.to_json()
+        if stopped is not None:
+            out["stopped"] = stopped
         if table:
             out["table"] = [list(row) for row in q.table]
         typer.echo(json.dumps(out))
         return
-    _print(kind.title, q)
+    _print(title, q)
     if table:
         _print_table(q)
 
@@ -232,8 +271,10 @@ def _saved(rule: TakeAndBreak, q: MisereQuotient | None) -> bytes:
 def _write_or_fail(path: Path, data: bytes) -> None:
     if path.exists():
         return  # kept until there is something verified to replace it with
-    if not save_atomically(path, data):
-        fail(f"--save {path}: cannot write there")
+    try:
+        write_atomically(path, data)
+    except OSError as exc:
+        cannot(f"cannot write --save {path}: {exc.strerror or exc}")
 
 
 def _load(
@@ -245,12 +286,12 @@ def _load(
     from nimlab.theory.quotient import QuotientError, resume_quotient, rule_name
 
     try:
-        raw = json.loads(path.read_bytes())
+        raw = json.loads(input_file(str(path), "--resume").read_bytes())
         body = raw["quotient"]
         text = json.dumps(body, separators=(",", ":"), sort_keys=True)
         intact = hashlib.sha256(text.encode()).hexdigest() == raw["sha256"]
     except OSError as exc:
-        fail(f"cannot read the saved quotient {str(path)!r}: {exc.strerror or exc}")
+        cannot(f"cannot read the saved quotient {str(path)!r}: {exc.strerror or exc}")
     except (ValueError, KeyError, TypeError):
         fail(f"{path}: not a quotient saved by nimlab quotient --save")
     if not isinstance(body, dict) or body.get("kind") != SAVED_KIND:

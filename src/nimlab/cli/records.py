@@ -18,7 +18,14 @@ from rich.text import Text
 
 from nimlab.cli.app import app
 from nimlab.cli.board import render_board
-from nimlab.cli.common import console, fail
+from nimlab.cli.common import (
+    cannot,
+    check_output,
+    console,
+    fail,
+    read_input_text,
+    write_atomically,
+)
 from nimlab.cli.database import DbOption, open_store
 from nimlab.core.analysis import count_text
 from nimlab.core.game import Game
@@ -322,14 +329,8 @@ def export(
 ) -> None:
     """Write stored games as JSON ({"format": "nimlab-games/1", "games": [...]})."""
     target = Path(output)
-    if output != "-":  # checked before any work: a file that cannot be written is bad usage
-        if target.is_dir():
-            fail(f"--output {output!r} is a folder: give a file name, e.g. games.json")
-        if not target.parent.is_dir():
-            fail(
-                f"--output {output!r}: the folder {str(target.parent)!r} does not exist "
-                "(create it first, or write the file elsewhere)"
-            )
+    if output != "-":  # checked before any work (a folder: exit 2; cannot write there: 1)
+        check_output(target, f"--output {output!r}")
     with open_store(db, read_only=True) as store:
         document = store.export_games(game_ids or None)
     text = json.dumps(document, indent=1)
@@ -337,9 +338,9 @@ def export(
         typer.echo(text)
         return
     try:
-        target.write_text(text + "\n", encoding="utf-8")
+        write_atomically(target, (text + "\n").encode("utf-8"))
     except OSError as e:
-        fail(f"cannot write --output {output!r}: {e.strerror or e}")
+        cannot(f"cannot write --output {output!r}: {e.strerror or e}")
     count = len(document["games"])
     console.print(
         f"Exported {count_text(count, 'game')} to {output}.",
@@ -362,17 +363,12 @@ def import_(
 
     Every game is replayed and checked first, and either all are imported or none. Statistics are
     not changed."""
-    if source == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(source)
-        if not path.is_file():
-            fail(f"file {source!r} does not exist")
-        text = path.read_text(encoding="utf-8")
+    text = read_input_text(source)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as e:
-        fail(f"{source}: not JSON ({e.msg} at line {e.lineno})")
+        shown = "standard input" if source == "-" else source
+        fail(f"{shown}: not JSON ({e.msg} at line {e.lineno}): give a file made by nimlab export")
     with open_store(db) as store:
         result = import_document(store, document)
     ids, existing = result.added, result.existing

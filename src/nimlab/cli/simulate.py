@@ -20,13 +20,18 @@ from nimlab.cli.common import (
     MisereOption,
     PileCountOption,
     PileSizeOption,
+    check_first_auto,
     console,
     err_console,
     fail,
+    heap_words,
+    pile_count_default,
     ruleset_from_options,
 )
 from nimlab.core.narrate import player_label, rules_text
+from nimlab.core.players import unique_players
 from nimlab.core.position import parse_heaps
+from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import (
     SIM_FIRST_CHOICES,
     SimFirst,
@@ -69,7 +74,7 @@ def simulate_command(
             show_default=False,
         ),
     ] = None,
-    pile_count: PileCountOption = "3-5",
+    pile_count: PileCountOption = None,
     pile_size: PileSizeOption = "1-9",
     game: GameOption = "nim",
     misere: MisereOption = False,
@@ -104,15 +109,17 @@ def simulate_command(
     ruleset = ruleset_from_options(game, misere, end, defaults)
     if first not in SIM_FIRST_CHOICES:
         fail(f"--first {first!r}: choose {', '.join(SIM_FIRST_CHOICES)}")
-    sizes = [
-        part for value in (piles or []) + (heaps or []) for part in value.replace(",", " ").split()
-    ]
+    sizes = heap_words((piles or []) + (heaps or []))
     start = parse_heaps(sizes) if sizes else None
+    bots = tuple(player or DEFAULT_BOTS)
+    check_first_auto(first, len(bots), "--first alternate, first or random")
+    if start is not None:  # the same checks as a game played from it (nimlab play)
+        GameSetup(ruleset, ruleset.rules.start(start), unique_players(bots))
     config = SimulationConfig(
         ruleset,
-        tuple(player or DEFAULT_BOTS),
+        bots,
         start=start,
-        pile_count=parse_range(pile_count, "--pile-count"),
+        pile_count=parse_range(pile_count_default(ruleset, pile_count), "--pile-count"),
         pile_size=parse_range(pile_size, "--pile-size"),
         first=cast(SimFirst, first),
         seed=seed,

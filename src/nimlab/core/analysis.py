@@ -907,10 +907,10 @@ def explain(a: Analysis) -> list[str]:
     if a.terminal:
         who = "lost" if r.misere else "won"
         lines.append(
-            f"The game is over here: whoever moved into this position has {who} "
-            f"({'misère' if r.misere else 'normal'} play), so it counts as "
-            f"{position_terms(Outcome.of(r.misere))}. As a start position, the first player "
-            f"{'is eliminated' if r.misere else 'wins'} at once."
+            f"The game is over here: no move can be made. Whoever moved into this position has "
+            f"{who} ({'misère' if r.misere else 'normal'} play), so it counts as "
+            f"{position_terms(Outcome.of(r.misere))}. It cannot be a start position: the game "
+            "would be over before anyone moves."
         )
         return lines
     if a.outcome is None:

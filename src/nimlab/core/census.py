@@ -8,6 +8,7 @@ process, so a caller can keep them (and resume a census from them) as they arriv
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
@@ -16,10 +17,30 @@ from nimlab.core.simulation import default_jobs
 from nimlab.theory.census import CensusRow, census_row, mark_identical
 from nimlab.theory.octal import TakeAndBreak
 
-__all__ = ["default_jobs", "run_census"]
+__all__ = ["default_jobs", "run_census", "scheduler_unreachable"]
 
-_CONNECT_SECONDS = 15
+_CONNECT_SECONDS = 5
 """How long to try reaching a cluster's scheduler before giving up."""
+
+
+def scheduler_unreachable(address: str, seconds: float = _CONNECT_SECONDS) -> str | None:
+    """Why the scheduler at ``address`` (``tcp://HOST:PORT``, ``tls://HOST:PORT`` or
+    ``HOST:PORT``) cannot be reached, in words, or ``None`` when a connection to it opens
+    within ``seconds`` (other kinds of address are not tried: ``None``). Checked before a
+    census starts, so that one that cannot run fails at once, leaving nothing behind."""
+    scheme, _, rest = address.rpartition("://")
+    if scheme not in ("", "tcp", "tls"):
+        return None
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        return f"{address!r} is not an address like tcp://HOST:PORT"
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except TimeoutError:
+        return f"no answer from {address} within {seconds:g} s"
+    except OSError as e:
+        return f"cannot connect to {address}: {e.strerror or e}"
+    return None
 
 
 def run_census(

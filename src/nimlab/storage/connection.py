@@ -37,6 +37,7 @@ import platformdirs
 from nimlab.core.clock import now_stamp
 from nimlab.storage.backend import DB_ERRORS, BackendError, Connection
 from nimlab.storage.errors import (
+    DatabaseChoiceError,
     NoDatabaseError,
     ReadOnlyError,
     StorageError,
@@ -116,13 +117,21 @@ def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path | str:
 
 def storage_error(error: Exception, what: str) -> StorageError:
     """The typed error for an error of either driver (:data:`~nimlab.storage.backend.DB_ERRORS`):
-    :class:`ReadOnlyError` when the database cannot be written, else :class:`StorageError`; the
-    message starts with ``what``."""
+    :class:`DatabaseChoiceError` when the file is not a database at all, :class:`ReadOnlyError`
+    when the database cannot be written, else :class:`StorageError`; the message starts with
+    ``what``."""
     if isinstance(error, BackendError):
         if error.read_only:
             return ReadOnlyError(f"{what}: the database is read-only ({error})")
         return StorageError(f"{what}: {error}")
     code = getattr(error, "sqlite_errorcode", None)
+    if (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_NOTADB) or (
+        "file is not a database" in str(error)
+    ):  # the file named is something else: a wrong request, not a failure of the database
+        return DatabaseChoiceError(
+            f"{what}: the file is not a database (give nimlab's SQLite database file, or the "
+            "name of a new one)"
+        )
     if (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY) or "readonly" in str(
         error
     ):
@@ -175,12 +184,22 @@ class Database:
         try:
             if isinstance(where, Path):
                 if where.is_dir():
-                    raise StorageError(f"database {str(where)!r} is a directory, not a file")
+                    raise DatabaseChoiceError(
+                        f"database {str(where)!r} is a directory, not a file: give the "
+                        "database file, e.g. --db games.db"
+                    )
                 where.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(
                 where, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
-        except (OSError, sqlite3.Error) as e:
+        except FileExistsError as e:  # mkdir: a file where a folder of the path should be
+            raise StorageError(
+                f"cannot create database {str(where)!r}: {str(e.filename)!r} is a file, not a "
+                "folder"
+            ) from None
+        except OSError as e:
+            raise StorageError(f"cannot open database {str(where)!r}: {e.strerror or e}") from None
+        except sqlite3.Error as e:
             raise StorageError(f"cannot open database {str(where)!r}: {e}") from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -205,7 +224,10 @@ class Database:
     @classmethod
     def _open_read_only(cls, where: Path) -> Database:
         if where.is_dir():
-            raise StorageError(f"database {str(where)!r} is a directory, not a file")
+            raise DatabaseChoiceError(
+                f"database {str(where)!r} is a directory, not a file: give the database file, "
+                "e.g. --db games.db"
+            )
         if not where.is_file():
             raise NoDatabaseError(str(where))
         conn = _connect_read_only(where)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from nimlab.core.errors import NimlabError
@@ -19,7 +20,7 @@ from nimlab.storage.store import (
     check_username,
 )
 
-__all__ = ["import_document", "read_document", "read_players"]
+__all__ = ["import_document", "is_timestamp", "read_document", "read_players"]
 
 ImportEntry = tuple[dict[str, Any], list[Seat], str | None, bool]
 """A game to import: its record, seats, when it finished, and whether it is private."""
@@ -73,15 +74,31 @@ def read_document(document: Any) -> list[ImportEntry]:
         if ending is not None:
             replayed["ended"] = ending.to_json()
         finished = entry.get("finished_at")
-        entries.append(
-            (
-                replayed,
-                seats,
-                finished if isinstance(finished, str) else None,
-                entry.get("private") is True,
-            )
-        )
+        times = [("finished_at", finished), ("started_at", record.get("started_at"))]
+        moves = record.get("moves")
+        for i, move in enumerate(moves if isinstance(moves, list) else [], 1):
+            if isinstance(move, Mapping):
+                times.append((f'move {i}\'s "at"', move.get("at")))
+        for what, value in times:
+            if value not in (None, "") and not is_timestamp(value):
+                raise RecordError(
+                    f"game {number} of the file: {what} {str(value)[:40]!r} is not a time: "
+                    "write an ISO 8601 date and time, e.g. 2024-05-01T12:00:00+00:00"
+                )
+        entries.append((replayed, seats, finished or None, entry.get("private") is True))
     return entries
+
+
+def is_timestamp(value: Any) -> bool:
+    """Whether ``value`` is a time as nimlab writes it: ISO 8601 text, a date and a time
+    (``2024-05-01T12:00:00+00:00``; seconds' fractions and a missing offset are allowed)."""
+    if not isinstance(value, str) or not 16 <= len(value) <= 40 or value[10] not in "Tt ":
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def read_players(document: Any) -> list[PlayerRecord]:
