@@ -188,14 +188,6 @@ class TerminalGame:
         self.say(f"Players: {names}. First to move: {g.players[g.first_seat].name}.")
         if g.history:
             self.say(f"Resumed after {count_text(len(g.history))}.")
-        if not g.history and (g.opening_eliminations or g.is_over):
-            self.say("The start position is already an end position.")
-            for seat in g.opening_eliminations:
-                self.say(Text(eliminated_text(g.players[seat]), style="bold red"))
-            if g.round > 1 and not g.is_over:
-                self.say(round_text(g))
-            if g.is_over and g.winner is not None:
-                self.say(Text(wins_text(g.winner), style="bold green"))
 
     def _bot_turn(self) -> None:
         player = self.game.to_move

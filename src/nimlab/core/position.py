@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError
+from nimlab.core.arguments import shown
+from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError, RulesetError
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
@@ -40,6 +41,8 @@ __all__ = [
     "Rows",
     "as_board",
     "board_for",
+    "heap_text",
+    "heaps_text",
     "parse_heaps",
     "pile_letter",
 ]
@@ -97,6 +100,8 @@ class Move:
         rows ``"stones 5-6 of row 2"`` (or ``from row 2``) or ``"2 5-6"`` (row, stones).
         Raises :class:`InvalidMoveError` for text that is not a move.
         """
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move is text like '2 3', not {type(text).__name__}")
         raw = text.strip()
         written = _written_move(raw, rows=rows, single_row=single_row)
         if written is not None:
@@ -199,20 +204,62 @@ def _move_help(text: str, *, rows: bool, single_row: bool, single_pile: bool = F
     return f"{text!r} is not a move: type PILE AMOUNT (e.g. 2 3, 2,3 or b3)"
 
 
+def heap_text(heap: int) -> str:
+    """A heap size for a sentence: its digits, or ``"a number of 5,000 digits"`` for one too
+    long to read (Python will not even write ints of more than 4,300 digits). O(digits)."""
+    if heap.bit_length() > 80:
+        digits = len(str(heap)) if heap.bit_length() < 14_000 else None
+        return (
+            f"a number of {digits:,} digits"
+            if digits is not None
+            else f"a number of {heap.bit_length():,} bits"
+        )
+    return str(heap)
+
+
+def heaps_text(heaps: Iterable[int], most: int = 12) -> str:
+    """Heap sizes for a sentence: ``"3 4 5"``; past ``most`` of them the first ``most`` and
+    ``"... (N piles)"``. O(most)."""
+    heaps = tuple(heaps)
+    shown = " ".join(heap_text(h) for h in heaps[:most])
+    return shown if len(heaps) <= most else f"{shown} ... ({len(heaps):,} piles)"
+
+
+MAX_WRITTEN_DIGITS = 4300
+"""The most decimal digits Python writes an int with: an analysis, which writes its heaps,
+takes none larger (:func:`check_writable`)."""
+_WRITABLE = 10**MAX_WRITTEN_DIGITS
+
+
+def check_writable(heaps: Iterable[int]) -> None:
+    """Refuse, with a :class:`PositionError`, a heap of more than :data:`MAX_WRITTEN_DIGITS`
+    digits, which no sentence can write. O(n)."""
+    for h in heaps:
+        if h >= _WRITABLE:
+            raise PositionError(
+                f"a heap of {h.bit_length():,} bits cannot be written out: heaps of at most "
+                f"{MAX_WRITTEN_DIGITS:,} digits are analysed"
+            )
+
+
 def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
     """Validate heap sizes: whole numbers 0 or more, of any size. Strings of ASCII digits are
     read. Raises :class:`PositionError`. O(n); a list of plain ints is checked in one pass."""
+    if not isinstance(values, Iterable):
+        raise PositionError(
+            f"heap sizes are a list of whole numbers like [3, 4, 5], not {type(values).__name__}"
+        )
     if isinstance(values, list | tuple) and all(type(v) is int for v in values):
         if len(values) > MAX_PILES:
             raise PositionError(f"at most {MAX_PILES:,} piles")
         if values and min(values) < 0:
             v = min(values)
-            raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
+            raise PositionError(f"heap size {shown(v)} is negative: heaps hold 0 or more objects")
         return tuple(values)
     heaps: list[int] = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int | str):
-            raise PositionError(f"heap size {v!r} is not a whole number")
+            raise PositionError(f"heap size {shown(v)} is not a whole number")
         if isinstance(v, str):
             if re.fullmatch(r"\s*-[0-9]+\s*", v):
                 raise PositionError(
@@ -229,7 +276,7 @@ def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
                     f"heap size of {len(v.strip()):,} digits: at most 4,300 digits"
                 ) from None
         if v < 0:
-            raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
+            raise PositionError(f"heap size {shown(v)} is negative: heaps hold 0 or more objects")
         heaps.append(v)
         if len(heaps) > MAX_PILES:
             raise PositionError(f"at most {MAX_PILES:,} piles")
@@ -786,7 +833,14 @@ class Piles:
 
 
 def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:
-    """The board a game starts on: rows of stones for games that split heaps, else piles."""
+    """The board a game starts on: rows of stones for games that split heaps, else piles.
+    ``rule`` is a :class:`~nimlab.theory.octal.TakeAndBreak` (``Ruleset.parse("kayles").rule``);
+    raises :class:`PositionError` for heaps that are not whole numbers 0 or more."""
+    if not isinstance(rule, TakeAndBreak):
+        raise RulesetError(
+            f"board_for takes a game's move rule (Ruleset.parse('kayles').rule), not "
+            f"{type(rule).__name__}; Ruleset.rules.start(heaps) makes the board of any game"
+        )
     return Rows.full(heaps) if rule.splits else Position.of(heaps)
 
 

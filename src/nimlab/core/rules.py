@@ -402,6 +402,8 @@ class PileRules:
         position with piles no larger, ``prod(h + 1)``). O(piles)."""
         total = 1.0
         for h in key:
+            if h > 1e300:  # no float holds it: no search could store that many
+                return float("inf")
             total *= h + 1
         return total
 
@@ -676,13 +678,13 @@ class MooreRules(PileRules):
     theory_name = "Moore's theorem"
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
-        from itertools import combinations, product
+        from itertools import combinations
 
         b = self._piles(board)
         full = [i for i, h in enumerate(b.heaps, 1) if h]
         for count in range(1, min(self.k, len(full)) + 1):
             for piles in combinations(full, count):
-                for takes in product(*(range(1, b.heaps[p - 1] + 1) for p in piles)):
+                for takes in _lazy_product([range(1, b.heaps[p - 1] + 1) for p in piles]):
                     parts = tuple(zip(piles, takes, strict=True))
                     yield (
                         Move(parts[0][0], parts[0][1], also=parts[1:]),
@@ -897,7 +899,7 @@ class FibonacciRules(PileRules):
         return self.key(board)[1]
 
     def search_cost(self, key: Canon) -> float:
-        return float(key[0] + 1) ** 2
+        return float("inf") if key[0] > 1e150 else float(key[0] + 1) ** 2
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
         b = self._piles(board)
@@ -959,6 +961,17 @@ class FibonacciRules(PileRules):
                 f"taking {w.smallest} leaves a smallest term more than twice that."
             )
         return lines
+
+
+def _lazy_product(ranges: list[range]) -> Iterator[tuple[int, ...]]:
+    """``itertools.product`` of ranges without listing them first (a pile of 10**400 objects
+    has a first move, not a list of its moves). O(1) per tuple."""
+    if not ranges:
+        yield ()
+        return
+    for x in ranges[0]:
+        for rest in _lazy_product(ranges[1:]):
+            yield (x, *rest)
 
 
 def _ordinal(n: int) -> str:

@@ -1,0 +1,39 @@
+"""The words people see, in one place: counts with their nouns, and the glossary that every
+interface follows (docs/games.md explains it).
+
+Glossary (what a user sees):
+
+- **pile**: what a move takes from in Nim and its relatives on piles (Wythoff's game, Moore's
+  Nim, Fibonacci Nim); piles are lettered at the terminal (pile B) and numbered elsewhere
+  (pile 2): sentences name both where the two meet (``"pile B (2)"``).
+- **row of stones**: what a move takes from in games that split heaps (Kayles, Dawson's
+  Kayles, Lasker's Nim, Grundy's game, octal games): numbered rows of numbered stones.
+- **coins on steps**: Staircase Nim.
+- **heap**: the theory's word (a heap of ``n`` objects, ``G(n)``), in explanations of Grundy
+  values, octal codes and misère quotients only; never in the prompts of a game.
+
+>>> count_text(1, "pile"), count_text(2, "pile"), count_text(1_000, "game")
+('1 pile', '2 piles', '1,000 games')
+"""
+
+from __future__ import annotations
+
+__all__ = ["GAME_WORDS", "THEORY_WORDS", "count_text"]
+
+GAME_WORDS = ("pile", "row", "stone", "coin", "step")
+"""The words for what moves take from, in games (prompts, help, messages)."""
+THEORY_WORDS = ("heap",)
+"""Words of the theory, for explanations only: never in a game's prompts or move help."""
+
+_PLURALS = {"match": "matches"}
+
+
+def count_text(n: int, noun: str = "move", plural: str | None = None) -> str:
+    """``"1 move"``, ``"2 moves"``, ``"1,000 moves"``: a count with its noun, singular for 1
+    (the noun's last word takes the plural ``s``: ``count_text(1, "more move")`` is ``"1 more
+    move"``; ``plural`` gives another plural: ``count_text(2, "match", "matches")``). O(digits).
+    """
+    number = f"{n:,}" if n.bit_length() <= 256 else f"a number of {n.bit_length():,} bits of"
+    if n == 1:
+        return f"{number} {noun}"
+    return f"{number} {plural if plural is not None else _PLURALS.get(noun, noun + 's')}"
