@@ -1,5 +1,6 @@
-"""Boards drawn for the terminal: ``A: X X X`` for piles (lettered A, B, C... up to 26 piles,
-numbered beyond; a number for big piles) and ``<1,*> <2,x>`` for rows of stones, as the Nim Game
+"""Boards drawn for the terminal: ``A (1): X X X`` for piles (lettered A, B, C... up to 26
+piles, with their number as ``nimlab analyze`` names them; numbered beyond; a number for big
+piles) and ``<1,*> <2,x>`` for rows of stones, as the Nim Game
 System shell draws them (runs shown as ranges in long rows)."""
 
 from __future__ import annotations
@@ -32,13 +33,17 @@ def render_board(board: Board) -> Text:
 
 def _render_piles(board: Position | Piles) -> Text:
     heaps = board.heaps
+    lettered = pile_name(1, board, letters=True) != "1"
     width = len(str(min(len(heaps), MAX_LINES)))
     out = Text()
     for i, heap in enumerate(heaps[:MAX_LINES], 1):
         if i > 1:
             out.append("\n")
-        label = pile_name(i, board, letters=True)
-        out.append(f"{label:>{width}}:", style="bold cyan")
+        if lettered:  # the letter people type, and the number analyze names it by
+            label = f"{pile_name(i, board, letters=True)} ({i:>{width}})"
+        else:
+            label = f"{i:>{width}}"
+        out.append(f"{label}:", style="bold cyan")
         if heap == 0:
             out.append(" (empty)", style="dim")
         elif heap <= MAX_X:

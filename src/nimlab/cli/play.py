@@ -57,7 +57,7 @@ from nimlab.core.narrate import (
 from nimlab.core.players import BOT_CHOICES
 from nimlab.core.position import Board, Rows
 from nimlab.core.review import hint
-from nimlab.core.rules import PileRules
+from nimlab.core.rules import HowToMove, how_to_move
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal_start, parse_range
 from nimlab.storage import StorageError, Store
@@ -289,35 +289,19 @@ class TerminalGame:
     # -- commands -----------------------------------------------------------------------------
 
     def _move_help(self) -> str:
-        board = self.game.board
-        if isinstance(board, Rows):
-            if board.pile_count == 1:
-                return (
-                    "type POSITION COUNT to take COUNT adjacent stones from POSITION on (e.g. 3 2)"
-                )
-            return (
-                "type ROW POSITION COUNT to take COUNT adjacent stones of ROW from POSITION on "
-                "(e.g. 1 3 2)"
-            )
-        if board.pile_count == 1:
-            return "type how many to take (e.g. 3)"
-        rules = self.game.ruleset.rules
-        if isinstance(rules, PileRules) and rules.move_help:
-            return rules.move_help
-        if rules.move_shape == "several-piles":
-            return (
-                "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3 or 2 3: 3 from pile B), "
-                "or one PILE AMOUNT per pile to take from several at once (e.g. a3 b3)"
-            )
-        if board.pile_count <= 26:
-            return "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3, b 3 or 2 3: 3 from pile B)"
-        return "type PILE AMOUNT to take AMOUNT from PILE (e.g. 2 3 or 2,3)"
+        """How to type a move here (the game's help, from its rules: one place)."""
+        return self._how().syntax
+
+    def _how(self) -> HowToMove:
+        return how_to_move(self.game.ruleset.rules, self.game.board, letters=True)
 
     def _help(self) -> None:
         g = self.game
+        how = self._how()
         lines = [
             f"Rules: {rules_text(g.ruleset, len(g.players))}.",
-            f"Moves: {self._move_help()}.",
+            f"Moves: {how.rule}.",
+            f"Typing a move: {how.syntax}.",
             "?  or hint   the best move and why",
             "values       what every move leads to: a win or a loss for you",
             "undo         take back your last move (and the bots' replies)",

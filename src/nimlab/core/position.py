@@ -45,6 +45,7 @@ __all__ = [
     "heaps_text",
     "parse_heaps",
     "pile_letter",
+    "take_places",
 ]
 
 MAX_PILES = 10_000_000
@@ -85,7 +86,13 @@ class Move:
 
     @classmethod
     def from_text(
-        cls, text: str, *, rows: bool = False, single_row: bool = False, single_pile: bool = False
+        cls,
+        text: str,
+        *,
+        rows: bool = False,
+        single_row: bool = False,
+        single_pile: bool = False,
+        syntax: Callable[[], str] | None = None,
     ) -> Move:
         """Read a move the ways people type them.
 
@@ -98,7 +105,8 @@ class Move:
         Moves are also read as hints and explanations write them (an optional ``take`` first):
         ``"3 from pile B"``; in rows ``"5-6"``, ``"stones 5-6"``, ``"stone 4"``, and with several
         rows ``"stones 5-6 of row 2"`` (or ``from row 2``) or ``"2 5-6"`` (row, stones).
-        Raises :class:`InvalidMoveError` for text that is not a move.
+        Raises :class:`InvalidMoveError` for text that is not a move, saying how to type one:
+        ``syntax()`` when given (the game's own, see :func:`nimlab.core.rules.how_to_move`).
         """
         if not isinstance(text, str):
             raise InvalidMoveError(f"a move is text like '2 3', not {type(text).__name__}")
@@ -117,6 +125,8 @@ class Move:
         if not all(re.fullmatch(r"[+-]?\d{1,4000}", p) for p in parts) or not parts:
             raise InvalidMoveError(
                 _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
+                if syntax is None
+                else f"{shown(text)} is not a move: {syntax()}"
             )
         numbers = [int(p) for p in parts]
         if single_pile and not rows and len(numbers) == 1:
@@ -133,6 +143,8 @@ class Move:
             return cls(pairs[0][0], pairs[0][1], also=pairs[1:])
         raise InvalidMoveError(
             _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
+            if syntax is None
+            else f"{shown(text)} is not a move: {syntax()}"
         )
 
     @classmethod
@@ -549,7 +561,8 @@ class Rows:
         if move.take >= 1 and not rule.digit(move.take):
             top = min(rule.max_take if rule.max_take is not None else move.take, move.take)
             takes = [k for k in range(1, top + 1) if rule.digit(k)]
-            cut = "splits a run in two without taking (ROW POSITION 0)"
+            typed = "POSITION 0" if len(self.rows) == 1 else "ROW POSITION 0"
+            cut = f"splits a run in two without taking any stone (type {typed})"
             if not takes:
                 raise IllegalMoveError(f"cannot take {move.take}: in this game a move {cut}")
             words = (
@@ -701,20 +714,40 @@ def _run_move(rule: TakeAndBreak, run: int, i: int) -> tuple[int, int]:
     return lo, _take_place(rule, lo, run - lo, i - before(lo))
 
 
+_PLACES_IN_ROWS = {
+    1: "only as a whole run",
+    2: "from an end of a run, leaving some of it",
+    3: "from an end of a run, or as a whole run",
+    4: "from inside a run, leaving stones on both sides",
+    5: "as a whole run, or from inside a run leaving stones on both sides",
+    6: "from anywhere in a run but not as a whole run",
+    7: "from anywhere in a run",
+}
+_PLACES_IN_PILES = {
+    1: "from one pile, only when they are the whole pile",
+    2: "from one pile, leaving at least one",
+    3: "from one pile",
+}
+
+
+def take_places(digit: int, *, rows: bool) -> str:
+    """Where an octal digit lets a move take its stones (``rows``) or objects (piles):
+    ``"from anywhere in a run"``, ``"from one pile"``... (a digit's bits: 1 a whole run, 2
+    from an end, 4 from inside, splitting the run). Every sentence about where a take may be
+    made is made of it. O(1)."""
+    if rows:
+        return _PLACES_IN_ROWS.get(digit & 7, "nowhere")
+    return _PLACES_IN_PILES.get(digit & 3, "nowhere")
+
+
 def _split_rule(rule: TakeAndBreak, take: int) -> str:
     d = rule.digit(take)
     if take == 0:
         return " (a split that takes nothing leaves two non-empty runs)" if d & 4 else ""
-    allowed = []
-    if d & 1:
-        allowed.append("a whole run")
-    if d & 2:
-        allowed.append("from the end of a run")
-    if d & 4:
-        allowed.append("from the middle of a run")
-    if not allowed:
+    if not d & 7:
         return ""
-    return f" (taking {take} is allowed {' or '.join(allowed)})"
+    stones = "1 stone" if take == 1 else f"{take:,} stones"
+    return f" ({stones} may be taken {take_places(d, rows=True)})"
 
 
 def _cut(row: Segments, first: int, take: int) -> Segments:
