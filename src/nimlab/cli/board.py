@@ -9,6 +9,7 @@ from rich.text import Text
 
 from nimlab.core.narrate import pile_name
 from nimlab.core.position import Board, Piles, Position, Rows
+from nimlab.core.words import count_text
 
 __all__ = ["MAX_X", "render_board"]
 
@@ -54,8 +55,8 @@ def _render_piles(board: Position | Piles) -> Text:
     if len(heaps) > MAX_LINES:
         rest = heaps[MAX_LINES:]
         out.append(
-            f"\n... and {len(rest):,} more piles ({sum(rest):,} objects, "
-            f"{sum(1 for h in rest if h):,} not empty)",
+            f"\n... and {count_text(len(rest), 'more pile')} "
+            f"({count_text(sum(rest), 'object')}, {sum(1 for h in rest if h):,} not empty)",
             style="dim",
         )
     return out

@@ -436,7 +436,8 @@ def play_command(
     heaps: Annotated[
         list[str] | None,
         typer.Argument(
-            help="The start position: heap sizes, 3 4 5 or 3,4,5 (the same as --piles).",
+            help="The start position: pile sizes, 3 4 5 or 3,4,5 (the same as --piles; row "
+            "lengths in games on rows of stones).",
             show_default=False,
         ),
     ] = None,

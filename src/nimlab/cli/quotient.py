@@ -171,7 +171,7 @@ def quotient_command(
             )
         fail(
             f"the misère quotient of {kind.title} up to heap {max_heap} took more than "
-            f"{seconds:g} seconds (--seconds S computes longer){where}"
+            f"{seconds:g} s (--seconds S computes longer){where}"
         )
     except QuotientError as e:
         reached = f" (verified up to heap {last['heap']}, order {last['order']})"

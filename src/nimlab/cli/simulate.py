@@ -36,6 +36,7 @@ from nimlab.core.simulation import (
     parse_range,
     simulate,
 )
+from nimlab.core.words import count_text, rate_text
 
 __all__ = ["simulate_command"]
 
@@ -157,7 +158,7 @@ def _print_result(
         count, size = config.pile_count, config.pile_size
         n = str(count[0]) if count[0] == count[1] else f"{count[0]}-{count[1]}"
         s = str(size[0]) if size[0] == size[1] else f"{size[0]}-{size[1]}"
-        start = f"random piles ({n} piles of {s})"
+        start = f"random piles ({n} {'pile' if n == '1' else 'piles'} of {s})"
     order = {
         "alternate": "the first move alternates",
         "first": "seat 1 moves first",
@@ -166,7 +167,8 @@ def _print_result(
     }[first]
     console.print(
         Text(
-            f"{result.games:,} games of {rules_text(config.ruleset, len(config.players))}",
+            f"{count_text(result.games, 'game')} of "
+            f"{rules_text(config.ruleset, len(config.players))}",
             style="bold",
         ),
         soft_wrap=True,
@@ -195,7 +197,7 @@ def _print_result(
         Text(
             f"{mean:.1f} moves a game on average; the player who moved first won {first_rate:.1%}. "
             f"{seconds:.1f} s on {workers} process{'es' if workers != 1 else ''} "
-            f"({rate:,.0f} games/s).",
+            f"({rate_text(rate, 'game')}).",
             style="dim",
         ),
         soft_wrap=True,

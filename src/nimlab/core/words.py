@@ -18,7 +18,7 @@ Glossary (what a user sees):
 
 from __future__ import annotations
 
-__all__ = ["GAME_WORDS", "THEORY_WORDS", "count_text"]
+__all__ = ["GAME_WORDS", "THEORY_WORDS", "count_text", "rate_text"]
 
 GAME_WORDS = ("pile", "row", "stone", "coin", "step")
 """The words for what moves take from, in games (prompts, help, messages)."""
@@ -37,3 +37,14 @@ def count_text(n: int, noun: str = "move", plural: str | None = None) -> str:
     if n == 1:
         return f"{number} {noun}"
     return f"{number} {plural if plural is not None else _PLURALS.get(noun, noun + 's')}"
+
+
+def rate_text(per_second: float, noun: str) -> str:
+    """``"1 game/s"``, ``"1,234 games/s"``, ``"1.2M values/s"``, ``"45k values/s"``: a rate with
+    its noun, singular when it rounds to 1. O(1)."""
+    if per_second >= 1e6:
+        return f"{per_second / 1e6:.1f}M {noun}s/s"
+    if per_second >= 1e4:
+        return f"{per_second / 1e3:.0f}k {noun}s/s"
+    n = round(per_second)
+    return f"{n:,} {noun}/s" if n == 1 else f"{n:,} {noun}s/s"
