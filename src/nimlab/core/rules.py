@@ -1103,8 +1103,8 @@ class FibonacciRules(PileRules):
         twice = board.limit is not None and board.limit % 2 == 0 and board.limit <= heap
         if first and twice:  # the two rules agree here: say both
             return (
-                f"at most {limit:,}: all but one on the first move, and later twice the last "
-                f"take ({limit // 2:,})"
+                f"at most {limit:,}: the first move may not take the whole pile, and a later "
+                f"move takes at most twice the last take ({limit // 2:,})"
             )
         if twice:
             return f"at most {limit:,}: twice the last take of {limit // 2:,}"
