@@ -376,3 +376,21 @@ def test_every_refusal_is_a_nimlab_error_of_one_line(name: str) -> None:
     text = str(e.value)
     assert text and "\n" not in text and len(text) < 300
     assert not re.search(r"\b(ValueError|TypeError|OverflowError|Traceback)\b", text)
+
+
+def test_a_bots_seconds_bound_its_search_and_it_says_so() -> None:
+    game = nimlab.Game("nim defaults", [13, 17, 19, 23, 29], ["human:A", "human:B"])
+    rushed = nimlab.make_bot("perfect", seed=1, seconds=0).choose(game.state)
+    assert not rushed.proven and rushed.claim.startswith("not proven")
+    assert nimlab.make_bot("perfect", seed=1, seconds=60).choose(game.state).proven
+
+
+def test_the_teaching_modules_refusals_are_nimlab_errors_and_keep_the_notebooks_types() -> None:
+    from nimlab import lab
+
+    with pytest.raises(TypeError) as wrong_type:
+        lab.nim_sum("3 4")  # type: ignore[arg-type]
+    with pytest.raises(ValueError) as wrong_value:
+        lab.exclusive_or(2, 0)
+    assert isinstance(wrong_type.value, nimlab.NimlabError)
+    assert isinstance(wrong_value.value, nimlab.NimlabError)
