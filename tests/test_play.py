@@ -512,7 +512,7 @@ def test_counts_of_one_say_move_not_moves() -> None:
         text = " ".join(analyze("nim misere", heaps).explanation)
         assert "1 more move" in text and "1 more moves" not in text
     _, out = run_session(Game("nim", [1, 2], ["human:Ann", "human:Bob"]), ["values"])
-    assert "take 1 from pile A: loses in 2 moves" in out
+    assert "take 1 from pile A (a1): loses in 2 moves" in out
     _, out = run_session(Game("nim", [1], ["human:Ann", "human:Bob"]), ["values"])
     assert "wins in 1 move\n" in out and "1 moves" not in out
 

@@ -192,16 +192,16 @@ def test_values_lists_every_move_winning_first() -> None:
     out = session(game, ["values", "quit"])
     listed = [line.strip() for line in out.splitlines() if line.startswith("  take")]
     assert listed == [
-        "take 1 from pile B: wins in 3 moves",
-        "take 1 from pile A: loses in 2 moves",
-        "take 2 from pile B: loses in 2 moves",
+        "take 1 from pile B (b1): wins in 3 moves",
+        "take 1 from pile A (a1): loses in 2 moves",
+        "take 2 from pile B (b2): loses in 2 moves",
     ]
 
 
 def test_values_with_three_players_use_the_paranoid_model() -> None:
     game = Game("nim misere", [2, 3], ["human:Ann", "bot:perfect:Hal", "bot:random:Rex"])
     out = session(game, ["values", "quit"])
-    assert "against all the others together" in one_line(out) and "take 1 from pile A:" in out
+    assert "against all the others together" in one_line(out) and "take 1 from pile A (a1):" in out
 
 
 def test_hint_is_word_wrapped_and_has_no_doubled_parentheses() -> None:

@@ -47,7 +47,6 @@ from nimlab.core.narrate import (
     LETTERS,
     eliminated_text,
     move_instruction,
-    move_text,
     player_label,
     round_text,
     rules_text,
@@ -55,9 +54,9 @@ from nimlab.core.narrate import (
     wins_text,
 )
 from nimlab.core.players import BOT_CHOICES
-from nimlab.core.position import Board, Rows
+from nimlab.core.position import Board, Move, Rows
 from nimlab.core.review import hint
-from nimlab.core.rules import HowToMove, how_to_move
+from nimlab.core.rules import HowToMove, how_to_move, typed_move
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal_start, parse_range
 from nimlab.storage import StorageError, Store
@@ -352,17 +351,14 @@ class TerminalGame:
                 f"With {len(g.active)} players: a move wins when you can then win against all "
                 "the others together."
             )
-            rows = [
-                (move_text(v.move, g.board, letters=True), "wins" if v.wins else "loses")
-                for v in found
-            ]
+            rows = [(self._value_label(v.move), "wins" if v.wins else "loses") for v in found]
         else:
             a = analyze(g.ruleset, g.board)
             for m in sorted(a.moves, key=lambda m: m.winning is not True):
                 value = None if m.winning is None else ("wins" if m.winning else "loses")
                 if value is not None and m.remoteness is not None:
                     value += f" in {count_text(m.remoteness + 1)}"
-                rows.append((move_text(m.move, g.board, letters=True), value))
+                rows.append((self._value_label(m.move), value))
             if not a.moves_complete:
                 self.say(f"{a.move_count:,} legal moves; only the winning ones are listed.")
         if not rows:
@@ -371,10 +367,17 @@ class TerminalGame:
         for text, value in rows[:SHOWN_VALUES]:
             shown = "not proven" if value is None else value
             style = "green" if shown.startswith("wins") else "red" if value else "yellow"
-            self.say(Text.assemble(f"  take {text}: ", (shown, style)))
+            self.say(Text.assemble(f"  {text}: ", (shown, style)))
         if len(rows) > SHOWN_VALUES:
             hidden = count_text(len(rows) - SHOWN_VALUES, "more move")
             self.say(Text(f"  ... and {hidden}", style="dim"))
+
+    def _value_label(self, move: Move) -> str:
+        """A move in the ``values`` list: as its rules word it, and as it is typed
+        (``take 2 from pile B (b2)``, ``move 1 coin from step A to the ground (a1)``)."""
+        board = self.game.board
+        typed = typed_move(move, board, letters=True)
+        return f"{move_instruction(move, board, letters=True)} ({typed})"
 
     def _undo(self) -> bool:
         """Take back the player's last move and the bots' replies; True when done."""
