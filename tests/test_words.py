@@ -122,7 +122,7 @@ def test_the_terminals_prompts_and_help_use_the_glossary(name: str) -> None:
 
 
 def test_command_line_help_of_the_games_says_piles_not_heaps() -> None:
-    for command in ("play", "shell"):
+    for command in ("play", "shell", "simulate"):
         r = nimlab(command, "--help")
         assert r.returncode == 0
         assert not re.search(r"\bheaps?\b|HEAP", r.stdout, re.IGNORECASE), (command, r.stdout)

@@ -47,7 +47,7 @@ DEFAULT_BOTS = ("bot:perfect", "bot:classic")
 def simulate_command(
     heaps: Annotated[
         list[str] | None,
-        typer.Argument(help="Heap sizes (the same as --piles).", show_default=False),
+        typer.Argument(help="Pile sizes (the same as --piles).", show_default=False),
     ] = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games.")] = 1000,
     player: Annotated[
