@@ -162,3 +162,30 @@ def test_history_shows_a_row_of_stones_by_its_length(tmp_path: Path) -> None:
     assert nimlab("shell", "--db", db, stdin=shell_input).returncode == 0
     r = nimlab("history", "--db", db)
     assert "*****" not in r.stdout and re.search(r"kayles\s+│ 5\s+│", r.stdout), r.stdout
+
+
+@pytest.mark.parametrize(
+    ("game", "rule"),
+    [
+        ("nim", "a move takes any number from one pile"),
+        ("subtraction:1,3,4", "a move takes 1, 3 or 4 from one pile"),
+        ("kayles", "a move takes 1 or 2 adjacent stones from anywhere in a run"),
+        ("dawson", "a move takes 2 adjacent stones from anywhere in a run"),
+        (
+            "lasker",
+            "a move takes any number of adjacent stones from an end of a run, or as a whole "
+            "run; or splits a run into two runs, taking no stone",
+        ),
+        ("grundys-game", "a move splits a run into two runs of different lengths, taking no stone"),
+        (
+            "octal:4.07",
+            "a move takes 2 adjacent stones from anywhere in a run; or splits a run into two "
+            "runs, taking no stone",
+        ),
+        ("wythoff", "a move takes any number from one pile, or the same number from both piles"),
+        ("moore:2", "a move takes any number from each of 1 or 2 piles"),
+    ],
+)
+def test_what_a_move_may_do_is_said_from_the_rules(game: str, rule: str) -> None:
+    ruleset = Ruleset.parse(game)
+    assert how_to_move(ruleset.rules, ruleset.rules.start([5, 4])).rule == rule

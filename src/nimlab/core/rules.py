@@ -235,29 +235,42 @@ def _amount(first: int, last: int | None) -> str:
     return f"{first} or {last}" if last == first + 1 else f"{first} to {last}"
 
 
+def _amounts(spans: list[tuple[int, int | None]]) -> str:
+    """Several spans of amounts in words: ``"1, 3 or 4"``, ``"1 to 3 or 5"``."""
+    words: list[str] = []
+    for first, last in spans:
+        if last is not None and last == first + 1:
+            words += [str(first), str(last)]
+        else:
+            words.append(_amount(first, last))
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
 def take_rule_text(rule: TakeAndBreak) -> str:
     """What a move of a take-and-break game may do, in a sentence: ``"a move takes any number
     from one pile"`` (Nim), ``"a move takes 1 or 2 adjacent stones from anywhere in a run"``
     (Kayles), ``"a move splits a run in two runs of different lengths, taking no stone"``
     (Grundy's game). Runs of takes with the same octal digit are said together. O(digits)."""
     rows = rule.splits
-    groups: list[list[Any]] = []  # [first take, last take (None: no end), digit]
+    spans: dict[int, list[tuple[int, int | None]]] = {}  # digit -> spans of takes, in order
     for k, d in enumerate(rule.digits, 1):
         if not d:
             continue
-        if groups and groups[-1][1] == k - 1 and groups[-1][2] == d:
-            groups[-1][1] = k
+        have = spans.setdefault(d, [])
+        if have and have[-1][1] == k - 1:
+            have[-1] = (have[-1][0], k)
         else:
-            groups.append([k, k, d])
+            have.append((k, k))
     if rule.tail:
         k = len(rule.digits) + 1
-        if groups and groups[-1][1] == k - 1 and groups[-1][2] == rule.tail:
-            groups[-1][1] = None
+        have = spans.setdefault(rule.tail, [])
+        if have and have[-1][1] == k - 1:
+            have[-1] = (have[-1][0], None)
         else:
-            groups.append([k, None, rule.tail])
+            have.append((k, None))
     clauses = []
-    for first, last, d in groups:
-        amount = _amount(first, last)
+    for d, takes in spans.items():
+        amount = _amounts(takes)
         if rows:
             stones = "stone" if amount == "1" else "adjacent stones"
             amount = "any number of" if amount == "any number" else amount
