@@ -19,7 +19,7 @@ from nimlab.core.game import Game
 from nimlab.core.games import GAMES
 from nimlab.core.rules import how_to_move
 from nimlab.core.ruleset import Ruleset
-from nimlab.core.words import count_text, rate_text
+from nimlab.core.words import BOARD_WORDS, THEORY_WORDS, board_words, count_text, rate_text
 from processes import nimlab
 
 # one game of every kind in the registry, on a small start position of its own
@@ -28,13 +28,17 @@ SAMPLES = {
     for name, entry in GAMES.items()
 }
 
-ON_ROWS = ("stone",)
-ON_PILES = ("pile",)
-NEVER_IN_A_GAME = re.compile(r"\b(heaps?|matches|objects?)\b", re.IGNORECASE)
+NEVER_IN_A_GAME = re.compile(r"\b(" + "|".join(THEORY_WORDS) + r"|matches)\b", re.IGNORECASE)
 
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def _kind(ruleset: Ruleset) -> str:
+    if ruleset.game.name == "staircase":
+        return "steps"
+    return "rows" if ruleset.rules.splits else "piles"
 
 
 @pytest.mark.parametrize("name", list(SAMPLES))
@@ -47,12 +51,9 @@ def test_each_games_help_speaks_its_own_words_and_its_example_is_accepted(name: 
         text = f"{how.rule}. {how.syntax}"
         assert not NEVER_IN_A_GAME.search(text), text
         words = _words(text)
-        if name == "staircase":
-            assert {"coins", "step"} <= words and "pile" not in words, text
-        elif ruleset.rules.splits:
-            assert words & {"stone", "stones"} and not words & {"pile", "piles"}, text
-        else:
-            assert words & {"pile", "piles", "take"} and not words & {"stone", "stones"}, text
+        kind = _kind(ruleset)
+        assert words & set(BOARD_WORDS[kind]), text  # its own words...
+        assert not words & set(board_words(kind)), text  # ...and no other kind's
         examples = re.findall(r"\(e\.g\. ([^)]*)\)", how.syntax)
         assert examples, how.syntax
         for example in examples:
@@ -118,6 +119,7 @@ def test_the_terminals_prompts_and_help_use_the_glossary(name: str) -> None:
     prompts = [line for line in out.splitlines() if not line.startswith("Rules:")]
     text = "\n".join(prompts)
     assert not NEVER_IN_A_GAME.search(text), text
+    assert not _words(text) & set(board_words(_kind(ruleset))), text
     assert "Typing a move:" in out and "Moves: a move" in out
 
 

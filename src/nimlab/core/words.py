@@ -18,12 +18,24 @@ Glossary (what a user sees):
 
 from __future__ import annotations
 
-__all__ = ["GAME_WORDS", "THEORY_WORDS", "count_text", "rate_text"]
+__all__ = ["BOARD_WORDS", "THEORY_WORDS", "board_words", "count_text", "rate_text"]
 
-GAME_WORDS = ("pile", "row", "stone", "coin", "step")
-"""The words for what moves take from, in games (prompts, help, messages)."""
-THEORY_WORDS = ("heap",)
+BOARD_WORDS: dict[str, tuple[str, ...]] = {
+    "piles": ("pile", "piles", "object", "objects"),
+    "rows": ("row", "rows", "run", "runs", "stone", "stones"),
+    "steps": ("step", "steps", "coin", "coins"),
+}
+"""The words for what a move takes from, by kind of board: a game's prompts, help and messages
+use its own kind's words and no other kind's."""
+THEORY_WORDS = ("heap", "heaps")
 """Words of the theory, for explanations only: never in a game's prompts or move help."""
+
+
+def board_words(kind: str) -> tuple[str, ...]:
+    """The words of :data:`BOARD_WORDS` a game on ``kind`` (``"piles"``, ``"rows"``,
+    ``"steps"``) must not use: the other kinds'. O(1)."""
+    return tuple(w for k, words in BOARD_WORDS.items() if k != kind for w in words)
+
 
 _PLURALS = {"match": "matches"}
 
