@@ -229,3 +229,168 @@ def test_an_analysis_of_three_players_names_its_model_and_claims_no_two_player_o
     for model in ("paranoid", "li"):
         html = nimlab.analyze("nim", [1, 2, 3], players=3, model=model)._repr_html_()
         assert f"3 players, {model} model" in html and "P-position" not in html
+
+
+# -- the library speaks as the command line does ------------------------------------------------
+
+BAD_SECONDS = [float("nan"), -1, float("inf"), "2", True, 10**100]
+
+
+@pytest.mark.parametrize("seconds", BAD_SECONDS)
+def test_every_computation_takes_seconds_and_refuses_a_bad_one_as_the_cli_does(
+    seconds: object,
+) -> None:
+    calls = [
+        lambda: nimlab.analyze("nim", [3, 4, 5], seconds=seconds),
+        lambda: nimlab.grundy("kayles", 10, seconds=seconds),
+        lambda: nimlab.grundy_table("wythoff", 3, seconds=seconds),
+        lambda: nimlab.quotient("kayles", 5, seconds=seconds),
+        lambda: nimlab.make_bot("perfect", seconds=seconds),
+    ]
+    for call in calls:
+        with pytest.raises(nimlab.ArgumentError, match=r"^seconds is .*: give a number") as e:
+            call()
+        assert "\n" not in str(e.value)
+
+
+def test_analyze_takes_seconds_or_a_budget() -> None:
+    a = nimlab.analyze("kayles", [3, 4, 5], seconds=5)
+    assert a.proven and a.outcome is not None
+    b = nimlab.analyze("kayles", [3, 4, 5], budget=nimlab.Budget(seconds=5))
+    assert (a.outcome, a.remoteness) == (b.outcome, b.remoteness)
+    with pytest.raises(nimlab.ArgumentError, match="seconds or budget, not both"):
+        nimlab.analyze("nim", [3], seconds=1, budget=nimlab.Budget(seconds=1))
+
+
+def test_useful_reprs() -> None:
+    game = nimlab.Game("kayles misere", [3, 4], ["human:Ann", "bot:perfect:Hal"], seed=1)
+    assert repr(game) == ("<Game kayles misere: 3 4; Ann, Hal (perfect bot); move 1, Ann to move>")
+    game = nimlab.Game("nim", [1], ["human:Ann", "human:Bob"])
+    game.push("1")
+    assert repr(game) == "<Game nim: 0; Ann, Bob; over after 1 move, Ann won>"
+    ruleset = nimlab.Ruleset.parse("kayles misere end 2,2")
+    assert repr(ruleset) == "Ruleset.parse('kayles misere end=2.2')"
+    assert eval(repr(ruleset), {"Ruleset": nimlab.Ruleset}) == ruleset
+    player = nimlab.Player.parse("bot:lookahead:3:Deep")
+    assert eval(repr(player), {"Player": nimlab.Player}) == player
+    a = nimlab.analyze("nim", [3, 4, 5])
+    assert repr(a) == (
+        "<Analysis of nim: 3 4 5; N-position: the player to move wins, remoteness 11, "
+        "Grundy value 2; 12 moves, 1 winning>"
+    )
+    assert repr(nimlab.quotient("kayles")) == "<Quotient of Kayles (octal 0.77): order 40, proven>"
+
+
+def test_make_bot_needs_no_rng_and_a_seed_repeats_it() -> None:
+    from nimlab.core.state import GameState
+
+    game = nimlab.Game("nim", [3, 4, 5], ["human:A", "human:B"])
+    state: GameState = game.state
+    assert nimlab.make_bot("perfect").choose(state).proven
+    moves = [nimlab.make_bot("random", seed=7).choose(state).move for _ in range(3)]
+    assert len(set(moves)) == 1
+    with pytest.raises(nimlab.ArgumentError, match="rng or seed"):
+        nimlab.make_bot("random", __import__("random").Random(1), seed=1)
+    with pytest.raises(nimlab.PlayerError):
+        nimlab.make_bot(5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("rules", "start"),
+    [("nim", [0]), ("nim", [0, 0]), ("nim misere defaults", [2, 2, 2]), ("dawson", [1, 1])],
+)
+def test_a_game_that_would_be_over_at_once_is_refused_as_play_refuses_it(
+    rules: str, start: list[int]
+) -> None:
+    from nimlab.core.setup import GameSetup, start_over_message
+
+    ruleset = nimlab.Ruleset.parse(rules)
+    board = ruleset.rules.start(start)
+    message = start_over_message(board)
+    with pytest.raises(nimlab.PositionError) as game_error:
+        nimlab.Game(ruleset, start, ["human:A", "human:B", "human:C"])
+    with pytest.raises(nimlab.PositionError) as setup_error:
+        GameSetup(ruleset, board, tuple(nimlab.Player.parse(p) for p in ["human:A", "human:B"]))
+    assert str(game_error.value) == str(setup_error.value) == message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kayles misere end 2,2",
+        "kayles misere --end 2,2",
+        "kayles --misere end=2.2",
+        "kayles misere --end=2,2",
+        "kayles misère end [2,2]",
+    ],
+)
+def test_a_ruleset_reads_the_command_lines_words(text: str) -> None:
+    assert nimlab.Ruleset.parse(text) == nimlab.Ruleset.parse("kayles misere end=2.2")
+
+
+def test_a_ruleset_word_end_needs_its_position() -> None:
+    with pytest.raises(nimlab.RulesetError, match="'end' needs an end position"):
+        nimlab.Ruleset.parse("nim end")
+
+
+def test_a_huge_piles_label_fits_its_picture() -> None:
+    svg = nimlab.Position.of([10**40, 3])._repr_svg_()
+    width = float(ET.fromstring(svg).attrib["width"])
+    label = "10,000,000,000,000,000,000,000,000,000,000,000,000,000 (first 40 drawn)"
+    assert label in svg
+    # 13 px system-ui digits and commas are at most 8 px wide: the label ends inside
+    x = max(float(m) for m in re.findall(r"<text x='([\d.]+)'[^>]*font-size='13'", svg))
+    assert x + len(label) * 13 * 0.62 <= width
+
+
+BAD_CALLS = {
+    "grundy n": lambda: nimlab.grundy("kayles", -1),
+    "grundy n float": lambda: nimlab.grundy("kayles", 10.5),
+    "grundy game": lambda: nimlab.grundy(None),  # type: ignore[arg-type]
+    "grundy_table n": lambda: nimlab.grundy_table("wythoff", 0),
+    "quotient max_heap": lambda: nimlab.quotient("kayles", "x"),  # type: ignore[arg-type]
+    "analyze players": lambda: nimlab.analyze("nim", [3], players="x"),  # type: ignore[arg-type]
+    "analyze model": lambda: nimlab.analyze("nim", [3], players=3, model="x"),
+    "analyze max_moves": lambda: nimlab.analyze("nim", [3], max_moves=-1),
+    "analyze rules": lambda: nimlab.analyze([1], [3]),  # type: ignore[arg-type]
+    "analyze huge": lambda: nimlab.analyze("nim", [10**5000]),
+    "Game players": lambda: nimlab.Game("nim", [3], 5),  # type: ignore[arg-type]
+    "Game seed": lambda: nimlab.Game("nim", [3], seed="x"),  # type: ignore[arg-type]
+    "Game first": lambda: nimlab.Game("nim", [3], first=10**5000),
+    "parse_move": lambda: nimlab.Game("nim", [3]).parse_move(3),  # type: ignore[arg-type]
+    "Player.parse": lambda: nimlab.Player.parse(None),  # type: ignore[arg-type]
+    "parse_game": lambda: nimlab.parse_game(1),  # type: ignore[arg-type]
+    "Position.of": lambda: nimlab.Position.of(3),  # type: ignore[arg-type]
+    "board_for": lambda: nimlab.board_for("nim", [1]),  # type: ignore[arg-type]
+    "Ruleset.parse": lambda: nimlab.Ruleset.parse(["nim"]),  # type: ignore[arg-type]
+    "end position": lambda: nimlab.Ruleset().with_end_positions(3),  # type: ignore[arg-type]
+    "quotient outcome": lambda: nimlab.quotient("kayles").outcome([-1]),
+    "Move.from_text": lambda: nimlab.Move.from_text(None),  # type: ignore[arg-type]
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_CALLS))
+def test_every_refusal_is_a_nimlab_error_of_one_line(name: str) -> None:
+    with pytest.raises(nimlab.NimlabError) as e:
+        BAD_CALLS[name]()
+    text = str(e.value)
+    assert text and "\n" not in text and len(text) < 300
+    assert not re.search(r"\b(ValueError|TypeError|OverflowError|Traceback)\b", text)
+
+
+def test_a_bots_seconds_bound_its_search_and_it_says_so() -> None:
+    game = nimlab.Game("nim defaults", [13, 17, 19, 23, 29], ["human:A", "human:B"])
+    rushed = nimlab.make_bot("perfect", seed=1, seconds=0).choose(game.state)
+    assert not rushed.proven and rushed.claim.startswith("not proven")
+    assert nimlab.make_bot("perfect", seed=1, seconds=60).choose(game.state).proven
+
+
+def test_the_teaching_modules_refusals_are_nimlab_errors_and_keep_the_notebooks_types() -> None:
+    from nimlab import lab
+
+    with pytest.raises(TypeError) as wrong_type:
+        lab.nim_sum("3 4")  # type: ignore[arg-type]
+    with pytest.raises(ValueError) as wrong_value:
+        lab.exclusive_or(2, 0)
+    assert isinstance(wrong_type.value, nimlab.NimlabError)
+    assert isinstance(wrong_value.value, nimlab.NimlabError)

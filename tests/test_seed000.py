@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nimlab import Game, Position, Ruleset, analyze
+from nimlab import Game, Position, PositionError, Ruleset, analyze
 from nimlab.theory.outcome import Outcome
 
 MISERE_DEFAULTS = Ruleset.parse("nim misere defaults")
@@ -40,21 +40,14 @@ def test_end_position_matches_as_multiset_ignoring_empty_piles() -> None:
 
 
 @pytest.mark.parametrize("misere", [False, True])
-def test_start_position_already_an_end_position(misere: bool) -> None:
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_start_position_already_an_end_position_is_refused(misere: bool, players: int) -> None:
+    # the game would be over before anyone moves: the library refuses it as `nimlab play` does
     ruleset = Ruleset(misere=misere).with_defaults()
-    game = Game(ruleset, [2, 2, 2], ["human:Ann", "human:Bob"])
-    assert game.is_over
-    assert game.winner is not None
-    assert game.winner.name == ("Bob" if misere else "Ann")
-    assert [p.name for p in game.eliminated] == (["Ann"] if misere else [])
-
-
-def test_start_end_position_with_four_players_misere_eliminates_in_turn() -> None:
-    ruleset = Ruleset(misere=True)
-    game = Game(ruleset, [0, 0], ["human:A", "human:B", "human:C", "human:D"])
-    assert game.is_over
-    assert [p.name for p in game.eliminated] == ["A", "B", "C"]
-    assert game.winner is not None and game.winner.name == "D"
+    names = [f"human:P{i}" for i in range(players)]
+    for start in ([2, 2, 2], [0, 0]):
+        with pytest.raises(PositionError, match="already an end position"):
+            Game(ruleset, start, names)
 
 
 def test_three_player_elimination_rounds() -> None:

@@ -258,3 +258,20 @@ def test_a_game_the_core_refuses_is_reported_and_not_started(store: Store) -> No
     assert shell._new_game(Ruleset.parse("nim misere"), [0], players) is None
     assert "Invalid argument: the start position 0 is already an end position" in out.getvalue()
     assert store.game_count() == 0
+
+
+def test_help_lists_the_commands_and_in_a_game_says_how_to_move(store: Store) -> None:
+    out = run(
+        store,
+        "help\naddplayer a,A,Ann\naddplayer b,B,Bob\nstartadvancedgame 4,a,b\nhelp\n9 1\nx\n",
+    )
+    assert "'help' is not a valid command." not in out
+    assert "  startadvancedgame stones,username1,username2\n" in out
+    assert "Type POSITION COUNT to take COUNT adjacent stones from stone POSITION on" in out
+    assert "a move takes 1 or 2 adjacent stones from anywhere in a run" in out
+    # a refused move says why and how to type one; the example is a move the game takes now
+    assert "Invalid move: stone position 9 does not exist: row 1 has stones 1-4. Type" in out
+    assert "Invalid move. Type POSITION COUNT" in out
+    example = out.split("(e.g. ")[1].split(")")[0]  # a move the game takes now
+    played = run(store, f"startadvancedgame 4,a,b\n{example}\n")
+    assert "Invalid move" not in played and "Bob's turn" in played

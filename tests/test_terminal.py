@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,7 @@ def test_version_and_database(env: dict[str, str]) -> None:
 def test_every_way_to_write_the_start_position(env: dict[str, str], args: list[str]) -> None:
     r = nimlab("play", *args, "--seed", "1", stdin="quit\n", env=env)
     assert r.returncode == 0, r.stderr
-    assert "A: X X X\nB: X X X X\nC: X X X X X\nType" in r.stdout
+    assert "A (1): X X X\nB (2): X X X X\nC (3): X X X X X\nType" in r.stdout
 
 
 @pytest.mark.parametrize(
@@ -136,7 +137,7 @@ def test_one_pile_games_take_the_amount_typed(env: dict[str, str]) -> None:
         env=env,
     )
     out = r.stdout
-    assert "Type how many to take (e.g. 3)" in out
+    assert re.search(r"Type how many to take \(e\.g\. \d\)", out)
     assert "Ann took 3 from pile A" in out and "Bob took 2 from pile A" in out
     assert "'b1' is not a move: type how many to take" not in out  # b1 is pile B: no such pile
     assert "pile B does not exist: piles are A" in out
@@ -191,16 +192,16 @@ def test_values_lists_every_move_winning_first() -> None:
     out = session(game, ["values", "quit"])
     listed = [line.strip() for line in out.splitlines() if line.startswith("  take")]
     assert listed == [
-        "take 1 from pile B: wins in 3 moves",
-        "take 1 from pile A: loses in 2 moves",
-        "take 2 from pile B: loses in 2 moves",
+        "take 1 from pile B (b1): wins in 3 moves",
+        "take 1 from pile A (a1): loses in 2 moves",
+        "take 2 from pile B (b2): loses in 2 moves",
     ]
 
 
 def test_values_with_three_players_use_the_paranoid_model() -> None:
     game = Game("nim misere", [2, 3], ["human:Ann", "bot:perfect:Hal", "bot:random:Rex"])
     out = session(game, ["values", "quit"])
-    assert "against all the others together" in one_line(out) and "take 1 from pile A:" in out
+    assert "against all the others together" in one_line(out) and "take 1 from pile A (a1):" in out
 
 
 def test_hint_is_word_wrapped_and_has_no_doubled_parentheses() -> None:
@@ -246,7 +247,7 @@ def test_resume_goes_on_with_a_kept_game_and_stores_it_when_it_ends(env: dict[st
         assert store.count_games_in_play() == 1 and store.game_count() == 0
     r = nimlab("play", "--resume", stdin="a1\nb1\n", env=env)
     assert r.returncode == 0, r.stderr
-    assert "Resumed after 1 move." in r.stdout and "A: X\nB: X" in r.stdout
+    assert "Resumed after 1 move." in r.stdout and "A (1): X\nB (2): X" in r.stdout
     assert "Bob took 1 from pile A" in r.stdout and "Ann wins!" in r.stdout
     assert "Saved as game #1" in r.stdout
     with Store.open(env["NIMLAB_DB"]) as store:
@@ -272,7 +273,7 @@ def test_resume_asks_which_game_when_several_are_kept(env: dict[str, str]) -> No
         else "2"
     )
     r = nimlab("play", "--resume", stdin=f"{chosen}\n", env=env)
-    assert "A: X X X X\nB: X X X X X X\nC: X X X X X X X" in r.stdout
+    assert "A (1): X X X X\nB (2): X X X X X X\nC (3): X X X X X X X" in r.stdout
     r = nimlab("play", "--resume", "3", "4", env=env)
     assert r.returncode == 2 and "give no position" in r.stderr
 

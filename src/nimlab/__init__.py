@@ -19,6 +19,12 @@ and, for a notebook or a script, questions that take a game as ``Game`` takes it
     >>> nimlab.quotient("kayles").proven
     True
 
+Every question that computes takes ``seconds=`` (its time budget; ``analyze`` also takes a
+:class:`Budget` as ``budget=``); past it the answer says "not proven" or stops where it got.
+Every refusal is a :class:`NimlabError` (a ``ValueError``) with a one-line message:
+:class:`ArgumentError` for a count or time out of range, :class:`RulesetError`,
+:class:`PositionError`, :class:`PlayerError` and the move errors for the rest.
+
 Positions, games, analyses, Grundy values and quotients draw themselves in Jupyter.
 
 nimlab's names are imported on first use (PEP 562), so ``import nimlab.storage`` or
@@ -42,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "BotSpec": "nimlab.core.players",
     "Player": "nimlab.core.players",
     "parse_bot": "nimlab.core.players",
+    "ArgumentError": "nimlab.core.errors",
     "GameOverError": "nimlab.core.errors",
     "IllegalMoveError": "nimlab.core.errors",
     "InvalidMoveError": "nimlab.core.errors",
@@ -65,6 +72,8 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_END_POSITIONS": "nimlab.core.ruleset",
     "Ruleset": "nimlab.core.ruleset",
     "Outcome": "nimlab.theory.outcome",
+    "Budget": "nimlab.theory.budget",
+    "BudgetExceeded": "nimlab.theory.budget",
     "GrundyTable": "nimlab.core.study",
     "GrundyValues": "nimlab.core.study",
     "Quotient": "nimlab.core.study",
@@ -78,7 +87,10 @@ __all__ = [
     "DEFAULT_END_POSITIONS",
     "GAMES",
     "Analysis",
+    "ArgumentError",
     "BotSpec",
+    "Budget",
+    "BudgetExceeded",
     "Choice",
     "Game",
     "GameKind",
@@ -120,6 +132,7 @@ if TYPE_CHECKING:
     from nimlab.core.analysis import Analysis, MoveValue, analyze
     from nimlab.core.bots import Choice, make_bot
     from nimlab.core.errors import (
+        ArgumentError,
         GameOverError,
         IllegalMoveError,
         InvalidMoveError,
@@ -144,6 +157,7 @@ if TYPE_CHECKING:
         grundy_table,
         quotient,
     )
+    from nimlab.theory.budget import Budget, BudgetExceeded
     from nimlab.theory.outcome import Outcome
 
 

@@ -11,8 +11,10 @@ Boards are lists of row lengths; rows are numbered from 1.
 Input outside a function's contract is refused, never guessed at: a value of the wrong type
 (text, a float, ``True``/``False`` where a number belongs) raises ``TypeError``, a value of the
 right type that is not allowed (a negative row, a bit that is not 0 or 1, a number too big to
-work with) raises ``ValueError``; both messages say what is allowed. Bounds keep every call small:
-at most :data:`MAX_BITS` binary digits, at most :data:`MAX_DRAWN` objects drawn by
+work with) raises ``ValueError``; both messages say what is allowed, and both errors are also
+:class:`~nimlab.core.errors.NimlabError` (:class:`LabTypeError` and
+:class:`~nimlab.core.errors.ArgumentError`), as every refusal of nimlab is. Bounds keep every
+call small: at most :data:`MAX_BITS` binary digits, at most :data:`MAX_DRAWN` objects drawn by
 :func:`present_board`.
 """
 
@@ -22,7 +24,7 @@ import random
 import reprlib
 from collections.abc import Callable
 
-from nimlab.core.errors import NimlabError
+from nimlab.core.errors import ArgumentError, NimlabError
 from nimlab.core.position import Move, Position
 from nimlab.theory.nim import nim_sum as _nim_sum
 from nimlab.theory.nim import nim_winning_moves
@@ -31,6 +33,7 @@ from nimlab.theory.octal import TakeAndBreak
 __all__ = [
     "MAX_BITS",
     "MAX_DRAWN",
+    "LabTypeError",
     "binary_numeral",
     "bitwise_exclusive_or",
     "exclusive_or",
@@ -49,6 +52,12 @@ __all__ = [
 
 _NIM = TakeAndBreak.nim()
 
+
+class LabTypeError(ArgumentError, TypeError):
+    """A value of the wrong type: a ``TypeError`` (the notebook's contract) and, like every
+    refusal of nimlab, a :class:`~nimlab.core.errors.NimlabError`."""
+
+
 MAX_BITS = 1_000_000
 """The most binary digits :func:`numeral_binary`, :func:`binary_numeral` and
 :func:`bitwise_exclusive_or` work with (numbers below 2**1,000,000)."""
@@ -66,22 +75,24 @@ def _shown(value: object) -> str:
 def _whole(value: object, what: str) -> int:
     """``value`` if it is a whole number (an ``int``, not ``True``/``False``); else TypeError."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what} must be a whole number (an int), not {_shown(value)}")
+        raise LabTypeError(f"{what} must be a whole number (an int), not {_shown(value)}")
     return value
 
 
 def _board(board: object) -> list[int]:
     """A copy of ``board`` checked: a list (or tuple) of whole numbers 0 or more. O(rows)."""
     if not isinstance(board, list | tuple):
-        raise TypeError(f"a board is a list of row lengths like [4, 3, 1, 2], not {_shown(board)}")
+        raise LabTypeError(
+            f"a board is a list of row lengths like [4, 3, 1, 2], not {_shown(board)}"
+        )
     rows = list(board)
     for i, n in enumerate(rows, 1):
         if isinstance(n, bool) or not isinstance(n, int):
-            raise TypeError(
+            raise LabTypeError(
                 f"row {i} is {_shown(n)}: row lengths are whole numbers (ints) 0 or more"
             )
         if n < 0:
-            raise ValueError(f"row {i} is {n}: row lengths are 0 or more")
+            raise ArgumentError(f"row {i} is {n}: row lengths are 0 or more")
     return rows
 
 
@@ -89,9 +100,9 @@ def _natural(value: object, what: str) -> int:
     """A whole number from 0 to below 2**MAX_BITS; else TypeError or ValueError."""
     n = _whole(value, what)
     if n < 0:
-        raise ValueError(f"{what} is {n}: only numbers 0 or more have binary digits here")
+        raise ArgumentError(f"{what} is {n}: only numbers 0 or more have binary digits here")
     if n.bit_length() > MAX_BITS:
-        raise ValueError(f"{what} has {n.bit_length():,} binary digits: at most {MAX_BITS:,}")
+        raise ArgumentError(f"{what} has {n.bit_length():,} binary digits: at most {MAX_BITS:,}")
     return n
 
 
@@ -105,7 +116,7 @@ def present_board(board: list[int]) -> str:
     """
     rows = _board(board)
     if sum(rows) > MAX_DRAWN:
-        raise ValueError(f"the board has {sum(rows):,} objects: at most {MAX_DRAWN:,} are drawn")
+        raise ArgumentError(f"the board has {sum(rows):,} objects: at most {MAX_DRAWN:,} are drawn")
     return "\n".join(["Nim:"] + [f"{i}:" + " X" * n for i, n in enumerate(rows, 1)])
 
 
@@ -133,7 +144,7 @@ def exclusive_or(a: int, b: int) -> int:
     for name, bit in (("a", a), ("b", b)):
         _whole(bit, f"bit {name}")
         if bit not in (0, 1):
-            raise ValueError(f"bit {name} is {bit}: a bit is 0 or 1")
+            raise ArgumentError(f"bit {name} is {bit}: a bit is 0 or 1")
     if a == 0 and b == 0:
         return 0
     if a == 0 and b == 1:
@@ -155,15 +166,15 @@ def binary_numeral(binary: list[int]) -> int:
     Every digit is the int 0 or 1 and there are at most :data:`MAX_BITS`; else TypeError or
     ValueError. O(digits)."""
     if not isinstance(binary, list | tuple):
-        raise TypeError(
+        raise LabTypeError(
             f"binary digits are a list of 0s and 1s like [1, 1, 0], not {_shown(binary)}"
         )
     if len(binary) > MAX_BITS:
-        raise ValueError(f"{len(binary):,} binary digits: at most {MAX_BITS:,}")
+        raise ArgumentError(f"{len(binary):,} binary digits: at most {MAX_BITS:,}")
     for i, bit in enumerate(binary, 1):
         _whole(bit, f"digit {i}")
         if bit not in (0, 1):
-            raise ValueError(f"digit {i} is {bit}: binary digits are 0 or 1")
+            raise ArgumentError(f"digit {i} is {bit}: binary digits are 0 or 1")
     return int("".join(map(str, binary)), 2) if binary else 0
 
 
@@ -209,7 +220,7 @@ def optimal_move(board: list[int]) -> tuple[int, int]:
         return i + 1, board[i] - after
     rows = [i for i, n in enumerate(board) if n > 0]
     if not rows:
-        raise ValueError("the board is empty: there is no move")
+        raise ArgumentError("the board is empty: there is no move")
     i = random.choice(rows)
     return i + 1, random.randint(1, board[i])
 
@@ -218,7 +229,7 @@ def is_human(player_string: str) -> bool:
     """A player is a computer when its name contains "computer" (any case). ``player_string``
     is text; else TypeError."""
     if not isinstance(player_string, str):
-        raise TypeError(f"a player's name is text, not {_shown(player_string)}")
+        raise LabTypeError(f"a player's name is text, not {_shown(player_string)}")
     return "computer" not in player_string.lower()
 
 

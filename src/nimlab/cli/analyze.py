@@ -55,7 +55,11 @@ decides what is proven (bots and the web keep about 2 s per move)."""
 def analyze_command(
     heaps: Annotated[
         list[str] | None,
-        typer.Argument(help="The position: heap sizes, 3 4 5 or 3,4,5.", show_default=False),
+        typer.Argument(
+            help="The position: pile sizes, 3 4 5 or 3,4,5 (row lengths in games on rows of "
+            "stones).",
+            show_default=False,
+        ),
     ] = None,
     game: GameOption = "nim",
     misere: MisereOption = False,

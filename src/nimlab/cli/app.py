@@ -256,7 +256,7 @@ def _version(value: bool) -> None:
 
 
 PLACEHOLDERS = {
-    "heaps": "HEAP...",
+    "heaps": "PILE...",
     "game": "GAME",
     "game_id": "ID",
     "game_ids": "ID...",

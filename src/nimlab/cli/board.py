@@ -1,5 +1,6 @@
-"""Boards drawn for the terminal: ``A: X X X`` for piles (lettered A, B, C... up to 26 piles,
-numbered beyond; a number for big piles) and ``<1,*> <2,x>`` for rows of stones, as the Nim Game
+"""Boards drawn for the terminal: ``A (1): X X X`` for piles (lettered A, B, C... up to 26
+piles, with their number as ``nimlab analyze`` names them; numbered beyond; a number for big
+piles) and ``<1,*> <2,x>`` for rows of stones, as the Nim Game
 System shell draws them (runs shown as ranges in long rows)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from rich.text import Text
 
 from nimlab.core.narrate import pile_name
 from nimlab.core.position import Board, Piles, Position, Rows
+from nimlab.core.words import count_text
 
 __all__ = ["MAX_X", "render_board"]
 
@@ -32,13 +34,17 @@ def render_board(board: Board) -> Text:
 
 def _render_piles(board: Position | Piles) -> Text:
     heaps = board.heaps
+    lettered = pile_name(1, board, letters=True) != "1"
     width = len(str(min(len(heaps), MAX_LINES)))
     out = Text()
     for i, heap in enumerate(heaps[:MAX_LINES], 1):
         if i > 1:
             out.append("\n")
-        label = pile_name(i, board, letters=True)
-        out.append(f"{label:>{width}}:", style="bold cyan")
+        if lettered:  # the letter people type, and the number analyze names it by
+            label = f"{pile_name(i, board, letters=True)} ({i:>{width}})"
+        else:
+            label = f"{i:>{width}}"
+        out.append(f"{label}:", style="bold cyan")
         if heap == 0:
             out.append(" (empty)", style="dim")
         elif heap <= MAX_X:
@@ -49,8 +55,8 @@ def _render_piles(board: Position | Piles) -> Text:
     if len(heaps) > MAX_LINES:
         rest = heaps[MAX_LINES:]
         out.append(
-            f"\n... and {len(rest):,} more piles ({sum(rest):,} objects, "
-            f"{sum(1 for h in rest if h):,} not empty)",
+            f"\n... and {count_text(len(rest), 'more pile')} "
+            f"({count_text(sum(rest), 'object')}, {sum(1 for h in rest if h):,} not empty)",
             style="dim",
         )
     return out

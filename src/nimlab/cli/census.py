@@ -18,6 +18,7 @@ from rich.text import Text
 
 from nimlab.cli.app import app
 from nimlab.cli.common import cannot, console, err_console, fail, seconds_check
+from nimlab.core.words import count_text
 
 __all__ = ["census_command"]
 
@@ -102,7 +103,9 @@ def census_command(
     except OSError as exc:
         cannot(f"cannot write {partial}: {exc.strerror or exc}")
     if kept and not as_json:
-        err_console.print(Text(f"Going on from {len(kept):,} games done ({partial}).", "cyan"))
+        err_console.print(
+            Text(f"Going on from {count_text(len(kept), 'game')} done ({partial}).", "cyan")
+        )
     workers = jobs if jobs is not None else default_jobs()
     arrived: list[str] = []
     failed: Exception | None = None
@@ -207,7 +210,7 @@ def _read_partial(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
 def _verdict(row: Any) -> str:
     if row.proven:
         return f"period {row.period:,}, preperiod {row.preperiod:,}"
-    return f"not proven in {row.values:,} values"
+    return f"not proven in {count_text(row.values, 'value')}"
 
 
 def _summary(rows: list[Any], settings: dict[str, Any]) -> dict[str, Any]:
@@ -246,9 +249,10 @@ def _print(rows: list[Any], summary: dict[str, Any], prefix: Path) -> None:
     console.print(
         Text.assemble(
             ("Census of octal games", "bold"),
-            f" up to {summary['digits']} digits: {summary['games']:,} games, "
+            f" up to {count_text(summary['digits'], 'digit')}: "
+            f"{count_text(summary['games'], 'game')}, "
             f"{summary['proven']:,} proven ({summary['distinct_proven']:,} distinct sequences), "
-            f"{summary['not_proven']:,} not proven within {summary['max']:,} values or "
+            f"{summary['not_proven']:,} not proven within {count_text(summary['max'], 'value')} or "
             f"{summary['seconds_per_game']:g} s each.",
         )
     )

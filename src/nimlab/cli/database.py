@@ -12,7 +12,7 @@ from rich.text import Text
 
 from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import check_output, console, err_console, fail
-from nimlab.core.analysis import count_text
+from nimlab.core.words import count_text
 from nimlab.storage import (
     DB_ENV,
     DatabaseChoiceError,

@@ -40,6 +40,7 @@ from nimlab.cli.common import (
 )
 from nimlab.core.games import GameKind, game_choices, parse_game
 from nimlab.core.study import DEFAULT_TABLE, GRUNDY_SECONDS, MAX_TABLE, has_grundy_table
+from nimlab.core.words import count_text, rate_text
 from nimlab.theory.octal import TakeAndBreak
 
 if TYPE_CHECKING:
@@ -165,7 +166,10 @@ def grundy_command(
     if target is not None and sequence.stopped is not None and target.exists():
         how = f"nimlab grundy {shlex.quote(name)} --resume {shlex.quote(str(target))}"
         err_console.print(
-            Text(f"Saved {len(sequence):,} values to {target}; go on with: {how}", style="cyan"),
+            Text(
+                f"Saved {count_text(len(sequence), 'value')} to {target}; go on with: {how}",
+                style="cyan",
+            ),
             soft_wrap=True,
         )
     if as_json:
@@ -387,15 +391,12 @@ def status_line(
     """``"123,456 of at most 2,097,152 values · 53 rare · 1.2M values/s"``: what the progress
     display says (the limit is fixed, so the bar never jumps back). The rate counts ``new``
     values (those computed in this session; all of them by default)."""
-    parts = [f"{computed:,} of at most {limit:,} values"]
+    parts = [f"{computed:,} of at most {count_text(limit, 'value')}"]
     if rare is not None:
         parts.append(f"{rare:,} rare")
     done = computed if new is None else new
     if seconds > 0 and done:
-        rate = done / seconds
-        parts.append(
-            f"{rate / 1e6:.1f}M values/s" if rate >= 1e6 else f"{rate / 1e3:.0f}k values/s"
-        )
+        parts.append(rate_text(done / seconds, "value"))
     return " · ".join(parts)
 
 
@@ -476,16 +477,19 @@ def _print(
     if s.stopped == "time":
         console.print(
             Text(
-                f"Stopped after {seconds or 0:,.0f} s at {n:,} values"
+                f"Stopped after {seconds or 0:,.0f} s at {count_text(n, 'value')}"
                 " (--seconds S computes longer).",
                 style="yellow",
             )
         )
     elif s.stopped == "stop":
-        console.print(Text(f"Interrupted at {n:,} values.", style="yellow"))
+        console.print(Text(f"Interrupted at {count_text(n, 'value')}.", style="yellow"))
     if prove and not s.proven:
         console.print(
-            Text(f"No period proven up to {n:,} values (--max N looks further).", style="yellow")
+            Text(
+                f"No period proven up to {count_text(n, 'value')} (--max N looks further).",
+                style="yellow",
+            )
         )
     arithmetic = _arithmetic(s)
     if arithmetic is not None:
@@ -549,4 +553,11 @@ def _print(
             )
     rare = getattr(s, "rare_count", None)
     if rare is not None:
-        console.print(Text(f"Rare values: {rare:,}", style="dim"))
+        console.print(
+            Text(
+                f"Rare values: {rare:,} (heaps whose value falls in the rare half of the "
+                "sparse space of Berlekamp, Conway and Guy; the fewer they are, the faster "
+                "the values come)",
+                style="dim",
+            )
+        )

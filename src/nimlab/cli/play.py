@@ -42,14 +42,12 @@ from nimlab.cli.common import (
     ruleset_from_options,
 )
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.analysis import count_text, number_text
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import FIRST_CHOICES, Game, Player, Turn
 from nimlab.core.narrate import (
     LETTERS,
     eliminated_text,
     move_instruction,
-    move_text,
     player_label,
     round_text,
     rules_text,
@@ -57,11 +55,12 @@ from nimlab.core.narrate import (
     wins_text,
 )
 from nimlab.core.players import BOT_CHOICES
-from nimlab.core.position import Board, Rows
+from nimlab.core.position import Board, Move, Rows
 from nimlab.core.review import hint
-from nimlab.core.rules import PileRules
+from nimlab.core.rules import HowToMove, how_to_move, typed_move
 from nimlab.core.setup import GameSetup
 from nimlab.core.simulation import deal_start, parse_range
+from nimlab.core.words import count_text, number_text
 from nimlab.storage import StorageError, Store
 
 __all__ = ["LIVE_PREFIX", "TerminalGame", "play_command"]
@@ -190,14 +189,6 @@ class TerminalGame:
         self.say(f"Players: {names}. First to move: {g.players[g.first_seat].name}.")
         if g.history:
             self.say(f"Resumed after {count_text(len(g.history))}.")
-        if not g.history and (g.opening_eliminations or g.is_over):
-            self.say("The start position is already an end position.")
-            for seat in g.opening_eliminations:
-                self.say(Text(eliminated_text(g.players[seat]), style="bold red"))
-            if g.round > 1 and not g.is_over:
-                self.say(round_text(g))
-            if g.is_over and g.winner is not None:
-                self.say(Text(wins_text(g.winner), style="bold green"))
 
     def _bot_turn(self) -> None:
         player = self.game.to_move
@@ -299,35 +290,19 @@ class TerminalGame:
     # -- commands -----------------------------------------------------------------------------
 
     def _move_help(self) -> str:
-        board = self.game.board
-        if isinstance(board, Rows):
-            if board.pile_count == 1:
-                return (
-                    "type POSITION COUNT to take COUNT adjacent stones from POSITION on (e.g. 3 2)"
-                )
-            return (
-                "type ROW POSITION COUNT to take COUNT adjacent stones of ROW from POSITION on "
-                "(e.g. 1 3 2)"
-            )
-        if board.pile_count == 1:
-            return "type how many to take (e.g. 3)"
-        rules = self.game.ruleset.rules
-        if isinstance(rules, PileRules) and rules.move_help:
-            return rules.move_help
-        if rules.move_shape == "several-piles":
-            return (
-                "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3 or 2 3: 3 from pile B), "
-                "or one PILE AMOUNT per pile to take from several at once (e.g. a3 b3)"
-            )
-        if board.pile_count <= 26:
-            return "type PILE AMOUNT to take AMOUNT from PILE (e.g. b3, b 3 or 2 3: 3 from pile B)"
-        return "type PILE AMOUNT to take AMOUNT from PILE (e.g. 2 3 or 2,3)"
+        """How to type a move here (the game's help, from its rules: one place)."""
+        return self._how().syntax
+
+    def _how(self) -> HowToMove:
+        return how_to_move(self.game.ruleset.rules, self.game.board, letters=True)
 
     def _help(self) -> None:
         g = self.game
+        how = self._how()
         lines = [
             f"Rules: {rules_text(g.ruleset, len(g.players))}.",
-            f"Moves: {self._move_help()}.",
+            f"Moves: {how.rule}.",
+            f"Typing a move: {how.syntax}.",
             "?  or hint   the best move and why",
             "values       what every move leads to: a win or a loss for you",
             "undo         take back your last move (and the bots' replies)",
@@ -378,17 +353,14 @@ class TerminalGame:
                 f"With {len(g.active)} players: a move wins when you can then win against all "
                 "the others together."
             )
-            rows = [
-                (move_text(v.move, g.board, letters=True), "wins" if v.wins else "loses")
-                for v in found
-            ]
+            rows = [(self._value_label(v.move), "wins" if v.wins else "loses") for v in found]
         else:
             a = analyze(g.ruleset, g.board)
             for m in sorted(a.moves, key=lambda m: m.winning is not True):
                 value = None if m.winning is None else ("wins" if m.winning else "loses")
                 if value is not None and m.remoteness is not None:
                     value += f" in {count_text(m.remoteness + 1)}"
-                rows.append((move_text(m.move, g.board, letters=True), value))
+                rows.append((self._value_label(m.move), value))
             if not a.moves_complete:
                 self.say(
                     f"{number_text(a.move_count)} legal moves; only the winning ones are listed."
@@ -399,10 +371,17 @@ class TerminalGame:
         for text, value in rows[:SHOWN_VALUES]:
             shown = "not proven" if value is None else value
             style = "green" if shown.startswith("wins") else "red" if value else "yellow"
-            self.say(Text.assemble(f"  take {text}: ", (shown, style)))
+            self.say(Text.assemble(f"  {text}: ", (shown, style)))
         if len(rows) > SHOWN_VALUES:
             hidden = count_text(len(rows) - SHOWN_VALUES, "more move")
             self.say(Text(f"  ... and {hidden}", style="dim"))
+
+    def _value_label(self, move: Move) -> str:
+        """A move in the ``values`` list: as its rules word it, and as it is typed
+        (``take 2 from pile B (b2)``, ``move 1 coin from step A to the ground (a1)``)."""
+        board = self.game.board
+        typed = typed_move(move, board, letters=True)
+        return f"{move_instruction(move, board, letters=True)} ({typed})"
 
     def _undo(self) -> bool:
         """Take back the player's last move and the bots' replies; True when done."""
@@ -464,7 +443,8 @@ def play_command(
     heaps: Annotated[
         list[str] | None,
         typer.Argument(
-            help="The start position: heap sizes, 3 4 5 or 3,4,5 (the same as --piles).",
+            help="The start position: pile sizes, 3 4 5 or 3,4,5 (the same as --piles; row "
+            "lengths in games on rows of stones).",
             show_default=False,
         ),
     ] = None,

@@ -13,8 +13,8 @@ from rich.text import Text
 from nimlab.cli.app import FullHelpGroup, app
 from nimlab.cli.common import console, err_console, fail
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.analysis import count_text
 from nimlab.core.players import BOT_CHOICES, parse_bot
+from nimlab.core.words import count_text
 from nimlab.storage import PlayerRecord
 
 __all__ = ["players_app"]

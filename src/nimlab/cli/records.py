@@ -27,11 +27,11 @@ from nimlab.cli.common import (
     write_atomically,
 )
 from nimlab.cli.database import DbOption, open_store
-from nimlab.core.analysis import count_text
 from nimlab.core.game import Game
 from nimlab.core.narrate import eliminated_text, player_label, rules_text, turn_text, wins_text
 from nimlab.core.position import Board
 from nimlab.core.review import ValueStep, value_history
+from nimlab.core.words import count_text
 from nimlab.storage import GameSummary, import_document
 
 __all__ = [
@@ -53,11 +53,22 @@ def rules_short(ruleset: str) -> str:
 
 
 def _start_text(start: Any) -> str:
-    if isinstance(start, dict):
-        rows = start.get("rows", [])
-        return " / ".join(str(r) if len(str(r)) <= 20 else f"{len(str(r))} stones" for r in rows)
-    heaps = list(start)
-    return " ".join(map(str, heaps)) if len(heaps) <= 12 else f"{len(heaps)} piles"
+    """A stored start position as ``nimlab play`` takes it: pile sizes (``3 4 5``), or the
+    lengths of rows of stones (``5 3``; a row stored as ``"*****"`` is 5 stones), a row with
+    gaps as it is drawn (``**x**``, or its count of stones when long)."""
+    rows = start.get("rows", []) if isinstance(start, dict) else list(start)
+    words = []
+    for row in rows:
+        if isinstance(row, str) and set(row) <= {"*"}:
+            words.append(str(len(row)))
+        elif isinstance(row, str):
+            stones = row.count("*")
+            words.append(row if len(row) <= 20 else count_text(stones, "stone"))
+        else:
+            words.append(str(row))
+    if len(words) > 12:
+        return f"{' '.join(words[:12])} ... ({count_text(len(words), 'pile')})"
+    return " ".join(words)
 
 
 def _players_text(summary: GameSummary) -> str:

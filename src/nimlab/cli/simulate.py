@@ -41,6 +41,7 @@ from nimlab.core.simulation import (
     parse_range,
     simulate,
 )
+from nimlab.core.words import count_text, rate_text
 
 __all__ = ["simulate_command"]
 
@@ -51,7 +52,7 @@ DEFAULT_BOTS = ("bot:perfect", "bot:classic")
 def simulate_command(
     heaps: Annotated[
         list[str] | None,
-        typer.Argument(help="Heap sizes (the same as --piles).", show_default=False),
+        typer.Argument(help="Pile sizes (the same as --piles).", show_default=False),
     ] = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games.")] = 1000,
     player: Annotated[
@@ -164,7 +165,7 @@ def _print_result(
         count, size = config.pile_count, config.pile_size
         n = str(count[0]) if count[0] == count[1] else f"{count[0]}-{count[1]}"
         s = str(size[0]) if size[0] == size[1] else f"{size[0]}-{size[1]}"
-        start = f"random piles ({n} piles of {s})"
+        start = f"random piles ({n} {'pile' if n == '1' else 'piles'} of {s})"
     order = {
         "alternate": "the first move alternates",
         "first": "seat 1 moves first",
@@ -173,7 +174,8 @@ def _print_result(
     }[first]
     console.print(
         Text(
-            f"{result.games:,} games of {rules_text(config.ruleset, len(config.players))}",
+            f"{count_text(result.games, 'game')} of "
+            f"{rules_text(config.ruleset, len(config.players))}",
             style="bold",
         ),
         soft_wrap=True,
@@ -202,7 +204,7 @@ def _print_result(
         Text(
             f"{mean:.1f} moves a game on average; the player who moved first won {first_rate:.1%}. "
             f"{seconds:.1f} s on {workers} process{'es' if workers != 1 else ''} "
-            f"({rate:,.0f} games/s).",
+            f"({rate_text(rate, 'game')}).",
             style="dim",
         ),
         soft_wrap=True,

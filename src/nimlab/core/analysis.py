@@ -14,12 +14,21 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from nimlab.core.errors import PlayerError
-from nimlab.core.position import Board, Move, Piles, Rows
+from nimlab.core.arguments import check_count, check_seconds, shown
+from nimlab.core.errors import ArgumentError, PlayerError
+from nimlab.core.position import Board, Move, Piles, Rows, check_writable, heaps_text
+from nimlab.core.record import MAX_PLAYERS
 from nimlab.core.rules import move_words
 from nimlab.core.ruleset import Ruleset, as_ruleset
+from nimlab.core.words import DIGITS_SHOWN, count_text, digit_count, number_text
 from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, metered
-from nimlab.theory.engine import CanonMove, Evaluation, apply_move, interactive_budget
+from nimlab.theory.engine import (
+    INTERACTIVE_POSITIONS,
+    CanonMove,
+    Evaluation,
+    apply_move,
+    interactive_budget,
+)
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, canonical, is_terminal
 
@@ -41,6 +50,7 @@ __all__ = [
     "misere_quotient_of",
     "move_values",
     "position_terms",
+    "seconds_budget",
     "value_table",
     "winning_move_values",
 ]
@@ -465,6 +475,37 @@ class Analysis:
     """When only winning moves are listed: the budget ran out before all of them that fit the
     result limit were found and listed (those listed are proven)."""
 
+    def __repr__(self) -> str:
+        """``<Analysis of nim: 3 4 5; N-position: the player to move wins, remoteness 11,
+        Grundy value 2; 12 moves, 1 winning>``."""
+        head = f"<Analysis of {self.ruleset}: {heaps_text(self.board.heaps)}"
+        if self.model == "li":
+            found = (
+                "not proven"
+                if self.last_mover is None
+                else f"the last move is made by player {self.last_mover + 1} from the mover"
+            )
+        elif self.outcome is None:
+            found = "not proven" + (f" ({self.shortfall})" if self.shortfall else "")
+        elif self.players > 2:
+            can = "can" if self.outcome is Outcome.N else "cannot"
+            found = f"{self.players} players: the player to move {can} win against all the others"
+        else:
+            found = (
+                "N-position: the player to move wins"
+                if self.outcome is Outcome.N
+                else "P-position: the player to move loses"
+            )
+            if self.remoteness is not None:
+                found += f", remoteness {self.remoteness:,}"
+            if self.grundy is not None:
+                found += f", Grundy value {self.grundy:,}"
+        wins = sum(1 for m in self.moves if m.winning)
+        moves = f"{count_text(self.move_count)}, {wins:,} winning" + (
+            "" if self.moves_complete else " listed"
+        )
+        return f"{head}; {found}; {moves}>"
+
     @property
     def proven(self) -> bool:
         if self.model == "li":
@@ -572,6 +613,7 @@ def analyze(
     board: Board | Iterable[int],
     *,
     max_moves: int | None = DEFAULT_MAX_MOVES,
+    seconds: float | None = None,
     budget: Budget | None = None,
     players: int = 2,
     model: str = "paranoid",
@@ -580,13 +622,31 @@ def analyze(
     """Analyse a position under a ruleset (see :class:`Analysis`). ``max_moves`` limits only
     the moves listed one by one: beyond it every winning move is listed, while their result
     positions hold at most ``max_cells`` heaps in all, and ``winning_move_count`` counts them
-    all. ``budget`` bounds the whole question (default: about 2 s).
+    all. ``seconds`` bounds the whole question as ``nimlab analyze --seconds`` does (see
+    :func:`seconds_budget`; default: about 2 s); ``budget`` (a
+    :class:`~nimlab.theory.budget.Budget`) instead, for full control. Past it the answer says
+    "not proven" (:attr:`Analysis.shortfall`).
     With ``players > 2`` the position is a round's start with every player in, the first to
     move; ``model`` is ``"paranoid"`` or ``"li"`` (normal play). O(piles) for formulas.
     ``ruleset`` and ``board`` are what :class:`~nimlab.core.game.Game` takes: a ruleset or its
-    text (``"kayles misere"``), a board or a list of heap sizes."""
+    text (``"kayles misere"``), a board or a list of heap sizes. Bad arguments raise a
+    :class:`~nimlab.core.errors.NimlabError` (:class:`~nimlab.core.errors.ArgumentError` for a
+    count, ``seconds`` or ``model`` out of range)."""
     ruleset = as_ruleset(ruleset)
     board = ruleset.rules.as_board(board)
+    check_writable(board.heaps)
+    if max_moves is not None:
+        check_count(max_moves, "max_moves (moves listed one by one)", 0)
+    check_count(max_cells, "max_cells (heaps in the listed results)", 1)
+    check_count(players, "players", 2, MAX_PLAYERS)
+    if model not in MODELS:
+        raise ArgumentError(f"model {shown(model)}: choose {' or '.join(MODELS)}")
+    if model == "li" and ruleset.misere and players > 2:
+        raise ArgumentError("Li's model is for normal play: use model='paranoid' in misère play")
+    if seconds is not None:
+        if budget is not None:
+            raise ArgumentError("give seconds or budget, not both")
+        budget = seconds_budget(seconds)
     budget = budget if budget is not None else interactive_budget()
     if isinstance(board, Piles):
         if players > 2:
@@ -635,6 +695,13 @@ def analyze(
     )
     analysis.explanation.extend(explain(analysis))
     return analysis
+
+
+def seconds_budget(seconds: float) -> Budget:
+    """The budget of one question given ``seconds`` (checked by
+    :func:`~nimlab.core.arguments.check_seconds`): that time and ten times the interactive
+    positions, as ``nimlab analyze --seconds`` gives it. O(1)."""
+    return Budget(seconds=check_seconds(seconds), positions=INTERACTIVE_POSITIONS * 10)
 
 
 RELATIVE_SCAN = 100_000
@@ -1284,32 +1351,3 @@ def describe_move(move: Move, board: Board) -> str:
 
 def child_canonical(board: Board, ruleset: Ruleset, move: Move) -> Canon:
     return canonical(board.play(ruleset.rule, move).heaps)
-
-
-DIGITS_SHOWN = 4300
-"""Most decimal digits a count is written with (Python writes no integer of more than 4,300
-digits in decimal; a move count of Moore's Nim is a product of piles, each up to that long)."""
-
-
-def digit_count(n: int) -> int:
-    """How many decimal digits ``n >= 0`` has, without writing it in decimal. O(digits²)."""
-    if n < 10:
-        return 1
-    d = int((n.bit_length() - 1) * 0.30102999566398120) + 1  # n >= 2**(bits - 1): a floor
-    while n >= 10**d:
-        d += 1
-    return d
-
-
-def number_text(n: int) -> str:
-    """``n`` with thousands separators (``"1,234"``), or ``"more than 10^N"`` beyond
-    :data:`DIGITS_SHOWN` digits."""
-    digits = digit_count(n)
-    return f"{n:,}" if digits <= DIGITS_SHOWN else f"more than 10^{digits - 1:,}"
-
-
-def count_text(n: int, noun: str = "move") -> str:
-    """``"1 move"``, ``"2 moves"``, ``"1,000 moves"``: a count with its noun, singular for 1
-    (the noun's last word takes the plural ``s``: ``count_text(1, "more move")`` is ``"1 more
-    move"``)."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -19,10 +19,12 @@ from operator import xor
 from typing import TYPE_CHECKING, Protocol
 
 from nimlab.core.analysis import board_move, count_moves, paranoid_move_values
+from nimlab.core.arguments import check_count, check_seconds
+from nimlab.core.errors import ArgumentError, PlayerError
 from nimlab.core.players import BOT_KINDS, MAX_LOOKAHEAD, BotSpec, parse_bot
 from nimlab.core.position import Board, Move, Piles, Position, Rows
 from nimlab.core.ruleset import Ruleset
-from nimlab.theory.budget import Budget, BudgetExceeded
+from nimlab.theory.budget import Budget, BudgetExceeded, budget_scope
 from nimlab.theory.engine import CanonMove, Engine, apply_move, interactive_budget
 from nimlab.theory.outcome import Outcome
 from nimlab.theory.positions import Canon, children
@@ -58,11 +60,35 @@ class Bot(Protocol):
     def instant(self, state: GameState) -> bool: ...
 
 
-def make_bot(spec: BotSpec | str, rng: random.Random) -> Bot:
-    """A bot for a spec, drawing its random choices from ``rng`` (seedable)."""
+def make_bot(
+    spec: BotSpec | str,
+    rng: random.Random | None = None,
+    *,
+    seed: int | None = None,
+    seconds: float | None = None,
+) -> Bot:
+    """A bot for a spec (``"perfect"``, ``"lookahead:3"``, ``"bot:classic:error=20"``),
+    drawing its random choices from ``rng``, or from a fresh ``random.Random(seed)`` (``seed``
+    ``None``: unseeded). ``seconds`` bounds each choice's work (default: the interactive
+    budget, about 2 s; see :func:`~nimlab.core.analysis.seconds_budget`): beyond it the bot
+    says its move is not proven. Raises :class:`~nimlab.core.errors.PlayerError` for a spec
+    that cannot be read and :class:`~nimlab.core.errors.ArgumentError` for a bad ``seconds``
+    or ``seed``, or both ``rng`` and ``seed``."""
     if isinstance(spec, str):
-        spec = parse_bot(spec)
-    return _Bot(spec, rng)
+        spec = parse_bot(spec.strip().removeprefix("bot:"))
+    elif not isinstance(spec, BotSpec):
+        raise PlayerError(
+            f"a bot is a BotSpec or text like 'perfect' or 'lookahead:3', not {type(spec).__name__}"
+        )
+    if rng is not None and seed is not None:
+        raise ArgumentError("give rng or seed, not both")
+    if rng is None:
+        if seed is not None:
+            check_count(seed, "seed", -(1 << 63), 1 << 63)
+        rng = random.Random(seed)
+    elif not isinstance(rng, random.Random):
+        raise ArgumentError(f"rng is a random.Random, not {type(rng).__name__}")
+    return _Bot(spec, rng, None if seconds is None else check_seconds(seconds))
 
 
 def _random_move(ruleset: Ruleset, board: Board, rng: random.Random) -> Move:
@@ -95,9 +121,14 @@ def _random_choice(ruleset: Ruleset, board: Board, rng: random.Random, claim: st
 
 
 class _Bot:
-    def __init__(self, spec: BotSpec, rng: random.Random) -> None:
+    def __init__(self, spec: BotSpec, rng: random.Random, seconds: float | None = None) -> None:
         self.spec = spec
         self.rng = rng
+        self.seconds = seconds
+
+    def __repr__(self) -> str:
+        within = "" if self.seconds is None else f", {self.seconds:g} s a move"
+        return f"<bot {self.spec}{within}>"
 
     def instant(self, state: GameState) -> bool:
         """Whether :meth:`choose` needs no search here: a perfect bot between two players on a
@@ -111,6 +142,14 @@ class _Bot:
         )
 
     def choose(self, state: GameState) -> Choice:
+        if self.seconds is None:
+            return self._choose(state)
+        from nimlab.core.analysis import seconds_budget
+
+        with budget_scope(seconds_budget(self.seconds)):
+            return self._choose(state)
+
+    def _choose(self, state: GameState) -> Choice:
         ruleset, board = state.ruleset, state.board
         if self.spec.error and self.rng.random() * 100 < self.spec.error:
             return _random_choice(

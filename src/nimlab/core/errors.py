@@ -4,6 +4,7 @@ allowed, so interfaces can show it to people as it is."""
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentError",
     "GameOverError",
     "IllegalMoveError",
     "InvalidMoveError",
@@ -16,6 +17,11 @@ __all__ = [
 
 class NimlabError(ValueError):
     """Base class of nimlab's input errors."""
+
+
+class ArgumentError(NimlabError):
+    """A number or option out of its range or of the wrong type: a count of values, a time
+    budget (``seconds``), a bound."""
 
 
 class RulesetError(NimlabError):

@@ -18,15 +18,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nimlab.core.arguments import check_count, shown
 from nimlab.core.bots import Bot, Choice, make_bot
 from nimlab.core.clock import now_stamp
 from nimlab.core.errors import GameOverError, InvalidMoveError, PlayerError, PositionError
 from nimlab.core.players import Player, unique_players
-from nimlab.core.position import Board, Move
+from nimlab.core.position import Board, Move, heaps_text
 from nimlab.core.record import MAX_PLAYERS, RECORD_FORMAT, GameRecord, RecordedMove
 from nimlab.core.ruleset import Ruleset, as_ruleset
-from nimlab.core.setup import FIRST_CHOICES, First
+from nimlab.core.setup import FIRST_CHOICES, First, check_start
 from nimlab.core.state import GameState
+from nimlab.core.words import count_text
 from nimlab.theory.outcome import Outcome
 
 __all__ = [
@@ -73,6 +75,10 @@ class Game:
     players) whoever is in the winning position, so a bot opponent starts when it can win.
     In misère play with more than two players, whoever moves into an end position is eliminated
     and a new round starts from the start position.
+
+    A start position that is already an end position (``[0]``, or an extra end position) is
+    refused with a :class:`~nimlab.core.errors.PositionError`, as every interface refuses it
+    (:func:`~nimlab.core.setup.check_start`): the game would be over before anyone moves.
     """
 
     def __init__(
@@ -86,8 +92,7 @@ class Game:
     ) -> None:
         self.ruleset = as_ruleset(ruleset)
         self.start: Board = self.ruleset.rules.as_board(start)
-        if self.start.pile_count == 0:
-            raise PositionError("a game needs at least one pile")
+        check_start(self.ruleset, self.start)
         self.players = unique_players(players)
         if len(self.players) < 2:
             raise PlayerError("a game needs at least two players")
@@ -96,6 +101,8 @@ class Game:
         most = self.ruleset.rules.max_players
         if most is not None and len(self.players) > most:
             raise PlayerError(f"{self.ruleset.game.title} is played by at most {most} players")
+        if seed is not None:
+            check_count(seed, "seed", -(1 << 63), 1 << 63)
         self.seed = seed if seed is not None else random.randrange(1 << 31)
         self.rng = random.Random(self.seed)
         self.bots: dict[int, Bot] = {
@@ -124,7 +131,8 @@ class Game:
         if isinstance(first, int) and not isinstance(first, bool):
             if not 0 <= first < len(self.players):
                 raise PlayerError(
-                    f"first player {first + 1} does not exist: players are 1-{len(self.players)}"
+                    f"first player {shown(first + 1)} does not exist: players are "
+                    f"1-{len(self.players)}"
                 )
             return first
         if first == "first":
@@ -140,7 +148,7 @@ class Game:
                 return 0
             bot = bots[0]
             return bot if outcome is Outcome.N else 1 - bot
-        raise PlayerError(f"first player {first!r}: choose first, random or auto")
+        raise PlayerError(f"first player {shown(first)}: choose first, random or auto")
 
     # -- state --------------------------------------------------------------------------------
 
@@ -185,6 +193,22 @@ class Game:
     @property
     def to_move(self) -> Player:
         return self.players[self._state.to_move]
+
+    def __repr__(self) -> str:
+        """``<Game nim misere: 3 4 5; Ann (human), Hal (perfect bot); move 1, Ann to move>``,
+        or once over ``...; over after 7 moves, Hal won>``."""
+        from nimlab.core.narrate import player_label
+
+        players = ", ".join(player_label(p) for p in self.players)
+        moves = len(self._turns)
+        if self.is_over:
+            winner = self.winner.name if self.winner is not None else "nobody"
+            now = f"over after {count_text(moves)}, {winner} won"
+        else:
+            now = f"move {moves + 1}, {self.to_move.name} to move"
+            if self.round > 1:
+                now = f"round {self.round}, {now}"
+        return f"<Game {self.ruleset}: {heaps_text(self.board.heaps)}; {players}; {now}>"
 
     def _repr_html_(self) -> str:
         """The board and whose turn it is (Jupyter shows this)."""

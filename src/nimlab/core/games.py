@@ -477,6 +477,10 @@ def load_game(name: str, parameter: str | None = None) -> GameKind:
     when ``parameter`` is ``None``, the parameter written after a colon in ``name``
     (``octal:0.137``). A bare octal code (``0.137``) is read as ``octal:0.137``. Raises
     :class:`RulesetError` saying what is allowed."""
+    if not isinstance(name, str) or not isinstance(parameter, str | None):
+        raise RulesetError(
+            f"a game is named by text like 'kayles' or 'octal:0.137', not {type(name).__name__}"
+        )
     text = name.strip().lower()
     if parameter is None:
         text, _, parameter = text.partition(":")

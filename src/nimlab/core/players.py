@@ -146,6 +146,10 @@ def parse_bot(text: str) -> BotSpec:
     >>> parse_bot("lookahead:3:error=5")
     BotSpec(kind='lookahead', depth=3, error=5.0)
     """
+    if not isinstance(text, str):
+        raise PlayerError(
+            f"a bot is text like 'perfect' or 'lookahead:3', not {type(text).__name__}"
+        )
     parts = [p for p in text.strip().lower().split(":") if p]
     if not parts or parts[0] not in BOT_KINDS:
         raise PlayerError(
@@ -181,6 +185,10 @@ class Player:
     def is_bot(self) -> bool:
         return self.bot is not None
 
+    def __repr__(self) -> str:
+        """``Player.parse('bot:perfect:Hal')``: the spec, which reads back."""
+        return f"Player.parse({str(self)!r})"
+
     def __str__(self) -> str:
         if self.bot is None:
             return f"human:{self.name}"
@@ -198,6 +206,10 @@ class Player:
         """Read ``human:NAME`` or ``bot:KIND[:D][:NAME][:error=R]`` (e.g.
         ``bot:perfect:Hal:error=20``, ``bot:lookahead:3``). Raises :class:`PlayerError`. The
         players read last are remembered (1,024 texts; a player is immutable)."""
+        if not isinstance(text, str):
+            raise PlayerError(
+                f"a player is text like 'human:Ann' or 'bot:perfect:Hal', not {type(text).__name__}"
+            )
         return _parsed_player(text)
 
     @classmethod
@@ -266,6 +278,11 @@ def player_from(
 def unique_players(players: Iterable[Player | str]) -> tuple[Player, ...]:
     """Players from specs, with repeated names numbered ("Perfect bot 1", "Perfect bot 2").
     Names that differ only in case or Unicode form count as repeated. O(n)."""
+    if isinstance(players, str) or not isinstance(players, Iterable):
+        raise PlayerError(
+            "players are a list like ['human:Ann', 'bot:perfect:Hal'], not "
+            + (f"the text {players[:40]!r}" if isinstance(players, str) else type(players).__name__)
+        )
     parsed = [p if isinstance(p, Player) else Player.parse(p) for p in players]
     counts: dict[str, int] = {}
     for p in parsed:

@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError
+from nimlab.core.arguments import shown
+from nimlab.core.errors import IllegalMoveError, InvalidMoveError, PositionError, RulesetError
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.positions import Canon, canonical
 
@@ -40,8 +41,11 @@ __all__ = [
     "Rows",
     "as_board",
     "board_for",
+    "heap_text",
+    "heaps_text",
     "parse_heaps",
     "pile_letter",
+    "take_places",
 ]
 
 MAX_PILES = 10_000_000
@@ -82,7 +86,13 @@ class Move:
 
     @classmethod
     def from_text(
-        cls, text: str, *, rows: bool = False, single_row: bool = False, single_pile: bool = False
+        cls,
+        text: str,
+        *,
+        rows: bool = False,
+        single_row: bool = False,
+        single_pile: bool = False,
+        syntax: Callable[[], str] | None = None,
     ) -> Move:
         """Read a move the ways people type them.
 
@@ -95,8 +105,11 @@ class Move:
         Moves are also read as hints and explanations write them (an optional ``take`` first):
         ``"3 from pile B"``; in rows ``"5-6"``, ``"stones 5-6"``, ``"stone 4"``, and with several
         rows ``"stones 5-6 of row 2"`` (or ``from row 2``) or ``"2 5-6"`` (row, stones).
-        Raises :class:`InvalidMoveError` for text that is not a move.
+        Raises :class:`InvalidMoveError` for text that is not a move, saying how to type one:
+        ``syntax()`` when given (the game's own, see :func:`nimlab.core.rules.how_to_move`).
         """
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move is text like '2 3', not {type(text).__name__}")
         raw = text.strip()
         written = _written_move(raw, rows=rows, single_row=single_row)
         if written is not None:
@@ -112,6 +125,8 @@ class Move:
         if not all(re.fullmatch(r"[+-]?\d{1,4000}", p) for p in parts) or not parts:
             raise InvalidMoveError(
                 _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
+                if syntax is None
+                else f"{shown(text)} is not a move: {syntax()}"
             )
         numbers = [int(p) for p in parts]
         if single_pile and not rows and len(numbers) == 1:
@@ -128,6 +143,8 @@ class Move:
             return cls(pairs[0][0], pairs[0][1], also=pairs[1:])
         raise InvalidMoveError(
             _move_help(text, rows=rows, single_row=single_row, single_pile=single_pile)
+            if syntax is None
+            else f"{shown(text)} is not a move: {syntax()}"
         )
 
     @classmethod
@@ -199,20 +216,62 @@ def _move_help(text: str, *, rows: bool, single_row: bool, single_pile: bool = F
     return f"{text!r} is not a move: type PILE AMOUNT (e.g. 2 3, 2,3 or b3)"
 
 
+def heap_text(heap: int) -> str:
+    """A heap size for a sentence: its digits, or ``"a number of 5,000 digits"`` for one too
+    long to read (Python will not even write ints of more than 4,300 digits). O(digits)."""
+    if heap.bit_length() > 80:
+        digits = len(str(heap)) if heap.bit_length() < 14_000 else None
+        return (
+            f"a number of {digits:,} digits"
+            if digits is not None
+            else f"a number of {heap.bit_length():,} bits"
+        )
+    return str(heap)
+
+
+def heaps_text(heaps: Iterable[int], most: int = 12) -> str:
+    """Heap sizes for a sentence: ``"3 4 5"``; past ``most`` of them the first ``most`` and
+    ``"... (N piles)"``. O(most)."""
+    heaps = tuple(heaps)
+    shown = " ".join(heap_text(h) for h in heaps[:most])
+    return shown if len(heaps) <= most else f"{shown} ... ({len(heaps):,} piles)"
+
+
+MAX_WRITTEN_DIGITS = 4300
+"""The most decimal digits Python writes an int with: an analysis, which writes its heaps,
+takes none larger (:func:`check_writable`)."""
+_WRITABLE = 10**MAX_WRITTEN_DIGITS
+
+
+def check_writable(heaps: Iterable[int]) -> None:
+    """Refuse, with a :class:`PositionError`, a heap of more than :data:`MAX_WRITTEN_DIGITS`
+    digits, which no sentence can write. O(n)."""
+    for h in heaps:
+        if h >= _WRITABLE:
+            raise PositionError(
+                f"a heap of {h.bit_length():,} bits cannot be written out: heaps of at most "
+                f"{MAX_WRITTEN_DIGITS:,} digits are analysed"
+            )
+
+
 def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
     """Validate heap sizes: whole numbers 0 or more, of any size. Strings of ASCII digits are
     read. Raises :class:`PositionError`. O(n); a list of plain ints is checked in one pass."""
+    if not isinstance(values, Iterable):
+        raise PositionError(
+            f"heap sizes are a list of whole numbers like [3, 4, 5], not {type(values).__name__}"
+        )
     if isinstance(values, list | tuple) and all(type(v) is int for v in values):
         if len(values) > MAX_PILES:
             raise PositionError(f"at most {MAX_PILES:,} piles")
         if values and min(values) < 0:
             v = min(values)
-            raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
+            raise PositionError(f"heap size {shown(v)} is negative: heaps hold 0 or more objects")
         return tuple(values)
     heaps: list[int] = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int | str):
-            raise PositionError(f"heap size {v!r} is not a whole number")
+            raise PositionError(f"heap size {shown(v)} is not a whole number")
         if isinstance(v, str):
             if re.fullmatch(r"\s*-[0-9]+\s*", v):
                 raise PositionError(
@@ -229,7 +288,7 @@ def parse_heaps(values: Iterable[Any]) -> tuple[int, ...]:
                     f"heap size of {len(v.strip()):,} digits: at most 4,300 digits"
                 ) from None
         if v < 0:
-            raise PositionError(f"heap size {v} is negative: heaps hold 0 or more objects")
+            raise PositionError(f"heap size {shown(v)} is negative: heaps hold 0 or more objects")
         heaps.append(v)
         if len(heaps) > MAX_PILES:
             raise PositionError(f"at most {MAX_PILES:,} piles")
@@ -502,7 +561,8 @@ class Rows:
         if move.take >= 1 and not rule.digit(move.take):
             top = min(rule.max_take if rule.max_take is not None else move.take, move.take)
             takes = [k for k in range(1, top + 1) if rule.digit(k)]
-            cut = "splits a run in two without taking (ROW POSITION 0)"
+            typed = "POSITION 0" if len(self.rows) == 1 else "ROW POSITION 0"
+            cut = f"splits a run in two without taking any stone (type {typed})"
             if not takes:
                 raise IllegalMoveError(f"cannot take {move.take}: in this game a move {cut}")
             words = (
@@ -654,20 +714,40 @@ def _run_move(rule: TakeAndBreak, run: int, i: int) -> tuple[int, int]:
     return lo, _take_place(rule, lo, run - lo, i - before(lo))
 
 
+_PLACES_IN_ROWS = {
+    1: "only as a whole run",
+    2: "from an end of a run, leaving some of it",
+    3: "from an end of a run, or as a whole run",
+    4: "from inside a run, leaving stones on both sides",
+    5: "as a whole run, or from inside a run leaving stones on both sides",
+    6: "from anywhere in a run but not as a whole run",
+    7: "from anywhere in a run",
+}
+_PLACES_IN_PILES = {
+    1: "from one pile, only when they are the whole pile",
+    2: "from one pile, leaving at least one",
+    3: "from one pile",
+}
+
+
+def take_places(digit: int, *, rows: bool) -> str:
+    """Where an octal digit lets a move take its stones (``rows``) or objects (piles):
+    ``"from anywhere in a run"``, ``"from one pile"``... (a digit's bits: 1 a whole run, 2
+    from an end, 4 from inside, splitting the run). Every sentence about where a take may be
+    made is made of it. O(1)."""
+    if rows:
+        return _PLACES_IN_ROWS.get(digit & 7, "nowhere")
+    return _PLACES_IN_PILES.get(digit & 3, "nowhere")
+
+
 def _split_rule(rule: TakeAndBreak, take: int) -> str:
     d = rule.digit(take)
     if take == 0:
         return " (a split that takes nothing leaves two non-empty runs)" if d & 4 else ""
-    allowed = []
-    if d & 1:
-        allowed.append("a whole run")
-    if d & 2:
-        allowed.append("from the end of a run")
-    if d & 4:
-        allowed.append("from the middle of a run")
-    if not allowed:
+    if not d & 7:
         return ""
-    return f" (taking {take} is allowed {' or '.join(allowed)})"
+    stones = "1 stone" if take == 1 else f"{take:,} stones"
+    return f" ({stones} may be taken {take_places(d, rows=True)})"
 
 
 def _cut(row: Segments, first: int, take: int) -> Segments:
@@ -788,7 +868,14 @@ class Piles:
 
 
 def board_for(rule: TakeAndBreak, heaps: Iterable[Any]) -> Position | Rows:
-    """The board a game starts on: rows of stones for games that split heaps, else piles."""
+    """The board a game starts on: rows of stones for games that split heaps, else piles.
+    ``rule`` is a :class:`~nimlab.theory.octal.TakeAndBreak` (``Ruleset.parse("kayles").rule``);
+    raises :class:`PositionError` for heaps that are not whole numbers 0 or more."""
+    if not isinstance(rule, TakeAndBreak):
+        raise RulesetError(
+            f"board_for takes a game's move rule (Ruleset.parse('kayles').rule), not "
+            f"{type(rule).__name__}; Ruleset.rules.start(heaps) makes the board of any game"
+        )
     return Rows.full(heaps) if rule.splits else Position.of(heaps)
 
 

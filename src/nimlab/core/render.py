@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from html import escape
 from typing import TYPE_CHECKING
 
-from nimlab.core.position import Move, Position, Rows
+from nimlab.core.position import Move, Position, Rows, heap_text
 
 if TYPE_CHECKING:
     from nimlab.core.analysis import Analysis
@@ -63,9 +63,21 @@ def board_svg(board: Board, winning: Iterable[Move] = ()) -> str:
     return _piles_svg(heaps, wins)
 
 
+def _number(n: int) -> str:
+    """A pile size as a label: ``"10,000"``; a number too long to read (over 77 digits) as
+    ``"a number of 5,000 digits"`` (see :func:`~nimlab.core.position.heap_text`)."""
+    return f"{n:,}" if n.bit_length() <= 256 else heap_text(n)
+
+
+def _text_width(text: str, size: int) -> float:
+    """About how wide ``text`` is drawn at ``size`` px (system-ui digits and letters are at
+    most about 0.62 em wide), so that a label is never cut by the picture's edge."""
+    return len(text) * size * 0.62
+
+
 def _listed(heaps: tuple[int, ...]) -> str:
     """Heap sizes as text, the first :data:`MAX_PILES_DRAWN` only (``…`` for the rest)."""
-    text = " ".join(f"{h:,}" for h in heaps[:MAX_PILES_DRAWN])
+    text = " ".join(_number(h) for h in heaps[:MAX_PILES_DRAWN])
     return text + (" …" if len(heaps) > MAX_PILES_DRAWN else "")
 
 
@@ -90,8 +102,21 @@ def _mark(x: float, y: float, text: str) -> str:
 def _piles_svg(heaps: tuple[int, ...], wins: list[Move]) -> str:
     step, row_h, left = 16, 86, 44
     shown = heaps[:MAX_PILES_DRAWN]
-    widest = max((min(h, MAX_DRAWN_PER_PILE) for h in shown), default=0)
-    width = left + max(widest, 1) * step + 90
+    notes = [
+        _number(h)
+        if h <= MAX_DRAWN_PER_PILE
+        else f"{_number(h)} (first {MAX_DRAWN_PER_PILE} drawn)"
+        for h in shown
+    ]
+    width = round(
+        max(
+            [left + step + 90]
+            + [
+                left + min(h, MAX_DRAWN_PER_PILE) * step + 8 + _text_width(note, 13) + 14
+                for h, note in zip(shown, notes, strict=True)
+            ]
+        )
+    )
     height = 16 + row_h * max(len(shown), 1) + (16 if len(heaps) > len(shown) else 0)
     body: list[str] = []
     for i, h in enumerate(shown):
@@ -108,7 +133,7 @@ def _piles_svg(heaps: tuple[int, ...], wins: list[Move]) -> str:
                 f"stroke='{_WOOD_DARK}'/><ellipse cx='{x + 4.5}' cy='{y + 9}' rx='6' ry='7' "
                 f"fill='{_HEAD}'/>"
             )
-        note = f"{h:,}" if drawn == h else f"{h:,} (first {drawn} drawn)"
+        note = notes[i]
         body.append(
             f"<text x='{left + drawn * step + 8}' y='{y + 40}' font-size='13' fill='{_LABEL}' "
             f"{_FONT}>{escape(note)}</text>"

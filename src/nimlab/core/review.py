@@ -19,13 +19,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from nimlab.core.analysis import analyze, count_text
+from nimlab.core.analysis import analyze
 from nimlab.core.bots import make_bot
 from nimlab.core.game import Game
 from nimlab.core.narrate import eliminated_text, turn_text, wins_text
 from nimlab.core.players import BotSpec
 from nimlab.core.position import Board, Move
 from nimlab.core.ruleset import Ruleset
+from nimlab.core.words import count_text
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.engine import interactive_budget
 from nimlab.theory.outcome import Outcome

@@ -38,6 +38,8 @@ from nimlab.core.position import (
     Rows,
     board_for,
     parse_heaps,
+    pile_letter,
+    take_places,
 )
 from nimlab.theory.budget import Budget, BudgetExceeded
 from nimlab.theory.move_engine import MoveEngine
@@ -49,6 +51,7 @@ __all__ = [
     "BoardKind",
     "FibonacciRules",
     "HeapRules",
+    "HowToMove",
     "MooreRules",
     "MoveEngine",
     "MoveShape",
@@ -56,9 +59,12 @@ __all__ = [
     "Rules",
     "StaircaseRules",
     "WythoffRules",
+    "how_to_move",
     "move_phrase",
+    "move_rule_text",
     "move_words",
     "rules_of",
+    "typed_move",
 ]
 
 BoardKind = Literal["piles", "rows"]
@@ -214,11 +220,188 @@ def _single(board: Board) -> tuple[bool, bool]:
     return rows, board.pile_count == 1
 
 
-def _parse_board_move(text: str, board: Board) -> Move:
+def _parse_board_move(text: str, board: Board, rules: Rules | None = None) -> Move:
     rows, single = _single(board)
+
+    def syntax() -> str:
+        assert rules is not None
+        return how_to_move(rules, board).syntax
+
     return Move.from_text(
-        text, rows=rows, single_row=rows and single, single_pile=not rows and single
+        text,
+        rows=rows,
+        single_row=rows and single,
+        single_pile=not rows and single,
+        syntax=None if rules is None else syntax,
     )
+
+
+# -- how to move: each game's help, generated from its rules -----------------------------------
+
+
+def _amount(first: int, last: int | None) -> str:
+    """``"1"``, ``"1 or 2"``, ``"2 to 5"``, ``"any number"``, ``"3 or more"``."""
+    if last is None:
+        return "any number" if first == 1 else f"{first} or more"
+    if last == first:
+        return str(first)
+    return f"{first} or {last}" if last == first + 1 else f"{first} to {last}"
+
+
+def _amounts(spans: list[tuple[int, int | None]]) -> str:
+    """Several spans of amounts in words: ``"1, 3 or 4"``, ``"1 to 3 or 5"``."""
+    words: list[str] = []
+    for first, last in spans:
+        if last is not None and last == first + 1:
+            words += [str(first), str(last)]
+        else:
+            words.append(_amount(first, last))
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def take_rule_text(rule: TakeAndBreak) -> str:
+    """What a move of a take-and-break game may do, in a sentence: ``"a move takes any number
+    from one pile"`` (Nim), ``"a move takes 1 or 2 adjacent stones from anywhere in a run"``
+    (Kayles), ``"a move splits a run in two runs of different lengths, taking no stone"``
+    (Grundy's game). Runs of takes with the same octal digit are said together. O(digits)."""
+    rows = rule.splits
+    spans: dict[int, list[tuple[int, int | None]]] = {}  # digit -> spans of takes, in order
+    for k, d in enumerate(rule.digits, 1):
+        if not d:
+            continue
+        have = spans.setdefault(d, [])
+        if have and have[-1][1] == k - 1:
+            have[-1] = (have[-1][0], k)
+        else:
+            have.append((k, k))
+    if rule.tail:
+        k = len(rule.digits) + 1
+        have = spans.setdefault(rule.tail, [])
+        if have and have[-1][1] == k - 1:
+            have[-1] = (have[-1][0], None)
+        else:
+            have.append((k, None))
+    clauses = []
+    for d, takes in spans.items():
+        amount = _amounts(takes)
+        if rows:
+            stones = "stone" if amount == "1" else "adjacent stones"
+            amount = "any number of" if amount == "any number" else amount
+            clauses.append(f"takes {amount} {stones} {take_places(d, rows=True)}")
+        else:
+            clauses.append(f"takes {amount} {take_places(d, rows=False)}")
+    if rule.d0 & 4:
+        unequal = " of different lengths" if rule.unequal else ""
+        clauses.append(f"splits a run into two runs{unequal}, taking no stone")
+    return "a move " + ("; or ".join(clauses) if clauses else "is not possible")
+
+
+def move_rule_text(rules: Rules) -> str:
+    """What a move of the game may do, in a sentence (its rules' own words for the relatives
+    on piles, :func:`take_rule_text` for take-and-break games)."""
+    if isinstance(rules, PileRules):
+        return rules.rule_text
+    rule = rules.heap_rule
+    return take_rule_text(rule) if rule is not None else "a move follows the game's rules"
+
+
+def typed_move(move: Move, board: Board, *, letters: bool = False) -> str:
+    """A move as people type it on ``board`` (what :meth:`Rules.parse_move` reads back):
+    ``"3"`` (one pile), ``"b3"`` or ``"2 3"``, ``"a2 b2"`` (several piles), ``"3 2"`` (one row:
+    POSITION COUNT), ``"1 3 2"`` (ROW POSITION COUNT), ``"3 0"`` (a split taking nothing)."""
+    if move.at is not None:
+        if board.pile_count == 1:
+            return f"{move.at} {move.take}"
+        return f"{move.pile} {move.at} {move.take}"
+    if board.pile_count == 1 and not move.also:
+        return str(move.take)
+    if letters and board.pile_count <= 26:
+        return " ".join(f"{pile_letter(p).lower()}{t}" for p, t in move.parts)
+    return " ".join(f"{p} {t}" for p, t in move.parts)
+
+
+EXAMPLE_SCAN = 2000
+"""Legal moves looked at for an example of each kind of move (the middle one is shown)."""
+
+
+def _example(
+    rules: Rules, board: Board, wanted: Callable[[Move], bool], letters: bool
+) -> str | None:
+    """A legal move of the kind ``wanted`` as it is typed (the middle one of the first
+    :data:`EXAMPLE_SCAN` such moves), or ``None`` when there is none now: an example is always
+    one the game accepts. O(EXAMPLE_SCAN)."""
+    found: list[Move] = []
+    for i, move in enumerate(rules.legal_moves(board)):
+        if wanted(move):
+            found.append(move)
+        if i >= EXAMPLE_SCAN:
+            break
+    if not found:
+        return None
+    return typed_move(found[len(found) // 2], board, letters=letters)
+
+
+def _eg(example: str | None) -> str:
+    return "" if example is None else f" (e.g. {example})"
+
+
+@dataclass(frozen=True, slots=True)
+class HowToMove:
+    """How to make a move in a game, for people: ``rule`` says what a move may do, ``syntax``
+    how to type one, with an example the game accepts now."""
+
+    rule: str
+    syntax: str
+
+
+def how_to_move(rules: Rules, board: Board, *, letters: bool = False) -> HowToMove:
+    """The help of a game on ``board``, generated from its rules (every interface shows this
+    one: the terminal's first prompt and ``help``, the shell's ``help``, and the message of a
+    move that cannot be read). ``letters``: piles named by letter, as the terminal draws
+    them. O(:data:`EXAMPLE_SCAN`)."""
+    rule = move_rule_text(rules)
+    single = board.pile_count == 1
+    if isinstance(board, Rows):
+        heap_rule = rules.heap_rule
+        assert heap_rule is not None
+        parts = []
+        if heap_rule.digits or heap_rule.tail:
+            ex = _example(rules, board, lambda m: m.take > 0, letters)
+            parts.append(
+                "type POSITION COUNT to take COUNT adjacent stones from stone POSITION on"
+                if single
+                else "type ROW POSITION COUNT to take COUNT adjacent stones of row ROW from "
+                "stone POSITION on"
+            )
+            parts[-1] += _eg(ex)
+        if heap_rule.d0 & 4:
+            ex = _example(rules, board, lambda m: m.take == 0, letters)
+            split = (
+                "POSITION 0 to split the run just before stone POSITION"
+                if single
+                else "ROW POSITION 0 to split row ROW just before stone POSITION"
+            )
+            parts.append(("type " if not parts else "") + split + _eg(ex))
+        return HowToMove(rule, ", or ".join(parts))
+    ex = _example(rules, board, lambda m: not m.also, letters)
+    if isinstance(rules, StaircaseRules):
+        return HowToMove(
+            rule,
+            "type STEP COINS to move COINS coins from STEP to the step below" + _eg(ex),
+        )
+    if single:
+        return HowToMove(rule, "type how many to take" + _eg(ex))
+    by_letter = letters and board.pile_count <= 26
+    if by_letter and ex is not None:  # the letter drawn, or the number analyze names it by
+        ex += " or " + str(_example(rules, board, lambda m: not m.also, False))
+    piles = "PILE AMOUNT to take AMOUNT from PILE" + (
+        ", the pile by its letter or number" if by_letter else ""
+    )
+    syntax = f"type {piles}{_eg(ex)}"
+    if rules.move_shape == "several-piles":
+        several = _example(rules, board, lambda m: bool(m.also), letters)
+        syntax += ", or one PILE AMOUNT per pile to take from several at once" + _eg(several)
+    return HowToMove(rule, syntax)
 
 
 def move_words(move: Move) -> str:
@@ -322,7 +505,7 @@ class HeapRules:
         return is_terminal(self.rule, board.canonical, frozenset())
 
     def parse_move(self, text: str, board: Board) -> Move:
-        return _parse_board_move(text, board)
+        return _parse_board_move(text, board, self)
 
     def describe_move(self, move: Move, board: Board) -> str:
         return move_words(move)
@@ -371,8 +554,8 @@ class PileRules:
     """The theorem in words, for sentences ("Wythoff's theorem")."""
     lists_every_win = True
     """Whether :meth:`theorem_wins` names every winning move (else one of them)."""
-    move_help = ""
-    """How to type a move, where piles mean something else ("" : as in Nim)."""
+    rule_text = "a move takes any number from one pile"
+    """What a move may do, in a sentence (:func:`move_rule_text`)."""
     piles: int | None = None
     """How many piles a position has (``None``: any number)."""
 
@@ -522,7 +705,7 @@ class PileRules:
         return self.count_moves(self._piles(board)) == 0
 
     def parse_move(self, text: str, board: Board) -> Move:
-        return _parse_board_move(text, board)
+        return _parse_board_move(text, board, self)
 
     def describe_move(self, move: Move, board: Board) -> str:
         return _pile_words(move)
@@ -581,6 +764,7 @@ class WythoffRules(PileRules):
     method = "wythoff"
     theory_name = "Wythoff's theorem"
     piles = 2
+    rule_text = "a move takes any number from one pile, or the same number from both piles"
 
     def key(self, board: Piles) -> Canon:
         a, b = board.heaps
@@ -716,6 +900,10 @@ class MooreRules(PileRules):
     lists_every_win = False
     method = "moore"
     theory_name = "Moore's theorem"
+
+    @property
+    def rule_text(self) -> str:  # type: ignore[override]
+        return f"a move takes any number from each of {_amount(1, self.k)} piles"
 
     def successors(self, board: Board) -> Iterator[tuple[Move, Board]]:
         """Every move (lazily, as :func:`~nimlab.theory.moore.moore_takes` lists them: O(k)
@@ -865,9 +1053,9 @@ class StaircaseRules(PileRules):
 
     method = "staircase"
     piece_words: PieceWords = ("step", "coin", "coins")
-    move_help = (
-        "type STEP COINS to move COINS from STEP to the step below (e.g. b2: 2 coins from step B; "
-        "from step A they leave the game)"
+    rule_text = (
+        "a move moves any number of coins from one step to the step below (from the lowest "
+        "step they leave the game)"
     )
     theory_name = "the odd-steps rule"
     end_positions_allowed = False
@@ -985,6 +1173,10 @@ class FibonacciRules(PileRules):
     The mover wins exactly when the pile's smallest Zeckendorf term is within the limit."""
 
     method = "fibonacci"
+    rule_text = (
+        "a move takes from the one pile: the first move any number but not the whole pile, "
+        "each later move at least 1 and at most twice the previous take"
+    )
     lists_every_win = False
     theory_name = "Whinihan's Zeckendorf rule"
     piles = 1
@@ -1018,16 +1210,29 @@ class FibonacciRules(PileRules):
 
     def play(self, board: Board, move: Move) -> Piles:
         b = self._piles(board)
-        takes = self._check_parts(b, move)
         heap, limit = self.key(b)
-        if move.take > limit:
-            why = (
-                "the first move may not take the whole pile"
-                if b.limit == heap - 1 and limit == heap - 1
-                else "a move takes at most twice what the previous move took"
-            )
-            raise IllegalMoveError(f"cannot take {move.take}: take 1 to {limit:,} ({why})")
+        if move.at is None and not move.also and move.pile == 1 and move.take > limit >= 1:
+            raise IllegalMoveError(f"cannot take {move.take:,} ({self.limit_text(b)})")
+        takes = self._check_parts(b, move)
         return Piles((heap - takes[1],), self, 2 * move.take)
+
+    def limit_text(self, board: Piles) -> str:
+        """The most the next move may take, and why: ``"at most 4: twice the last take of
+        2"``, ``"at most 9: the first move may not take the whole pile"``, ``"at most 3: the
+        pile has 3"``. O(1)."""
+        heap, limit = self.key(board)
+        first = board.limit is not None and board.limit == heap - 1  # a start's limit
+        twice = board.limit is not None and board.limit % 2 == 0 and board.limit <= heap
+        if first and twice:  # the two rules agree here: say both
+            return (
+                f"at most {limit:,}: the first move may not take the whole pile, and a later "
+                f"move takes at most twice the last take ({limit // 2:,})"
+            )
+        if twice:
+            return f"at most {limit:,}: twice the last take of {limit // 2:,}"
+        if first:
+            return f"at most {limit:,}: the first move may not take the whole pile"
+        return f"at most {limit:,}: the pile has {heap:,}"
 
     def key_moves(self, key: Canon) -> Iterator[Canon]:
         from nimlab.theory.fibonacci import fibonacci_moves

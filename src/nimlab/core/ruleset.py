@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
+from nimlab.core.arguments import shown
 from nimlab.core.errors import RulesetError
 from nimlab.core.games import ALIASES, GAME_CHOICES, NIM, GameKind, game_choices, parse_game
 from nimlab.core.position import Board, Piles
@@ -58,12 +59,17 @@ def parse_end_position(text: str | Iterable[int]) -> Canon:
         numbers = [int(d) for d in re.findall(r"[0-9]+", text)]
         if not numbers:
             raise RulesetError(f"end position {text!r} has no numbers: write heap sizes like 2,2,2")
+    elif not isinstance(text, Iterable):
+        raise RulesetError(
+            f"an end position is text like '2,2,2' or a list of heap sizes, not "
+            f"{type(text).__name__}"
+        )
     else:
         numbers = list(text)
         for n in numbers:
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 raise RulesetError(
-                    f"end position {numbers!r}: heap sizes must be whole numbers 0 or more"
+                    f"end position {shown(numbers)}: heap sizes must be whole numbers 0 or more"
                 )
     if len(numbers) > _MAX_END_HEAPS:
         raise RulesetError(f"an end position has at most {_MAX_END_HEAPS} heaps")
@@ -96,8 +102,12 @@ class Ruleset:
 
     @classmethod
     def parse(cls, text: str) -> Ruleset:
-        """Read the one-line form: ``GAME [misere|normal] [end=H.H.H ...] [defaults]``. The
-        rulesets read last are remembered (256 texts; a ruleset is immutable)."""
+        """Read the one-line form: ``GAME [misere|normal] [end H,H,H ...] [defaults]``, with the
+        command line's words (``end 2,2``, ``--end 2,2``, ``--misere``, ``--defaults``) or the
+        stored form's (``end=2.2``). The rulesets read last are remembered (256 texts; a
+        ruleset is immutable). Raises :class:`~nimlab.core.errors.RulesetError`."""
+        if not isinstance(text, str):
+            raise RulesetError(f"a ruleset is text like 'nim misere', not {type(text).__name__}")
         return _parsed_ruleset(text)
 
     @classmethod
@@ -108,8 +118,9 @@ class Ruleset:
         game = parse_game(words[0])
         misere = False
         ends: set[Canon] = set()
-        for word in words[1:]:
-            lower = word.lower()
+        rest = iter(words[1:])
+        for word in rest:
+            lower = word.lower().removeprefix("--")
             if lower in ("misere", "misère"):
                 misere = True
             elif lower == "normal":
@@ -118,10 +129,15 @@ class Ruleset:
                 ends.update(DEFAULT_END_POSITIONS)
             elif lower.startswith("end="):
                 ends.add(parse_end_position(lower.removeprefix("end=")))
+            elif lower == "end":  # as on the command line: end 2,2 (or --end 2,2)
+                value = next(rest, None)
+                if value is None:
+                    raise RulesetError("'end' needs an end position after it, e.g. end 2,2")
+                ends.add(parse_end_position(value))
             else:
                 raise RulesetError(
                     f"unknown ruleset word {word!r}: allowed are misere, normal, defaults "
-                    "and end=H.H.H (e.g. end=2.2.2)"
+                    "and end H,H,H (or end=H.H.H; e.g. end 2,2,2)"
                 )
         return cls(game, misere, frozenset(ends))
 
@@ -134,6 +150,10 @@ class Ruleset:
             for e in sorted(self.end_positions, key=lambda e: (len(e), e))
         ]
         return " ".join(words)
+
+    def __repr__(self) -> str:
+        """``Ruleset.parse('kayles misere end=2.2')``: the text form, which reads back."""
+        return f"Ruleset.parse({str(self)!r})"
 
     def describe(self) -> str:
         """A sentence for people."""
@@ -269,7 +289,6 @@ class Ruleset:
         return replace(self, end_positions=frozenset())
 
 
-@lru_cache(maxsize=256)
 def as_ruleset(value: object) -> Ruleset:
     """What the Python API takes as rules (``Game(...)``, ``analyze(...)``): a :class:`Ruleset`
     as it is, or its one-line text form (:meth:`Ruleset.parse`). Raises :class:`RulesetError`
@@ -281,5 +300,6 @@ def as_ruleset(value: object) -> Ruleset:
     raise RulesetError(f"rules are a Ruleset or text like 'nim misere', not {type(value).__name__}")
 
 
+@lru_cache(maxsize=256)
 def _parsed_ruleset(text: str) -> Ruleset:
     return Ruleset._read(text)

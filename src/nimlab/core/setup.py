@@ -22,17 +22,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from nimlab.core.arguments import shown
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.games import parse_game
 from nimlab.core.players import Player, unique_players
-from nimlab.core.position import Board, Piles, Position, Rows, parse_heaps
+from nimlab.core.position import Board, Piles, Position, Rows, heaps_text, parse_heaps
 from nimlab.core.record import MAX_PLAYERS, MAX_ROW
 from nimlab.core.ruleset import Ruleset, parse_end_position
 
 if TYPE_CHECKING:
     from nimlab.core.game import Game
 
-__all__ = ["FIRST_CHOICES", "First", "GameSetup", "ruleset_from", "start_over_message"]
+__all__ = [
+    "FIRST_CHOICES",
+    "First",
+    "GameSetup",
+    "check_start",
+    "ruleset_from",
+    "start_over_message",
+]
 
 First = Literal["first", "random", "auto"]
 FIRST_CHOICES: tuple[First, ...] = ("first", "random", "auto")
@@ -62,13 +70,23 @@ def start_over_message(start: Board) -> str:
     """Why a start position that is already an end position is refused: the game would be over
     before anyone moves (the rules' first player would win or be eliminated at once), so it is
     neither played nor stored. O(number of piles shown, at most 12)."""
-    heaps = start.heaps
-    shown = " ".join(map(str, heaps[:12])) + (" ..." if len(heaps) > 12 else "")
+    shown = heaps_text(start.heaps)
     return (
         f"the start position {shown} is already an end position, so the game would be over "
         "before anyone moves: choose a start position from which a move can be made "
         "(not an extra end position, e.g. 3 4 5)"
     )
+
+
+def check_start(ruleset: Ruleset, start: Board) -> None:
+    """Refuse, with a :class:`PositionError`, a start position no game can be played from: one
+    with no pile, or one that is already an end position (see :func:`start_over_message`).
+    Every game checks its start here (:class:`GameSetup` and
+    :class:`~nimlab.core.game.Game`, hence every interface). O(piles)."""
+    if start.pile_count == 0:
+        raise PositionError("a game needs at least one pile")
+    if ruleset.is_over(start):
+        raise PositionError(start_over_message(start))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +108,7 @@ class GameSetup:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "start", self.ruleset.rules.as_board(self.start))
-        if self.start.pile_count == 0:
-            raise PositionError("a game needs at least one pile")
+        check_start(self.ruleset, self.start)
         if isinstance(self.start, Rows):
             stones = sum(self.start.heaps)
             if self.max_stones is not None and stones > self.max_stones:
@@ -104,8 +121,6 @@ class GameSetup:
                     "a game on rows of stones keeps every stone in its record: "
                     f"at most {MAX_ROW:,} stones in all"
                 )
-        if self.ruleset.is_over(self.start):
-            raise PositionError(start_over_message(self.start))
         if len(self.players) < 2:
             raise PlayerError("a game needs at least two players")
         if len(self.players) > MAX_PLAYERS:
@@ -119,10 +134,11 @@ class GameSetup:
             isinstance(first, int) and not 0 <= first < len(self.players)
         ):
             raise PlayerError(
-                f"first player {int(first) + 1} does not exist: players are 1-{len(self.players)}"
+                f"first player {shown(int(first) + 1)} does not exist: "
+                f"players are 1-{len(self.players)}"
             )
         if not isinstance(first, int) and first not in FIRST_CHOICES:
-            raise PlayerError(f"first player {first!r}: choose {', '.join(FIRST_CHOICES)}")
+            raise PlayerError(f"first player {shown(first)}: choose {', '.join(FIRST_CHOICES)}")
 
     @classmethod
     def from_options(

@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, overload
 
-from nimlab.core.errors import RulesetError
+from nimlab.core.arguments import check_count, check_seconds, shown
+from nimlab.core.errors import PositionError, RulesetError
 from nimlab.core.rules import WythoffRules
 from nimlab.core.ruleset import Ruleset, as_ruleset
 
@@ -113,7 +114,7 @@ class GrundyValues:
         if isinstance(n, slice):
             return self.values[n]
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise IndexError(f"heap sizes are whole numbers 0 or more, not {n!r}")
+            raise IndexError(f"heap sizes are whole numbers 0 or more, not {shown(n)}")
         if n < len(self.values):
             return self.values[n]
         if self.period is not None and self.preperiod is not None:
@@ -122,7 +123,8 @@ class GrundyValues:
         if self.arithmetic is not None and self.arithmetic.proven:
             return self.arithmetic.value(n, self.values)
         raise IndexError(
-            f"G({n}) is beyond the {len(self.values):,} computed values and no period is proven"
+            f"G({shown(n)}) is beyond the {len(self.values):,} computed values and no period is "
+            "proven"
         )
 
     def summary(self) -> str:
@@ -178,7 +180,8 @@ def grundy(
     :data:`MAX_VALUES`). At most ``seconds`` of work:
     then the values so far come back with ``stopped="time"``. Raises
     :class:`~nimlab.core.errors.RulesetError` for rules that are not understood and
-    ``ValueError`` for a count out of range.
+    :class:`~nimlab.core.errors.ArgumentError` for a count or ``seconds`` out of range
+    (``seconds`` is 0 to :data:`~nimlab.core.arguments.MAX_SECONDS`).
 
     >>> g = grundy("kayles", 1000, prove=True)
     >>> g.values[:12]
@@ -189,8 +192,8 @@ def grundy(
     from nimlab.theory.grundy import GrundyRun, arithmetic_period
 
     ruleset = as_ruleset(game)
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_VALUES:
-        raise ValueError(f"n is how many values to compute, 1 to {MAX_VALUES:,}, not {n!r}")
+    check_count(n, "n (how many values to compute)", 1, MAX_VALUES)
+    seconds = check_seconds(seconds)
     if has_grundy_table(ruleset.game):
         raise RulesetError(
             f"no Grundy values of one heap: {ruleset.game.title} is played on a pair of piles; "
@@ -304,7 +307,8 @@ def grundy_table(
     core) and 4 bytes per value while computing; ``n`` is 1 to :data:`MAX_TABLE`.
 
     Raises :class:`~nimlab.core.errors.RulesetError` for a game without such a table (games
-    on heaps have :func:`grundy`), ``ValueError`` for ``n`` out of range, and
+    on heaps have :func:`grundy`), :class:`~nimlab.core.errors.ArgumentError` for ``n`` or
+    ``seconds`` out of range, and
     :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds`` of work.
 
     >>> t = grundy_table("wythoff", 6)
@@ -320,9 +324,8 @@ def grundy_table(
             f"no table of pairs: {ruleset.game.title} is not played on a pair of piles "
             "(Wythoff's game is); nimlab.grundy gives the values of one heap"
         )
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_TABLE:
-        raise ValueError(f"n is how many piles the table covers, 1 to {MAX_TABLE:,}, not {n!r}")
-    budget = Budget(seconds=seconds, positions=table_cells(MAX_TABLE, MAX_TABLE))
+    check_count(n, "n (how many piles the table covers)", 1, MAX_TABLE)
+    budget = Budget(seconds=check_seconds(seconds), positions=table_cells(MAX_TABLE, MAX_TABLE))
     table = wythoff_grundy_table(n, budget=budget)
     return GrundyTable(title=ruleset.game.title, values=tuple(tuple(row) for row in table.tolist()))
 
@@ -393,9 +396,16 @@ class Quotient:
 
     def outcome(self, position: list[int] | tuple[int, ...]) -> str:
         """``"P"`` or ``"N"``: the misère outcome of a sum of heaps, read off the quotient.
-        O(heaps); raises :class:`~nimlab.theory.quotient.QuotientError` for a heap it does not
-        cover."""
-        return str(self.theory.outcome(tuple(sorted(position))))
+        O(heaps); raises :class:`~nimlab.core.errors.PositionError` for heaps that are not
+        whole numbers 0 or more, or a heap it does not cover."""
+        from nimlab.core.position import parse_heaps
+        from nimlab.theory.quotient import QuotientError
+
+        heaps = parse_heaps(position)
+        try:
+            return str(self.theory.outcome(tuple(sorted(heaps))))
+        except QuotientError as e:
+            raise PositionError(str(e)) from None
 
     def summary(self) -> str:
         """One line: the order, the P-portion, and what is proven."""
@@ -409,6 +419,10 @@ class Quotient:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        how = "proven" if self.proven else f"verified for heaps up to {self.heap_bound:,}"
+        return f"<Quotient of {self.title}: order {self.order:,}, {how}>"
 
     def _repr_html_(self) -> str:
         from nimlab.core.render import quotient_html
@@ -430,8 +444,9 @@ def quotient(
     ``game`` is what :class:`~nimlab.core.game.Game` takes (``"kayles"``, ``"0.77"``, a
     :class:`~nimlab.core.ruleset.Ruleset`); misère play is implied. Raises
     :class:`~nimlab.core.errors.RulesetError` for a game without one here (Nim, the relatives
-    whose positions are not sums of heaps, end positions), ``ValueError`` for a bound out of
-    range, and :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
+    whose positions are not sums of heaps, end positions),
+    :class:`~nimlab.core.errors.ArgumentError` for a bound or ``seconds`` out of range, and
+    :class:`~nimlab.theory.budget.BudgetExceeded` after ``seconds``.
 
     >>> q = quotient("kayles")
     >>> q.order, q.proven
@@ -446,10 +461,8 @@ def quotient(
     rule = ruleset.rule
     if max_heap is None:
         max_heap = default_heap_bound(rule)
-    if isinstance(max_heap, bool) or not isinstance(max_heap, int):
-        raise ValueError(f"max_heap is a whole number, not {max_heap!r}")
-    if not 0 <= max_heap <= MAX_QUOTIENT_HEAP:
-        raise ValueError(f"max_heap is 0 to {MAX_QUOTIENT_HEAP}, not {max_heap}")
+    check_count(max_heap, "max_heap (the largest heap covered)", 0, MAX_QUOTIENT_HEAP)
+    seconds = check_seconds(seconds)
     if ruleset.end_positions:
         raise RulesetError("a misère quotient is computed for rules without extra end positions")
     try:

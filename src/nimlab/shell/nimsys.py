@@ -8,10 +8,12 @@ surplus arguments are ignored)::
     removeplayer [username]                         editplayer username,family_name,given_name
     resetstats [username]                           displayplayer [username]
     rankings [asc|desc]                             startgame stones,upper_bound,username1,username2
-    startadvancedgame stones,username1,username2    exit
+    startadvancedgame stones,username1,username2    help
+    exit
 
-The original's bugs are fixed: a non-number where a number belongs gets "Invalid move." (in a game)
-or an argument message (in a command) instead of a crash; there is no limit on the number of
+The original's bugs are fixed: a non-number where a number belongs gets "Invalid move." and how
+to type a move (in a game) or an argument message (in a command) instead of a crash; ``help``
+lists the commands (and, in a game, says how to move); there is no limit on the number of
 players; every change is saved at once (not only on ``exit``); the end of input (Ctrl+D) leaves
 cleanly: in a game it leaves the game (abandoned, not saved) and the shell goes on at its prompt,
 at the prompt it leaves the shell; a player cannot play against themselves.
@@ -27,6 +29,7 @@ from typing import TextIO
 from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
 from nimlab.core.position import Move, Rows
+from nimlab.core.rules import how_to_move
 from nimlab.core.ruleset import Ruleset, parse_game
 from nimlab.core.setup import GameSetup
 from nimlab.storage import (
@@ -55,8 +58,33 @@ COMMANDS = (
     "rankings",
     "startgame",
     "startadvancedgame",
+    "help",
     "exit",
 )
+
+COMMAND_HELP = (
+    ("addplayer username,family_name,given_name", "register a player"),
+    ("addaiplayer username,family_name,given_name", "register a player the computer plays"),
+    ("removeplayer [username]", "remove a player (or, asked first, every player)"),
+    ("editplayer username,family_name,given_name", "change a player's names"),
+    ("resetstats [username]", "reset a player's statistics (or everyone's)"),
+    ("displayplayer [username]", "show a player (or every player)"),
+    ("rankings [asc|desc]", "the players by their share of games won"),
+    (
+        "startgame stones,upper_bound,username1,username2",
+        "a pile of stones: take 1 to upper_bound in turn; whoever takes the last stone loses",
+    ),
+    (
+        "startadvancedgame stones,username1,username2",
+        "a row of stones: take 1 stone, or 2 adjacent stones, in turn; whoever takes the last "
+        "stone wins",
+    ),
+    ("help", "this list"),
+    ("exit", "leave (everything is saved as it happens)"),
+)
+"""The shell's commands with their arguments, for ``help``."""
+HELP_WORDS = {"help", "?"}
+"""What asks for help in a game (at the prompt: the ``help`` command)."""
 
 INVALID_ARGUMENTS = "Incorrect number of arguments supplied to command."
 PLAYER_EXISTS = "The player already exists."
@@ -146,9 +174,18 @@ class NimShell:
         args = [a.strip() for a in (parts[1] if len(parts) > 1 else "").split(",") if a.strip()]
         if name == "exit":
             return False
+        if name == "help":
+            self._help()
+            return True
         handler: Callable[[list[str]], None] = getattr(self, f"_{name}")
         handler(args)
         return True
+
+    def _help(self) -> None:
+        self.say("Commands (arguments separated by commas):")
+        for command, what in COMMAND_HELP:
+            self.say(f"  {command}")
+            self.say(f"      {what}")
 
     # -- the registry -------------------------------------------------------------------------
 
@@ -279,6 +316,14 @@ class NimShell:
                 game.play_bot()
                 return
             words = self._nonblank_line().split()
+            if words[0].lower() in HELP_WORDS:
+                self.say(
+                    f"Type how many stones to remove, 1 to {largest}: whoever removes the last "
+                    "stone loses."
+                )
+                self.say()
+                self.say(stones_line)
+                continue
             amount = _integer(words[0])
             if amount is not None and 1 <= amount <= largest:
                 game.push(Move(1, amount))
@@ -330,16 +375,23 @@ class NimShell:
                 game.play_bot()
                 return
             words = self._line().split()
+            how = how_to_move(game.ruleset.rules, board)
+            if words and words[0].lower() in HELP_WORDS:
+                self.say(f"{how.syntax[0].upper()}{how.syntax[1:]}: {how.rule}.")
+                self.say()
+                self.say(stones_line)
+                continue
             position = _integer(words[0]) if words else None
             count = _integer(words[1]) if len(words) > 1 else None
-            if position is not None and count is not None and 1 <= count <= 2:
+            reason = ""
+            if position is not None and count is not None:
                 try:
                     game.push(Move(1, count, at=position))
                     return
-                except NimlabError:
-                    pass
+                except NimlabError as e:
+                    reason = f": {e}"
             self.say()
-            self.say("Invalid move.")
+            self.say(f"Invalid move{reason}. {how.syntax[0].upper()}{how.syntax[1:]}.")
             self.say()
             self.say(stones_line)
 
