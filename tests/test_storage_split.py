@@ -139,7 +139,8 @@ def _version_2_database(path: Path) -> None:
     for source in ("play", "import"):
         gid = conn.execute(
             "INSERT INTO games (ruleset, start, winner_seat, move_count, started_at, finished_at, "
-            "source, record) VALUES ('nim', '[1]', 0, 1, 'a', 'b', ?, ?)",
+            "source, record) VALUES ('nim', '[1]', 0, 1, '2024-01-01T00:00:00+00:00', "
+            "'2024-01-01T00:01:00+00:00', ?, ?)",
             (source, json.dumps(record)),
         ).lastrowid
         conn.execute(

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from nimlab.core.errors import PositionError
 from nimlab.core.game import Game
 from nimlab.core.games import GAMES
 from nimlab.core.players import BOT_KINDS, BOT_TITLES
@@ -56,7 +57,11 @@ def client(app_client: TestClient) -> Iterator[TestClient]:
 def test_a_states_legal_moves_are_the_games(ruleset: str, piles: list[int]) -> None:
     """The legal moves a state lists (on piles: made from each pile's amounts, without a Move
     of each, their models shared) are the game's own legal moves, in the same order."""
-    game = Game(Ruleset.parse(ruleset), piles, ["human:Ann", "human:Bob"])
+    try:
+        game = Game(Ruleset.parse(ruleset), piles, ["human:Ann", "human:Bob"])
+    except PositionError:  # a start that is already over (no move): refused, as play refuses it
+        assume(False)
+        return
     assert legal_moves_out(game) == [move_out(m) for m in game.legal_moves]
 
 
