@@ -178,7 +178,7 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         (json.dumps(done.to_record()),),
     )
     conn.close()
-    with Store.open(db) as store:
+    with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
         assert store.integrity_check() == "ok"
         [summary] = store.games()
         assert summary.ending is None and summary.winner_seat == 0
@@ -214,5 +214,5 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         conn.execute("DROP INDEX live_games_listed")
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("UPDATE schema_version SET version = 6")
-    with Store.open(db) as store:
+    with Store.open(db, upgrade=True) as store:
         assert store.public_games_in_play(limit=10) == [("pub", 0)]

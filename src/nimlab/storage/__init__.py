@@ -13,11 +13,13 @@ given as a URL (``postgresql://...``, :mod:`~nimlab.storage.postgres`), and
 """
 
 from nimlab.storage.archive import ENDINGS, Ending, ending_of
+from nimlab.storage.connection import upgrade_database
 from nimlab.storage.errors import (
     DatabaseChoiceError,
     GameNotFoundError,
     LimitError,
     NoDatabaseError,
+    OldSchemaError,
     PlayerExistsError,
     ReadOnlyError,
     RecordError,
@@ -67,6 +69,7 @@ __all__ = [
     "LimitError",
     "LoopWriter",
     "NoDatabaseError",
+    "OldSchemaError",
     "PlayerExistsError",
     "PlayerRecord",
     "ReadOnlyError",
@@ -92,4 +95,5 @@ __all__ = [
     "read_players",
     "record_hash",
     "resolve_db_path",
+    "upgrade_database",
 ]
