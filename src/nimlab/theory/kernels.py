@@ -182,9 +182,12 @@ def ensure(group: str) -> None:
 
 def _lock_path(module: str) -> Path:
     """The lock file of kernel module ``module`` for the kernel cache this process uses: in
-    ``NUMBA_CACHE_DIR`` when it is set, else in the temporary folder (named after this copy of
+    Numba's cache folder when one is set (``NUMBA_CACHE_DIR``, or the fallback of
+    :mod:`nimlab.theory._jit`), else in the temporary folder (named after this copy of
     nimlab, whose kernels are cached next to their sources)."""
-    cache = os.environ.get("NUMBA_CACHE_DIR")
+    from numba import config
+
+    cache = os.environ.get("NUMBA_CACHE_DIR") or getattr(config, "CACHE_DIR", "")  # (or _jit's)
     if cache:
         return Path(cache) / f"nimlab-{module}.lock"
     where = f"{Path(__file__).resolve().parent}:{module}"
