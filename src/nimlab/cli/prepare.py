@@ -3,7 +3,7 @@ starts, saying so on stderr when it compiles (the first run after an install).""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from nimlab.cli.common import err_console
 from nimlab.theory import kernels
@@ -11,11 +11,14 @@ from nimlab.theory import kernels
 __all__ = ["prepare_solvers"]
 
 
-def prepare_solvers(groups: Iterable[str] | None = None) -> None:
+def prepare_solvers(
+    groups: Iterable[str] | None = None, say: Callable[[str], None] | None = None
+) -> None:
     """Prepare ``groups`` (every kernel by default). When some are not in the kernel cache
     yet, say "preparing the solvers once (about N s)" on stderr first, with a progress bar
-    when stderr is a terminal; otherwise nothing is printed (kernels found in the cache are
-    loaded when a question first needs them, outside its budget too)."""
+    when stderr is a terminal, or through ``say`` when given (a server's log, in its format;
+    no bar); otherwise nothing is printed (kernels found in the cache are loaded when a
+    question first needs them, outside its budget too)."""
     wanted = list(kernels.GROUPS if groups is None else groups)
     cold = kernels.cold(wanted)
     if not cold:
@@ -23,8 +26,12 @@ def prepare_solvers(groups: Iterable[str] | None = None) -> None:
             kernels.prepare(wanted)
         return
     seconds = sum(kernels.COLD_SECONDS[g] for g in cold)
-    err_console.print(f"preparing the solvers once (about {seconds:.0f} s)", highlight=False)
-    if not err_console.is_terminal:
+    message = f"preparing the solvers once (about {seconds:.0f} s)"
+    if say is not None:
+        say(message)
+    else:
+        err_console.print(message, highlight=False)
+    if say is not None or not err_console.is_terminal:
         kernels.prepare(cold)
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn

@@ -361,13 +361,13 @@ class LiveGames:
         cap = store.in_play.limits.max_games
         held = await self.read(lambda s: s.count_games_in_play())
         entries = await self.read(lambda s: s.live_games_with_versions(limit=cap))
-        resumed = 0
+        resumed = 0  # of the games read, the ones that go on (others ended or do not replay)
         for (key, record, meta), version in entries:
             lg = self._resumed(key, record, meta, version)
             if lg is None:
                 continue
             self.games[key] = lg
-            resumed += 1
+            resumed += not lg.game.is_over
             if lg.game.is_over:
                 with contextlib.suppress(Stale):  # finished by another process meanwhile
                     await self._finish(lg)
@@ -381,7 +381,9 @@ class LiveGames:
                 cap,
                 held - cap,
             )
-        log.info("resumed %d of %d games in play", resumed, held)
+        # counted from the games read, not from the count read before them: other processes
+        # may have started games in between ("resumed 10 of 7 games in play")
+        log.info("resumed %d of %d games in play", resumed, len(entries))
         self._spawn(self._expire_loop(), "expiry")
         if self._feed is not None:
             self._spawn(self._follow(self._feed), "change feed")
