@@ -355,6 +355,7 @@ def test_web_moves_answer_503_while_the_database_is_away_and_play_on_when_it_is_
             allow(False)
             r = web.move(c, key, seat=1, token=tokens[1], pile=2, take=1)
             assert r.status_code == 503 and "could not be saved" in r.json()["detail"]
+            assert name not in r.text and "postgres" not in r.text  # only in the log
             assert c.get(f"/api/games/{key}").json()["move_count"] == 1  # not played
         finally:
             allow(True)

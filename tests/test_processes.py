@@ -110,6 +110,7 @@ def the_database_down_answers_503_and_everything_resumes(
         status, answer = call(f"{b.url}/api/games/{key}/moves", "POST", move)
         assert status == 503, answer
         assert "could not be saved, so it was not played" in answer["detail"]
+        assert database not in answer["detail"]  # what failed is only in the log
     finally:
         _allow_connections(cluster, database, True)
     # back without a restart: nothing of the refused move was kept, the same move now plays
