@@ -138,6 +138,9 @@ def test_only_db_migrate_upgrades_an_old_database_after_a_backup(tmp_path: Path)
         [line] = r.stderr.splitlines()
         assert "schema version 4" in line and f"`nimlab db migrate --db {db}`" in line, line
         assert db.read_bytes() == before, command  # asked to read: not a byte changed
+    r = nimlab("serve", "--db", str(db), "--port", "0")  # refused before it listens
+    assert r.returncode == 1 and "`nimlab db migrate --db " in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
     r = nimlab("db", "--db", str(db), "migrate")
     assert r.returncode == 0, r.stderr
