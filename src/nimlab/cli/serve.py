@@ -615,10 +615,11 @@ def _stopping_server(config: Any, shutdown_timeout: float) -> Any:
                 self._watchdog.daemon = True
                 self._watchdog.start()
 
-        async def shutdown(self, sockets: Any = None) -> None:
-            await super().shutdown(sockets=sockets)
-            # here, not after run(): Uvicorn then ends the process by the signal it caught
-            logging.getLogger("nimlab.serve").info("stopped (process %d)", os.getpid())
+        async def _serve(self, sockets: Any = None) -> None:
+            try:
+                await super()._serve(sockets)
+            finally:  # here, not after run(): Uvicorn then ends by the signal it caught
+                logging.getLogger("nimlab.serve").info("stopped (process %d)", os.getpid())
 
         @staticmethod
         def _give_up() -> None:
