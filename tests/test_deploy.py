@@ -28,6 +28,7 @@ import nimlab
 import nimlab.theory
 from nimlab.cli.serve import _own_addresses
 from processes import PATIENCE
+from processes import nimlab as nimlab_cli
 from webtools import ServerProcess, free_port, wait_for
 
 GAME = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [1, 2]}
@@ -548,6 +549,17 @@ def test_no_writable_cache_folder_is_no_error(service_root: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("cannot be cached beside nimlab") == 1, done.stderr
     assert str(private) in done.stderr and "NUMBA_CACHE_DIR" in done.stderr
+
+
+def test_prepare_compiles_the_solvers_into_their_cache_and_says_where() -> None:
+    from nimlab.theory import kernels
+
+    done = nimlab_cli("prepare")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("The solvers are prepared: cached in "), done.stdout
+    folder = Path(done.stdout.split("cached in ", 1)[1].strip().rstrip("."))
+    assert folder.is_dir() and any(folder.glob("_grundy_kernels.*.nbi"))
+    assert kernels.cold() == []
 
 
 def test_nothing_writable_compiles_the_solvers_without_a_cache(

@@ -1,14 +1,16 @@
 """Preparing the solvers (the Numba kernels of :mod:`nimlab.theory.kernels`) before any budget
-starts, saying so on stderr when it compiles (the first run after an install)."""
+starts, saying so on stderr when it compiles (the first run after an install), and ``nimlab
+prepare``, which does it on its own (an install step)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from nimlab.cli.common import err_console
+from nimlab.cli.app import app
+from nimlab.cli.common import console, err_console
 from nimlab.theory import kernels
 
-__all__ = ["prepare_solvers"]
+__all__ = ["prepare_command", "prepare_solvers"]
 
 
 def prepare_solvers(
@@ -54,3 +56,15 @@ def prepare_solvers(
         kernels.prepare(cold, progress=step)
     if groups is None:
         kernels.prepare(wanted)
+
+
+@app.command("prepare")
+def prepare_command() -> None:
+    """Compile the solvers now into their cache, which a first start does otherwise (30-60 s).
+
+    Later processes load them from the cache in about a second. The cache is the folder
+    $NUMBA_CACHE_DIR when it is set (the systemd unit of docs/deploy.md sets it; run this as
+    the service's user), else beside nimlab's files or in your user cache folder."""
+    prepare_solvers()
+    place = kernels.cache_place()
+    console.print(f"The solvers are prepared: {place}.", highlight=False, soft_wrap=True)

@@ -24,7 +24,7 @@ from typing import Any
 import numba
 from numba import njit as _numba_njit
 
-__all__ = ["CACHE", "njit"]
+__all__ = ["CACHE", "cache_folder", "njit"]
 
 log = logging.getLogger("nimlab.kernels")
 
@@ -41,6 +41,13 @@ def _numba_finds_a_place() -> bool:
     except RuntimeError:
         return False
     return True
+
+
+def cache_folder() -> str:
+    """The folder Numba caches this package's kernels in (when :data:`CACHE` is not "")."""
+    from numba.core.caching import FunctionCache
+
+    return str(FunctionCache(_probe).cache_path)  # type: ignore[no-untyped-call]
 
 
 def _private_folder() -> Path | None:

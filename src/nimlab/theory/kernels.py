@@ -46,7 +46,17 @@ from types import ModuleType
 from nimlab.theory.budget import not_counted
 from nimlab.theory.octal import TakeAndBreak
 
-__all__ = ["COLD_SECONDS", "GROUPS", "cold", "ensure", "groups_for", "load", "prepare", "ready"]
+__all__ = [
+    "COLD_SECONDS",
+    "GROUPS",
+    "cache_place",
+    "cold",
+    "ensure",
+    "groups_for",
+    "load",
+    "prepare",
+    "ready",
+]
 
 
 def _warm_grundy() -> None:
@@ -292,3 +302,14 @@ def groups_for(rule: TakeAndBreak, *, misere: bool, players: int = 2) -> list[st
         if rule.splits:
             groups.append("grundy-sparse")
     return groups
+
+
+def cache_place() -> str:
+    """Where the compiled kernels are kept, in words (Numba's cache folder, or why none)."""
+    from nimlab.theory import _jit
+
+    if _jit.CACHE == "numba":
+        return f"cached in {_jit.cache_folder()}"
+    if _jit.CACHE:
+        return f"cached in {_jit.CACHE} (no other writable place: set NUMBA_CACHE_DIR)"
+    return "not cached (no writable folder: set NUMBA_CACHE_DIR), compiled at every start"
