@@ -562,6 +562,36 @@ def test_prepare_compiles_the_solvers_into_their_cache_and_says_where() -> None:
     assert kernels.cold() == []
 
 
+MDWE = """
+import ctypes, sys
+if ctypes.CDLL(None, use_errno=True).prctl(65, 1, 0, 0, 0) != 0:  # PR_SET_MDWE, REFUSE_EXEC_GAIN
+    sys.exit(99)
+from nimlab.cli import main
+sys.argv = ["nimlab", *sys.argv[1:]]
+main()
+"""
+"""``nimlab ARGS`` with writable memory never made executable (Linux 6.3's PR_SET_MDWE, the
+kernel's own MemoryDenyWriteExecute=), or exit status 99 when the kernel cannot."""
+
+
+@pytest.mark.parametrize("command", [["prepare"], ["serve", "--port", "0", "--db", "{db}"]])
+def test_no_executable_memory_is_one_line_not_a_traceback(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Why the unit has no MemoryDenyWriteExecute=true: Numba's compiled solvers need memory
+    that was written and is then executed, also when they are loaded from the cache."""
+    args = [a.format(db=tmp_path / "x.db") for a in command]
+    done = subprocess.run(
+        [sys.executable, "-c", MDWE, *args], capture_output=True, text=True, timeout=PATIENCE
+    )
+    if done.returncode == 99:
+        pytest.skip("this kernel cannot refuse executable memory (PR_SET_MDWE: Linux 6.3)")
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: the solvers cannot run here: the system refuses executable")
+    assert "MemoryDenyWriteExecute" in line
+
+
 def test_nothing_writable_compiles_the_solvers_without_a_cache(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

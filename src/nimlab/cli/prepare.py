@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import typer
+from rich.text import Text
+
 from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console
 from nimlab.theory import kernels
@@ -20,7 +23,25 @@ def prepare_solvers(
     yet, say "preparing the solvers once (about N s)" on stderr first, with a progress bar
     when stderr is a terminal, or through ``say`` when given (a server's log, in its format;
     no bar); otherwise nothing is printed (kernels found in the cache are loaded when a
-    question first needs them, outside its budget too)."""
+    question first needs them, outside its budget too). Where the system refuses executable
+    memory (which compiled code needs), one line says so and the command ends with status 1."""
+    try:
+        _prepare(groups, say)
+    except PermissionError as e:  # Numba's "cannot allocate executable memory"
+        err_console.print(
+            Text.assemble(
+                ("error: ", "bold red"),
+                "the solvers cannot run here: the system refuses executable memory, which "
+                "compiled code needs (a systemd unit's MemoryDenyWriteExecute=true, SELinux's "
+                f"deny_execmem, or the like): {e.strerror or e}",
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1) from None
+
+
+def _prepare(groups: Iterable[str] | None, say: Callable[[str], None] | None) -> None:
     wanted = list(kernels.GROUPS if groups is None else groups)
     cold = kernels.cold(wanted)
     if not cold:
