@@ -121,6 +121,7 @@ def test_a_database_outage_answers_a_plain_503_and_logs_what_failed(
     assert key not in after  # routes by template: no game's key is a label
     assert metric(after, "nimlab_engine_jobs_waiting") >= 0
     assert metric(after, "process_open_fds") > 0 and metric(after, "process_max_fds") > 0
+    assert metric(after, "nimlab_change_feed_up") == 1
 
 
 def test_running_out_of_file_descriptors_is_one_log_line(

@@ -365,6 +365,7 @@ class LiveGames:
             self._reader = Store.open(store.path)
             # listening before reading: no change committed after the games are read is missed
             self._feed = ChangeFeed.open(store.path)
+            metrics.change_feed(up=True)
             self._feed_thread = concurrent.futures.ThreadPoolExecutor(1, "nimlab-feed")
         await self.expire()
         cap = store.in_play.limits.max_games

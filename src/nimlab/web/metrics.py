@@ -14,8 +14,8 @@
 - ``nimlab_db_commit_seconds`` and ``nimlab_db_batch_size``: the writer's group commits;
 - ``nimlab_db_errors_total``: database operations that failed (each answered 503, details in
   the log);
-- ``nimlab_change_feed_up``: 1 while the change feed (PostgreSQL, several processes) listens, 0
-  while it has lost the database (absent with SQLite, which has none);
+- ``nimlab_change_feed_up``: 1 while the change feed (the changes other processes make) is
+  read, 0 while it has lost the database (or there is none: an in-memory database);
 - ``nimlab_http_requests_total{route,status}`` and ``nimlab_http_request_seconds{route}``: every
   HTTP request by its route's template (``/api/games/{key}/moves``, never the raw path;
   ``unmatched`` for paths no route serves) and status;
