@@ -23,7 +23,7 @@ side: ``sqlite:1`` (one process, an SQLite file), ``postgresql:1`` (one process,
 ``postgresql:2`` (``nimlab serve --workers 2`` on one port). PostgreSQL is ``--postgres URL``,
 else a throwaway cluster this bench starts (``tests/postgres.py``) with ``fsync`` and
 ``synchronous_commit`` on, as durable as SQLite's ``synchronous = FULL``; each setup gets a new
-database.
+database of its own (also on a server given by ``--postgres``, whatever database its URL names).
 
 Run: ``python bench/bench_web.py`` (``--fast-games 50 --fast-seconds 20 --games 500 --seconds 60
 --setups sqlite:1``); ``--setups sqlite:1,postgresql:1,postgresql:2 --games 300`` for issue 18.
@@ -424,17 +424,50 @@ def postgres_cluster(given: str | None) -> Iterator[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fast-games", type=int, default=50)
-    parser.add_argument("--fast-seconds", type=float, default=20.0)
-    parser.add_argument("--games", type=int, default=500)
-    parser.add_argument("--seconds", type=float, default=60.0, help="shape (b); 300 = 5 min")
-    parser.add_argument("--warmup", type=float, default=5.0, help="seconds of load not measured")
+    parser.add_argument(
+        "--fast-games",
+        type=int,
+        default=50,
+        help="shape (a): clients each sending its next move as soon as it has the answer "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--fast-seconds",
+        type=float,
+        default=20.0,
+        help="shape (a): seconds measured (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=500,
+        help="shape (b): games, each person moving once a second (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        help="shape (b): seconds measured; 300 = 5 min (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="shape (b): seconds of load not measured (default: %(default)s)",
+    )
     parser.add_argument(
         "--setups",
         default="sqlite:1",
-        help="comma-separated DATABASE:PROCESSES, DATABASE sqlite or postgresql",
+        help="comma-separated DATABASE:PROCESSES, DATABASE sqlite or postgresql, measured one "
+        "after the other (default: %(default)s; e.g. sqlite:1,postgresql:1,postgresql:2)",
     )
-    parser.add_argument("--postgres", help="a PostgreSQL cluster's URL (default: start one)")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="a PostgreSQL server to use (postgresql://USER@HOST/DB, a role that may create "
+        "databases): each postgresql setup gets a new database of its own there, whatever "
+        "database the URL names (default: start a throwaway cluster)",
+    )
     parser.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -497,6 +530,22 @@ def main() -> None:
         raise SystemExit(1)
 
 
+def database_url(server: str, name: str) -> str:
+    """The URL of database ``name`` on the server of the URL ``server``, whatever database that
+    one names (in its path, as ``?dbname=``, or none: every setup had shared it unless the URL
+    ended in ``/postgres?``)."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(server)
+    query = [
+        (k, v)
+        for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        if k != "dbname"
+    ]
+    rest = urllib.parse.urlencode(query, safe="/")
+    return f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{rest}" if rest else "")
+
+
 def new_postgres_database(cluster: str) -> str:
     """A new, empty database in the cluster (nimlab makes its schema on first use)."""
     import psycopg
@@ -504,7 +553,7 @@ def new_postgres_database(cluster: str) -> str:
     name = f"bench_{random.randrange(1 << 40):x}"
     with psycopg.connect(cluster, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
-    url = cluster.replace("/postgres?", f"/{name}?", 1)
+    url = database_url(cluster, name)
     with psycopg.connect(url, autocommit=True) as conn, contextlib.suppress(psycopg.Error):
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
     return url

@@ -3,6 +3,7 @@ variable or TOML file in that order, one name everywhere, and the table in the d
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from nimlab.web import settings as configuration
 from nimlab.web.settings import ServerSettings, SettingsError, settings_fields, settings_table
 from processes import nimlab
+from webtools import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,3 +91,67 @@ def test_serve_prints_its_configuration_and_refuses_bad_values(tmp_path: Path) -
     assert "Traceback" not in r.stderr and not (tmp_path / "x.db").exists()
     r = nimlab("serve", "--admin-token", "visible")
     assert r.returncode == 2 and "--admin-token-file" in r.stderr
+
+
+def test_the_admin_token_comes_from_a_systemd_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``LoadCredential=admin-token:FILE``: systemd hands the token over in
+    ``$CREDENTIALS_DIRECTORY``; the environment or a token file named wins over it."""
+    (tmp_path / "admin-token").write_text("from-systemd\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
+    monkeypatch.delenv("NIMLAB_ADMIN_TOKEN", raising=False)
+    s, sources = ServerSettings.load({})
+    assert s.admin_secret() == "from-systemd"
+    assert sources["admin_token"] == str(tmp_path / "admin-token")
+    monkeypatch.setenv("NIMLAB_ADMIN_TOKEN", "from-env")
+    assert ServerSettings.load({})[0].admin_secret() == "from-env"
+    (tmp_path / "admin-token").write_text("\n")
+    monkeypatch.delenv("NIMLAB_ADMIN_TOKEN")
+    with pytest.raises(SettingsError, match="holds no token"):
+        ServerSettings.load({})
+
+
+def test_an_unknown_nimlab_variable_is_named_with_the_closest_setting() -> None:
+    environ = {
+        "NIMLAB_MOVE_RTAE": "3",
+        "NIMLAB_MOVE_RATE": "3",
+        "NIMLAB_TEST_POSTGRES": "x",  # the tests' own
+        "NIMLAB_ZZZ": "1",
+        "HOME": "/root",
+    }
+    [misspelt, unknown] = configuration.unknown_variables(environ)
+    assert "NIMLAB_MOVE_RTAE" in misspelt and misspelt.endswith("did you mean NIMLAB_MOVE_RATE?")
+    assert "NIMLAB_ZZZ" in unknown and "did you mean" not in unknown
+
+
+def test_serve_logs_in_json_its_start_its_stop_and_unknown_variables(tmp_path: Path) -> None:
+    """With --log-format json every line of the log is JSON: the warnings at start, the line
+    saying it started and the one saying it stopped."""
+    server = ServerProcess(
+        tmp_path / "j.db", args=["--log-format", "json"], env={"NIMLAB_MOVE_RTAE": "3"}
+    ).start()
+    assert server.proc is not None
+    proc = server.proc
+    server.stop()
+    log = proc.stderr.read().decode() if proc.stderr else ""
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+    messages = [line["message"] for line in lines]
+    assert any("NIMLAB_MOVE_RTAE" in m and "NIMLAB_MOVE_RATE" in m for m in messages), log
+    assert any(m.startswith("started: nimlab ") and "j.db" in m for m in messages), log
+    assert any(m.startswith("stopped") for m in messages), log
+
+
+def test_preparing_the_solvers_is_said_in_the_server_s_log(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nimlab.cli.prepare import prepare_solvers
+    from nimlab.theory import kernels
+
+    prepared: list[list[str]] = []
+    monkeypatch.setattr(kernels, "cold", lambda groups: ["grundy", "split"])
+    monkeypatch.setattr(kernels, "prepare", lambda groups, progress=None: prepared.append(groups))
+    said: list[str] = []
+    prepare_solvers(["grundy", "split"], say=said.append)
+    assert said == ["preparing the solvers once (about 9 s)"] and prepared == [["grundy", "split"]]
+    assert capsys.readouterr().err == ""  # not printed besides the log

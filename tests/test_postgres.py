@@ -355,6 +355,7 @@ def test_web_moves_answer_503_while_the_database_is_away_and_play_on_when_it_is_
             allow(False)
             r = web.move(c, key, seat=1, token=tokens[1], pile=2, take=1)
             assert r.status_code == 503 and "could not be saved" in r.json()["detail"]
+            assert name not in r.text and "postgres" not in r.text  # only in the log
             assert c.get(f"/api/games/{key}").json()["move_count"] == 1  # not played
         finally:
             allow(True)
@@ -382,3 +383,33 @@ def test_the_storages_statements_are_translated_for_psycopg() -> None:
     assert translate("BEGIN IMMEDIATE") == ("BEGIN", None, False)
     for verb in ("INSERT INTO t VALUES (?)", " update t SET a = ?", "DELETE FROM t"):
         assert translate(verb)[2] is True
+
+
+def test_an_old_postgres_schema_is_refused_until_migrated_after_a_dump(
+    fresh_postgres_url: str,
+) -> None:
+    url = fresh_postgres_url
+    with Store.open(url) as store:
+        store.add_player("ann", given="Ann", family="A")
+    with psycopg.connect(url, autocommit=True) as conn:  # back to what schema version 4 was
+        conn.execute("ALTER TABLE games DROP COLUMN private")
+        conn.execute("DROP INDEX live_games_listed")
+        conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
+        conn.execute("DROP TABLE live_changes")
+        conn.execute("ALTER TABLE live_games DROP COLUMN version")
+        conn.execute("DROP TABLE delete_requests")
+        conn.execute("UPDATE schema_version SET version = 4")
+    for command in (("db",), ("players", "show")):
+        r = nimlab(*command, "--db", url)
+        assert r.returncode == 1, r.stderr
+        [line] = r.stderr.splitlines()
+        assert "schema version 4" in line and "`nimlab db migrate --db " in line, line
+    r = nimlab("db", "migrate", "--db", url)  # a dump first: pg_dump, then --no-backup
+    assert r.returncode == 2 and "pg_dump" in r.stderr and "--no-backup" in r.stderr
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchone() == (4,)
+    r = nimlab("db", "migrate", "--no-backup", "--db", url)
+    assert r.returncode == 0, r.stderr
+    assert f"from schema version 4 to {SCHEMA_VERSION} (no copy made)" in r.stdout
+    r = nimlab("players", "show", "--db", url)
+    assert r.returncode == 0 and "ann" in r.stdout

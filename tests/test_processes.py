@@ -22,7 +22,7 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from processes import PATIENCE, nimlab
-from webtools import ServerProcess, call
+from webtools import ServerProcess, call, wait_for
 
 pytestmark = pytest.mark.reliability
 
@@ -138,6 +138,7 @@ def the_database_down_answers_503_and_everything_resumes(
         status, answer = call(f"{b.url}/api/games/{key}/moves", "POST", move)
         assert status == 503, answer
         assert "could not be saved, so it was not played" in answer["detail"]
+        assert database not in answer["detail"]  # what failed is only in the log
     finally:
         _allow_connections(cluster, database, True)
     # back without a restart: nothing of the refused move was kept, the same move now plays
@@ -367,3 +368,28 @@ def test_several_processes_on_an_sqlite_file_are_refused(tmp_path: Path) -> None
     assert "--workers 2 needs a PostgreSQL database" in done.stderr
     assert "--db postgresql://" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "one.db").exists()
+
+
+def test_the_supervisor_logs_in_json_and_each_process_its_stop(postgres_url: str) -> None:
+    """``--workers 2 --log-format json``: every line is JSON, the supervisor's too (a process
+    started again was a plain line), and each process says when it stops."""
+    server = ServerProcess(postgres_url, args=["--workers", "2", "--log-format", "json"]).start()
+    first = _children(server)
+    os.kill(first[0], signal.SIGKILL)
+    deadline = time.monotonic() + PATIENCE
+    while not (len(now := _children(server)) == 2 and first[0] not in now):
+        assert time.monotonic() < deadline, now
+        time.sleep(0.05)
+    wait_for(server.url + "/readyz")
+    proc = server.proc
+    assert proc is not None and proc.stderr is not None
+    server.stop()
+    lines = [json.loads(line) for line in proc.stderr.read().decode().splitlines() if line]
+    messages = [line["message"] for line in lines]
+    assert any(m.startswith(f"server process {first[0]} ended (-9)") for m in messages), messages
+    assert sum(m.startswith("started: ") for m in messages) == 1, messages
+    stops = [m for m in messages if m.startswith("stopped")]
+    # the process that had been serving, then the supervisor (the one started again may still
+    # be starting: stopped then, it says nothing)
+    assert f"stopped (process {first[1]})" in stops, stops
+    assert stops[-1].startswith("stopped: every server process has ended"), stops

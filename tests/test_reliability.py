@@ -31,7 +31,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
-from nimlab.storage import SCHEMA_VERSION
+from nimlab.storage import SCHEMA_VERSION, upgrade_database
 from nimlab.web import create_app
 from nimlab.web.errors import Unavailable
 from nimlab.web.live import LiveGames
@@ -245,6 +245,7 @@ def test_an_old_link_leads_to_the_replay_after_a_schema_upgrade(db: str, early: 
     with app_client(db) as c:
         key, saved, _ = finished_between(c, [ANN, BOB])
     _back_to_version_4(db, early=early)
+    upgrade_database(db, backup=False)  # (nimlab db migrate)
     with app_client(db) as c:
         state = c.get(f"/api/games/{key}").json()
         assert state["over"] and state["saved_as"] == saved and state["winner"] == 0

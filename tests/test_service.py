@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from nimlab.storage import StorageError, Store
 from nimlab.web import ServerSettings, create_app
 from nimlab.web import app as app_module
 from processes import PATIENCE
@@ -82,3 +84,79 @@ def test_readiness_says_when_the_database_is_locked(
         locker.execute("ROLLBACK")
         locker.close()
     assert client.get("/healthz").status_code == 200
+
+
+def test_a_database_outage_answers_a_plain_503_and_logs_what_failed(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The 503 of a database that fails says what it means for the move, never the database's
+    user, host, port or name (the driver's message has them): those go to the log."""
+    failure = (
+        'connection to server at "db.example" (10.0.0.5), port 5432 failed: FATAL: password '
+        'authentication failed for user "nimlab" (database "club")'
+    )
+    before = client.get("/metrics").text
+    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3, 4]}
+    created = client.post("/api/games", json=body).json()
+    key, token = created["state"]["id"], created["seats"][0]["token"]
+
+    def down(*_: object, **__: object) -> None:
+        raise StorageError(failure)
+
+    monkeypatch.setattr(Store, "add_live_moves", down)
+    move = {"seat": 0, "token": token, "turn": 1, "pile": 1, "take": 1}
+    with caplog.at_level(logging.WARNING, "nimlab.web"):
+        r = client.post(f"/api/games/{key}/moves", json=move)
+    assert r.status_code == 503
+    assert r.json()["detail"] == "the move could not be saved, so it was not played"
+    for detail in ("db.example", "10.0.0.5", "5432", "nimlab", "club"):
+        assert detail not in r.text
+    assert any(failure in record.getMessage() for record in caplog.records)
+    after = client.get("/metrics").text
+    assert metric(after, "nimlab_db_errors_total") == metric(before, "nimlab_db_errors_total") + 1
+    route = 'nimlab_http_requests_total{route="/api/games/{key}/moves",status="503"}'
+    assert metric(after, route) == metric(before, route) + 1
+    created_route = 'nimlab_http_requests_total{route="/api/games",status="201"}'
+    assert metric(after, created_route) == metric(before, created_route) + 1
+    assert key not in after  # routes by template: no game's key is a label
+    assert metric(after, "nimlab_engine_jobs_waiting") >= 0
+    assert metric(after, "process_open_fds") > 0 and metric(after, "process_max_fds") > 0
+    assert metric(after, "nimlab_change_feed_up") == 1
+
+
+def test_running_out_of_file_descriptors_is_one_log_line(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import asyncio
+    import errno
+
+    monkeypatch.setattr(app_module, "_descriptors_said", float("-inf"))
+    loop = asyncio.new_event_loop()
+    try:
+        full = OSError(errno.EMFILE, "Too many open files")
+        context = {"message": "socket.accept() out of system resource", "exception": full}
+        with caplog.at_level(logging.WARNING):
+            for _ in range(3):  # asyncio retries the accept: said once
+                app_module.out_of_descriptors(loop, context)
+            app_module.out_of_descriptors(loop, {"message": "something else"})
+    finally:
+        loop.close()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("no file descriptors left (Too many open files)")
+    assert "LimitNOFILE" in lines[0] and lines[1] == "something else"
+
+
+def test_the_games_resumed_are_counted_among_those_read(
+    db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The games in play are counted before they are read; other processes may start games in
+    between: the log had said "resumed 10 of 7 games in play"."""
+    body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3, 4]}
+    with TestClient(create_app(db, settings=SETTINGS.model_copy(update={"create_rate": 0}))) as c:
+        for _ in range(3):
+            assert c.post("/api/games", json=body).status_code == 201
+    monkeypatch.setattr(Store, "count_games_in_play", lambda self: 1)  # two began since
+    with caplog.at_level(logging.INFO, "nimlab.web"), TestClient(create_app(db, settings=SETTINGS)):
+        pass
+    assert "resumed 3 of 3 games in play" in caplog.text, caplog.text

@@ -178,7 +178,7 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         (json.dumps(done.to_record()),),
     )
     conn.close()
-    with Store.open(db) as store:
+    with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
         assert store.integrity_check() == "ok"
         [summary] = store.games()
         assert summary.ending is None and summary.winner_seat == 0
@@ -219,7 +219,7 @@ def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> N
     with sqlite3.connect(db) as conn:
         conn.execute("ALTER TABLE games DROP COLUMN private")
         conn.execute("UPDATE schema_version SET version = 7")
-    with Store.open(db) as store:
+    with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
         private = {store.finished_game(k)[0] for k in ("priv",)}  # type: ignore[index]
         assert {g.id for g in store.games(limit=None) if g.private} == private
         assert len(store.games(limit=None)) == 4
@@ -244,5 +244,5 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         conn.execute("DROP INDEX live_games_listed")
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("UPDATE schema_version SET version = 6")
-    with Store.open(db) as store:
+    with Store.open(db, upgrade=True) as store:
         assert store.public_games_in_play(limit=10) == [("pub", 0)]

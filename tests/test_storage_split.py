@@ -23,6 +23,7 @@ from nimlab.storage import (
     ImportResult,
     InPlayLimits,
     NoDatabaseError,
+    OldSchemaError,
     ReadOnlyError,
     RecordError,
     StorageError,
@@ -33,6 +34,7 @@ from nimlab.storage import (
     WriterBusyError,
     import_document,
     record_hash,
+    upgrade_database,
 )
 from nimlab.storage import inplay as inplay_module
 from nimlab.storage.archive import Archive
@@ -164,7 +166,7 @@ def _version_2_database(path: Path) -> None:
 
 def test_a_version_2_database_is_upgraded_and_keeps_everything(db: Path) -> None:
     _version_2_database(db)
-    with Store.open(db) as store:
+    with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
         assert store.integrity_check() == "ok"
         assert store.get_player("ann").games_played == 1
         assert store.game_count() == 2  # games stored twice before stay: nothing is deleted
@@ -184,13 +186,25 @@ def test_a_version_2_database_is_upgraded_and_keeps_everything(db: Path) -> None
         assert again.game_count() == 2
 
 
-def test_a_version_2_database_opened_read_only_is_upgraded_once(db: Path) -> None:
+def test_an_old_database_is_refused_unchanged_until_upgraded_with_its_backup(db: Path) -> None:
+    """Only an explicit upgrade changes a database of an older schema: opening it, to read or to
+    write, is refused with the command to run, and leaves the file as it was, byte for byte."""
     _version_2_database(db)
+    before = db.read_bytes()
+    for read_only in (True, False):
+        with pytest.raises(OldSchemaError, match=r"schema version 2, .*`nimlab db migrate --db "):
+            Store.open(db, read_only=read_only)
+        assert db.read_bytes() == before
+    assert upgrade_database(db, db.with_name("kept.db")) == (
+        2,
+        SCHEMA_VERSION,
+        db.with_name("kept.db"),
+    )
+    with sqlite3.connect(db.with_name("kept.db")) as conn:  # the copy is the database as it was
+        assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 2
     with Store.open(db, read_only=True) as store:
         assert store.read_only and store.game_count() == 2
-    conn = sqlite3.connect(db)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
-    conn.close()
+    assert upgrade_database(db) == (SCHEMA_VERSION, SCHEMA_VERSION, None)  # nothing to do
 
 
 # -- finishing a game: one transaction ------------------------------------------------------------

@@ -60,6 +60,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nimlab.cli.serve",
         "The web app: set up, play, analyse and keep games in the browser (Ctrl+C stops it).",
     ),
+    "prepare": (
+        "nimlab.cli.prepare",
+        "Compile the solvers now into their cache, which a first start does otherwise (30-60 s).",
+    ),
     "shell": (
         "nimlab.cli.shell",
         "The Nim Game System shell: register players and play its two games by typed commands.",

@@ -23,7 +23,15 @@ from nimlab.storage import (
 )
 from nimlab.storage.connection import is_url, shown_db
 
-__all__ = ["DbOption", "backup_command", "copy_command", "db_app", "db_command", "open_store"]
+__all__ = [
+    "DbOption",
+    "backup_command",
+    "copy_command",
+    "db_app",
+    "db_command",
+    "migrate_command",
+    "open_store",
+]
 
 DbOption = Annotated[
     str | None,
@@ -72,8 +80,10 @@ def db_command(ctx: typer.Context, db: DbOption = None) -> None:
     postgresql://USER:PASSWORD@HOST/DATABASE. It keeps the players, the finished games and the
     games in play. `nimlab db backup PATH` copies an SQLite file, also while a server uses it;
     `nimlab db copy --from SRC --to DST` copies everything into another, empty database (e.g.
-    from SQLite to PostgreSQL)."""
+    from SQLite to PostgreSQL); `nimlab db migrate` upgrades a database made by an older
+    nimlab (after backing it up), which every other command refuses to use."""
     if ctx.invoked_subcommand is not None:
+        ctx.obj = db  # `nimlab db --db PATH backup OUT` names the database of the subcommand
         return
     path = resolve_db_path(db)
     console.print(f"Database: {shown_db(path)}", highlight=False, soft_wrap=True)
@@ -106,8 +116,20 @@ def db_command(ctx: typer.Context, db: DbOption = None) -> None:
     )
 
 
+def _chosen(ctx: typer.Context, db: str | None) -> str | None:
+    """The database a subcommand of ``nimlab db`` works on: its own ``--db``, else the group's
+    (``nimlab db --db PATH backup OUT``); both, naming different databases, is bad usage."""
+    group = ctx.obj if isinstance(ctx.obj, str) else None
+    if db is not None and group is not None and db != group:
+        raise DatabaseChoiceError(
+            f"--db is given twice, naming two databases ({group} and {db}): give it once"
+        )
+    return db if db is not None else group
+
+
 @db_app.command("backup")
 def backup_command(
+    ctx: typer.Context,
     target: Annotated[
         Path,
         typer.Argument(help="The file to write (replaced when it exists).", show_default=False),
@@ -120,6 +142,7 @@ def backup_command(
     PATH and renamed over it when whole and checked; the server goes on answering meanwhile.
     (A PostgreSQL database is backed up with pg_dump, or copied into an SQLite file with
     `nimlab db copy`.)"""
+    db = _chosen(ctx, db)
     path = resolve_db_path(db)
     if is_url(path):
         shown = shown_db(path)
@@ -135,7 +158,8 @@ def backup_command(
     check_output(target, f"the backup {str(target)!r}")  # before any work
     with open_store(db, read_only=True) as store:
         written = store.backup(target)
-        players, games = len(store.players()), store.game_count()
+    with Store.open(written, read_only=True) as copy:  # what the file holds, not the database
+        players, games = len(copy.players()), copy.game_count()  # (played on meanwhile)
     console.print(
         f"Backed up {path} to {written} ({count_text(players, 'player')}, "
         f"{count_text(games, 'finished game')}).",
@@ -146,6 +170,7 @@ def backup_command(
 
 @db_app.command("copy")
 def copy_command(
+    ctx: typer.Context,
     source: Annotated[
         str,
         typer.Option(
@@ -174,6 +199,11 @@ def copy_command(
     import`). Stop the server using the source first, or games played meanwhile stay behind."""
     from nimlab.storage.dbcopy import copy_database
 
+    if isinstance(ctx.obj, str):
+        raise DatabaseChoiceError(
+            "nimlab db copy names its databases with --from and --to, not --db"
+        )
+
     with open_store(source, read_only=True) as src, open_store(target) as dst:
         result = copy_database(src.db, dst.db)
         names = src.db.name, dst.db.name
@@ -182,3 +212,59 @@ def copy_command(
         highlight=False,
         soft_wrap=True,
     )
+
+
+@db_app.command("migrate")
+def migrate_command(
+    ctx: typer.Context,
+    db: DbOption = None,
+    backup: Annotated[
+        Path | None,
+        typer.Option(
+            "--backup",
+            help="Where to copy the database before upgrading it (default: PATH.schema-N.backup "
+            "beside it, N its version now).",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    no_backup: Annotated[
+        bool,
+        typer.Option(
+            "--no-backup",
+            help="Upgrade without a copy (for PostgreSQL, back it up with pg_dump first).",
+        ),
+    ] = False,
+) -> None:
+    """Upgrade a database made by an older nimlab to this version's schema.
+
+    Stop the servers using it first. An SQLite file is copied first (SQLite's online backup,
+    checked), then upgraded in one transaction: a failure leaves it as it was. Every other
+    command refuses a database of an older schema, and never changes it."""
+    import logging
+
+    from nimlab.storage import upgrade_database
+
+    db = _chosen(ctx, db)
+    path = resolve_db_path(db)
+    shown = shown_db(path)
+    if is_url(path) and not no_backup:
+        raise DatabaseChoiceError(
+            f"back up the PostgreSQL database first (pg_dump -Fc -f nimlab.dump '{shown}'), "
+            "then upgrade it with nimlab db migrate --no-backup"
+        )
+    if no_backup and backup is not None:
+        raise DatabaseChoiceError("--backup and --no-backup contradict each other: give one")
+    copy_to: Path | bool = False if no_backup else (backup or True)
+    before, after, written = upgrade_database(path, copy_to)
+    if before == after:
+        console.print(
+            f"{shown} is up to date (schema version {after}): nothing to do.",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
+    saved = f"; its copy as it was is {written}" if written else " (no copy made)"
+    message = f"Upgraded {shown} from schema version {before} to {after}{saved}."
+    logging.getLogger("nimlab.storage").info(message)
+    console.print(message, highlight=False, soft_wrap=True)

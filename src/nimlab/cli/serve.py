@@ -17,6 +17,7 @@ import contextlib
 import inspect
 import json
 import math
+import os
 import socket
 import typing
 import weakref
@@ -395,6 +396,13 @@ def serve(**options: Any) -> None:
     _check_database(db)  # a database that cannot be used is reported now, not at startup
     secret = settings.admin_secret()
     logs.configure(settings.log_level, settings.log_format, (secret,) if secret else ())
+    import logging
+
+    from nimlab.web.settings import unknown_variables
+
+    log = logging.getLogger("nimlab.serve")
+    for warning in unknown_variables():
+        log.warning(warning)
     try:
         sock = bind(host, settings.port)
     except OSError as e:
@@ -405,13 +413,26 @@ def serve(**options: Any) -> None:
     port = int(sock.getsockname()[1])
     from nimlab.cli.prepare import prepare_solvers
 
-    prepare_solvers()  # every kernel, before the first move needs one
+    prepare_solvers(say=log.info)  # every kernel, before the first move needs one (logged)
     shown = f"  ({settings.workers} processes)" if settings.workers > 1 else ""
-    typer.echo(f"nimlab is serving on http://{_url_host(host)}:{port}{shown}  (Ctrl+C stops it)")
-    if settings.workers > 1:
+    url = f"http://{_url_host(host)}:{port}"
+    typer.echo(f"nimlab is serving on {url}{shown}  (Ctrl+C stops it)")
+    from nimlab import __version__
+    from nimlab.storage.connection import resolve_db_path, shown_db
+
+    log.info(
+        "started: nimlab %s serving on %s with the database %s (process %d%s)",
+        __version__,
+        url,
+        shown_db(resolve_db_path(db)),
+        os.getpid(),
+        f", {settings.workers} server processes" if settings.workers > 1 else "",
+    )
+    if settings.workers > 1:  # each server process logs its own stop, the supervisor its own
         make = lambda: create_app(db, settings=settings)  # noqa: E731
         serve_processes(settings.workers, make, sock, settings)
-    else:
+        log.info("stopped: every server process has ended (supervisor %d)", os.getpid())
+    else:  # (the stop is logged by the server: see _stopping_server)
         run_server(create_app(db, settings=settings), sock, settings=settings)
 
 
@@ -445,6 +466,7 @@ def serve_processes(
     This process supervises them: a stop signal (SIGTERM, Ctrl+C) is passed on to each and
     waited for; a process that dies otherwise (a crash, SIGKILL) is started again. Returns once
     every process has stopped."""
+    import logging
     import os
     import signal
     import sys
@@ -452,6 +474,7 @@ def serve_processes(
 
     children: dict[int, int] = {}  # pid -> slot
     stopping = False
+    log = logging.getLogger("nimlab.serve")  # (in the log's format: JSON lines with json)
 
     def spawn(slot: int) -> None:
         pid = os.fork()
@@ -492,7 +515,7 @@ def serve_processes(
         if slot < 0 or stopping:
             continue
         code = os.waitstatus_to_exitcode(status)
-        typer.echo(f"server process {pid} ended ({code}): starting another", err=True)
+        log.warning("server process %d ended (%d): starting another", pid, code)
         time.sleep(0.5)  # a process that cannot start is not restarted in a busy loop
         if not stopping:
             spawn(slot)
@@ -602,6 +625,12 @@ def _stopping_server(config: Any, shutdown_timeout: float) -> Any:
                 self._watchdog = threading.Timer(shutdown_timeout, self._give_up)
                 self._watchdog.daemon = True
                 self._watchdog.start()
+
+        async def _serve(self, sockets: Any = None) -> None:
+            try:
+                await super()._serve(sockets)
+            finally:  # here, not after run(): Uvicorn then ends by the signal it caught
+                logging.getLogger("nimlab.serve").info("stopped (process %d)", os.getpid())
 
         @staticmethod
         def _give_up() -> None:

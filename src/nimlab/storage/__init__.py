@@ -20,12 +20,14 @@ from nimlab._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "ENDINGS": "nimlab.storage.archive",
+    "upgrade_database": "nimlab.storage.connection",
     "Ending": "nimlab.storage.archive",
     "ending_of": "nimlab.storage.archive",
     "DatabaseChoiceError": "nimlab.storage.errors",
     "GameNotFoundError": "nimlab.storage.errors",
     "LimitError": "nimlab.storage.errors",
     "NoDatabaseError": "nimlab.storage.errors",
+    "OldSchemaError": "nimlab.storage.errors",
     "PlayerExistsError": "nimlab.storage.errors",
     "ReadOnlyError": "nimlab.storage.errors",
     "RecordError": "nimlab.storage.errors",
@@ -67,11 +69,13 @@ server's writer and its asyncio, the database drivers)."""
 
 if TYPE_CHECKING:
     from nimlab.storage.archive import ENDINGS, Ending, ending_of
+    from nimlab.storage.connection import upgrade_database
     from nimlab.storage.errors import (
         DatabaseChoiceError,
         GameNotFoundError,
         LimitError,
         NoDatabaseError,
+        OldSchemaError,
         PlayerExistsError,
         ReadOnlyError,
         RecordError,
@@ -125,6 +129,7 @@ __all__ = [
     "LimitError",
     "LoopWriter",
     "NoDatabaseError",
+    "OldSchemaError",
     "PlayerExistsError",
     "PlayerRecord",
     "ReadOnlyError",
@@ -150,4 +155,5 @@ __all__ = [
     "read_players",
     "record_hash",
     "resolve_db_path",
+    "upgrade_database",
 ]

@@ -39,6 +39,7 @@ from nimlab.storage.backend import DB_ERRORS, BackendError, Connection
 from nimlab.storage.errors import (
     DatabaseChoiceError,
     NoDatabaseError,
+    OldSchemaError,
     ReadOnlyError,
     StorageError,
     UnsupportedDatabaseError,
@@ -56,6 +57,7 @@ __all__ = [
     "resolve_db_path",
     "shown_db",
     "storage_error",
+    "upgrade_database",
 ]
 
 DB_ENV = "NIMLAB_DB"
@@ -170,17 +172,25 @@ class Database:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str] | None = None, *, read_only: bool = False
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        upgrade: bool = False,
     ) -> Database:
         """Open ``path`` (else ``$NIMLAB_DB``, else the default file). Read-write: create the
-        folder and file as needed and migrate the schema. Read-only: see the module docstring.
-        Raises :class:`StorageError` (:class:`NoDatabaseError`, :class:`ReadOnlyError`)."""
+        folder and file as needed (a new database gets the whole schema). Read-only: see the
+        module docstring. A database made by an older nimlab is an :class:`OldSchemaError`,
+        left as it was, unless ``upgrade`` (read-write only: see :func:`upgrade_database`).
+        Raises :class:`StorageError` (:class:`NoDatabaseError`, :class:`ReadOnlyError`,
+        :class:`OldSchemaError`)."""
         where = resolve_db_path(path)
+        default = path is None and not os.environ.get(DB_ENV)
         if isinstance(where, str) and is_url(where):
-            return cls._open_postgres(where, read_only=read_only)
+            return cls._open_postgres(where, read_only=read_only, upgrade=upgrade, default=default)
         if read_only and where != ":memory:":
             assert isinstance(where, Path)
-            return cls._open_read_only(where)
+            return cls._open_read_only(where, default=default)
         try:
             if isinstance(where, Path):
                 if where.is_dir():
@@ -203,6 +213,9 @@ class Database:
             raise StorageError(f"cannot open database {str(where)!r}: {e}") from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            version = current_version(conn)  # before anything is written
+            if 0 < version < SCHEMA_VERSION and not upgrade:
+                raise OldSchemaError(str(where), version, SCHEMA_VERSION, default=default)
             if where != ":memory:":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")
@@ -222,7 +235,7 @@ class Database:
         return cls(conn, where, read_only=False)
 
     @classmethod
-    def _open_read_only(cls, where: Path) -> Database:
+    def _open_read_only(cls, where: Path, *, default: bool = False) -> Database:
         if where.is_dir():
             raise DatabaseChoiceError(
                 f"database {str(where)!r} is a directory, not a file: give the database file, "
@@ -246,26 +259,25 @@ class Database:
             )
         if version == 0 and where.stat().st_size == 0:
             raise NoDatabaseError(str(where))
-        try:  # an older schema: upgrade it once (this needs writing), then read
-            cls.open(where).close()
-        except StorageError as e:
-            raise StorageError(
-                f"the database {str(where)!r} has an older schema (version {version}) and cannot "
-                f"be upgraded here: {e}"
-            ) from None
-        return cls(_connect_read_only(where), where, read_only=True)
+        if version == 0:
+            raise StorageError(f"{str(where)!r} is not a nimlab database (it has no nimlab tables)")
+        raise OldSchemaError(str(where), version, SCHEMA_VERSION, default=default)
 
     @classmethod
-    def _open_postgres(cls, url: str, *, read_only: bool) -> Database:
+    def _open_postgres(
+        cls, url: str, *, read_only: bool, upgrade: bool = False, default: bool = False
+    ) -> Database:
         from nimlab.storage.postgres import PostgresConnection
 
         conn = PostgresConnection(url, read_only=read_only)
         shown = shown_db(url)
         try:
+            version = current_version(conn, dialect="postgresql")
+            if 0 < version < SCHEMA_VERSION and not upgrade:
+                raise OldSchemaError(shown, version, SCHEMA_VERSION, default=default)
             if not read_only:
                 migrate(conn, dialect="postgresql")
                 return cls(conn, url, read_only=False, dialect="postgresql")
-            version = current_version(conn, dialect="postgresql")
         except DB_ERRORS as e:
             conn.close()
             raise storage_error(e, f"cannot use the database {shown}") from None
@@ -284,8 +296,6 @@ class Database:
                 f"the database has schema version {version}, newer than this nimlab understands "
                 f"({SCHEMA_VERSION}): upgrade nimlab"
             )
-        if version < SCHEMA_VERSION:  # upgrade it once (this needs writing), then read
-            cls.open(url).close()
         return cls(
             PostgresConnection(url, read_only=True), url, read_only=True, dialect="postgresql"
         )
@@ -559,6 +569,79 @@ class _Write:
         if isinstance(exc, DB_ERRORS):
             raise storage_error(exc, "the database could not be written") from None
         # else the block's exception propagates
+
+
+def upgrade_database(
+    path: str | os.PathLike[str] | None, backup: str | os.PathLike[str] | bool = True
+) -> tuple[int, int, Path | None]:
+    """Bring the database at ``path`` (else ``$NIMLAB_DB``, else the default file) up to this
+    nimlab's schema, after copying it to the SQLite file ``backup`` (``True``: ``FILE.schema-N
+    .backup`` beside it, N its version, numbered on when taken; ``False``: no copy, e.g. a
+    PostgreSQL database backed up with pg_dump first). The migrations run in one transaction: a
+    failure leaves the database as it was. Returns (version before, version after, the backup
+    or None); a database already up to date is left untouched (no backup either). Raises
+    :class:`StorageError` (:class:`NoDatabaseError` when there is nothing to upgrade).
+    O(database size)."""
+    where = resolve_db_path(path)
+    if isinstance(where, str) and is_url(where):
+        from nimlab.storage.postgres import PostgresConnection
+
+        conn: Connection = PostgresConnection(where, read_only=True)
+        try:
+            version = current_version(conn, dialect="postgresql")
+        except DB_ERRORS as e:
+            raise storage_error(e, f"cannot use the database {shown_db(where)}") from None
+        finally:
+            conn.close()
+        if version == 0:
+            raise NoDatabaseError(shown_db(where), f"{shown_db(where)} has no nimlab tables")
+    else:
+        assert isinstance(where, Path)
+        if not where.is_file():
+            raise NoDatabaseError(str(where))
+        raw = _connect_read_only(where)
+        try:
+            version = current_version(raw)
+        except sqlite3.Error as e:
+            raise storage_error(e, f"cannot read database {str(where)!r}") from None
+        finally:
+            raw.close()
+        if version == 0:
+            raise StorageError(f"{str(where)!r} is not a nimlab database (it has no nimlab tables)")
+    if version > SCHEMA_VERSION:
+        raise StorageError(
+            f"the database has schema version {version}, newer than this nimlab understands "
+            f"({SCHEMA_VERSION}): upgrade nimlab"
+        )
+    if version == SCHEMA_VERSION:
+        return version, version, None
+    copy = None
+    if backup is not False:
+        if not isinstance(where, Path):
+            raise StorageError(
+                _ONLY_SQLITE.format(
+                    what="a backup",
+                    instead=f"pg_dump (e.g. pg_dump -Fc -f nimlab.dump '{shown_db(where)}')",
+                )
+            )
+        if backup is True:
+            backup = _free_name(where.with_name(f"{where.name}.schema-{version}.backup"))
+        reader = Database(_connect_read_only(where), where, read_only=True)
+        try:
+            copy = reader.backup(backup)
+        finally:
+            reader.close()
+    Database.open(where, upgrade=True).close()
+    return version, SCHEMA_VERSION, copy
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path.1``, ``path.2``, ...: the first that does not exist."""
+    candidate, n = path, 0
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{n}")
+    return candidate
 
 
 def _unwritable(where: Path) -> bool:

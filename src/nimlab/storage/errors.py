@@ -11,6 +11,7 @@ __all__ = [
     "GameNotFoundError",
     "LimitError",
     "NoDatabaseError",
+    "OldSchemaError",
     "PlayerExistsError",
     "ReadOnlyError",
     "RecordError",
@@ -57,6 +58,28 @@ class NoDatabaseError(DatabaseChoiceError):
             "database create it)"
         )
         self.path = path
+
+
+class OldSchemaError(StorageError):
+    """The database was made by an older nimlab (an older schema version): nothing but ``nimlab
+    db migrate`` (which backs it up first) upgrades it, so no other command changes it
+    unasked."""
+
+    def __init__(self, name: str, version: int, latest: int, *, default: bool = False) -> None:
+        where = "" if default else f" --db {_quoted(name)}"
+        super().__init__(
+            f"the database {name} has schema version {version}, older than this nimlab's "
+            f"({latest}): upgrade it with `nimlab db migrate{where}` (it backs the database up "
+            "first), then run this command again"
+        )
+        self.name = name
+        self.version = version
+
+
+def _quoted(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 class ReadOnlyError(StorageError):

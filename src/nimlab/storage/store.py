@@ -93,14 +93,17 @@ class Store:
         *,
         read_only: bool = False,
         limits: InPlayLimits | None = None,
+        upgrade: bool = False,
     ) -> Store:
         """Open the database at ``path``, ``$NIMLAB_DB`` or the default file. Read-write (the
-        default): create the folder and file as needed and migrate the schema. ``read_only``:
-        create nothing (a missing file is a :class:`NoDatabaseError` "no database at PATH"), and
-        read even a database on a read-only file system. ``limits``: the bounds on games in play
-        (default :meth:`InPlayLimits.from_env`). Raises :class:`StorageError` when the database
-        cannot be used."""
-        return cls(Database.open(path, read_only=read_only), limits)
+        default): create the folder and file as needed. A database of an older schema is
+        refused (:class:`OldSchemaError`, nothing changed) unless ``upgrade`` (see
+        :func:`~nimlab.storage.connection.upgrade_database`, which backs it up first).
+        ``read_only``: create nothing (a missing file is a :class:`NoDatabaseError` "no database
+        at PATH"), and read even a database on a read-only file system. ``limits``: the bounds
+        on games in play (default :meth:`InPlayLimits.from_env`). Raises :class:`StorageError`
+        when the database cannot be used."""
+        return cls(Database.open(path, read_only=read_only, upgrade=upgrade), limits)
 
     def close(self) -> None:
         self.db.close()

@@ -15,7 +15,8 @@ Conventions shared by every kernel:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from nimlab.theory._jit import njit
 
 DONE = 0
 GROW = 1

@@ -22,8 +22,9 @@ or minimum (anyone else) over its children of the child's value one move later: 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
+
+from nimlab.theory._jit import njit
 
 __all__ = ["paranoid_pass"]
 

@@ -26,7 +26,8 @@ import heapq
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from nimlab.theory._jit import njit
 
 __all__ = ["DONE", "GROW", "PAUSED", "Exploration", "explore_py", "run"]
 

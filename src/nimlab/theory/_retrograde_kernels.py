@@ -40,8 +40,9 @@ O(K * (K + L)) in general (:func:`solve_table`), instead of one look-up per move
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
+
+from nimlab.theory._jit import njit
 
 __all__ = ["solve_table", "solve_table_any_take"]
 

@@ -41,8 +41,9 @@ take, and only the heaps below it are merged with the parts left by the move.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
+
+from nimlab.theory._jit import njit
 
 __all__ = [
     "CHUNK",

@@ -46,7 +46,17 @@ from types import ModuleType
 from nimlab.theory.budget import not_counted
 from nimlab.theory.octal import TakeAndBreak
 
-__all__ = ["COLD_SECONDS", "GROUPS", "cold", "ensure", "groups_for", "load", "prepare", "ready"]
+__all__ = [
+    "COLD_SECONDS",
+    "GROUPS",
+    "cache_place",
+    "cold",
+    "ensure",
+    "groups_for",
+    "load",
+    "prepare",
+    "ready",
+]
 
 
 def _warm_grundy() -> None:
@@ -191,9 +201,12 @@ def ensure(group: str) -> None:
 
 def _lock_path(module: str) -> Path:
     """The lock file of kernel module ``module`` for the kernel cache this process uses: in
-    ``NUMBA_CACHE_DIR`` when it is set, else in the temporary folder (named after this copy of
+    Numba's cache folder when one is set (``NUMBA_CACHE_DIR``, or the fallback of
+    :mod:`nimlab.theory._jit`), else in the temporary folder (named after this copy of
     nimlab, whose kernels are cached next to their sources)."""
-    cache = os.environ.get("NUMBA_CACHE_DIR")
+    from numba import config
+
+    cache = os.environ.get("NUMBA_CACHE_DIR") or getattr(config, "CACHE_DIR", "")  # (or _jit's)
     if cache:
         return Path(cache) / f"nimlab-{module}.lock"
     where = f"{Path(__file__).resolve().parent}:{module}"
@@ -298,3 +311,14 @@ def groups_for(rule: TakeAndBreak, *, misere: bool, players: int = 2) -> list[st
         if rule.splits:
             groups.append("grundy-sparse")
     return groups
+
+
+def cache_place() -> str:
+    """Where the compiled kernels are kept, in words (Numba's cache folder, or why none)."""
+    from nimlab.theory import _jit
+
+    if _jit.CACHE == "numba":
+        return f"cached in {_jit.cache_folder()}"
+    if _jit.CACHE:
+        return f"cached in {_jit.CACHE} (no other writable place: set NUMBA_CACHE_DIR)"
+    return "not cached (no writable folder: set NUMBA_CACHE_DIR), compiled at every start"

@@ -66,6 +66,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        asyncio.get_running_loop().set_exception_handler(out_of_descriptors)
         await live.start()
         try:
             yield
@@ -122,6 +123,8 @@ def create_app(
         allowed_hosts=settings.allowed_hosts,
     )
     app.add_middleware(logs.RequestIds)
+    # every answer, the guard's refusals included
+    app.add_middleware(metrics.RouteMetrics)
     if settings.trusted_proxies:  # the client is taken from X-Forwarded-For only when they send it
         app.add_middleware(
             ForwardedClient,
@@ -149,6 +152,40 @@ def _whole_bounds(schema: Any) -> Any:
         for item in schema:
             _whole_bounds(item)
     return schema
+
+
+DESCRIPTORS_SAID_EVERY = 10.0
+"""Seconds between two log lines saying the process has no file descriptors left."""
+
+_descriptors_said = -math.inf
+
+
+def out_of_descriptors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's handler of errors no task catches: a connection that cannot be accepted
+    for want of file descriptors (EMFILE, ENFILE; asyncio tries again by itself) is one log
+    line saying so and what the limit is, at most every :data:`DESCRIPTORS_SAID_EVERY` seconds;
+    anything else is logged as asyncio logs it."""
+    import errno
+    import logging
+    import resource
+    import time
+
+    global _descriptors_said
+    error = context.get("exception")
+    if not isinstance(error, OSError) or error.errno not in (errno.EMFILE, errno.ENFILE):
+        loop.default_exception_handler(context)
+        return
+    now = time.monotonic()
+    if now - _descriptors_said < DESCRIPTORS_SAID_EVERY:
+        return
+    _descriptors_said = now
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    logging.getLogger("nimlab.web").error(
+        "no file descriptors left (%s): new connections wait until others close; this "
+        "process may open %s (raise LimitNOFILE= in the systemd unit, or ulimit -n)",
+        error.strerror or error,
+        "any number" if soft == resource.RLIM_INFINITY else f"{soft:,}",
+    )
 
 
 SERVICE_PATHS = ("/healthz", "/readyz", "/metrics")

@@ -104,6 +104,7 @@ class DirectPlay:
         else:
             await self.app(scope, receive, send)
             return
+        scope["route"] = route  # as the router sets it (the metrics name requests by it)
         body, receive = await _read_body(receive)
         data = _body_of(scope, body, direct.body)
         answering = None

@@ -200,6 +200,15 @@ def ended_text(players: list[Player], ending: Ending) -> str:
 # -- games in play ------------------------------------------------------------------------------
 
 
+def _database_down(public: str, error: BaseException) -> Unavailable:
+    """The 503 answer to a database error: ``public`` alone for the client, the error itself
+    (which may name the database's user, host, port and name) in the log, where the request's
+    id ties it to the answer; counted in ``nimlab_db_errors_total``."""
+    metrics.database_error()
+    log.warning("%s: %s", public, error)
+    return Unavailable(public)
+
+
 class Superseded(RuntimeError):
     """The answer is no longer wanted: the game moved on, ended or went away."""
 
@@ -356,18 +365,19 @@ class LiveGames:
             self._reader = Store.open(store.path)
             # listening before reading: no change committed after the games are read is missed
             self._feed = ChangeFeed.open(store.path)
+            metrics.change_feed(up=True)
             self._feed_thread = concurrent.futures.ThreadPoolExecutor(1, "nimlab-feed")
         await self.expire()
         cap = store.in_play.limits.max_games
         held = await self.read(lambda s: s.count_games_in_play())
         entries = await self.read(lambda s: s.live_games_with_versions(limit=cap))
-        resumed = 0
+        resumed = 0  # of the games read, the ones that go on (others ended or do not replay)
         for (key, record, meta), version in entries:
             lg = self._resumed(key, record, meta, version)
             if lg is None:
                 continue
             self.games[key] = lg
-            resumed += 1
+            resumed += not lg.game.is_over
             if lg.game.is_over:
                 with contextlib.suppress(Stale):  # finished by another process meanwhile
                     await self._finish(lg)
@@ -381,7 +391,9 @@ class LiveGames:
                 cap,
                 held - cap,
             )
-        log.info("resumed %d of %d games in play", resumed, held)
+        # the count was read before the games: other processes may have started some in
+        # between ("resumed 10 of 7 games in play"); those read are in play too
+        log.info("resumed %d of %d games in play", resumed, max(held, len(entries)))
         self._spawn(self._expire_loop(), "expiry")
         if self._feed is not None:
             self._spawn(self._follow(self._feed), "change feed")
@@ -423,11 +435,13 @@ class LiveGames:
             except (StorageError, sqlite3.Error) as e:
                 if not failing:
                     log.warning("the change feed lost the database (%s): retrying", e)
+                    metrics.change_feed(up=False)
                 failing = True
                 await asyncio.sleep(0.5)
                 continue
             if failing:
                 log.info("the change feed is back: reading every game held again")
+                metrics.change_feed(up=True)
                 failing = False
             if found.resync:
                 for lg in list(self.games.values()):
@@ -689,7 +703,7 @@ class LiveGames:
         try:
             return job()
         except StorageError as e:
-            raise Unavailable(f"the database cannot be used: {e}") from None
+            raise _database_down("the database cannot be used now", e) from None
 
     @staticmethod
     async def _storage(future: asyncio.Future[T]) -> T:
@@ -698,7 +712,7 @@ class LiveGames:
         except StaleGameError:
             raise
         except (StorageError, sqlite3.Error) as e:
-            raise Unavailable(f"the database cannot be used: {e}") from None
+            raise _database_down("the database cannot be used now", e) from None
 
     async def compute(
         self,
@@ -1175,7 +1189,7 @@ class LiveGames:
                 raise Stale(str(e)) from None
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
-            raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
+            raise _database_down("the move could not be saved, so it was not played", e) from None
 
     async def _changed(self, lg: LiveGame) -> None:
         if lg.game.is_over:
@@ -1234,7 +1248,7 @@ class LiveGames:
                 game.pop()
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
-            raise Unavailable(f"the move could not be saved, so it was not played: {e}") from None
+            raise _database_down("the move could not be saved, so it was not played", e) from None
         self._finished.append(lg.key)
 
     def _moved(self, lg: LiveGame) -> None:

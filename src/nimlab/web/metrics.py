@@ -10,8 +10,17 @@
 - ``nimlab_engine_jobs_total{kind,outcome}`` and ``nimlab_engine_job_seconds{kind}``: engine work
   by outcome (``answered``; ``not_proven``: its budget ran out before any answer;
   ``cancelled``; ``failed``) and its time;
+- ``nimlab_engine_jobs_waiting`` and ``nimlab_engine_jobs_running``: the engine's queue now;
 - ``nimlab_db_commit_seconds`` and ``nimlab_db_batch_size``: the writer's group commits;
-- the process's own (CPU, memory, open files) from prometheus-client.
+- ``nimlab_db_errors_total``: database operations that failed (each answered 503, details in
+  the log);
+- ``nimlab_change_feed_up``: 1 while the change feed (the changes other processes make) is
+  read, 0 while it has lost the database (or there is none: an in-memory database);
+- ``nimlab_http_requests_total{route,status}`` and ``nimlab_http_request_seconds{route}``: every
+  HTTP request by its route's template (``/api/games/{key}/moves``, never the raw path;
+  ``unmatched`` for paths no route serves) and status;
+- the process's own from prometheus-client (CPU, memory, ``process_open_fds`` and
+  ``process_max_fds``: file descriptors in use and allowed).
 
 Several worker processes: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty folder before they start;
 each process then writes its values there and ``/metrics`` adds them up (gauges: the live
@@ -23,7 +32,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -41,6 +50,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONTENT_TYPE_LATEST",
+    "RouteMetrics",
+    "change_feed",
+    "database_error",
     "db_commit",
     "engine_job",
     "exposition",
@@ -82,6 +94,71 @@ BATCH_SIZE = Histogram(
 )
 
 
+ENGINE_WAITING = Gauge(
+    "nimlab_engine_jobs_waiting", "Engine jobs waiting for a thread.", multiprocess_mode="livesum"
+)
+ENGINE_RUNNING = Gauge(
+    "nimlab_engine_jobs_running", "Engine jobs running.", multiprocess_mode="livesum"
+)
+DB_ERRORS = Counter("nimlab_db_errors", "Database operations that failed (answered 503).")
+FEED_UP = Gauge(
+    "nimlab_change_feed_up",
+    "1 while the change feed listens to the database, 0 while it has lost it.",
+    multiprocess_mode="livemin",
+)
+HTTP_REQUESTS = Counter(
+    "nimlab_http_requests",
+    "HTTP requests answered, by route template and status.",
+    ["route", "status"],
+)
+HTTP_SECONDS = Histogram(
+    "nimlab_http_request_seconds",
+    "Time to answer an HTTP request, by route template.",
+    ["route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+
+
+class RouteMetrics:
+    """ASGI middleware counting every HTTP request by its route's template and status, and
+    timing it (to the end of its answer). The template is the one the router matched (so the
+    labels are bounded: no raw path, key or token is a label); a request no route matched is
+    ``unmatched``."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500  # (an exception with no answer sent)
+
+        async def sending(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            HTTP_REQUESTS.labels(route, str(status)).inc()
+            HTTP_SECONDS.labels(route).observe(time.perf_counter() - started)
+
+
+def database_error() -> None:
+    """A database operation failed (its request answered 503)."""
+    DB_ERRORS.inc()
+
+
+def change_feed(up: bool) -> None:
+    """The change feed listens (``up``) or has lost the database."""
+    FEED_UP.set(1 if up else 0)
+
+
 def move_answered(started: float) -> None:
     """A move request answered; ``started`` is its ``time.perf_counter()`` at the start."""
     MOVES.inc()
@@ -121,6 +198,10 @@ def observe(live: LiveGames) -> None:
     games = [lg for lg in live.games.values() if not lg.game.is_over and lg.ended is None]
     GAMES.set(len(games))
     SOCKETS.set(sum(len(lg.subscribers) for lg in live.games.values()))
+    workers = getattr(live, "workers", None)
+    if workers is not None:
+        ENGINE_WAITING.set(workers.waiting())
+        ENGINE_RUNNING.set(workers.running())
 
 
 def exposition() -> bytes:

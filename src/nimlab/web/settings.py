@@ -36,14 +36,17 @@ if TYPE_CHECKING:
     from nimlab.storage import InPlayLimits
 
 __all__ = [
+    "ADMIN_CREDENTIAL",
     "ENV_PREFIX",
     "ServerSettings",
     "SettingsError",
+    "credential",
     "current",
     "env_name",
     "flag_name",
     "settings_fields",
     "settings_table",
+    "unknown_variables",
     "use",
 ]
 
@@ -372,8 +375,10 @@ class ServerSettings(BaseSettings):
                 sources[name] = str(config)
             else:
                 sources[name] = "default"
-        if settings.admin_token_file is not None:
-            path = settings.admin_token_file
+        path = settings.admin_token_file
+        if path is None and settings.admin_token is None:
+            path = credential(ADMIN_CREDENTIAL)
+        if path is not None:
             try:
                 lines = path.read_text(encoding="utf-8").splitlines()
             except (OSError, UnicodeDecodeError) as e:
@@ -386,6 +391,48 @@ class ServerSettings(BaseSettings):
             settings = settings.model_copy(update={"admin_token": SecretStr(secret)})
             sources["admin_token"] = str(path)
         return settings, sources
+
+
+ADMIN_CREDENTIAL = "admin-token"
+"""The name of the admin token among systemd's credentials (``LoadCredential=admin-token:FILE``):
+read from ``$CREDENTIALS_DIRECTORY/admin-token`` when neither ``NIMLAB_ADMIN_TOKEN`` nor
+``admin_token_file`` is set."""
+
+
+def credential(name: str) -> Path | None:
+    """The file of systemd credential ``name`` (``$CREDENTIALS_DIRECTORY/NAME``, which systemd
+    sets for a unit with ``LoadCredential=``), or None when there is none."""
+    folder = os.environ.get("CREDENTIALS_DIRECTORY")
+    if not folder:
+        return None
+    path = Path(folder) / name
+    return path if path.is_file() else None
+
+
+TOOL_VARIABLES = ("NIMLAB_TEST_", "NIMLAB_BENCH", "NIMLAB_PEERS")
+"""Prefixes of ``NIMLAB_*`` variables read by the tests and benchmarks, not by the server."""
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None) -> list[str]:
+    """One warning for each ``NIMLAB_*`` variable of ``environ`` (default: this process's) that
+    is no setting (a misspelt ``NIMLAB_MOVE_RTAE`` would otherwise be ignored in silence),
+    naming the closest setting's variable. O(variables x settings)."""
+    import difflib
+
+    known = [env_name(name) for name, _ in settings_fields()]
+    out = []
+    for variable in sorted(os.environ if environ is None else environ):
+        upper = variable.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in known or upper.startswith(TOOL_VARIABLES):
+            continue
+        names = [k.removeprefix(ENV_PREFIX) for k in known]  # (the prefix is no likeness)
+        close = difflib.get_close_matches(upper.removeprefix(ENV_PREFIX), names, n=1, cutoff=0.6)
+        hint = f"; did you mean {ENV_PREFIX}{close[0]}?" if close else ""
+        out.append(
+            f"ignoring the environment variable {variable}: it is no setting of nimlab serve "
+            f"(nimlab serve --print-config lists them){hint}"
+        )
+    return out
 
 
 def _explain(error: ValidationError) -> str:
