@@ -29,7 +29,7 @@ import nimlab.theory
 from nimlab.cli.serve import _own_addresses
 from processes import PATIENCE
 from processes import nimlab as nimlab_cli
-from webtools import ServerProcess, free_port, wait_for
+from webtools import ServerProcess, free_port, seed_kernel_cache, wait_for
 
 GAME = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [1, 2]}
 
@@ -286,23 +286,6 @@ def _credentials(folder: Path, credentials: dict[str, Path]) -> str:
     return str(folder)
 
 
-def _seed_kernel_cache(theory: Path, cache: Path) -> None:
-    """Copy this process's compiled kernels into the Numba cache folder ``cache`` for the
-    nimlab whose ``theory`` package is there, as an earlier start of the service leaves them
-    (Numba files them by the sources' folder and content): without it the service compiles
-    every solver (30-60 s) before it serves."""
-    from numba.core.caching import UserProvidedCacheLocator
-
-    from nimlab.theory import _grundy_kernels, kernels
-
-    kernels.prepare()
-    here = Path(_grundy_kernels.plain_extend._cache._cache_path)
-    sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(theory / "_grundy_kernels.py"))
-    (cache / sub).mkdir(parents=True, exist_ok=True)
-    for compiled in here.glob("_*_kernels.*.nb[ic]"):
-        shutil.copy2(compiled, cache / sub / compiled.name)
-
-
 def _until_healthy(proc: subprocess.Popen[bytes], port: int) -> None:
     """Wait until the server answers /healthz; fail with its stderr when it ends first."""
     deadline = time.monotonic() + PATIENCE
@@ -329,7 +312,7 @@ def test_the_systemd_unit_runs_as_written(tmp_path: Path) -> None:
         folder.mkdir(exist_ok=True)
     port = free_port()
     command, env, credentials, stop_within = _service(folders, port)
-    _seed_kernel_cache(Path(nimlab.theory.__file__).parent, Path(env["NUMBA_CACHE_DIR"]))
+    seed_kernel_cache(Path(nimlab.theory.__file__).parent, Path(env["NUMBA_CACHE_DIR"]))
     env["CREDENTIALS_DIRECTORY"] = _credentials(tmp_path / "credentials", credentials)
     proc = _run_until_healthy(command, env, port)
     try:
@@ -471,7 +454,7 @@ def test_the_unit_serves_as_its_user_from_a_read_only_install(service_root: Path
     port = free_port()
     command, env, credentials, stop_within = _service(folders, port)
     cache = Path(env["NUMBA_CACHE_DIR"])
-    _seed_kernel_cache(install / "nimlab" / "theory", cache)
+    seed_kernel_cache(install / "nimlab" / "theory", cache)
     state, cache = _owned(folders["/var/lib/nimlab"], uid, gid), _owned(cache, uid, gid)
     creds = _owned(Path(_credentials(service_root / "credentials", credentials)), uid, gid)
     env |= {
@@ -530,7 +513,7 @@ def test_no_writable_cache_folder_is_no_error(service_root: Path) -> None:
     install = _read_only_install(service_root)
     tmp = service_root / "tmp"  # the sandbox's /tmp is empty: this stands for it
     private = tmp / f"nimlab-kernels-{uid}"
-    _seed_kernel_cache(install / "nimlab" / "theory", private)
+    seed_kernel_cache(install / "nimlab" / "theory", private)
     _owned(tmp, uid, gid).chmod(0o1777)
     private.chmod(0o700)
     env = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,7 +43,8 @@ def metric(text: str, name: str) -> float:
 def test_health_and_readiness(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     r = client.get("/readyz")
-    assert r.status_code == 200 and r.json() == {"status": "ready", "problems": []}
+    assert r.status_code == 200
+    assert r.json() == {"status": "ready", "problems": [], "solvers": "ready"}
 
 
 def test_metrics_count_moves_refusals_engine_jobs_and_commits(client: TestClient) -> None:
@@ -160,3 +162,73 @@ def test_the_games_resumed_are_counted_among_those_read(
     with caplog.at_level(logging.INFO, "nimlab.web"), TestClient(create_app(db, settings=SETTINGS)):
         pass
     assert "resumed 3 of 3 games in play" in caplog.text, caplog.text
+
+
+def test_serve_answers_at_once_while_it_prepares_the_solvers_in_the_background(
+    tmp_path: Path,
+) -> None:
+    """The first ``nimlab serve`` after an install (an empty kernel cache) serves at once and
+    prepares the solvers in the background: the page, /readyz and a game of Nim answer while
+    no solver is ready; an analysis that needs one (misère Kayles, a quotient) says the solvers
+    are being prepared and follows once they are, equal to this process's own. The test holds
+    the preparation (the hook NIMLAB_TEST_PREPARE_GATE) until it has seen all that, then fills
+    the cache (compiling every solver would take a minute) and lets it go on."""
+    import nimlab.theory
+    from nimlab.cli.prepare import PREPARE_GATE
+    from nimlab.core.game import Game
+    from nimlab.web.views import analysis_out
+    from webtools import ServerProcess, call, seed_kernel_cache
+
+    cache, gate = tmp_path / "kernels", tmp_path / "go"
+    cache.mkdir()
+    env = {
+        "NUMBA_CACHE_DIR": str(cache),  # (a process of its own: not the tests' zygote)
+        PREPARE_GATE: str(gate),
+        "NIMLAB_BOT_PACE": "0",
+        "NIMLAB_REPLY_WAIT": str(PATIENCE),
+        "NIMLAB_COMPUTE_WAIT": "0.5",
+    }
+    server = ServerProcess(tmp_path / "s.db", env=env).start()
+    try:
+        url = server.url
+        with urllib.request.urlopen(url + "/", timeout=PATIENCE) as page:
+            assert page.status == 200 and b"<html" in page.read().lower()
+        status, ready = call(url + "/readyz")
+        assert status == 200 and ready["status"] == "ready", ready
+        assert ready["solvers"] == "preparing", ready
+        # Nim needs no compiled solver: the perfect bot replies now
+        body = {
+            "players": [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+            "piles": [3, 4, 5],
+        }
+        status, nim = call(url + "/api/games", "POST", body)
+        assert status == 201, nim
+        move = {"seat": 0, "token": nim["seats"][0]["token"], "turn": 1, "pile": 1, "take": 1}
+        status, moved = call(f"{url}/api/games/{nim['state']['id']}/moves", "POST", move)
+        assert status == 200 and moved["move_count"] == 2, moved
+        # misère Kayles needs one: its analysis waits for the preparation, and says so
+        kayles = {**body, "game": "kayles", "piles": [8, 5], "misere": True}
+        status, created = call(url + "/api/games", "POST", kayles)
+        assert status == 201, created
+        analysis_url = f"{url}/api/games/{created['state']['id']}/analysis"
+        status, waiting = call(analysis_url)
+        assert status == 200 and waiting["pending"] and not waiting["available"], waiting
+        assert waiting["note"].startswith("The solvers are being prepared"), waiting
+        seed_kernel_cache(Path(nimlab.theory.__file__).parent, cache)
+        gate.touch()
+        answer = waiting
+        while answer["pending"] or not answer["available"]:  # (until the answer comes)
+            status, answer = call(analysis_url)
+            assert status == 200, answer
+        expected = analysis_out(Game("kayles misere", (8, 5), ("human:Ann", "bot:perfect:Hal")))
+        assert answer["outcome"] == expected.outcome and answer["proven"] == expected.proven
+        assert answer["moves"] == [m.model_dump() for m in expected.moves]
+        assert answer["quotient"]["code"] == "0.77"
+        while ready["solvers"] != "ready":
+            status, ready = call(url + "/readyz")
+    finally:
+        proc = server.proc
+        server.stop()
+    log = proc.stderr.read().decode() if proc is not None and proc.stderr else ""
+    assert "preparing the solvers in the background (about " in log, log
+    assert "Traceback" not in log, log

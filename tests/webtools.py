@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -107,6 +108,23 @@ def wait_for(url: str, timeout: float = PATIENCE) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+def seed_kernel_cache(theory: Path, cache: Path) -> None:
+    """Copy this process's compiled kernels into the Numba cache folder ``cache`` for the
+    nimlab whose ``theory`` package is there, as an earlier start of the service leaves them
+    (Numba files them by the sources' folder and content): without it the service compiles
+    every solver (30-60 s) before it serves."""
+    from numba.core.caching import UserProvidedCacheLocator
+
+    from nimlab.theory import _grundy_kernels, kernels
+
+    kernels.prepare()
+    here = Path(_grundy_kernels.plain_extend._cache._cache_path)
+    sub = UserProvidedCacheLocator.get_suitable_cache_subpath(str(theory / "_grundy_kernels.py"))
+    (cache / sub).mkdir(parents=True, exist_ok=True)
+    for compiled in here.glob("_*_kernels.*.nb[ic]"):
+        shutil.copy2(compiled, cache / sub / compiled.name)
 
 
 class ServerThread:

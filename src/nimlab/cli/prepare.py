@@ -1,10 +1,14 @@
 """Preparing the solvers (the Numba kernels of :mod:`nimlab.theory.kernels`) before any budget
-starts, saying so on stderr when it compiles (the first run after an install), and ``nimlab
+starts, saying so on stderr when it compiles (the first run after an install), or in the
+background of a server that answers meanwhile (:func:`prepare_in_background`), and ``nimlab
 prepare``, which does it on its own (an install step)."""
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import typer
 from rich.text import Text
@@ -13,7 +17,19 @@ from nimlab.cli.app import app
 from nimlab.cli.common import console, err_console
 from nimlab.theory import kernels
 
-__all__ = ["prepare_command", "prepare_solvers", "say_when_preparing"]
+__all__ = [
+    "PREPARE_GATE",
+    "check_executable_memory",
+    "prepare_command",
+    "prepare_in_background",
+    "prepare_solvers",
+    "say_when_preparing",
+]
+
+PREPARE_GATE = "NIMLAB_TEST_PREPARE_GATE"
+"""A test hook: when this environment variable names a file, :func:`prepare_in_background`
+prepares nothing until that file exists (a test holds a server's solvers unprepared for as
+long as it likes, with no timing; see docs/testing.md)."""
 
 
 def say_when_preparing() -> None:
@@ -45,17 +61,97 @@ def prepare_solvers(
     try:
         _prepare(groups, say)
     except PermissionError as e:  # Numba's "cannot allocate executable memory"
-        err_console.print(
-            Text.assemble(
-                ("error: ", "bold red"),
-                "the solvers cannot run here: the system refuses executable memory, which "
-                "compiled code needs (a systemd unit's MemoryDenyWriteExecute=true, SELinux's "
-                f"deny_execmem, or the like): {e.strerror or e}",
-            ),
-            highlight=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(1) from None
+        _refused(e)
+
+
+def _refused_text(error: OSError) -> str:
+    return (
+        "the solvers cannot run here: the system refuses executable memory, which compiled "
+        "code needs (a systemd unit's MemoryDenyWriteExecute=true, SELinux's deny_execmem, or "
+        f"the like): {error.strerror or error}"
+    )
+
+
+def _refused(error: OSError) -> None:
+    err_console.print(
+        Text.assemble(("error: ", "bold red"), _refused_text(error)),
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(1) from None
+
+
+def check_executable_memory() -> None:
+    """End the command with status 1 and one line when the system refuses to make written
+    memory executable, as the solvers' compiled code needs (checked in microseconds with a page
+    of this process's own: a server that prepares its solvers in the background says so before
+    it serves, not at its first question). Where it cannot be checked, nothing happens."""
+    refused = _executable_memory_refused()
+    if refused is not None:
+        _refused(refused)
+
+
+def _executable_memory_refused() -> OSError | None:
+    """Why a page written by this process cannot be made executable, or ``None`` when it can
+    (or the check itself is not possible here)."""
+    try:
+        import ctypes
+        import mmap
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_long,
+        ]
+        libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        size = mmap.PAGESIZE
+        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+        page = libc.mmap(None, size, mmap.PROT_READ | mmap.PROT_WRITE, flags, -1, 0)
+        if page is None or page == ctypes.c_void_p(-1).value:
+            return None
+        try:
+            if libc.mprotect(page, size, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
+                errno = ctypes.get_errno()
+                return PermissionError(errno, os.strerror(errno))
+        finally:
+            libc.munmap(page, size)
+    except (AttributeError, OSError, ImportError):
+        return None
+    return None
+
+
+def prepare_in_background(say: Callable[[str], None], error: Callable[[str], None]) -> None:
+    """Prepare every solver in a thread of this process while it serves (nothing when they are
+    prepared already): ``say`` is told "preparing the solvers in the background (about N s)"
+    when some are not in the kernel cache yet, ``error`` why preparing failed (the questions
+    that need a solver then prepare it themselves). Meanwhile a question that needs a solver
+    waits for it in its own thread (:func:`nimlab.theory.kernels.ensure`), and
+    :func:`nimlab.theory.kernels.preparing` is true. See :data:`PREPARE_GATE` for tests."""
+    if all(kernels.ready(g) for g in kernels.GROUPS):
+        return
+
+    def first() -> None:
+        cold = kernels.cold()
+        if cold:
+            seconds = sum(kernels.COLD_SECONDS[g] for g in cold)
+            say(f"preparing the solvers in the background (about {seconds:.0f} s)")
+        gate = os.environ.get(PREPARE_GATE)
+        while gate and not Path(gate).exists():
+            time.sleep(0.02)
+
+    def failed(e: BaseException) -> None:
+        if isinstance(e, PermissionError):
+            error(_refused_text(e))
+        else:
+            error(f"preparing the solvers failed ({e}): each is prepared when a question needs it")
+
+    kernels.prepare_in_background(first=first, failed=failed)
 
 
 def _prepare(groups: Iterable[str] | None, say: Callable[[str], None] | None) -> None:

@@ -411,9 +411,11 @@ def serve(**options: Any) -> None:
         update={"allowed_hosts": allowed_hosts(host, list(settings.allow_host))}
     )
     port = int(sock.getsockname()[1])
-    from nimlab.cli.prepare import prepare_solvers
+    from nimlab.cli.prepare import check_executable_memory
 
-    prepare_solvers(say=log.info)  # every kernel, before the first move needs one (logged)
+    check_executable_memory()  # (the solvers are prepared while the server answers)
+    if settings.workers > 1:
+        _prepare_if_cached()
     shown = f"  ({settings.workers} processes)" if settings.workers > 1 else ""
     url = f"http://{_url_host(host)}:{port}"
     typer.echo(f"nimlab is serving on {url}{shown}  (Ctrl+C stops it)")
@@ -433,7 +435,33 @@ def serve(**options: Any) -> None:
         serve_processes(settings.workers, make, sock, settings)
         log.info("stopped: every server process has ended (supervisor %d)", os.getpid())
     else:  # (the stop is logged by the server: see _stopping_server)
+        _prepare_in_background()
         run_server(create_app(db, settings=settings), sock, settings=settings)
+
+
+def _prepare_if_cached() -> None:
+    """Load every solver now when all of them are in the kernel cache (about a second), so
+    that the server processes forked next share them; else leave them to each server process,
+    which prepares them in the background (the kernel cache's lock lets one process compile
+    each while the others wait for it, then load it)."""
+    from nimlab.theory import kernels
+
+    if not kernels.cold():
+        from nimlab.cli.prepare import prepare_solvers
+
+        prepare_solvers()
+
+
+def _prepare_in_background() -> None:
+    """Prepare the solvers in a thread of this server process, logged (see
+    :func:`nimlab.cli.prepare.prepare_in_background`): the page and every answer that needs no
+    compiled solver (Nim's, the relatives') come at once."""
+    import logging
+
+    from nimlab.cli.prepare import prepare_in_background
+
+    log = logging.getLogger("nimlab.serve")
+    prepare_in_background(log.info, log.error)
 
 
 def _stop_with_parent() -> None:
@@ -461,8 +489,9 @@ def _shared_database(db: str | None) -> bool:
 def serve_processes(
     count: int, make_app: Callable[[], Any], sock: socket.socket, settings: ServerSettings
 ) -> None:
-    """Serve with ``count`` processes on the one listening socket ``sock`` (forked after the
-    kernels are loaded, so each starts at once; the kernel shares the connections among them).
+    """Serve with ``count`` processes on the one listening socket ``sock`` (each prepares the
+    solvers it does not share with this process in the background; the kernel shares the
+    connections among them).
     This process supervises them: a stop signal (SIGTERM, Ctrl+C) is passed on to each and
     waited for; a process that dies otherwise (a crash, SIGKILL) is started again. Returns once
     every process has stopped."""
@@ -484,6 +513,7 @@ def serve_processes(
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     signal.signal(sig, signal.SIG_DFL)
                 _stop_with_parent()
+                _prepare_in_background()
                 run_server(make_app(), sock, settings=settings)
             except BaseException:  # reported by the logging of the server itself
                 status = 1

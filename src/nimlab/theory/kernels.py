@@ -28,7 +28,9 @@ Each solver calls :func:`ensure` for its group before its first kernel call; :fu
 runs a small question through the solver (so each kernel is compiled for the argument types
 real questions use) inside :func:`~nimlab.theory.budget.not_counted`: a budget counts work,
 never compiling or importing. Interfaces call :func:`prepare` before they start answering
-(``nimlab serve``, a command's first run with :func:`cold` groups, which can then say so).
+(``nimlab prepare``), or :func:`prepare_in_background` (``nimlab serve``, which answers at
+once: a question that needs a group meanwhile waits in :func:`ensure` until the background has
+prepared it, outside every budget, and :func:`preparing` lets the interface say so).
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ __all__ = [
     "groups_for",
     "load",
     "prepare",
+    "prepare_in_background",
+    "preparing",
     "ready",
 ]
 
@@ -160,6 +164,12 @@ _busy: set[str] = set()
 _lock = threading.RLock()
 _holding = False
 """Whether this process holds a compile lock (see :func:`_compiling`)."""
+_background: threading.Thread | None = None
+"""The thread of :func:`prepare_in_background`, while it may be running."""
+_preparing_here = threading.local()
+"""``depth``: how many :func:`ensure` calls this thread is inside, holding :data:`_lock`."""
+_progress = threading.Condition()
+"""Notified when a group is ready and when the background preparation ends."""
 
 
 cold_notice: Callable[[str, float], None] | None = None
@@ -177,14 +187,17 @@ def ready(group: str) -> bool:
 def ensure(group: str) -> None:
     """Prepare ``group`` (import its module, compile or load its kernels) unless it is ready,
     outside every budget; thread safe, and a no-op while the group's own small question runs.
-    O(1) once prepared."""
+    O(1) once prepared. While :func:`prepare_in_background` runs, another thread waits for it
+    to prepare ``group`` instead (outside every budget), so nothing is prepared twice."""
     if group in _ready:
         return
+    _wait_for_background(group)
     with _lock:
         if group in _ready or group in _busy:
             return
         module, warm = GROUPS[group]
         _busy.add(group)
+        _preparing_here.depth = getattr(_preparing_here, "depth", 0) + 1
         try:
             with not_counted():
                 if _group_cached(group, importlib.import_module(module)):
@@ -196,7 +209,66 @@ def ensure(group: str) -> None:
                         warm()
         finally:
             _busy.discard(group)
+            _preparing_here.depth -= 1
         _ready.add(group)
+    with _progress:
+        _progress.notify_all()
+
+
+def preparing() -> bool:
+    """Whether :func:`prepare_in_background` is still preparing groups. O(1)."""
+    return _background is not None
+
+
+def prepare_in_background(
+    groups: Iterable[str] | None = None,
+    first: Callable[[], None] | None = None,
+    failed: Callable[[BaseException], None] | None = None,
+) -> threading.Thread:
+    """Prepare ``groups`` (all of them by default) in a daemon thread, which runs ``first``
+    before it starts (an interface says there what it prepares) and calls ``failed(error)``
+    when preparing raises (the groups left are then prepared when a question needs them, as
+    without a background preparation). Until it ends, :func:`preparing` is true and
+    :func:`ensure` on another thread waits for the group it needs to be ready. Returns the
+    thread, started."""
+    global _background
+
+    def run() -> None:
+        global _background
+        try:
+            if first is not None:
+                first()
+            prepare(groups)
+        except BaseException as e:  # (a daemon thread: nothing above it to report it)
+            if failed is not None:
+                failed(e)
+        finally:
+            with _progress:
+                _background = None
+                _progress.notify_all()
+
+    thread = threading.Thread(target=run, name="nimlab-prepare", daemon=True)
+    with _progress:
+        _background = thread
+        thread.start()
+    return thread
+
+
+def _wait_for_background(group: str) -> None:
+    """Wait, outside every budget, until ``group`` is ready or the background preparation has
+    ended (at once when none runs, or when called from its own thread)."""
+    thread = _background
+    if thread is None or thread is threading.current_thread() or _lock_held():
+        return
+    with not_counted(), _progress:
+        while group not in _ready and _background is thread:
+            _progress.wait()
+
+
+def _lock_held() -> bool:
+    """Whether this thread holds :data:`_lock` (it prepares a group that needs another one:
+    waiting for the background, which waits for the lock, would wait forever)."""
+    return bool(getattr(_preparing_here, "depth", 0))
 
 
 def _lock_path(module: str) -> Path:

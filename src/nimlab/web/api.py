@@ -22,7 +22,7 @@ from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, end
 from nimlab.web import metrics
 from nimlab.web.access import GameKeyQuery, client_of, live, require_admin, stored_game
 from nimlab.web.errors import NotFound, Unavailable
-from nimlab.web.live import LiveGame, LiveGames, ended_text
+from nimlab.web.live import LiveGame, LiveGames, ended_text, engine_waits
 from nimlab.web.schemas import (
     MAX_NAME,
     MAX_SETUP_PILES,
@@ -364,9 +364,10 @@ async def get_analysis(
 async def get_hint(key: GameKey, request: Request) -> Response:
     hint = await live(request).hint(key)
     if hint is None:
+        waits = engine_waits()
         return _json(
             {
-                "detail": "the engine is busy with other games: the hint will be sent to this "
+                "detail": f"{waits[0].lower()}{waits[1:]}: the hint will be sent to this "
                 "game's pages as soon as it is worked out"
             },
             202,

@@ -195,15 +195,23 @@ READY_WAIT = 5.0
 
 def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
     """``/healthz`` (the process answers), ``/readyz`` (the database answers and its writer
-    commits: 503 with what is wrong otherwise) and ``/metrics`` (Prometheus); not in the API's
-    schema: they are the operator's, not the page's."""
+    commits: 503 with what is wrong otherwise; ``solvers`` says whether the compiled solvers
+    are still being prepared in the background, which does not make it 503) and ``/metrics``
+    (Prometheus); not in the API's schema: they are the operator's, not the page's."""
 
     async def healthz() -> JSONResponse:
         return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
 
     async def readyz() -> JSONResponse:
+        from nimlab.theory import kernels
+
         problems = await ready_problems(live)
-        body = {"status": "not ready" if problems else "ready", "problems": problems}
+        body = {
+            "status": "not ready" if problems else "ready",
+            "problems": problems,
+            # the page and Nim answer meanwhile; questions that need a solver wait for it
+            "solvers": "preparing" if kernels.preparing() else "ready",
+        }
         return JSONResponse(
             body, status_code=503 if problems else 200, headers={"Cache-Control": "no-store"}
         )

@@ -112,7 +112,15 @@ from nimlab.web.views import (
 )
 from nimlab.web.work import EngineBusy, EngineWorkers
 
-__all__ = ["MAX_STONES", "LiveGame", "LiveGames", "Superseded", "build_game", "ended_text"]
+__all__ = [
+    "MAX_STONES",
+    "LiveGame",
+    "LiveGames",
+    "Superseded",
+    "build_game",
+    "ended_text",
+    "engine_waits",
+]
 
 log = logging.getLogger("nimlab.web")
 
@@ -182,6 +190,16 @@ def build_game(
         max_stones=MAX_STONES,
     ).build()
     return game, [u for _, u in seats]
+
+
+def engine_waits() -> str:
+    """Why an answer of the engine is late, as a sentence's start: the solvers are still being
+    prepared (the first start after an install), else the engine is busy with other games."""
+    from nimlab.theory import kernels
+
+    if kernels.preparing():
+        return "The solvers are being prepared (the server has just started)"
+    return "The engine is busy with other games"
 
 
 def ended_text(players: list[Player], ending: Ending) -> str:
@@ -1610,8 +1628,8 @@ class LiveGames:
                 count,
                 available=False,
                 pending=True,
-                note="The engine is busy with other games: the analysis will appear here by "
-                "itself as soon as it is worked out.",
+                note=f"{engine_waits()}: the analysis will appear here by itself as soon as it "
+                "is worked out.",
             )
         return result
 
