@@ -207,6 +207,29 @@ def test_wythoff_grundy_of_a_position_is_the_mex(x: int, y: int) -> None:
     assert wythoff_grundy_values(moves) == [brute_wythoff_grundy(a, b) for a, b in moves]
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)), min_size=1, max_size=4))
+def test_wythoff_grundy_values_of_small_tables_need_no_numpy_table(
+    positions: list[tuple[int, int]],
+) -> None:
+    """Without a kept table, positions whose table is small are read from its columns as lists
+    (no NumPy); larger ones from the table: both are the mex of the rules."""
+    import nimlab.theory.wythoff as w
+
+    with w._KEPT_LOCK:
+        w._KEPT.clear()
+    got = wythoff_grundy_values(positions)
+    assert got == [brute_wythoff_grundy(a, b) for a, b in positions]
+    rest = [p for p in positions if wythoff_grundy_known(p) is None]
+    small = (
+        bool(rest)
+        and w.table_cells(max(min(p) for p in rest) + 1, max(max(p) for p in rest) + 1)
+        <= w.SMALL_CELLS
+    )
+    with w._KEPT_LOCK:
+        assert not small or w._KEPT  # (a small table is kept too, as lists)
+
+
 def test_wythoff_grundy_table_known_facts() -> None:
     n = 120
     table = wythoff_grundy_table(n)

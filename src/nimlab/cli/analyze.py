@@ -3,13 +3,11 @@ and why; ``--json`` and ``--batch`` for scripts."""
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from typing import Annotated, Any, BinaryIO
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from nimlab.cli.app import app
@@ -155,6 +153,8 @@ def analyze_command(
     say_when_preparing()
     analysis = options.analyze(ruleset, board)
     if as_json:
+        import json  # (here: the answers printed as text need no JSON)
+
         typer.echo(json.dumps(analysis.to_json()))
     else:
         _print_analysis(analysis, all_moves, seconds)
@@ -184,6 +184,8 @@ class _Options:
 def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:
     """One JSON line out for every line in, in order; a bad line gets ``{"error": ..., "line":
     N}`` with its 1-based line number, the others go on, and the command then exits with 1."""
+    import json
+
     stream: BinaryIO
     if source == "-":
         stream = sys.stdin.buffer
@@ -207,6 +209,8 @@ def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:
 
 
 def _batch_line(ruleset: Ruleset, raw: bytes, options: _Options) -> dict[str, Any]:
+    import json
+
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -295,6 +299,8 @@ def _print_analysis(a: Analysis, all_moves: bool, seconds: float = 0.0) -> None:
     if not a.moves:
         return
     console.print()
+    from rich.table import Table  # (here: an answer without moves prints no table)
+
     table = Table(title="Every move (value for the mover)", title_justify="left")
     table.add_column("move")
     table.add_column("result")

@@ -53,8 +53,8 @@ __all__ = [
     "write_atomically",
 ]
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)  # (no ":name:" in nimlab's text is an emoji code)
+err_console = Console(stderr=True, emoji=False)
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -9,11 +9,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from nimlab.core.game import Game, Player, Turn
 from nimlab.core.position import Board, Move
 from nimlab.core.rules import move_phrase
 from nimlab.core.ruleset import Ruleset
+
+if TYPE_CHECKING:  # (an analysis's header needs no game: its command loads none)
+    from nimlab.core.game import Game, Player, Turn
 
 __all__ = [
     "eliminated_text",

@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING, Literal
 from nimlab.core.arguments import shown
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.games import parse_game
-from nimlab.core.players import Player, unique_players
 from nimlab.core.position import Board, Piles, Position, Rows, heaps_text, parse_heaps
-from nimlab.core.record import MAX_PLAYERS, MAX_ROW
 from nimlab.core.ruleset import Ruleset, parse_end_position
 
 if TYPE_CHECKING:
     from nimlab.core.game import Game
+    from nimlab.core.players import Player  # (loaded by a setup: an analysis needs none)
 
 __all__ = [
     "FIRST_CHOICES",
@@ -107,6 +106,9 @@ class GameSetup:
     max_stones: int | None = None
 
     def __post_init__(self) -> None:
+        from nimlab.core.players import unique_players
+        from nimlab.core.record import MAX_PLAYERS, MAX_ROW
+
         object.__setattr__(self, "start", self.ruleset.rules.as_board(self.start))
         check_start(self.ruleset, self.start)
         if isinstance(self.start, Rows):
@@ -169,6 +171,8 @@ class GameSetup:
                     f"rows of stones are drawn stone by stone: at most {max_stones:,} stones in all"
                 )
             start = ruleset.rules.start(heaps)
+        from nimlab.core.players import Player
+
         seats = tuple(p if isinstance(p, Player) else Player.parse(p) for p in players)
         return cls(ruleset, start, seats, first, seed, max_stones)
 

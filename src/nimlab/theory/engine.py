@@ -44,7 +44,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import reduce
+from functools import cache, reduce
 from itertools import islice
 from operator import xor
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -110,6 +110,36 @@ _ANSWERS = 200_000
 
 QUOTIENT_HEAP_LIMIT = 256
 """Largest heap bound up to which a misère quotient is computed on demand."""
+
+FEW_POSITIONS = 12_000
+"""A position whose total can be split into at most this many positions in all (every
+partition of every total up to its own, :func:`positions_through`: totals up to 26) is
+estimated without the compiled search, whose import costs NumPy's (tens of milliseconds, more
+than such a search): a quarter of this bound, like a quarter of the compiled search's estimate
+(which it bounds), is at most the costs the strategies compare with (SplitSearch's 3,000,
+:data:`QUOTIENT_FROM`, the remoteness limit), so the same strategy answers."""
+
+
+@cache
+def positions_through(total: int) -> int:
+    """How many positions (multisets of positive heaps) have at most ``total`` objects: the sum
+    of the partition numbers p(0) + ... + p(total). O(total^2), once per total."""
+    p = [1] + [0] * total
+    for part in range(1, total + 1):
+        for n in range(part, total + 1):
+            p[n] += p[n - part]
+    return sum(p)
+
+
+def few_positions(position: Canon) -> int | None:
+    """:func:`positions_through` the position's total, when it is at most
+    :data:`FEW_POSITIONS` (else ``None``). O(piles) once the bound is known."""
+    total = sum(position)
+    if total > 40:  # (p(40) alone is 37,338)
+        return None
+    bound = positions_through(total)
+    return bound if bound <= FEW_POSITIONS else None
+
 
 QUOTIENT_FROM = 20_000
 """Positions whose exact search stores fewer positions than this are searched instead (the
@@ -491,6 +521,10 @@ class SplitSearch(_Compiled):
     description = "the compiled exact search over every reachable position"
 
     def applies(self, engine: Engine, position: Canon, budget: Budget | None = None) -> bool:
+        if self.min_cost > 0:
+            few = few_positions(position)
+            if few is not None and few / 4 < self.min_cost:
+                return False  # (the estimate is at most this bound: no solver made for it)
         if engine.split_solver() is None:
             return False
         return self.min_cost <= 0 or self.cost(engine, position) >= self.min_cost
@@ -818,10 +852,14 @@ class Engine:
 
     def search_cost(self, position: Canon) -> float:
         """A rough count of the positions an exact search of ``position`` stores: the dense
-        table's size for games that never split a heap, else the compiled search's estimate
-        (or a partition-count bound)."""
+        table's size for games that never split a heap, else a quarter of the positions its
+        total can be split into when they are few (:data:`FEW_POSITIONS`), else the compiled
+        search's estimate (or a partition-count bound)."""
         if not self.rule.splits:
             return self.dense_cost(position)
+        few = few_positions(position)
+        if few is not None:
+            return few / 4
         solver = self.split_solver()
         if solver is not None:
             try:

@@ -35,10 +35,8 @@ prepared it, outside every budget, and :func:`preparing` lets the interface say 
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -281,6 +279,9 @@ def _lock_path(module: str) -> Path:
     cache = os.environ.get("NUMBA_CACHE_DIR") or getattr(config, "CACHE_DIR", "")  # (or _jit's)
     if cache:
         return Path(cache) / f"nimlab-{module}.lock"
+    import hashlib  # (here: a command that needs no kernel never imports them)
+    import tempfile
+
     where = f"{Path(__file__).resolve().parent}:{module}"
     digest = hashlib.sha256(where.encode()).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"nimlab-kernels-{digest}.lock"

@@ -25,7 +25,7 @@ gives those without a table. Each value appears at most once in a row, a column 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from math import isqrt
 from typing import TYPE_CHECKING
@@ -229,7 +229,7 @@ TABLE_BYTES = 1 << 30
 """The most memory a table may take, whatever its budget (1 GiB: about 16,000 by 16,000)."""
 KEPT_BYTES = 16 << 20
 """The largest table :func:`wythoff_grundy_values` keeps for the next call (16 MiB)."""
-_KEPT: list[np.ndarray] = []
+_KEPT: list[_Table] = []
 _KEPT_LOCK = threading.Lock()
 
 
@@ -280,6 +280,37 @@ def wythoff_grundy_table(
     r, c = min(rows, cols), max(rows, cols)
     if r == 0:
         return np.zeros((rows, cols), dtype=np.int32)
+    columns = _columns(r, c, budget)  # (checked against the budget first)
+    out = np.zeros((r, c), dtype=np.int32 if 2 * r + c < 1 << 31 else np.int64)
+    for j, column in enumerate(columns):
+        out[: len(column), j] = column
+    square = out[:, :r]
+    lower = np.tril_indices(r, -1)
+    square[lower] = square.T[lower]
+    return out if rows <= cols else np.ascontiguousarray(out.T)
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A table of ``G`` read by :func:`wythoff_grundy_values`: ``value(a, b)`` for ``a <= b``,
+    ``a < rows``, ``b < cols``."""
+
+    rows: int
+    cols: int
+    value: Callable[[int, int], int]
+
+
+SMALL_CELLS = 4096
+"""Tables of at most this many cells (:func:`table_cells`) are read by
+:func:`wythoff_grundy_values` from the columns as lists, without NumPy (whose import takes
+longer than such a table)."""
+
+
+def _columns(r: int, c: int, budget: Budget) -> Iterator[list[int]]:
+    """The columns ``j < c`` of the ``r`` by ``c`` table (``0 < r <= c``), each the values of
+    its cells ``(i, j)`` with ``i <= min(j, r - 1)``, after checking the table against
+    ``budget`` and :data:`TABLE_BYTES` (see :func:`wythoff_grundy_table`, whose method this
+    is); each column is charged to ``budget`` once it is used."""
     cells = table_cells(r, c)
     if not budget.allows(cells):
         raise BudgetExceeded(budget.positions, "positions")
@@ -288,7 +319,10 @@ def wythoff_grundy_table(
         raise BudgetExceeded(TABLE_BYTES, "memory")
     budget.check_bytes(nbytes)
     budget.check()
-    out = np.zeros((r, c), dtype=np.int32 if 2 * r + c < 1 << 31 else np.int64)
+    return _column_values(r, c, budget)
+
+
+def _column_values(r: int, c: int, budget: Budget) -> Iterator[list[int]]:
     # each line's set: base (every value below it is in the set) and bits (bit k: base + k)
     row_base, row_bits = [0] * r, [0] * r
     diag_base, diag_bits = [0] * r, [0] * r  # diagonal d = y - x at d % r
@@ -311,12 +345,8 @@ def wythoff_grundy_table(
             row_base[i], row_bits[i] = _add(rb, row_bits[i], g)
             col_base, col_bits = _add(col_base, col_bits, g)
             diag_base[d], diag_bits[d] = _add(db, diag_bits[d], g)
-        out[:top, j] = column
+        yield column
         budget.charge(top)
-    square = out[:, :r]
-    lower = np.tril_indices(r, -1)
-    square[lower] = square.T[lower]
-    return out if rows <= cols else np.ascontiguousarray(out.T)
 
 
 def _add(base: int, bits: int, g: int) -> tuple[int, int]:
@@ -357,13 +387,20 @@ def wythoff_grundy_values(positions: Iterable[Pair], *, budget: Budget | None = 
     rows, cols = max(a for a, _ in rest) + 1, max(b for _, b in rest) + 1
     with _KEPT_LOCK:
         kept = _KEPT[0] if _KEPT else None
-    if kept is not None and kept.shape[0] >= rows and kept.shape[1] >= cols:
+    if kept is not None and kept.rows >= rows and kept.cols >= cols:
         table = kept
     else:
-        table = wythoff_grundy_table(rows, cols, budget=budget)
-        if table.nbytes <= KEPT_BYTES:
+        if table_cells(rows, cols) <= SMALL_CELLS:
+            columns = list(_columns(rows, cols, budget if budget is not None else Budget()))
+            table = _Table(rows, cols, lambda a, b: columns[b][a])
+            keep = True
+        else:
+            array = wythoff_grundy_table(rows, cols, budget=budget)
+            table = _Table(rows, cols, lambda a, b: int(array[a, b]))
+            keep = array.nbytes <= KEPT_BYTES
+        if keep:
             with _KEPT_LOCK:
                 _KEPT[:] = [table]
     return [
-        int(table[min(p), max(p)]) if k is None else k for p, k in zip(pairs, known, strict=True)
+        table.value(min(p), max(p)) if k is None else k for p, k in zip(pairs, known, strict=True)
     ]
