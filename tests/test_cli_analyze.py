@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -364,3 +365,102 @@ def test_closed_form_answers_load_no_compiled_kernel() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "none"
+
+
+_NO_NUMPY = """
+import sys
+from typer.testing import CliRunner
+from nimlab.cli.app import app
+
+for args in [
+    ["3", "4", "5"],
+    ["--game", "wythoff", "3", "5"],
+    ["--game", "lasker", "--misere", "3", "10", "12"],
+    ["--game", "kayles", "3", "4"],
+]:
+    r = CliRunner().invoke(app, ["analyze", *args])
+    assert r.exit_code == 0, (args, r.output)
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "json")))
+"""
+
+
+def test_the_closed_form_answers_of_the_start_up_bench_load_no_numpy() -> None:
+    """The questions of bench/bench_startup.py load no NumPy (the compiled search is not made
+    to estimate a small position, a small Wythoff table is read from lists), nor JSON."""
+    out = subprocess.run([sys.executable, "-c", _NO_NUMPY], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def _fake_terminal(monkeypatch: pytest.MonkeyPatch, terminal: bool) -> Any:
+    """stderr of the commands as a terminal (or not) writing into a buffer; progress at once."""
+    import io
+
+    from rich.console import Console
+
+    from nimlab.cli import common
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=terminal, width=200)
+    monkeypatch.setattr(common, "err_console", console)
+    monkeypatch.setattr(common, "PROGRESS_AFTER", 0.0)
+    return buffer
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_progress_is_shown_on_a_terminal_only(
+    monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    from nimlab.cli.common import showing_progress
+
+    buffer = _fake_terminal(monkeypatch, terminal)
+    asked: list[int] = []
+
+    def describe() -> str:
+        asked.append(1)
+        return "searching: 42 positions stored"
+
+    with showing_progress(describe):
+        pass
+    if terminal:
+        assert "searching: 42 positions stored" in buffer.getvalue() and asked
+    else:
+        assert buffer.getvalue() == "" and not asked  # nothing printed, nothing asked
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_long_analysis_says_what_it_has_stored_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    """A question answered by a search (misère Kayles, heaps of 7 to 10: thousands of positions)
+    shows the positions stored so far on stderr when stderr is a terminal; the answer on
+    stdout is the same either way, and off a terminal nothing else is printed."""
+    from typer.testing import CliRunner
+
+    from nimlab.cli.app import app
+
+    buffer = _fake_terminal(monkeypatch, terminal)
+    args = ["analyze", "--game", "kayles", "--misere", "10", "9", "8", "7"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "Outcome:" in r.output and "analysing" not in r.output
+    shown = buffer.getvalue()
+    if terminal:
+        assert "analysing: " in shown and "positions stored" in shown, shown
+    else:
+        assert shown == ""
+
+
+def test_the_progress_of_an_analysis_counts_the_budget_and_the_estimate() -> None:
+    from nimlab.cli.analyze import _searching
+    from nimlab.core.ruleset import Ruleset
+    from nimlab.theory.budget import Budget
+
+    ruleset = Ruleset.parse("nim misere")
+    board = ruleset.rules.as_board([20, 20, 20])
+    budget = Budget()
+    describe = _searching(ruleset, board, budget, 2)
+    assert describe() == "analysing: 0 positions stored"
+    budget.charge(1234)
+    expected = int(ruleset.engine.search_cost(board.canonical))
+    assert describe() == f"analysing: 1,234 positions stored of about {expected:,}"

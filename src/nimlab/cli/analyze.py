@@ -3,7 +3,9 @@ and why; ``--json`` and ``--batch`` for scripts."""
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, BinaryIO
 
@@ -24,6 +26,7 @@ from nimlab.cli.common import (
     input_file,
     ruleset_from_options,
     seconds_check,
+    showing_progress,
 )
 from nimlab.cli.prepare import say_when_preparing
 from nimlab.core.analysis import (
@@ -151,7 +154,12 @@ def analyze_command(
         fail(f"no such option: {unknown[0]} (see nimlab analyze --help)")
     board = board_from_args(ruleset, heaps or [])
     say_when_preparing()
-    analysis = options.analyze(ruleset, board)
+    budget = options.budget()
+    if as_json:
+        analysis = options.analyze(ruleset, board, budget)
+    else:
+        with showing_progress(_searching(ruleset, board, budget, players)):
+            analysis = options.analyze(ruleset, board, budget)
     if as_json:
         import json  # (here: the answers printed as text need no JSON)
 
@@ -168,8 +176,12 @@ class _Options:
     seconds: float
     max_result_heaps: int = RESULT_CELLS
 
-    def analyze(self, ruleset: Ruleset, board: Board) -> Analysis:
-        budget = Budget(seconds=self.seconds, positions=INTERACTIVE_POSITIONS * 10)
+    def budget(self) -> Budget:
+        """The budget of one position's analysis."""
+        return Budget(seconds=self.seconds, positions=INTERACTIVE_POSITIONS * 10)
+
+    def analyze(self, ruleset: Ruleset, board: Board, budget: Budget | None = None) -> Analysis:
+        budget = self.budget() if budget is None else budget
         return analyze(
             ruleset,
             board,
@@ -179,6 +191,36 @@ class _Options:
             model=self.model,
             max_cells=self.max_result_heaps,
         )
+
+
+def _searching(ruleset: Ruleset, board: Board, budget: Budget, players: int) -> Callable[[], str]:
+    """What a long analysis shows on a terminal: the positions its searches have stored so far,
+    against the engine's estimate for the position when it has one."""
+    estimate: list[float | None] = []
+
+    def describe() -> str:
+        if not estimate:  # (asked once the work has gone on for a while)
+            known = None
+            if players == 2 and ruleset.game.is_heap_game:
+                known = ruleset.engine.known_cost(board.canonical)
+            estimate.append(known if known is not None and math.isfinite(known) else None)
+        parts = []
+        quotient = sys.modules.get("nimlab.theory.quotient")  # (loaded by the questions it helps)
+        building_of = getattr(quotient, "quotient_building", None)  # (None while it loads)
+        if building_of is not None and ruleset.game.is_heap_game:
+            building = building_of(ruleset.rule)
+            if building is not None:
+                heap, bound, order = building
+                parts.append(f"misère quotient: heap {heap} of {bound}, order {order}")
+        spent = budget.spent
+        if spent or not parts:
+            stored = f"{count_text(spent, 'position')} stored"
+            if spent and estimate[0] is not None:
+                stored += f" of about {int(estimate[0]):,}"
+            parts.append(stored)
+        return "analysing: " + " · ".join(parts)
+
+    return describe
 
 
 def _run_batch(ruleset: Ruleset, source: str, options: _Options) -> None:

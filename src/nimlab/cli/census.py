@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import cannot, console, err_console, fail, seconds_check
+from nimlab.cli.common import cannot, console, err_console, fail, progress_bar, seconds_check
 from nimlab.core.words import count_text
 
 __all__ = ["census_command"]
@@ -111,16 +110,7 @@ def census_command(
     failed: Exception | None = None
     with (
         open(partial, "a", encoding="utf-8") as log,
-        Progress(
-            TextColumn("[bold]Census"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[line]}"),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-            disable=as_json or not err_console.is_terminal,
-        ) as progress,
+        progress_bar("Census", "m of n", "line", "elapsed", disable=as_json) as progress,
     ):
         task = progress.add_task("census", total=len(rules), completed=len(kept), line="")
 

@@ -46,10 +46,12 @@ __all__ = [
     "number_check",
     "pile_count_default",
     "position_words",
+    "progress_bar",
     "read_input_text",
     "ruleset_from_options",
     "save_atomically",
     "seconds_check",
+    "showing_progress",
     "write_atomically",
 ]
 
@@ -85,6 +87,87 @@ def save_atomically(path: Path, data: bytes) -> bool:
         )
         return False
     return True
+
+
+PROGRESS_AFTER = 1.0
+"""Seconds a command works before :func:`showing_progress` shows what it does."""
+
+
+def progress_bar(title: str, *columns: str, disable: bool = False) -> Any:
+    """The progress bar of a long command, as every command shows it: on stderr and only when
+    stderr is a terminal (and not ``disable``: nothing at all is printed otherwise), gone once
+    done; ``TITLE``, the bar, then ``columns``: ``"m of n"`` (completed of total),
+    ``"line"`` (the task's field ``line``), ``"elapsed"``, ``"remaining"``. A
+    :class:`rich.progress.Progress`, to be used as a context manager."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    made: dict[str, Callable[[], ProgressColumn]] = {
+        "m of n": MofNCompleteColumn,
+        "line": lambda: TextColumn("{task.fields[line]}"),
+        "elapsed": TimeElapsedColumn,
+        "remaining": TimeRemainingColumn,
+    }
+    return Progress(
+        TextColumn(f"[bold]{title}"),
+        BarColumn(),
+        *(made[c]() for c in columns),
+        console=err_console,
+        transient=True,
+        disable=disable or not err_console.is_terminal,
+    )
+
+
+@contextmanager
+def showing_progress(describe: Callable[[], str], after: float | None = None) -> Iterator[None]:
+    """While the block runs, one line on stderr saying what is being done and how far
+    (``describe()``, asked again a few times a second from another thread), from ``after``
+    seconds on (default :data:`PROGRESS_AFTER`; at once, in this thread, when 0), and gone
+    once the block ends; only when stderr is a terminal: nothing at all is printed otherwise,
+    and ``describe`` is never called."""
+    if not err_console.is_terminal:
+        yield
+        return
+    from rich.live import Live
+    from rich.text import Text
+
+    class _Line:
+        def __rich__(self) -> Text:
+            return Text(describe(), style="dim", no_wrap=True, overflow="ellipsis")
+
+    live = Live(_Line(), console=err_console, transient=True, refresh_per_second=4)
+    lock = threading.Lock()
+    ended = False
+
+    def start() -> None:
+        with lock:
+            if not ended:
+                live.start()
+
+    wait = PROGRESS_AFTER if after is None else after
+    timer = None
+    if wait <= 0:
+        start()
+    else:
+        timer = threading.Timer(wait, start)
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        if timer is not None:
+            timer.cancel()
+        with lock:
+            ended = True
+            if live.is_started:
+                live.stop()
 
 
 @contextmanager

@@ -34,6 +34,7 @@ from nimlab.cli.common import (
     fail,
     first_ctrl_c_stops,
     input_file,
+    progress_bar,
     save_atomically,
     seconds_check,
     write_atomically,
@@ -357,18 +358,9 @@ def _with_progress(
     checkpoint: Any,
     stop: Any,
 ) -> GrundySequence:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # 0.17 s
-
     by_time = seconds is not None and run.limit >= PROVE_LIMIT
     total = seconds if by_time and seconds is not None else run.limit
-    with Progress(
-        TextColumn("[bold]Grundy values"),
-        BarColumn(),
-        TextColumn("{task.fields[line]}"),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    ) as progress:
+    with progress_bar("Grundy values", "line", "elapsed") as progress:
         line = status_line(run.computed, run.limit, run.rare, 0.0)
         task = progress.add_task("grundy", total=total, line=line)
 

@@ -14,7 +14,7 @@ import typer
 from rich.text import Text
 
 from nimlab.cli.app import app
-from nimlab.cli.common import console, err_console
+from nimlab.cli.common import console, err_console, progress_bar
 from nimlab.theory import kernels
 
 __all__ = [
@@ -170,21 +170,13 @@ def _prepare(groups: Iterable[str] | None, say: Callable[[str], None] | None) ->
     if say is not None or not err_console.is_terminal:
         kernels.prepare(cold)
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("solvers", total=seconds)
+    with progress_bar("solvers", "line", "elapsed") as bar:
+        task = bar.add_task("solvers", total=seconds, line="")
         done = 0.0
 
         def step(group: str, _index: int, _total: int) -> None:
             nonlocal done
-            bar.update(task, completed=done, description=f"solvers: {group}" if group else "")
+            bar.update(task, completed=done, line=group)
             done += kernels.COLD_SECONDS.get(group, 0.0)
 
         kernels.prepare(cold, progress=step)

@@ -31,6 +31,7 @@ from nimlab.cli.common import (
     first_ctrl_c_stops,
     input_file,
     number_check,
+    progress_bar,
     save_atomically,
     seconds_check,
     write_atomically,
@@ -333,16 +334,7 @@ class _progress:
     def __enter__(self) -> Callable[[], None]:
         if not self.show:
             return lambda: None
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(
-            TextColumn("[bold]Misère quotient"),
-            BarColumn(),
-            TextColumn("{task.fields[line]}"),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-        )
+        self.bar = progress_bar("Misère quotient", "line", "elapsed")
         self.bar.__enter__()
         task = self.bar.add_task("quotient", total=self.max_heap, line="", completed=0)
 

@@ -8,7 +8,6 @@ import time
 from typing import Annotated, Any, cast
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -22,10 +21,10 @@ from nimlab.cli.common import (
     PileSizeOption,
     check_first_auto,
     console,
-    err_console,
     fail,
     heap_words,
     pile_count_default,
+    progress_bar,
     ruleset_from_options,
 )
 from nimlab.core.narrate import player_label, rules_text
@@ -127,15 +126,7 @@ def simulate_command(
     )
     workers = jobs or default_jobs()
     began = time.perf_counter()
-    with Progress(
-        TextColumn("[bold]simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as progress:
+    with progress_bar("simulating", "m of n", "remaining") as progress:
         task = progress.add_task("games", total=games)
         result = simulate(config, games, jobs=workers, progress=lambda n: progress.advance(task, n))
     seconds = time.perf_counter() - began

@@ -850,6 +850,14 @@ class Engine:
                     self._split_checked = True
         return self._split
 
+    def known_cost(self, position: Canon) -> float | None:
+        """:meth:`search_cost` when it is known without building the compiled search or
+        waiting for another thread's (a progress display asks it while a search runs),
+        else ``None``."""
+        if self.rule.splits and not self._split_checked and few_positions(position) is None:
+            return None
+        return self.search_cost(position)
+
     def search_cost(self, position: Canon) -> float:
         """A rough count of the positions an exact search of ``position`` stores: the dense
         table's size for games that never split a heap, else a quarter of the positions its

@@ -70,6 +70,7 @@ __all__ = [
     "iter_quotient_winning_moves",
     "misere_quotient",
     "periodicity_applies",
+    "quotient_building",
     "quotient_for",
     "quotient_progress",
     "quotient_winning_moves",
@@ -1240,6 +1241,18 @@ def _renumber(
 
 
 _cache_lock = threading.Lock()
+_building: dict[TakeAndBreak, tuple[int, int, int]] = {}
+"""Per game whose quotient is being computed: the last heap verified, the bound asked and the
+order then (see :func:`quotient_building`)."""
+
+
+def quotient_building(rule: TakeAndBreak) -> tuple[int, int, int] | None:
+    """While a :func:`misere_quotient` of ``rule`` runs (in any thread): the last heap it has
+    verified, the heap bound it was asked for and the quotient's order then; else ``None``.
+    For progress displays. O(1)."""
+    return _building.get(rule)
+
+
 _progress: OrderedDict[TakeAndBreak, _Quotient] = OrderedDict()
 """Per game, the quotient an attempt had verified when its budget ran out (at most
 ``_CACHE_SIZE`` games): the next attempt goes on from it instead of starting again."""
@@ -1314,6 +1327,7 @@ def misere_quotient(
     found: tuple[int, int] | None = None
     try:
         for heap, cur in _rounds(rule, max_heap, budget, start):
+            _building[rule] = (heap, max_heap, len(cur.table))
             found = _periodicity(rule, cur.images)
             if found is not None:
                 break
@@ -1333,6 +1347,8 @@ def misere_quotient(
         if not partial:
             raise
         return _result(rule, cur, None, str(e))
+    finally:
+        _building.pop(rule, None)
     with _cache_lock:
         _progress.pop(rule, None)
     return _result(rule, cur, found)
