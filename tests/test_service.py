@@ -214,6 +214,10 @@ def test_serve_answers_at_once_while_it_prepares_the_solvers_in_the_background(
         status, waiting = call(analysis_url)
         assert status == 200 and waiting["pending"] and not waiting["available"], waiting
         assert waiting["note"].startswith("The solvers are being prepared"), waiting
+        # who starts, worked out by a search, is refused saying why (it would wait too long)
+        auto = {**kayles, "piles": [30, 29, 28], "first": "auto"}  # (a quotient decides it)
+        status, refused = call(url + "/api/games", "POST", auto)
+        assert status == 422 and "being prepared" in refused["detail"], refused
         seed_kernel_cache(Path(nimlab.theory.__file__).parent, cache)
         gate.touch()
         answer = waiting

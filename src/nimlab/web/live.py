@@ -992,6 +992,14 @@ class LiveGames:
                 wait,
             )
         except (BudgetExceeded, TimeoutError):
+            from nimlab.theory import kernels
+
+            if kernels.preparing():
+                raise PlayerError(
+                    "working out who is in the winning position waits for the solvers, which "
+                    "are being prepared (the server has just started): let the first player or "
+                    "a random player start, or try again in a minute"
+                ) from None
             raise PlayerError(
                 "working out who is in the winning position takes too long here: "
                 "let the first player or a random player start"
