@@ -1030,3 +1030,17 @@ def test_a_responses_writes_leave_together() -> None:
         assert other.writes == [] and other.aborted
 
     asyncio.run(main())
+
+
+def test_the_settings_database_is_the_one_used(tmp_path: Path) -> None:
+    """``create_app(settings=ServerSettings(db=...))`` keeps its games in that database (it
+    opened the default file instead)."""
+    from nimlab.web import ServerSettings
+
+    db = tmp_path / "club.db"
+    with TestClient(create_app(settings=ServerSettings(db=str(db)))) as c:
+        r = c.post("/api/games", json={"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3]})
+        assert r.status_code == 201, r.text
+        key = r.json()["state"]["id"]
+    with Store.open(str(db)) as store:
+        assert key in {k for (k, _record, _meta), _v in store.live_games_with_versions(limit=10)}

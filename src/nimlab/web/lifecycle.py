@@ -36,9 +36,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from nimlab.core.errors import GameOverError, NimlabError, PlayerError
+from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
-from nimlab.storage import StaleGameError
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_admin, stored_game
 from nimlab.web.errors import Conflict, Forbidden
@@ -83,25 +82,9 @@ def _guarded(request: Request) -> LiveGames:
     return manager
 
 
-def _seat(lg: LiveGame, body: SeatIn) -> str:
+def _seat(manager: LiveGames, lg: LiveGame, body: SeatIn) -> str:
     """The name of the seat acting; raises unless the token is that human seat's."""
-    players = lg.game.players
-    if not 0 <= body.seat < len(players):
-        raise PlayerError(f"seat {body.seat} does not exist: seats are 0 to {len(players) - 1}")
-    player = players[body.seat]
-    if player.is_bot:
-        raise Forbidden(f"seat {body.seat} is {player.name}, a bot: bots cannot do that")
-    if not lg.check_token(body.seat, body.token):
-        raise Forbidden(
-            f"wrong token for seat {body.seat} ({player.name}): only the link given to "
-            f"{player.name} can act for them"
-        )
-    return player.name
-
-
-def _in_play(lg: LiveGame) -> None:
-    if lg.game.is_over or lg.ended is not None or lg.finishing:
-        raise GameOverError("the game is over already")
+    return manager.owner.check_seat(lg, body.seat, body.token)
 
 
 async def _end(
@@ -116,13 +99,14 @@ async def _end(
     engine work stopped; ``allowed`` raises when the change may not be made, ``ended`` replaces
     the ending's sentence. When another process changed the game first, it is judged once more
     on the game read afresh."""
-    _in_play(lg)
+    in_play = manager.owner.in_play
+    in_play(lg)
     for attempt in range(2):
         allowed()
         await manager.halt(lg)
         try:
             async with lg.lock:
-                _in_play(lg)
+                in_play(lg)
                 await manager.end(lg, how, seat())
                 if ended is not None:
                     lg.ended = ended
@@ -130,13 +114,13 @@ async def _end(
         except Stale:  # another process changed the game first: judge again on the new state
             if attempt or not await manager.sync_if_stale(lg):
                 raise
-            _in_play(lg)
+            in_play(lg)
 
 
 async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    name = _seat(lg, body)
+    name = _seat(manager, lg, body)
 
     def still_playing() -> None:
         if body.seat not in lg.game.active:
@@ -198,34 +182,7 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
 async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    name = _seat(lg, body)
-    game = lg.game
-    humans = [s for s, p in enumerate(game.players) if not p.is_bot]
-    if humans != [body.seat]:
-        raise Conflict("take-backs are only for games against bots: ask the others for a new game")
-    _in_play(lg)
-    await manager.halt(lg)
-    async with lg.lock:
-        _in_play(lg)
-        mine = [i for i, turn in enumerate(game.history) if turn.seat == body.seat]
-        if not mine:
-            raise Conflict(f"{name} has no move to take back")
-        keep = mine[-1]
-        key_, expect = lg.key, lg.stored
-        # the store first: if it fails, nothing changed
-        try:
-            await manager.write(lambda s: s.take_back_live_moves(key_, keep, expect=expect))
-        except StaleGameError as e:
-            raise Stale(f"{e}: look at the game again") from None
-        while len(game.history) > keep:
-            game.pop()
-        lg.saved = keep
-        lg.stored += 1
-        manager.rewound(lg, keep)
-        lg.problem = None
-        lg.takebacks += 1
-        manager.cancel_work(lg)  # what was asked about the later positions is not wanted
-    manager.broadcast(lg)
+    await manager.owner.undo(lg, body.seat, body.token)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -239,7 +196,7 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
 async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    name = _seat(lg, body)
+    name = _seat(manager, lg, body)
     if not lg.game.is_over and lg.ended is None:
         raise Conflict("the game is still in play: resign or abandon it first")
     await manager.halt(lg)
