@@ -155,7 +155,7 @@ async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | 
     route and :class:`~nimlab.web.direct.DirectPlay`, which calls it without the framework."""
     started = time.perf_counter()
     manager.limit("move", client)
-    lg, before = await manager.move(key, move)
+    lg, before = await manager.owner.move(key, move)
     metrics.move_answered(started)
     return Response(manager.state_json(lg, since=before), media_type="application/json")
 
@@ -317,7 +317,7 @@ async def get_game(
 ) -> Response:
     manager = live(request)
     lg = await manager.lookup(key)
-    manager.looked_at(lg)
+    manager.bots.looked_at(lg)
     return Response(manager.state_json(lg, since=since), media_type="application/json")
 
 
@@ -343,8 +343,8 @@ async def get_analysis(
     ] = None,
 ) -> Response:
     if at is not None:
-        return _json(await live(request).analysis_at(key, at))
-    return _json(await live(request).analysis(key))
+        return _json(await live(request).learning.analysis_at(key, at))
+    return _json(await live(request).learning.analysis(key))
 
 
 @router.get(
@@ -362,7 +362,7 @@ async def get_analysis(
     "honest guess (a proof found later is pushed to the game's WebSocket)",
 )
 async def get_hint(key: GameKey, request: Request) -> Response:
-    hint = await live(request).hint(key)
+    hint = await live(request).learning.hint(key)
     if hint is None:
         return _json(
             {
@@ -394,7 +394,7 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         await websocket.close(code=4404)
         return
     client = client_of(websocket)
-    refused = manager.admit(lg, client)
+    refused = manager.watchers.admit(lg, client)
     if refused is not None:  # 1013: try again later, with the reason
         await websocket.send_text(json.dumps({"type": "error", "detail": refused}))
         await websocket.close(code=1013, reason=refused[:120])
@@ -402,11 +402,11 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
     try:
         await _watch(manager, lg, websocket)
     finally:
-        manager.release(client)
+        manager.watchers.release(client)
 
 
 async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None:
-    sub = manager.subscribe(lg)
+    sub = manager.watchers.subscribe(lg)
 
     async def until_closed() -> None:
         while (await websocket.receive())["type"] != "websocket.disconnect":
@@ -417,7 +417,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
         state = manager.state(lg).model_dump()
         await websocket.send_text(json.dumps({"type": "state", "state": state}))
         while True:
-            nxt = asyncio.create_task(manager.next_messages(lg, sub))
+            nxt = asyncio.create_task(manager.watchers.next_messages(lg, sub))
             done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)
             if closed in done:
                 nxt.cancel()
@@ -427,7 +427,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        manager.unsubscribe(lg, sub)
+        manager.watchers.unsubscribe(lg, sub)
         closed.cancel()
 
 

@@ -21,7 +21,8 @@ of a stored game's positions for replay.
 
 Each goes through the server's guards like a move: the rate limit on moves per client, the
 seat's token, strict request bodies; and each stops the game's engine work (bots, hints,
-analyses) before it changes the game (:meth:`LiveGames.halt`).
+analyses) before it changes the game (:meth:`~nimlab.web.owner.GameOwner.halt`), and every
+change is the owner's (:class:`~nimlab.web.owner.GameOwner`).
 
 Thin, like :mod:`nimlab.web.api`: checks, then the core (:class:`~nimlab.core.game.Game`) and
 the store (:class:`~nimlab.storage.Store`) do the work.
@@ -29,7 +30,6 @@ the store (:class:`~nimlab.storage.Store`) do the work.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -41,7 +41,7 @@ from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_admin, stored_game
 from nimlab.web.errors import Conflict, Forbidden
-from nimlab.web.live import LiveGame, LiveGames, Stale
+from nimlab.web.live import LiveGame, LiveGames
 from nimlab.web.schemas import (
     AnalysisOut,
     ErrorOut,
@@ -87,36 +87,6 @@ def _seat(manager: LiveGames, lg: LiveGame, body: SeatIn) -> str:
     return manager.owner.check_seat(lg, body.seat, body.token)
 
 
-async def _end(
-    manager: LiveGames,
-    lg: LiveGame,
-    how: str,
-    seat: Callable[[], int],
-    allowed: Callable[[], None] = lambda: None,
-    ended: str | None = None,
-) -> None:
-    """End a game in play (``how``: resigned or abandoned, by the seat ``seat()`` names) after its
-    engine work stopped; ``allowed`` raises when the change may not be made, ``ended`` replaces
-    the ending's sentence. When another process changed the game first, it is judged once more
-    on the game read afresh."""
-    in_play = manager.owner.in_play
-    in_play(lg)
-    for attempt in range(2):
-        allowed()
-        await manager.halt(lg)
-        try:
-            async with lg.lock:
-                in_play(lg)
-                await manager.end(lg, how, seat())
-                if ended is not None:
-                    lg.ended = ended
-            return
-        except Stale:  # another process changed the game first: judge again on the new state
-            if attempt or not await manager.sync_if_stale(lg):
-                raise
-            in_play(lg)
-
-
 async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
@@ -126,7 +96,7 @@ async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONRespo
         if body.seat not in lg.game.active:
             raise Conflict(f"{name} is out of the game already")
 
-    await _end(manager, lg, how, lambda: body.seat, still_playing)
+    await manager.owner.end(lg, how, lambda: body.seat, allowed=still_playing)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -161,15 +131,14 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
     admin = is_admin(request)
-    if not manager.may_stop(lg, body.token, admin=admin):
+    if not manager.owner.may_stop(lg, body.token, admin=admin):
         raise Forbidden(
             "only the owner of a game of bots only (with the token its creation answered) or "
             "the admin (Authorization: Bearer TOKEN) may stop a game; players resign or abandon"
         )
     by = "the admin" if admin else "its owner"
     ended = f"Stopped by {by}: nobody wins."
-    await _end(manager, lg, "abandoned", lambda: lg.game.to_move_seat, ended=ended)
-    manager.broadcast(lg)
+    await manager.owner.end(lg, "abandoned", lambda: lg.game.to_move_seat, text=ended)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -199,7 +168,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
     name = _seat(manager, lg, body)
     if not lg.game.is_over and lg.ended is None:
         raise Conflict("the game is still in play: resign or abandon it first")
-    await manager.halt(lg)
+    await manager.owner.halt(lg)
     saved = lg.saved_as
     humans = [s for s, p in enumerate(lg.game.players) if not p.is_bot]
     deleted = True
@@ -218,7 +187,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
                 "every player of it asked",
             }
         )
-    manager.games.pop(key, None)
+    manager.owner.drop(lg)
     return JSONResponse({"deleted": True, "detail": f"{what} was deleted"})
 
 
@@ -239,10 +208,9 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
     require_admin(request)
     manager = _guarded(request)
     await manager.write(lambda s: s.delete_game(game_id))
-    for key, lg in list(manager.games.items()):
+    for lg in list(manager.games.values()):
         if lg.saved_as == game_id:
-            manager.cancel_work(lg)
-            manager.games.pop(key, None)
+            manager.owner.drop(lg)
     return JSONResponse({"deleted": True, "detail": f"game #{game_id} was deleted"})
 
 

@@ -69,9 +69,9 @@ from nimlab.web.livegame import (
     token_hash,
 )
 from nimlab.web.owner import GameOwner
-from nimlab.web.schemas import MAX_STONES, AnalysisOut, GameStateOut, HintOut, MoveIn, SetupIn
+from nimlab.web.schemas import MAX_STONES, GameStateOut, SetupIn
 from nimlab.web.settings import ServerSettings
-from nimlab.web.watchers import Subscriber, Watchers, give_back_memory
+from nimlab.web.watchers import Watchers, give_back_memory
 from nimlab.web.work import EngineBusy, EngineWorkers
 
 __all__ = [
@@ -544,76 +544,3 @@ class LiveGames:
                 retry_after=wait,
                 limit=f"{action}_rate",
             )
-
-    # -- the parts' requests, as the routes make them -----------------------------------------
-
-    async def move(self, key: str, req: MoveIn) -> tuple[LiveGame, int]:
-        """See :meth:`GameOwner.move`."""
-        return await self.owner.move(key, req)
-
-    async def halt(self, lg: LiveGame) -> None:
-        """See :meth:`GameOwner.halt`."""
-        await self.owner.halt(lg)
-
-    async def end(self, lg: LiveGame, how: str, seat: int) -> None:
-        """See :meth:`GameOwner.end`."""
-        await self.owner.end(lg, how, seat)
-
-    async def expire(self) -> list[str]:
-        """See :meth:`GameOwner.expire`."""
-        return await self.owner.expire()
-
-    def cancel_work(self, lg: LiveGame, *, keep_driver: bool = False) -> None:
-        """See :meth:`GameOwner.cancel_work`."""
-        self.owner.cancel_work(lg, keep_driver=keep_driver)
-
-    def may_stop(self, lg: LiveGame, token: str | None, *, admin: bool) -> bool:
-        """See :meth:`GameOwner.may_stop`."""
-        return self.owner.may_stop(lg, token, admin=admin)
-
-    async def sync_if_stale(self, lg: LiveGame) -> bool:
-        """See :meth:`FeedFollower.sync_if_stale`."""
-        return await self.follower.sync_if_stale(lg)
-
-    def looked_at(self, lg: LiveGame) -> None:
-        """See :meth:`BotDriver.looked_at`."""
-        self.bots.looked_at(lg)
-
-    def broadcast(self, lg: LiveGame) -> None:
-        """See :meth:`Watchers.broadcast`."""
-        self.watchers.broadcast(lg)
-
-    def subscribe(self, lg: LiveGame) -> Subscriber:
-        """See :meth:`Watchers.subscribe`."""
-        return self.watchers.subscribe(lg)
-
-    def unsubscribe(self, lg: LiveGame, sub: Subscriber) -> None:
-        self.watchers.unsubscribe(lg, sub)
-
-    async def next_messages(self, lg: LiveGame, sub: Subscriber) -> list[str]:
-        """See :meth:`Watchers.next_messages`."""
-        return await self.watchers.next_messages(lg, sub)
-
-    def admit(self, lg: LiveGame, client: str | None) -> str | None:
-        """See :meth:`Watchers.admit`."""
-        return self.watchers.admit(lg, client)
-
-    def release(self, client: str | None) -> None:
-        """See :meth:`Watchers.release`."""
-        self.watchers.release(client)
-
-    def sockets_open(self) -> int:
-        """See :meth:`Watchers.sockets_open`."""
-        return self.watchers.sockets_open()
-
-    async def analysis(self, key: str) -> AnalysisOut:
-        """See :meth:`Learnings.analysis`."""
-        return await self.learning.analysis(key)
-
-    async def analysis_at(self, key: str, at: int) -> AnalysisOut:
-        """See :meth:`Learnings.analysis_at`."""
-        return await self.learning.analysis_at(key, at)
-
-    async def hint(self, key: str) -> HintOut | None:
-        """See :meth:`Learnings.hint`."""
-        return await self.learning.hint(key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nimlab.core.errors import GameOverError, InvalidMoveError, NimlabError, PlayerError
@@ -98,11 +99,38 @@ class GameOwner:
             await asyncio.wait(set(lg.writing))
         lg.thinking = False
 
-    async def end(self, lg: LiveGame, how: str, seat: int) -> None:
-        """Stop a game in play before its end: ``how`` is ``resigned`` (the other players still
-        in the game win) or ``abandoned`` (nobody wins). The game is stored with its ending and
-        leaves the games in play in ONE transaction (on failure nothing changed and
-        :class:`Unavailable` is raised). Call with ``lg.lock`` held, after :meth:`halt`."""
+    async def end(
+        self,
+        lg: LiveGame,
+        how: str,
+        seat: Callable[[], int],
+        *,
+        allowed: Callable[[], None] = lambda: None,
+        text: str | None = None,
+    ) -> None:
+        """End a game in play (``how``: ``resigned``, the other players still in the game win,
+        or ``abandoned``, nobody wins; by the seat ``seat()`` names) after its engine work
+        stopped (:meth:`halt`); ``allowed`` raises when the change may not be made, ``text``
+        replaces the ending's sentence. The game is stored with its ending and leaves the games
+        in play in ONE transaction (on failure nothing changed: :class:`Unavailable`). When
+        another process changed the game first, it is judged once more on the game read
+        afresh (:class:`Stale` when it changed again)."""
+        self.in_play(lg)
+        for attempt in range(2):
+            allowed()
+            await self.halt(lg)
+            try:
+                async with lg.lock:
+                    self.in_play(lg)
+                    await self._end(lg, how, seat(), text)
+                return
+            except Stale:  # another process changed the game first: judge again on the new state
+                if attempt or not await self.live.follower.sync_if_stale(lg):
+                    raise
+                self.in_play(lg)
+
+    async def _end(self, lg: LiveGame, how: str, seat: int, text: str | None) -> None:
+        """:meth:`end` once, with ``lg.lock`` held."""
         game = lg.game
         winners = tuple(s for s in game.active if s != seat) if how == "resigned" else ()
         ending = Ending(how, seat, winners)
@@ -128,6 +156,8 @@ class GameOwner:
             raise
         lg.saved = len(game.history)
         self.stopped(lg, ending)
+        if text is not None:
+            lg.ended = text
         self.live.watchers.broadcast(lg)
 
     @staticmethod
@@ -433,6 +463,12 @@ class GameOwner:
         if ending is not None:
             self.stopped(lg, ending)
         self.live.finished(lg.key)
+
+    def drop(self, lg: LiveGame) -> None:
+        """The game was deleted: its work stops and it leaves the registry."""
+        self.cancel_work(lg)
+        if self.live.games.get(lg.key) is lg:
+            del self.live.games[lg.key]
 
     def gone(self, lg: LiveGame, why: str) -> None:
         """The game left the games in play elsewhere (expired or deleted): its work stops, it
