@@ -150,12 +150,13 @@ async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
 
 
 async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | None) -> Response:
-    """The answer to a move request of ``client`` (:meth:`LiveGames.move`, within the client's
-    limit): the game's new turns. Raises the errors the app's handlers answer. Shared by the
-    route and :class:`~nimlab.web.direct.DirectPlay`, which calls it without the framework."""
+    """The answer to a move request of ``client`` (:meth:`~nimlab.web.moves.MoveRequests.play`,
+    within the client's limit): the game's new turns. Raises the errors the app's handlers
+    answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`, which calls it
+    without the framework."""
     started = time.perf_counter()
     manager.limit("move", client)
-    lg, before = await manager.owner.move(key, move)
+    lg, before = await manager.moves.play(key, move)
     metrics.move_answered(started)
     return Response(manager.state_json(lg, since=before), media_type="application/json")
 

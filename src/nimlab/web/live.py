@@ -7,6 +7,8 @@ analyses and setup checks within budgets, fairly shared between games and client
 
 - :class:`~nimlab.web.owner.GameOwner` (``owner``): the one owner of a game's changes: moves,
   bots' turns, take-backs, ends, expiry, seat tokens, and the stored version of each copy;
+- :class:`~nimlab.web.moves.MoveRequests` (``moves``): a human's move request judged (the
+  owner plays it);
 - :class:`~nimlab.web.bots_driver.BotDriver` (``bots``): the bots' moves;
 - :class:`~nimlab.web.watchers.Watchers` (``watchers``): the open pages (WebSockets);
 - :class:`~nimlab.web.learning.Learnings` (``learning``): hints and analyses;
@@ -68,6 +70,7 @@ from nimlab.web.livegame import (
     status_of,
     token_hash,
 )
+from nimlab.web.moves import MoveRequests
 from nimlab.web.owner import GameOwner
 from nimlab.web.schemas import MAX_STONES, GameStateOut, SetupIn
 from nimlab.web.settings import ServerSettings
@@ -101,7 +104,8 @@ class LiveGames:
     """The registry of the games a process holds (``games``: key to :class:`LiveGame`), the
     database behind them and the engine's workers (see
     :class:`~nimlab.web.settings.ServerSettings` for the bounds). Its parts: ``owner``
-    (:class:`~nimlab.web.owner.GameOwner`: every change of a game), ``bots``
+    (:class:`~nimlab.web.owner.GameOwner`: every change of a game), ``moves``
+    (:class:`~nimlab.web.moves.MoveRequests`: a human's move request judged), ``bots``
     (:class:`~nimlab.web.bots_driver.BotDriver`), ``watchers``
     (:class:`~nimlab.web.watchers.Watchers`: the open pages), ``learning``
     (:class:`~nimlab.web.learning.Learnings`: hints and analyses) and ``follower``
@@ -121,6 +125,7 @@ class LiveGames:
         self._feed: ChangeFeed | None = None
         self.feed_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self.owner = GameOwner(self)
+        self.moves = MoveRequests(self)
         self.bots = BotDriver(self)
         self.watchers = Watchers(self)
         self.learning = Learnings(self)
