@@ -173,11 +173,12 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
 
 
 async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) -> Response:
-    """The answer to ``client``'s request to start a game (:meth:`LiveGames.create`, within the
-    client's limit): 201, the game and its seats' links. Raises the errors the app's handlers
-    answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`."""
+    """The answer to ``client``'s request to start a game
+    (:meth:`~nimlab.web.starts.GameStarts.create`, within the client's limit): 201, the game and
+    its seats' links. Raises the errors the app's handlers answer. Shared by the route and
+    :class:`~nimlab.web.direct.DirectPlay`."""
     manager.limit("create", client)
-    lg, tokens, owner = await manager.create(setup, client)
+    lg, tokens, owner = await manager.starts.create(setup, client)
     seats = [
         {
             "seat": seat,
@@ -254,7 +255,7 @@ async def load_game_kind(
     summary="Check a setup: 422 with the core's message when it cannot be played",
 )
 async def check_setup(setup: SetupIn, request: Request) -> Response:
-    game = await live(request).check(setup, client_of(request))
+    game = await live(request).starts.check(setup, client_of(request))
     return _json(
         {
             "ok": True,

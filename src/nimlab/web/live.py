@@ -9,6 +9,7 @@ analyses and setup checks within budgets, fairly shared between games and client
   bots' turns, take-backs, ends, expiry, seat tokens, and the stored version of each copy;
 - :class:`~nimlab.web.moves.MoveRequests` (``moves``): a human's move request judged (the
   owner plays it);
+- :class:`~nimlab.web.starts.GameStarts` (``starts``): a setup checked, a game started;
 - :class:`~nimlab.web.bots_driver.BotDriver` (``bots``): the bots' moves;
 - :class:`~nimlab.web.watchers.Watchers` (``watchers``): the open pages (WebSockets);
 - :class:`~nimlab.web.learning.Learnings` (``learning``): hints and analyses;
@@ -32,26 +33,21 @@ import concurrent.futures
 import contextlib
 import logging
 import math
-import secrets
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nimlab.core.errors import NimlabError, PlayerError
+from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
 from nimlab.storage import (
     ChangeFeed,
     LoopWriter,
-    PlayerRecord,
     StaleGameError,
     StorageError,
     Store,
-    TooManyGamesInPlayError,
-    check_username,
     ending_of,
 )
-from nimlab.theory.budget import BudgetExceeded
 from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
 from nimlab.web.errors import ApiError, NotFound, TooManyRequests, Unavailable
@@ -68,12 +64,12 @@ from nimlab.web.livegame import (
     state_json_of,
     state_of,
     status_of,
-    token_hash,
 )
 from nimlab.web.moves import MoveRequests
 from nimlab.web.owner import GameOwner
-from nimlab.web.schemas import MAX_STONES, GameStateOut, SetupIn
+from nimlab.web.schemas import MAX_STONES, GameStateOut
 from nimlab.web.settings import ServerSettings
+from nimlab.web.starts import GameStarts
 from nimlab.web.watchers import Watchers, give_back_memory
 from nimlab.web.work import EngineBusy, EngineWorkers
 
@@ -105,7 +101,8 @@ class LiveGames:
     database behind them and the engine's workers (see
     :class:`~nimlab.web.settings.ServerSettings` for the bounds). Its parts: ``owner``
     (:class:`~nimlab.web.owner.GameOwner`: every change of a game), ``moves``
-    (:class:`~nimlab.web.moves.MoveRequests`: a human's move request judged), ``bots``
+    (:class:`~nimlab.web.moves.MoveRequests`: a human's move request judged), ``starts``
+    (:class:`~nimlab.web.starts.GameStarts`: new games), ``bots``
     (:class:`~nimlab.web.bots_driver.BotDriver`), ``watchers``
     (:class:`~nimlab.web.watchers.Watchers`: the open pages), ``learning``
     (:class:`~nimlab.web.learning.Learnings`: hints and analyses) and ``follower``
@@ -126,6 +123,7 @@ class LiveGames:
         self.feed_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self.owner = GameOwner(self)
         self.moves = MoveRequests(self)
+        self.starts = GameStarts(self)
         self.bots = BotDriver(self)
         self.watchers = Watchers(self)
         self.learning = Learnings(self)
@@ -430,87 +428,10 @@ class LiveGames:
         """The game's one-line status. O(1)."""
         return status_of(lg)
 
-    async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
-        """The registry records of the usernames in a setup; raises for unknown ones."""
-        wanted = {
-            p.username: check_username(p.username) for p in setup.players if p.username is not None
-        }
-        if not wanted:
-            return {}
-
-        def lookup(store: Store) -> dict[str, PlayerRecord]:
-            return {given: store.get_player(name) for given, name in wanted.items()}
-
-        return await self.read(lookup)
-
-    async def check(self, setup: SetupIn, client: str | None = None) -> Game:
-        """The game a setup would start (nothing is kept); raises the core's errors."""
-        game, _ = await self._build(setup, client)
-        return game
-
-    async def _build(self, setup: SetupIn, client: str | None) -> tuple[Game, list[str | None]]:
-        """Build a setup's game (on the engine's workers when who starts needs a search)."""
-        if isinstance(setup.first, int) and setup.first >= len(setup.players):
-            raise PlayerError(
-                f"seat {setup.first} cannot start: seats are 0 to {len(setup.players) - 1}"
-            )
-        registered = await self.registered(setup)
-        if setup.first != "auto":  # who starts needs no search: building the game is O(piles)
-            return build_game(setup, registered)
-        owner = f"client:{client}"
-        wait = self.settings.compute_wait + self.settings.move_seconds
-        try:
-            return await asyncio.wait_for(
-                self.compute(owner, "setup", lambda: build_game(setup, registered), client=client),
-                wait,
-            )
-        except (BudgetExceeded, TimeoutError):
-            raise PlayerError(
-                "working out who is in the winning position takes too long here: "
-                "let the first player or a random player start"
-            ) from None
-
-    async def create(
-        self, setup: SetupIn, client: str | None = None
-    ) -> tuple[LiveGame, dict[int, str], str | None]:
-        """Start a game for ``client`` (at most so many in play per client: 429 beyond);
-        returns it with a fresh token for each human seat, and for a game of bots only the
-        token that stops it (its owner's, see :meth:`may_stop`)."""
-        game, usernames = await self._build(setup, client)
-        key = secrets.token_urlsafe(6)
-        while key in self.games:
-            key = secrets.token_urlsafe(6)
-        tokens = {s: secrets.token_urlsafe(18) for s, p in enumerate(game.players) if not p.is_bot}
-        hashes = {s: token_hash(t) for s, t in tokens.items()}
-        owner = secrets.token_urlsafe(18) if not tokens else None
-        owner_hash = None if owner is None else token_hash(owner)
-        record = game.to_record()
-        meta = {
-            "tokens": {str(s): h for s, h in hashes.items()},
-            "usernames": usernames,
-            "analysis": setup.analysis,
-            "client": client,
-            "public": setup.public,
-            "owner": owner_hash,
-        }
-        try:
-            public = setup.public
-            await self.storage(
-                self.queued(
-                    lambda: self.writer.add_game(key, record, meta, client=client, public=public)
-                )
-            )
-        except TooManyGamesInPlayError as e:
-            raise TooManyRequests(str(e)) from None
-        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
-        lg.analysis_allowed = setup.analysis
-        lg.public = setup.public
-        lg.owner_hash = owner_hash
-        self.games[key] = lg
+    def remember(self, lg: LiveGame) -> None:
+        """Hold game ``lg`` (a new one; older finished games may be forgotten)."""
+        self.games[lg.key] = lg
         self._forget_old()
-        await self.owner.changed(lg)
-        await self.bots.await_replies(lg)
-        return lg, tokens, owner
 
     def finished(self, key: str) -> None:
         """Game ``key`` is stored as finished: its copy is kept (its link answers without a
