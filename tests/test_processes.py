@@ -267,12 +267,13 @@ def two_moves_for_one_turn_on_two_processes_have_one_winner(
 ) -> None:
     a, b = pair
     key, tokens = _create(b.url, [{"name": "Ann"}, {"name": "Bob"}], [9, 9])
-    for turn in range(1, 6):
+    for turn in range(1, 8):
         seat = (turn - 1) % 2
-        moves = [
-            {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 1, "take": 1},
-            {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 2, "take": 1},
-        ]
+        mine = {"seat": seat, "token": tokens[seat], "turn": turn}
+        # two pages of one seat, one on each process; from move 6 the moves are typed (text)
+        moves = [mine | {"pile": 1, "take": 1}, mine | {"pile": 2, "take": 1}]
+        if turn > 5:
+            moves = [mine | {"text": "1 1"}, mine | {"text": "2 1"}]
         answers: list[tuple[int, Any]] = [(0, None), (0, None)]
         ready = threading.Barrier(2)
 
@@ -288,13 +289,15 @@ def two_moves_for_one_turn_on_two_processes_have_one_winner(
         codes = sorted(code for code, _ in answers)
         assert codes == [200, 409], answers
         winner = 0 if answers[0][0] == 200 else 1
+        # the page that lost is told so, with the move that was played
+        assert "this move was not played" in answers[1 - winner][1]["detail"], answers
         for server in pair:
             state = _state(server, key)
             assert state["move_count"] == turn
-            assert state["turns"][-1]["move"]["pile"] == moves[winner]["pile"]
+            assert state["turns"][-1]["move"]["pile"] == winner + 1
     # the stored history has exactly one move per turn, and it replays
     state = _state(a, key)
-    assert [t["number"] for t in state["turns"]] == [1, 2, 3, 4, 5]
+    assert [t["number"] for t in state["turns"]] == [1, 2, 3, 4, 5, 6, 7]
 
 
 def a_bots_move_is_played_once_whichever_process_serves_the_game(

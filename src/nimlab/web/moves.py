@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nimlab.core.errors import GameOverError, InvalidMoveError, NimlabError
+from nimlab.core.game import Game, Turn
 from nimlab.core.position import Move
 from nimlab.web.errors import ApiError, Conflict, Unavailable
 from nimlab.web.livegame import LiveGame, Stale
@@ -21,12 +22,42 @@ if TYPE_CHECKING:
 __all__ = ["MoveRequests"]
 
 
-def _same_move(done: Move, req: MoveIn) -> bool:
-    """Whether a retried request names the move that was played (text: any move of its seat)."""
+def _same_move(game: Game, done: Turn, req: MoveIn) -> bool:
+    """Whether a request for move ``done.number`` of ``done.seat`` names the move that was played
+    (a retry), its text read in the position that move was played in."""
+    if done.seat != req.seat:
+        return False
+    move = done.move
     if req.text is not None:
-        return True
+        try:
+            wanted = game.ruleset.rules.parse_move(req.text, done.before)
+        except NimlabError:
+            return False
+        return (wanted.pile, wanted.take, wanted.at, wanted.also) == (
+            move.pile,
+            move.take,
+            move.at,
+            move.also,
+        )
     also = tuple(tuple(p) for p in req.also or ())
-    return (done.pile, done.take, done.at, done.also) == (req.pile, req.take, req.at, also)
+    return (move.pile, move.take, move.at, move.also) == (req.pile, req.take, req.at, also)
+
+
+def _played_first(game: Game, done: Turn, req: MoveIn, number: int) -> Conflict:
+    """The 409 for a request whose move ``done.number`` another request played first: from the
+    same seat (another page of the same player: two tabs), it says which move was played and
+    that this one was not."""
+    what = game.ruleset.rules.describe_move(done.move, done.before)
+    if done.seat == req.seat:
+        return Conflict(
+            f"move {done.number} was already played, from another page of {done.player.name} "
+            f"({what}): this move was not played; the next move is move {number}: reload the "
+            "game"
+        )
+    return Conflict(
+        f"move {done.number} was already played ({done.player.name}: {what}); the next move is "
+        f"move {number}: reload the game"
+    )
 
 
 class MoveRequests:
@@ -68,9 +99,9 @@ class MoveRequests:
                 synced = True
         else:
             raise Unavailable("the game changes too fast here to play this move: try again")
-        if retry:
+        if retry and lg.saved >= number:
             return lg, number - 1
-        if not replies:
+        if not replies and not retry:
             await self.live.owner.changed(lg)
             return lg, number - 1
         # The bots reply at once and their moves are saved with this one (one disk flush).
@@ -88,11 +119,8 @@ class MoveRequests:
         if len(history) < number:
             raise Unavailable("the move could not be saved, so it was not played")
         done = history[number - 1]
-        if done.seat != req.seat or not _same_move(done.move, req):
-            raise Conflict(
-                f"another move was played as move {number} first; the next move is move "
-                f"{len(history) + 1}: reload the game"
-            )
+        if not _same_move(game, done, req):
+            raise _played_first(game, done, req, len(history) + 1)
         if unsaved:
             self.live.watchers.broadcast(lg)
         return lg, number - 1
@@ -106,12 +134,9 @@ class MoveRequests:
         number = len(game.history) + 1
         if req.turn < number:
             done = game.history[req.turn - 1]
-            if done.seat == req.seat and _same_move(done.move, req):
+            if _same_move(game, done, req):
                 return req.turn, False, True  # a retry: the same answer, nothing played twice
-            raise Conflict(
-                f"move {req.turn} was already played; the next move is move {number}: "
-                "reload the game"
-            )
+            raise _played_first(game, done, req, number)
         if game.is_over or lg.ended is not None or lg.saved_as is not None:
             raise GameOverError("the game is over: start a new one")
         if req.seat != game.to_move_seat:
