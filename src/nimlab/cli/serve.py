@@ -472,6 +472,8 @@ def serve_processes(
     import sys
     import time
 
+    from nimlab.web import metrics
+
     children: dict[int, int] = {}  # pid -> slot
     stopping = False
     log = logging.getLogger("nimlab.serve")  # (in the log's format: JSON lines with json)
@@ -511,6 +513,7 @@ def serve_processes(
             break
         except InterruptedError:
             continue
+        metrics.process_dead(pid)  # its gauges leave /metrics (PROMETHEUS_MULTIPROC_DIR)
         slot = children.pop(pid, -1)
         if slot < 0 or stopping:
             continue

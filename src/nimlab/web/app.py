@@ -210,7 +210,11 @@ def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
         )
 
     async def metrics_page() -> Response:
-        metrics.observe(live)
+        try:
+            held: int | None = await live.read(lambda s: s.count_games_in_play())
+        except ApiError:  # the database does not answer (said by /readyz): the last count stands
+            held = None
+        metrics.observe(live, held)
         body = await asyncio.get_running_loop().run_in_executor(None, metrics.exposition)
         return Response(body, media_type=metrics.CONTENT_TYPE_LATEST)
 
