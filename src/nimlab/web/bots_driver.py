@@ -32,6 +32,29 @@ class BotDriver:
     def __init__(self, live: LiveGames) -> None:
         self.live = live
 
+    async def halt(self, lg: LiveGame) -> None:
+        """Stop every piece of engine work of a game (:meth:`cancel_work`) and wait until its
+        bots have stopped: before a resign, abandon, take-back or delete changes the game."""
+        driver = lg.driver
+        # a finishing game's driver is let finish: the game is being stored
+        self.cancel_work(lg, keep_driver=lg.finishing)
+        if driver is not None and not driver.done():
+            await asyncio.wait({driver})
+        if lg.writing:  # a cancelled driver's move may still be on its way to the database
+            await asyncio.wait(set(lg.writing))
+        lg.thinking = False
+
+    def cancel_work(self, lg: LiveGame, *, keep_driver: bool = False) -> None:
+        """Stop every piece of engine work of a game (it ended or goes away): its bots'
+        thinking (unless ``keep_driver``), hints and analyses. For the game's lifecycle (resign,
+        abandon, delete, undo: call it before changing or dropping the game)."""
+        self.live.learning.cancel(lg)
+        if self.live.workers is not None:
+            self.live.workers.cancel(lg.key, ("hint", "analysis", "past") if keep_driver else None)
+        if not keep_driver and lg.driver is not None and not lg.driver.done():
+            lg.driver.cancel()
+        lg.thinking = False
+
     @property
     def grace(self) -> float:
         """How long a game's bot waits for another process to play it (see ``takeover_grace``):

@@ -83,7 +83,7 @@ class FeedFollower:
             # reads the game afresh), so a change costs a read only where pages show it
             if self.live.games.get(lg.key) is lg:
                 del self.live.games[lg.key]
-            self.live.owner.cancel_work(lg)
+            self.live.bots.cancel_work(lg)
             return
         if lg.refreshing:
             lg.refresh_again = True

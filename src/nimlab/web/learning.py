@@ -43,6 +43,26 @@ class Learnings:
     def __init__(self, live: LiveGames) -> None:
         self.live = live
 
+    def moved(self, lg: LiveGame) -> None:
+        """A move was played (or taken back): hints and analyses of other moves are no longer
+        wanted."""
+        count = len(lg.game.history)
+        stale = [k for k, entry in lg.learning.items() if entry.count != count]
+        for kind in stale:
+            entry = lg.learning.pop(kind)
+            if entry.task is not None:
+                entry.task.cancel()
+        if stale and self.live.workers is not None:
+            self.live.workers.cancel(lg.key, tuple(stale))
+
+    @staticmethod
+    def cancel(lg: LiveGame) -> None:
+        """Stop the hints and analyses asked of a game (it ended or goes away)."""
+        for entry in lg.learning.values():
+            if entry.task is not None:
+                entry.task.cancel()
+        lg.learning.clear()
+
     async def _learn(self, lg: LiveGame, kind: str) -> Any:
         """The hint or analysis for the current move: the answer found within the move budget
         (cached per move), or ``None`` when the engine could not start on it within

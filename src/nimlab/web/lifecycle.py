@@ -21,7 +21,7 @@ of a stored game's positions for replay.
 
 Each goes through the server's guards like a move: the rate limit on moves per client, the
 seat's token, strict request bodies; and each stops the game's engine work (bots, hints,
-analyses) before it changes the game (:meth:`~nimlab.web.owner.GameOwner.halt`), and every
+analyses) before it changes the game (:meth:`~nimlab.web.bots_driver.BotDriver.halt`), and every
 change is the owner's (:class:`~nimlab.web.owner.GameOwner`).
 
 Thin, like :mod:`nimlab.web.api`: checks, then the core (:class:`~nimlab.core.game.Game`) and
@@ -168,7 +168,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
     name = _seat(manager, lg, body)
     if not lg.game.is_over and lg.ended is None:
         raise Conflict("the game is still in play: resign or abandon it first")
-    await manager.owner.halt(lg)
+    await manager.bots.halt(lg)
     saved = lg.saved_as
     humans = [s for s, p in enumerate(lg.game.players) if not p.is_bot]
     deleted = True

@@ -71,24 +71,12 @@ class GameOwner:
         for key in keys:
             lg = self.live.games.pop(key, None)
             if lg is not None:
-                self.cancel_work(lg)
+                self.live.bots.cancel_work(lg)
                 lg.ended = "Expired: nobody played for too long."
                 self.live.watchers.broadcast(lg)
         if keys:
             log.warning("%d games in play expired (untouched too long): deleted", len(keys))
         return keys
-
-    async def halt(self, lg: LiveGame) -> None:
-        """Stop every piece of engine work of a game (:meth:`cancel_work`) and wait until its
-        bots have stopped: before a resign, abandon, take-back or delete changes the game."""
-        driver = lg.driver
-        # a finishing game's driver is let finish: the game is being stored
-        self.cancel_work(lg, keep_driver=lg.finishing)
-        if driver is not None and not driver.done():
-            await asyncio.wait({driver})
-        if lg.writing:  # a cancelled driver's move may still be on its way to the database
-            await asyncio.wait(set(lg.writing))
-        lg.thinking = False
 
     async def end(
         self,
@@ -101,15 +89,15 @@ class GameOwner:
     ) -> None:
         """End a game in play (``how``: ``resigned``, the other players still in the game win,
         or ``abandoned``, nobody wins; by the seat ``seat()`` names) after its engine work
-        stopped (:meth:`halt`); ``allowed`` raises when the change may not be made, ``text``
-        replaces the ending's sentence. The game is stored with its ending and leaves the games
-        in play in ONE transaction (on failure nothing changed: :class:`Unavailable`). When
-        another process changed the game first, it is judged once more on the game read
-        afresh (:class:`Stale` when it changed again)."""
+        stopped (:meth:`~nimlab.web.bots_driver.BotDriver.halt`); ``allowed`` raises when the
+        change may not be made, ``text`` replaces the ending's sentence. The game is stored
+        with its ending and leaves the games in play in ONE transaction (on failure nothing
+        changed: :class:`Unavailable`). When another process changed the game first, it is
+        judged once more on the game read afresh (:class:`Stale` when it changed again)."""
         self.in_play(lg)
         for attempt in range(2):
             allowed()
-            await self.halt(lg)
+            await self.live.bots.halt(lg)
             try:
                 async with lg.lock:
                     self.in_play(lg)
@@ -165,7 +153,7 @@ class GameOwner:
         taken back). Call with ``lg.lock`` held."""
         game = lg.game
         game.push(move)
-        self.moved(lg)
+        self.live.learning.moved(lg)
         self._instant_replies(lg)
         replies = not game.is_over and game.to_move.is_bot and lg.human_active
         if game.is_over:
@@ -192,7 +180,7 @@ class GameOwner:
             except Exception:  # reported by the driver, which asks again
                 return
             game.push(choice.move, claim=choice.claim)
-            self.moved(lg)
+            self.live.learning.moved(lg)
 
     async def save(self, lg: LiveGame) -> None:
         """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
@@ -217,7 +205,7 @@ class GameOwner:
         except (StorageError, RecordError) as e:
             for _ in moves:
                 lg.game.pop()
-            self.moved(lg)
+            self.live.learning.moved(lg)
             if isinstance(e, StaleGameError):  # another process changed the game first
                 raise Stale(str(e)) from None
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
@@ -239,7 +227,7 @@ class GameOwner:
         if lg.finishing:
             return
         lg.finishing = True
-        self.cancel_work(lg, keep_driver=True)
+        self.live.bots.cancel_work(lg, keep_driver=True)
         game = lg.game
         moves = [m.to_json() for m in game.recorded_moves(lg.saved)]
         record = game.to_record()
@@ -272,7 +260,7 @@ class GameOwner:
             if isinstance(e, StaleGameError):  # another process changed the game first
                 for _ in moves:
                     game.pop()
-                self.moved(lg)
+                self.live.learning.moved(lg)
                 raise Stale(str(e)) from None
             if not moves:
                 log.error("game %s could not be stored: %s", lg.key, e)
@@ -283,32 +271,6 @@ class GameOwner:
                 raise
             raise database_down("the move could not be saved, so it was not played", e) from None
         self.live.finished(lg.key)
-
-    def moved(self, lg: LiveGame) -> None:
-        """A move was played (or taken back): hints and analyses of other moves are no longer
-        wanted."""
-        count = len(lg.game.history)
-        stale = [k for k, entry in lg.learning.items() if entry.count != count]
-        for kind in stale:
-            entry = lg.learning.pop(kind)
-            if entry.task is not None:
-                entry.task.cancel()
-        if stale and self.live.workers is not None:
-            self.live.workers.cancel(lg.key, tuple(stale))
-
-    def cancel_work(self, lg: LiveGame, *, keep_driver: bool = False) -> None:
-        """Stop every piece of engine work of a game (it ended or goes away): its bots'
-        thinking (unless ``keep_driver``), hints and analyses. For the game's lifecycle (resign,
-        abandon, delete, undo: call it before changing or dropping the game)."""
-        for entry in lg.learning.values():
-            if entry.task is not None:
-                entry.task.cancel()
-        lg.learning.clear()
-        if self.live.workers is not None:
-            self.live.workers.cancel(lg.key, ("hint", "analysis", "past") if keep_driver else None)
-        if not keep_driver and lg.driver is not None and not lg.driver.done():
-            lg.driver.cancel()
-        lg.thinking = False
 
     def may_stop(self, lg: LiveGame, token: str | None, *, admin: bool) -> bool:
         """Whether a request may stop this game in play: the admin may stop any; the owner's
@@ -343,7 +305,7 @@ class GameOwner:
         lg.saved = len(game.history)
         if same < len(mine):
             self.live.watchers.rewound(lg, same)
-        self.moved(lg)
+        self.live.learning.moved(lg)
         lg.problem = None
         lg.thinking = False
 
@@ -358,7 +320,7 @@ class GameOwner:
     def adopt_finished(self, lg: LiveGame, record: dict[str, Any], game_id: int) -> None:
         """The copy becomes the stored game ``game_id`` (``record``): another process finished,
         resigned or abandoned it."""
-        self.cancel_work(lg, keep_driver=True)
+        self.live.bots.cancel_work(lg, keep_driver=True)
         self.replace_moves(lg, GameRecord.from_json(record).moves)
         lg.saved_as = game_id
         lg.finishing = True
@@ -369,14 +331,14 @@ class GameOwner:
 
     def drop(self, lg: LiveGame) -> None:
         """The game was deleted: its work stops and it leaves the registry."""
-        self.cancel_work(lg)
+        self.live.bots.cancel_work(lg)
         if self.live.games.get(lg.key) is lg:
             del self.live.games[lg.key]
 
     def gone(self, lg: LiveGame, why: str) -> None:
         """The game left the games in play elsewhere (expired or deleted): its work stops, it
         leaves the registry, and its pages are told ``why`` (the caller broadcasts)."""
-        self.cancel_work(lg)
+        self.live.bots.cancel_work(lg)
         lg.ended = why
         if self.live.games.get(lg.key) is lg:
             del self.live.games[lg.key]
@@ -396,7 +358,7 @@ class GameOwner:
                 "take-backs are only for games against bots: ask the others for a new game"
             )
         self.in_play(lg)
-        await self.halt(lg)
+        await self.live.bots.halt(lg)
         async with lg.lock:
             self.in_play(lg)
             mine = [i for i, turn in enumerate(game.history) if turn.seat == seat]
@@ -416,7 +378,7 @@ class GameOwner:
             self.live.watchers.rewound(lg, keep)
             lg.problem = None
             lg.takebacks += 1
-            self.cancel_work(lg)  # what was asked about the later positions is not wanted
+            self.live.bots.cancel_work(lg)  # what was asked about the later positions is not wanted
         self.live.watchers.broadcast(lg)
 
     @staticmethod
@@ -437,7 +399,7 @@ class GameOwner:
             if lg.saved_as is not None:
                 return None
             game.push(choice.move, claim=choice.claim)
-            self.moved(lg)
+            self.live.learning.moved(lg)
             try:
                 if game.is_over:
                     await self.finish(lg)  # the move and the finish: one transaction
