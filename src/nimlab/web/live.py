@@ -376,15 +376,14 @@ class LiveGames:
         lg = self.games.get(key)  # restored by another request meanwhile
         if lg is not None:
             return lg
-        lg = LiveGame(key, game, usernames, hashes, saved=len(game.history))
-        lg.saved_as = game_id
-        self._finished.append(key)
-        lg.finishing = True
+        lg = LiveGame(
+            key, game, usernames, hashes, saved=len(game.history), saved_as=game_id, finishing=True
+        )
         ending = ending_of(stored.record, players)
         if ending is not None:
             self.owner.stopped(lg, ending)
         self.games[key] = lg
-        self._forget_old()
+        self.finished(key)
         return lg
 
     async def public_games(self, limit: int, offset: int = 0) -> list[LiveGame]:
