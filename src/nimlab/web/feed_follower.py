@@ -40,7 +40,8 @@ class FeedFollower:
     async def follow(self, feed: ChangeFeed) -> None:
         """Read the change feed for as long as the server runs: every game held here that
         another process changed is read again and its pages told (all of them after the feed
-        was lost for a while). The feed is closed by :meth:`stop`, once its thread is done."""
+        was lost for a while). The feed is closed by
+        :meth:`~nimlab.web.live.LiveGames.stop`, once its thread is done."""
         loop = asyncio.get_running_loop()
         failing = False
         while True:

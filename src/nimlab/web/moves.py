@@ -126,7 +126,7 @@ class MoveRequests:
         return lg, number - 1
 
     async def _play(self, lg: LiveGame, req: MoveIn) -> tuple[int, bool, bool]:
-        """The checks of :meth:`move` against this copy of the game, then the move played (and
+        """The checks of :meth:`play` against this copy of the game, then the move played (and
         saved, unless bots reply that need thinking): the move's number, whether bots reply,
         whether it was a retry of a move played already. Call with ``lg.lock`` held."""
         game = lg.game

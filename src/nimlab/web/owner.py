@@ -223,7 +223,7 @@ class GameOwner:
         players' statistics), with the moves not stored yet, in one transaction. At most once:
         the store refuses to finish a game that is no longer in progress. When moves not stored
         yet cannot be, they are taken back and Unavailable (or the storage's LimitError) is
-        raised, as :meth:`_save` does; any other failure is logged (the game stays in play)."""
+        raised, as :meth:`save` does; any other failure is logged (the game stays in play)."""
         if lg.finishing:
             return
         lg.finishing = True
@@ -245,7 +245,7 @@ class GameOwner:
                 private=not lg.public,
             )
 
-            def stored(done: asyncio.Future[int]) -> None:  # see _save
+            def stored(done: asyncio.Future[int]) -> None:  # see save
                 if not done.cancelled() and done.exception() is None:
                     lg.saved_as = done.result()
                     lg.saved += len(moves)

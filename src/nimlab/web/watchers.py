@@ -82,7 +82,7 @@ class Watchers:
 
     def broadcast(self, lg: LiveGame) -> None:
         """Tell every open page of this game that it changed (each is sent what it has not
-        seen; see :meth:`state_text`)."""
+        seen; see :func:`~nimlab.web.livegame.state_text`)."""
         lg.version += 1
         for sub in lg.subscribers:
             sub.changed()
