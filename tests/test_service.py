@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,3 +161,29 @@ def test_the_games_resumed_are_counted_among_those_read(
     with caplog.at_level(logging.INFO, "nimlab.web"), TestClient(create_app(db, settings=SETTINGS)):
         pass
     assert "resumed 3 of 3 games in play" in caplog.text, caplog.text
+
+
+def test_the_gauges_of_processes_that_no_longer_run_are_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``PROMETHEUS_MULTIPROC_DIR``, a supervisor starting on the folder of an earlier run
+    marks its processes dead: their gauges leave ``/metrics``; the counters stay, and so do the
+    gauges of a process that runs."""
+    from nimlab.web import metrics
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    gone = 2**22 + 12_345  # above the kernel's pid_max default: no process has it
+    me = os.getpid()
+    files = [
+        f"gauge_livesum_{gone}.db",
+        f"gauge_livemin_{gone}.db",
+        f"gauge_livemostrecent_{gone}.db",
+        f"counter_{gone}.db",
+        f"gauge_livesum_{me}.db",
+    ]
+    for name in files:
+        (tmp_path / name).write_bytes(b"")
+    assert metrics.forget_dead_processes() == [gone]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"counter_{gone}.db", f"gauge_livesum_{me}.db"]
+    )

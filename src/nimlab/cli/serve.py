@@ -504,6 +504,7 @@ def serve_processes(
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
+    metrics.forget_dead_processes()  # the gauges of an earlier run on the same folder
     for slot in range(count):
         spawn(slot)
     while children:

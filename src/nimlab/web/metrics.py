@@ -28,7 +28,8 @@ each process then writes its values there and ``/metrics`` adds them up: counter
 summed over every process that ever ran, gauges over the live ones (``livesum``; the change feed:
 the lowest, ``livemin``; the games in play: the most recent count, ``livemostrecent``). The
 supervisor of ``nimlab serve --workers N`` marks a worker that ended dead
-(:func:`process_dead`), so a worker killed with SIGKILL leaves no gauge behind. With one
+(:func:`process_dead`), so a worker killed with SIGKILL leaves no gauge behind, and when it starts,
+the processes of an earlier run on the same folder (:func:`forget_dead_processes`). With one
 process the values are this process's.
 Each hook is one call where the thing happens, cheap enough for every request.
 """
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -61,6 +63,7 @@ __all__ = [
     "db_commit",
     "engine_job",
     "exposition",
+    "forget_dead_processes",
     "move_answered",
     "observe",
     "process_dead",
@@ -223,6 +226,30 @@ def process_dead(pid: int) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def forget_dead_processes() -> list[int]:
+    """With ``PROMETHEUS_MULTIPROC_DIR``: mark dead (:func:`process_dead`) every process whose
+    gauges are in the folder but which no longer runs (a supervisor starting again on the
+    folder of its last run, or one that was killed itself). Returns their pids. O(files)."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not folder:
+        return []
+    pids: set[int] = set()
+    for path in Path(folder).glob("gauge_live*_*.db"):
+        number = path.stem.rpartition("_")[2]
+        if number.isdigit():
+            pids.add(int(number))
+    dead: list[int] = []
+    for pid in sorted(pids):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            dead.append(pid)
+            process_dead(pid)
+        except PermissionError:  # another user's process: it runs
+            pass
+    return dead
 
 
 def exposition() -> bytes:
