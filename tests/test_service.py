@@ -243,3 +243,29 @@ def test_a_low_descriptor_limit_is_logged_once_said_by_readyz_and_recovered_from
             s.close()
         proc.terminate()
         proc.wait(PATIENCE)
+
+
+def test_the_gauges_of_processes_that_no_longer_run_are_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``PROMETHEUS_MULTIPROC_DIR``, a supervisor starting on the folder of an earlier run
+    marks its processes dead: their gauges leave ``/metrics``; the counters stay, and so do the
+    gauges of a process that runs."""
+    from nimlab.web import metrics
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    gone = 2**22 + 12_345  # above the kernel's pid_max default: no process has it
+    me = os.getpid()
+    files = [
+        f"gauge_livesum_{gone}.db",
+        f"gauge_livemin_{gone}.db",
+        f"gauge_livemostrecent_{gone}.db",
+        f"counter_{gone}.db",
+        f"gauge_livesum_{me}.db",
+    ]
+    for name in files:
+        (tmp_path / name).write_bytes(b"")
+    assert metrics.forget_dead_processes() == [gone]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"counter_{gone}.db", f"gauge_livesum_{me}.db"]
+    )

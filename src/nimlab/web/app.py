@@ -53,8 +53,9 @@ def create_app(
     compute_wait: float | None = None,
     settings: ServerSettings | None = None,
 ) -> FastAPI:
-    """The application, with its games kept in the database ``db`` (``--db``; ``None``: the
-    default file, see :func:`nimlab.storage.resolve_db_path`). Games in progress there resume
+    """The application, with its games kept in the database ``db`` (``--db``; ``None``:
+    ``settings.db``, and when that is ``None`` too the default file, see
+    :func:`nimlab.storage.resolve_db_path`). Games in progress there resume
     when the app starts. ``settings`` holds every bound (:class:`ServerSettings`); ``bot_pace``
     (the pause between moves when only bots are left), ``reply_wait`` and ``compute_wait``
     override its fields of those names."""
@@ -62,7 +63,7 @@ def create_app(
     changes = {"bot_pace": bot_pace, "reply_wait": reply_wait, "compute_wait": compute_wait}
     settings = settings.model_copy(update={k: v for k, v in changes.items() if v is not None})
     configuration.use(settings)
-    live = LiveGames(db, settings)
+    live = LiveGames(db if db is not None else settings.db, settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -256,7 +257,11 @@ def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
         )
 
     async def metrics_page() -> Response:
-        metrics.observe(live)
+        try:
+            held: int | None = await live.read(lambda s: s.count_games_in_play())
+        except ApiError:  # the database does not answer (said by /readyz): the last count stands
+            held = None
+        metrics.observe(live, held)
         body = await asyncio.get_running_loop().run_in_executor(None, metrics.exposition)
         return Response(body, media_type=metrics.CONTENT_TYPE_LATEST)
 
