@@ -97,6 +97,7 @@ LEAD: tuple[tuple[str, ...], ...] = (
         "test_backup.py",
         "test_logs.py",
         "test_deploy.py",
+        "test_service.py",
     ),
     ("test_web_browser.py",),
 )

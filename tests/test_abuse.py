@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from nimlab.theory.budget import current_scope
 from nimlab.web import create_app
-from nimlab.web import live as live_module
+from nimlab.web import learning as learning_module
 from nimlab.web.schemas import TURN_PAGE, HintOut, MoveOut
 from nimlab.web.work import EngineWorkers
 from processes import until
@@ -139,7 +139,7 @@ def test_work_for_a_game_that_moved_on_is_cancelled(
             scope.check()  # what every engine search does as it goes
             time.sleep(0.001)
 
-    monkeypatch.setattr(live_module, "analysis_out", endless)
+    monkeypatch.setattr(learning_module, "analysis_out", endless)
     with app_client(db, compute_wait=0.05, move_seconds=3600, deep_seconds=7200) as c:
         game = create(c, [HUMAN, {"name": "Bob"}], [3, 4, 5])
         key, tokens = game["state"]["id"], {s["seat"]: s["token"] for s in game["seats"]}
@@ -175,7 +175,7 @@ def test_a_late_proof_is_pushed_to_the_page(
             pending=False,
         )
 
-    monkeypatch.setattr(live_module, "hint_out", hint)
+    monkeypatch.setattr(learning_module, "hint_out", hint)
     game = create(client, [HUMAN, {"name": "Bob"}], [3, 4, 5])
     key = game["state"]["id"]
     with client.websocket_connect(f"/api/games/{key}/live") as ws:

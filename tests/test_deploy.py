@@ -383,16 +383,21 @@ def _sandboxed(
     read-only) and /tmp is a new, empty one (PrivateTmp=true)."""
     steps = ["set -e", "mount --make-rprivate /"]
     steps += [f"mount --bind {shlex.quote(str(p))} {shlex.quote(str(p))}" for p in writable]
-    prefix = Path(sys.base_prefix).resolve()
-    hidden = any(prefix.is_relative_to(home) for home in (Path("/root"), Path("/home")))
-    q_prefix, q_staging = shlex.quote(str(prefix)), shlex.quote(str(staging))
-    if hidden:
-        steps += [f"mkdir -p {q_staging}", f"mount --bind {q_prefix} {q_staging}"]
+    # the interpreter and its packages (a virtual environment may live in a checkout under /tmp
+    # or a home) are bound aside before /root, /home and /tmp are hidden, then back, read-only
+    hidden_roots = (Path("/root"), Path("/home"), Path("/tmp"))
+    prefixes = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    kept = sorted(p for p in prefixes if any(p.is_relative_to(h) for h in hidden_roots))
+    for i, prefix in enumerate(kept):
+        aside = shlex.quote(str(staging / str(i)))
+        steps += [f"mkdir -p {aside}", f"mount --bind {shlex.quote(str(prefix))} {aside}"]
     steps += ["mount -t tmpfs -o mode=0755 tmpfs /root", "mount -t tmpfs -o mode=0755 tmpfs /home"]
-    if hidden:
-        steps += [f"mkdir -p {q_prefix}", f"mount --bind {q_staging} {q_prefix}"]
+    steps += ["mount -t tmpfs -o mode=1777 tmpfs /tmp"]
+    for i, prefix in enumerate(kept):
+        aside, q_prefix = shlex.quote(str(staging / str(i))), shlex.quote(str(prefix))
+        steps += [f"mkdir -p {q_prefix}", f"mount --bind {aside} {q_prefix}"]
         steps += [f"mount -o remount,bind,ro {q_prefix}"]
-    steps += ["mount -t tmpfs -o mode=1777 tmpfs /tmp", "mount -o remount,bind,ro /"]
+    steps += ["mount -o remount,bind,ro /"]
     setpriv = ["setpriv", f"--reuid={SERVICE_USER}", f"--regid={SERVICE_USER}"]
     setpriv += ["--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all"]
     environment = [f"{k}={v}" for k, v in env.items()]

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -30,11 +31,16 @@ ARGS = ["--bot-pace", "0", "--move-rate", "0", "--create-burst", "1000", "--take
 
 
 @pytest.fixture
-def pair(database: str) -> Iterator[tuple[ServerProcess, ...]]:
+def pair(database: str, tmp_path: Path) -> Iterator[tuple[ServerProcess, ...]]:
     """Two servers on one database (started together). On PostgreSQL the first is itself two
-    processes on one port (``--workers 2``)."""
+    processes on one port (``--workers 2``, with one ``/metrics`` for both:
+    ``PROMETHEUS_MULTIPROC_DIR``)."""
     first = ["--workers", "2"] if "://" in database else []
-    servers = [ServerProcess(database, args=ARGS + first), ServerProcess(database, args=ARGS)]
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path)} if first else {}
+    servers = [
+        ServerProcess(database, args=ARGS + first, env=env),
+        ServerProcess(database, args=ARGS),
+    ]
     for s in servers:
         s.spawn()
     try:
@@ -58,6 +64,7 @@ def test_two_processes_serve_one_club(
         cluster: str = request.getfixturevalue("postgres_cluster")
         the_database_down_answers_503_and_everything_resumes(pair, cluster, database)
         a_process_of_several_on_one_port_killed_is_started_again(pair[0])
+        the_metrics_count_each_thing_once_and_forget_the_processes_killed(pair[0], database)
     a_process_killed_loses_nothing_acknowledged_and_the_other_serves_its_games(pair)
 
 
@@ -107,6 +114,62 @@ def a_process_of_several_on_one_port_killed_is_started_again(server: ServerProce
     move = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 2}
     status, answer = call(f"{server.url}/api/games/{key}/moves", "POST", move)
     assert status == 200 and answer["over"], answer
+
+
+def _metric(server: ServerProcess, name: str) -> float:
+    """The value of the sample ``name`` (no labels) on the server's ``/metrics``."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server.url}/metrics", timeout=PATIENCE) as r:
+        text = r.read().decode()
+    values = [float(line.split()[1]) for line in text.splitlines() if line.startswith(name + " ")]
+    assert len(values) == 1, (name, text)
+    return values[0]
+
+
+def _half_request(server: ServerProcess) -> socket.socket:
+    """A request whose body is still on its way: in flight until its connection closes."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=PATIENCE)
+    sock.sendall(
+        b"POST /api/games HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/json\r\n"
+        b"content-length: 100\r\n\r\n{"
+    )
+    return sock
+
+
+def the_metrics_count_each_thing_once_and_forget_the_processes_killed(
+    server: ServerProcess, database: str
+) -> None:
+    """``--workers 2`` with one ``/metrics`` (``PROMETHEUS_MULTIPROC_DIR``): requests in flight
+    in both processes, both killed with SIGKILL; once they are started again, ``/metrics``
+    shows no gauge of the processes killed (``nimlab_requests_in_flight`` stayed at what they
+    held: 5, not 1), and the games in play as the database counts them, once (it was the sum
+    of the copies each process held: each one resumes every game in play)."""
+    from nimlab.storage import Store
+
+    hanging = [_half_request(server) for _ in range(4)]
+    try:
+        deadline = time.monotonic() + PATIENCE
+        while _metric(server, "nimlab_requests_in_flight") < 5:  # the 4, and this request
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        first = _children(server)
+        for pid in first:
+            os.kill(pid, signal.SIGKILL)
+        while not (len(now := _children(server)) == 2 and not set(first) & set(now)):
+            assert time.monotonic() < deadline, now
+            time.sleep(0.05)
+    finally:
+        for sock in hanging:
+            sock.close()
+    wait_for(server.url + "/api/games")
+    assert _metric(server, "nimlab_requests_in_flight") == 1  # this request only
+    assert _metric(server, "nimlab_websockets_open") == 0
+    with Store.open(database) as store:
+        before = store.count_games_in_play()
+        counted = _metric(server, "nimlab_games_in_play")
+        after = store.count_games_in_play()
+    assert before > 0 and min(before, after) <= counted <= max(before, after)
 
 
 def _allow_connections(cluster: str, database: str, allowed: bool) -> None:
@@ -267,12 +330,13 @@ def two_moves_for_one_turn_on_two_processes_have_one_winner(
 ) -> None:
     a, b = pair
     key, tokens = _create(b.url, [{"name": "Ann"}, {"name": "Bob"}], [9, 9])
-    for turn in range(1, 6):
+    for turn in range(1, 8):
         seat = (turn - 1) % 2
-        moves = [
-            {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 1, "take": 1},
-            {"seat": seat, "token": tokens[seat], "turn": turn, "pile": 2, "take": 1},
-        ]
+        mine = {"seat": seat, "token": tokens[seat], "turn": turn}
+        # two pages of one seat, one on each process; from move 6 the moves are typed (text)
+        moves = [mine | {"pile": 1, "take": 1}, mine | {"pile": 2, "take": 1}]
+        if turn > 5:
+            moves = [mine | {"text": "1 1"}, mine | {"text": "2 1"}]
         answers: list[tuple[int, Any]] = [(0, None), (0, None)]
         ready = threading.Barrier(2)
 
@@ -288,13 +352,15 @@ def two_moves_for_one_turn_on_two_processes_have_one_winner(
         codes = sorted(code for code, _ in answers)
         assert codes == [200, 409], answers
         winner = 0 if answers[0][0] == 200 else 1
+        # the page that lost is told so, with the move that was played
+        assert "this move was not played" in answers[1 - winner][1]["detail"], answers
         for server in pair:
             state = _state(server, key)
             assert state["move_count"] == turn
-            assert state["turns"][-1]["move"]["pile"] == moves[winner]["pile"]
+            assert state["turns"][-1]["move"]["pile"] == winner + 1
     # the stored history has exactly one move per turn, and it replays
     state = _state(a, key)
-    assert [t["number"] for t in state["turns"]] == [1, 2, 3, 4, 5]
+    assert [t["number"] for t in state["turns"]] == [1, 2, 3, 4, 5, 6, 7]
 
 
 def a_bots_move_is_played_once_whichever_process_serves_the_game(

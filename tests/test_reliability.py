@@ -425,7 +425,7 @@ def test_behind_a_trusted_proxy_connections_are_counted_per_real_client(db: str)
             for _ in range(3):
                 ws = stack.enter_context(server.watch(key, proxy, f"6.6.6.6, {person}"))
                 assert json.loads(ws.recv(PATIENCE))["type"] == "state"
-        assert sum(manager_of(server)._sockets.values()) == 9
+        assert manager_of(server).watchers.sockets_open() == 9
         with pytest.raises(InvalidStatus) as refused:
             server.watch(key, proxy, "10.0.0.1")
         assert refused.value.response.status_code == 429
@@ -516,7 +516,7 @@ def test_memory_returns_when_websockets_close(db: str) -> None:
         r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3]})
         key = r.json()["state"]["id"]
         asyncio.run(open_and_close(server.port, key, 200))  # the first use grows the heap
-        until(lambda: not manager_of(server).sockets_open(), "every page to be closed")
+        until(lambda: not manager_of(server).watchers.sockets_open(), "every page to be closed")
         baseline = rss_mib(os.getpid())
         for _ in range(2):
             asyncio.run(open_and_close(server.port, key, 200))

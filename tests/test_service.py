@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import urllib.request
 from collections.abc import Iterator
@@ -133,6 +134,7 @@ def test_running_out_of_file_descriptors_is_one_log_line(
     import errno
 
     monkeypatch.setattr(app_module, "_descriptors_said", float("-inf"))
+    monkeypatch.setattr(app_module, "_descriptors_out", float("-inf"))
     loop = asyncio.new_event_loop()
     try:
         full = OSError(errno.EMFILE, "Too many open files")
@@ -147,6 +149,29 @@ def test_running_out_of_file_descriptors_is_one_log_line(
     assert len(lines) == 2, lines
     assert lines[0].startswith("no file descriptors left (Too many open files)")
     assert "LimitNOFILE" in lines[0] and lines[1] == "something else"
+
+
+def test_readyz_says_when_file_descriptors_ran_out_and_recovers(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Right after a connection could not be accepted for want of descriptors, /readyz says so
+    (503); once the moment has passed (connections closed), it is ready again; and a process
+    with 95 % of its descriptors open is not ready either."""
+    import resource
+    import time
+
+    monkeypatch.setattr(app_module, "_descriptors_out", float("-inf"))
+    with TestClient(create_app(db, settings=SETTINGS)) as c:
+        assert c.get("/readyz").status_code == 200
+        monkeypatch.setattr(app_module, "_descriptors_out", time.monotonic())
+        r = c.get("/readyz")
+        assert r.status_code == 503 and "ran out of file descriptors" in r.json()["problems"][0]
+        monkeypatch.setattr(app_module, "_descriptors_out", float("-inf"))
+        assert c.get("/readyz").status_code == 200
+        soft = len(os.listdir("/proc/self/fd"))  # as if the limit were what is open now
+        monkeypatch.setattr(resource, "getrlimit", lambda _which: (soft, soft))
+        r = c.get("/readyz")
+        assert r.status_code == 503 and "file descriptors" in r.json()["problems"][0], r.json()
 
 
 def test_the_games_resumed_are_counted_among_those_read(
@@ -236,3 +261,87 @@ def test_serve_answers_at_once_while_it_prepares_the_solvers_in_the_background(
     log = proc.stderr.read().decode() if proc is not None and proc.stderr else ""
     assert "preparing the solvers in the background (about " in log, log
     assert "Traceback" not in log, log
+
+
+def test_a_low_descriptor_limit_is_logged_once_said_by_readyz_and_recovered_from(
+    tmp_path: Path,
+) -> None:
+    """A server under ``ulimit -n 64`` held by 100 idle connections: it logs once that it has
+    no descriptors left, /readyz says so when a request gets through, and once the connections
+    close it serves and is ready again (no timing: each step waits for its condition)."""
+    import resource
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from webtools import call, free_port, wait_for
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    log = tmp_path / "server.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nimlab", "serve", "--port", str(port), "--db",
+             str(tmp_path / "d.db"), "--max-connections-per-client", "1000"],
+            stdout=out, stderr=subprocess.STDOUT, preexec_fn=low_limit,
+        )  # fmt: skip
+    held: list[socket.socket] = []
+    try:
+        wait_for(f"{url}/healthz")
+        deadline = time.monotonic() + PATIENCE
+        while "no file descriptors left" not in log.read_text():
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            if len(held) < 100:
+                s = socket.create_connection(("127.0.0.1", port))
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
+                held.append(s)
+            else:
+                time.sleep(0.05)
+        for s in held:
+            s.close()
+        held.clear()
+        wait_for(f"{url}/healthz")  # serving again
+        status, answer = call(f"{url}/readyz")
+        assert status == 503 or status == 200, answer  # 503 while the moment is recent
+        if status == 503:
+            assert "ran out of file descriptors" in " ".join(answer["problems"])
+        while (status := call(f"{url}/readyz")[0]) != 200:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert log.read_text().count("no file descriptors left") >= 1
+    finally:
+        for s in held:
+            s.close()
+        proc.terminate()
+        proc.wait(PATIENCE)
+
+
+def test_the_gauges_of_processes_that_no_longer_run_are_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``PROMETHEUS_MULTIPROC_DIR``, a supervisor starting on the folder of an earlier run
+    marks its processes dead: their gauges leave ``/metrics``; the counters stay, and so do the
+    gauges of a process that runs."""
+    from nimlab.web import metrics
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    gone = 2**22 + 12_345  # above the kernel's pid_max default: no process has it
+    me = os.getpid()
+    files = [
+        f"gauge_livesum_{gone}.db",
+        f"gauge_livemin_{gone}.db",
+        f"gauge_livemostrecent_{gone}.db",
+        f"counter_{gone}.db",
+        f"gauge_livesum_{me}.db",
+    ]
+    for name in files:
+        (tmp_path / name).write_bytes(b"")
+    assert metrics.forget_dead_processes() == [gone]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"counter_{gone}.db", f"gauge_livesum_{me}.db"]
+    )

@@ -12,6 +12,7 @@ import json
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -560,3 +561,34 @@ def test_a_finish_with_its_last_moves_is_one_transaction(store: Store) -> None:
         live = {k: r for k, r, _ in check.live_games()}
         assert sorted(live) == ["gap", "late"] and all(len(r["moves"]) == 1 for r in live.values())
         assert check.game(game_id).record == record and check.finished_game("gap") is None
+
+
+def test_no_driver_error_leaves_the_storage(tmp_path: Path) -> None:
+    """What the web app asks of a database that went away (its connection closed under it)
+    fails with the storage's own StorageError, never sqlite3's: the web app catches only
+    those (it caught sqlite3.Error too, in case)."""
+    import sqlite3
+
+    from nimlab.storage import ChangeFeed, StorageError
+
+    path = str(tmp_path / "gone.db")
+    store = Store.open(path)
+    store.add_live_game("k1", {"game": "nim", "piles": [3], "moves": []}, {})
+    feed = ChangeFeed.open(path)
+    calls = [
+        lambda: store.count_games_in_play(),
+        lambda: store.live_version("k1"),
+        lambda: store.live_game_with_version("k1"),
+        lambda: store.finished_game("k1"),
+        lambda: store.public_games_in_play(limit=5),
+        lambda: store.expire_games_in_play(),
+        lambda: store.take_back_live_moves("k1", 0, expect=0),
+        lambda: store.add_live_game("k2", {"game": "nim", "piles": [3], "moves": []}, {}),
+        lambda: feed.wait(0),
+    ]
+    store.db.conn.close()
+    feed._db.conn.close()  # type: ignore[attr-defined]
+    for call in calls:
+        with pytest.raises(StorageError) as caught:
+            call()
+        assert not isinstance(caught.value, sqlite3.Error)

@@ -1030,3 +1030,49 @@ def test_a_responses_writes_leave_together() -> None:
         assert other.writes == [] and other.aborted
 
     asyncio.run(main())
+
+
+def test_the_settings_database_is_the_one_used(tmp_path: Path) -> None:
+    """``create_app(settings=ServerSettings(db=...))`` keeps its games in that database (it
+    opened the default file instead)."""
+    from nimlab.web import ServerSettings
+
+    db = tmp_path / "club.db"
+    with TestClient(create_app(settings=ServerSettings(db=str(db)))) as c:
+        r = c.post("/api/games", json={"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3]})
+        assert r.status_code == 201, r.text
+        key = r.json()["state"]["id"]
+    with Store.open(str(db)) as store:
+        assert key in {k for (k, _record, _meta), _v in store.live_games_with_versions(limit=10)}
+
+
+@pytest.mark.parametrize(
+    ("players", "replies"),
+    [
+        ([{"name": "Ann"}, {"name": "Bob"}], 0),
+        ([{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}], 1),
+    ],
+)
+def test_two_pages_of_one_seat_the_move_that_lost_is_refused_with_why(
+    client: TestClient, players: list[dict[str, Any]], replies: int
+) -> None:
+    """Two pages (tabs) of Ann send move 1: the first is played; the other, another move (as
+    text or as pile and take), is refused (409) saying which move was played and that its own
+    was not (a move as text was answered 200 as a retry, and dropped without a word); the
+    same move again is a retry (200, nothing played twice)."""
+    state, tokens = new_game(client, players=players, piles=[3, 4, 5])
+    key = state["id"]
+    seat = {"seat": 0, "token": tokens[0], "turn": 1}
+    first = client.post(f"/api/games/{key}/moves", json=seat | {"text": "3 5"})
+    assert first.status_code == 200, first.text
+    for other in ({"text": "1 1"}, {"pile": 1, "take": 1}, {"text": "no move"}):
+        r = client.post(f"/api/games/{key}/moves", json=seat | other)
+        assert r.status_code == 409, r.text
+        detail = r.json()["detail"]
+        assert "move 1 was already played, from another page of Ann" in detail
+        assert "take 5 from pile 3" in detail and "this move was not played" in detail
+    for same in ({"text": "3 5"}, {"text": "c5"}, {"pile": 3, "take": 5}):
+        again = client.post(f"/api/games/{key}/moves", json=seat | same)
+        assert again.status_code == 200, again.text
+        assert again.json()["move_count"] == 1 + replies
+    assert client.get(f"/api/games/{key}").json()["move_count"] == 1 + replies

@@ -1273,10 +1273,10 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
 ) -> None:
     import threading
 
-    from nimlab.web import live as live_module
+    from nimlab.web import learning as learning_module
 
     release = threading.Event()
-    real_hint, real_analysis = live_module.hint_out, live_module.analysis_out
+    real_hint, real_analysis = learning_module.hint_out, learning_module.analysis_out
 
     def slow_hint(*args: Any, **kwargs: Any) -> Any:
         release.wait(30)
@@ -1286,8 +1286,8 @@ def test_hints_and_values_worked_out_later_are_pushed_to_the_page(
         release.wait(30)
         return real_analysis(*args, **kwargs)
 
-    monkeypatch.setattr(live_module, "hint_out", slow_hint)
-    monkeypatch.setattr(live_module, "analysis_out", slow_analysis)
+    monkeypatch.setattr(learning_module, "hint_out", slow_hint)
+    monkeypatch.setattr(learning_module, "analysis_out", slow_analysis)
     page.set_viewport_size({"width": 1280, "height": 1000})
     requests: list[str] = []
     note = lambda r: requests.append(r.url)  # noqa: E731

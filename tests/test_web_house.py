@@ -21,7 +21,7 @@ from nimlab.core.games import GAMES
 from nimlab.core.players import BOT_KINDS, BOT_TITLES
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.web import ServerSettings, create_app
-from nimlab.web import live as live_module
+from nimlab.web import starts as starts_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import (
     analysis_out,
@@ -114,13 +114,13 @@ def test_a_setup_that_takes_too_long_is_a_422(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     release = threading.Event()
-    real = live_module.build_game
+    real = starts_module.build_game
 
     def slow(*args: Any) -> Any:
         release.wait(30)
         return real(*args)
 
-    monkeypatch.setattr(live_module, "build_game", slow)
+    monkeypatch.setattr(starts_module, "build_game", slow)
     settings = ServerSettings(compute_wait=0.01, move_seconds=0.01)
     with TestClient(create_app(str(tmp_path / "w.db"), settings=settings)) as c:
         try:

@@ -428,7 +428,7 @@ def test_resign_and_undo_stop_the_engine_work_first(
     never end stops when its position is taken back."""
     from nimlab.core.game import Game
     from nimlab.theory.budget import current_scope
-    from nimlab.web import live as live_module
+    from nimlab.web import learning as learning_module
 
     def endless(*args: Any, **kwargs: Any) -> Any:
         scope = current_scope()
@@ -439,7 +439,7 @@ def test_resign_and_undo_stop_the_engine_work_first(
 
     monkeypatch.setattr(Game, "bot_choice", endless)
     monkeypatch.setattr(Game, "bot_choice_is_instant", lambda self: False)  # on a worker
-    monkeypatch.setattr(live_module, "analysis_out", endless)
+    monkeypatch.setattr(learning_module, "analysis_out", endless)
     settings = ServerSettings(
         bot_pace=0,
         reply_wait=0.05,
@@ -456,7 +456,7 @@ def test_resign_and_undo_stop_the_engine_work_first(
         until(lambda: workers.running() == 0, "the bot to stop")
         assert workers.stats.cancelled >= 1
         monkeypatch.undo()
-        monkeypatch.setattr(live_module, "analysis_out", endless)
+        monkeypatch.setattr(learning_module, "analysis_out", endless)
         state, tokens = new_game(c)
         key = state["id"]
         assert play(c, key, 0, tokens[0], 1, pile=3, take=5).json()["move_count"] == 2

@@ -34,7 +34,7 @@ from typing import IO, Any
 
 __all__ = ["Forked", "start"]
 
-_IMPORT_TIME = ("NUMBA_", "PYTHON")
+_IMPORT_TIME = ("NUMBA_", "PYTHON", "PROMETHEUS_")
 """Environment variables read when modules are imported: a child whose environment differs
 from the zygote's in one of them cannot share the zygote's imports."""
 

@@ -501,6 +501,8 @@ def serve_processes(
     import sys
     import time
 
+    from nimlab.web import metrics
+
     children: dict[int, int] = {}  # pid -> slot
     stopping = False
     log = logging.getLogger("nimlab.serve")  # (in the log's format: JSON lines with json)
@@ -532,6 +534,7 @@ def serve_processes(
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
+    metrics.forget_dead_processes()  # the gauges of an earlier run on the same folder
     for slot in range(count):
         spawn(slot)
     while children:
@@ -541,6 +544,7 @@ def serve_processes(
             break
         except InterruptedError:
             continue
+        metrics.process_dead(pid)  # its gauges leave /metrics (PROMETHEUS_MULTIPROC_DIR)
         slot = children.pop(pid, -1)
         if slot < 0 or stopping:
             continue

@@ -150,12 +150,13 @@ async def play_move(key: GameKey, move: MoveIn, request: Request) -> Response:
 
 
 async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | None) -> Response:
-    """The answer to a move request of ``client`` (:meth:`LiveGames.move`, within the client's
-    limit): the game's new turns. Raises the errors the app's handlers answer. Shared by the
-    route and :class:`~nimlab.web.direct.DirectPlay`, which calls it without the framework."""
+    """The answer to a move request of ``client`` (:meth:`~nimlab.web.moves.MoveRequests.play`,
+    within the client's limit): the game's new turns. Raises the errors the app's handlers
+    answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`, which calls it
+    without the framework."""
     started = time.perf_counter()
     manager.limit("move", client)
-    lg, before = await manager.move(key, move)
+    lg, before = await manager.moves.play(key, move)
     metrics.move_answered(started)
     return Response(manager.state_json(lg, since=before), media_type="application/json")
 
@@ -172,11 +173,12 @@ async def create_game(setup: SetupIn, request: Request) -> Response:
 
 
 async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) -> Response:
-    """The answer to ``client``'s request to start a game (:meth:`LiveGames.create`, within the
-    client's limit): 201, the game and its seats' links. Raises the errors the app's handlers
-    answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`."""
+    """The answer to ``client``'s request to start a game
+    (:meth:`~nimlab.web.starts.GameStarts.create`, within the client's limit): 201, the game and
+    its seats' links. Raises the errors the app's handlers answer. Shared by the route and
+    :class:`~nimlab.web.direct.DirectPlay`."""
     manager.limit("create", client)
-    lg, tokens, owner = await manager.create(setup, client)
+    lg, tokens, owner = await manager.starts.create(setup, client)
     seats = [
         {
             "seat": seat,
@@ -253,7 +255,7 @@ async def load_game_kind(
     summary="Check a setup: 422 with the core's message when it cannot be played",
 )
 async def check_setup(setup: SetupIn, request: Request) -> Response:
-    game = await live(request).check(setup, client_of(request))
+    game = await live(request).starts.check(setup, client_of(request))
     return _json(
         {
             "ok": True,
@@ -317,7 +319,7 @@ async def get_game(
 ) -> Response:
     manager = live(request)
     lg = await manager.lookup(key)
-    manager.looked_at(lg)
+    manager.bots.looked_at(lg)
     return Response(manager.state_json(lg, since=since), media_type="application/json")
 
 
@@ -343,8 +345,8 @@ async def get_analysis(
     ] = None,
 ) -> Response:
     if at is not None:
-        return _json(await live(request).analysis_at(key, at))
-    return _json(await live(request).analysis(key))
+        return _json(await live(request).learning.analysis_at(key, at))
+    return _json(await live(request).learning.analysis(key))
 
 
 @router.get(
@@ -362,7 +364,7 @@ async def get_analysis(
     "honest guess (a proof found later is pushed to the game's WebSocket)",
 )
 async def get_hint(key: GameKey, request: Request) -> Response:
-    hint = await live(request).hint(key)
+    hint = await live(request).learning.hint(key)
     if hint is None:
         waits = engine_waits()
         return _json(
@@ -395,7 +397,7 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         await websocket.close(code=4404)
         return
     client = client_of(websocket)
-    refused = manager.admit(lg, client)
+    refused = manager.watchers.admit(lg, client)
     if refused is not None:  # 1013: try again later, with the reason
         await websocket.send_text(json.dumps({"type": "error", "detail": refused}))
         await websocket.close(code=1013, reason=refused[:120])
@@ -403,11 +405,11 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
     try:
         await _watch(manager, lg, websocket)
     finally:
-        manager.release(client)
+        manager.watchers.release(client)
 
 
 async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None:
-    sub = manager.subscribe(lg)
+    sub = manager.watchers.subscribe(lg)
 
     async def until_closed() -> None:
         while (await websocket.receive())["type"] != "websocket.disconnect":
@@ -418,7 +420,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
         state = manager.state(lg).model_dump()
         await websocket.send_text(json.dumps({"type": "state", "state": state}))
         while True:
-            nxt = asyncio.create_task(manager.next_messages(lg, sub))
+            nxt = asyncio.create_task(manager.watchers.next_messages(lg, sub))
             done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)
             if closed in done:
                 nxt.cancel()
@@ -428,7 +430,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        manager.unsubscribe(lg, sub)
+        manager.watchers.unsubscribe(lg, sub)
         closed.cancel()
 
 

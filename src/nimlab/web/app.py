@@ -53,8 +53,9 @@ def create_app(
     compute_wait: float | None = None,
     settings: ServerSettings | None = None,
 ) -> FastAPI:
-    """The application, with its games kept in the database ``db`` (``--db``; ``None``: the
-    default file, see :func:`nimlab.storage.resolve_db_path`). Games in progress there resume
+    """The application, with its games kept in the database ``db`` (``--db``; ``None``:
+    ``settings.db``, and when that is ``None`` too the default file, see
+    :func:`nimlab.storage.resolve_db_path`). Games in progress there resume
     when the app starts. ``settings`` holds every bound (:class:`ServerSettings`); ``bot_pace``
     (the pause between moves when only bots are left), ``reply_wait`` and ``compute_wait``
     override its fields of those names."""
@@ -62,15 +63,17 @@ def create_app(
     changes = {"bot_pace": bot_pace, "reply_wait": reply_wait, "compute_wait": compute_wait}
     settings = settings.model_copy(update={k: v for k, v in changes.items() if v is not None})
     configuration.use(settings)
-    live = LiveGames(db, settings)
+    live = LiveGames(db if db is not None else settings.db, settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         asyncio.get_running_loop().set_exception_handler(out_of_descriptors)
+        watcher = asyncio.create_task(watch_descriptors(), name="descriptors")
         await live.start()
         try:
             yield
         finally:
+            watcher.cancel()
             await live.stop()
 
     app = FastAPI(
@@ -158,6 +161,12 @@ DESCRIPTORS_SAID_EVERY = 10.0
 """Seconds between two log lines saying the process has no file descriptors left."""
 
 _descriptors_said = -math.inf
+_descriptors_out = -math.inf
+"""When the process last found its file descriptors all in use (``time.monotonic()``)."""
+
+DESCRIPTORS_READY_AFTER = 2.0
+"""Seconds after the last time the descriptors were all in use that ``/readyz`` says ready again
+(the descriptors are counted every :data:`DESCRIPTORS_LOOKED_AT_EVERY` seconds)."""
 
 
 def out_of_descriptors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -170,22 +179,61 @@ def out_of_descriptors(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
     import resource
     import time
 
-    global _descriptors_said
+    global _descriptors_said, _descriptors_out
     error = context.get("exception")
     if not isinstance(error, OSError) or error.errno not in (errno.EMFILE, errno.ENFILE):
         loop.default_exception_handler(context)
         return
-    now = time.monotonic()
+    now = _descriptors_out = time.monotonic()
     if now - _descriptors_said < DESCRIPTORS_SAID_EVERY:
         return
     _descriptors_said = now
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     logging.getLogger("nimlab.web").error(
-        "no file descriptors left (%s): new connections wait until others close; this "
+        "no file descriptors left (%s): new connections are refused until others close; this "
         "process may open %s (raise LimitNOFILE= in the systemd unit, or ulimit -n)",
         error.strerror or error,
         "any number" if soft == resource.RLIM_INFINITY else f"{soft:,}",
     )
+
+
+DESCRIPTORS_LOOKED_AT_EVERY = 1.0
+"""Seconds between two counts of the descriptors open (:func:`watch_descriptors`)."""
+
+
+def descriptors_in_use() -> tuple[int, int | None]:
+    """The file descriptors this process has open, and how many it may open (``None``: no
+    limit). O(open descriptors) on Linux (a listing of ``/proc/self/fd``); ``(0, None)`` where
+    they cannot be counted."""
+    import errno
+    import os
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    limit = None if soft == resource.RLIM_INFINITY else int(soft)
+    try:
+        used = len(os.listdir("/proc/self/fd")) - 1  # (the listing's own)
+    except OSError as e:
+        if e.errno in (errno.EMFILE, errno.ENFILE) and limit is not None:
+            return limit, limit  # not even the listing could be opened: all are in use
+        return 0, None
+    return used, limit
+
+
+async def watch_descriptors() -> None:
+    """Count the descriptors open every :data:`DESCRIPTORS_LOOKED_AT_EVERY` seconds and say
+    when (nearly) all are in use, as :func:`out_of_descriptors` does: with uvloop (uvicorn's
+    default loop when installed) a connection that cannot be accepted is closed by libuv
+    without telling the loop's exception handler, so nothing else would notice."""
+    import errno
+
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(DESCRIPTORS_LOOKED_AT_EVERY)
+        used, limit = descriptors_in_use()
+        if limit is not None and used >= limit - 2:
+            full = OSError(errno.EMFILE, "Too many open files")
+            out_of_descriptors(loop, {"message": "descriptors all in use", "exception": full})
 
 
 SERVICE_PATHS = ("/healthz", "/readyz", "/metrics")
@@ -217,7 +265,11 @@ def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
         )
 
     async def metrics_page() -> Response:
-        metrics.observe(live)
+        try:
+            held: int | None = await live.read(lambda s: s.count_games_in_play())
+        except ApiError:  # the database does not answer (said by /readyz): the last count stands
+            held = None
+        metrics.observe(live, held)
         body = await asyncio.get_running_loop().run_in_executor(None, metrics.exposition)
         return Response(body, media_type=metrics.CONTENT_TYPE_LATEST)
 
@@ -225,10 +277,32 @@ def _add_service_routes(app: FastAPI, live: LiveGames) -> None:
         app.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
 
 
+def descriptor_problem() -> str | None:
+    """What is wrong with this process's file descriptors, if anything: it ran out of them
+    within the last :data:`DESCRIPTORS_READY_AFTER` seconds (a connection could not be accepted),
+    or 95 % or more of its limit are open. ``None`` once connections have closed. O(open
+    descriptors) (Linux: one listing of ``/proc/self/fd``; elsewhere only the first check)."""
+    import time
+
+    if time.monotonic() - _descriptors_out < DESCRIPTORS_READY_AFTER:
+        return (
+            "the process ran out of file descriptors: new connections are refused until others "
+            "close (raise LimitNOFILE= or ulimit -n)"
+        )
+    used, limit = descriptors_in_use()
+    if limit is not None and used >= 0.95 * limit:
+        return f"{used:,} of the {limit:,} file descriptors this process may open are in use"
+    return None
+
+
 async def ready_problems(live: LiveGames) -> list[str]:
     """What keeps the server from serving: the database does not answer a read, or its writer
-    does not commit within :data:`READY_WAIT` seconds (stuck, or the file is locked)."""
+    does not commit within :data:`READY_WAIT` seconds (stuck, or the file is locked), or file
+    descriptors ran out (:func:`descriptor_problem`)."""
     problems: list[str] = []
+    descriptors = descriptor_problem()
+    if descriptors is not None:
+        problems.append(descriptors)
     checks = (
         ("the database does not answer a read", live.read(lambda s: s.ping())),
         ("the database writer does not commit", live.write(lambda s: None)),

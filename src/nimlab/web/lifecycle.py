@@ -21,7 +21,8 @@ of a stored game's positions for replay.
 
 Each goes through the server's guards like a move: the rate limit on moves per client, the
 seat's token, strict request bodies; and each stops the game's engine work (bots, hints,
-analyses) before it changes the game (:meth:`LiveGames.halt`).
+analyses) before it changes the game (:meth:`~nimlab.web.bots_driver.BotDriver.halt`), and every
+change is the owner's (:class:`~nimlab.web.owner.GameOwner`).
 
 Thin, like :mod:`nimlab.web.api`: checks, then the core (:class:`~nimlab.core.game.Game`) and
 the store (:class:`~nimlab.storage.Store`) do the work.
@@ -29,20 +30,18 @@ the store (:class:`~nimlab.storage.Store`) do the work.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from nimlab.core.errors import GameOverError, NimlabError, PlayerError
+from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
-from nimlab.storage import StaleGameError
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_admin, stored_game
 from nimlab.web.errors import Conflict, Forbidden
-from nimlab.web.live import LiveGame, LiveGames, Stale
+from nimlab.web.live import LiveGame, LiveGames
 from nimlab.web.schemas import (
     AnalysisOut,
     ErrorOut,
@@ -83,66 +82,21 @@ def _guarded(request: Request) -> LiveGames:
     return manager
 
 
-def _seat(lg: LiveGame, body: SeatIn) -> str:
+def _seat(manager: LiveGames, lg: LiveGame, body: SeatIn) -> str:
     """The name of the seat acting; raises unless the token is that human seat's."""
-    players = lg.game.players
-    if not 0 <= body.seat < len(players):
-        raise PlayerError(f"seat {body.seat} does not exist: seats are 0 to {len(players) - 1}")
-    player = players[body.seat]
-    if player.is_bot:
-        raise Forbidden(f"seat {body.seat} is {player.name}, a bot: bots cannot do that")
-    if not lg.check_token(body.seat, body.token):
-        raise Forbidden(
-            f"wrong token for seat {body.seat} ({player.name}): only the link given to "
-            f"{player.name} can act for them"
-        )
-    return player.name
-
-
-def _in_play(lg: LiveGame) -> None:
-    if lg.game.is_over or lg.ended is not None or lg.finishing:
-        raise GameOverError("the game is over already")
-
-
-async def _end(
-    manager: LiveGames,
-    lg: LiveGame,
-    how: str,
-    seat: Callable[[], int],
-    allowed: Callable[[], None] = lambda: None,
-    ended: str | None = None,
-) -> None:
-    """End a game in play (``how``: resigned or abandoned, by the seat ``seat()`` names) after its
-    engine work stopped; ``allowed`` raises when the change may not be made, ``ended`` replaces
-    the ending's sentence. When another process changed the game first, it is judged once more
-    on the game read afresh."""
-    _in_play(lg)
-    for attempt in range(2):
-        allowed()
-        await manager.halt(lg)
-        try:
-            async with lg.lock:
-                _in_play(lg)
-                await manager.end(lg, how, seat())
-                if ended is not None:
-                    lg.ended = ended
-            return
-        except Stale:  # another process changed the game first: judge again on the new state
-            if attempt or not await manager.sync_if_stale(lg):
-                raise
-            _in_play(lg)
+    return manager.owner.check_seat(lg, body.seat, body.token)
 
 
 async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    name = _seat(lg, body)
+    name = _seat(manager, lg, body)
 
     def still_playing() -> None:
         if body.seat not in lg.game.active:
             raise Conflict(f"{name} is out of the game already")
 
-    await _end(manager, lg, how, lambda: body.seat, still_playing)
+    await manager.owner.end(lg, how, lambda: body.seat, allowed=still_playing)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -177,15 +131,14 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
     admin = is_admin(request)
-    if not manager.may_stop(lg, body.token, admin=admin):
+    if not manager.owner.may_stop(lg, body.token, admin=admin):
         raise Forbidden(
             "only the owner of a game of bots only (with the token its creation answered) or "
             "the admin (Authorization: Bearer TOKEN) may stop a game; players resign or abandon"
         )
     by = "the admin" if admin else "its owner"
     ended = f"Stopped by {by}: nobody wins."
-    await _end(manager, lg, "abandoned", lambda: lg.game.to_move_seat, ended=ended)
-    manager.broadcast(lg)
+    await manager.owner.end(lg, "abandoned", lambda: lg.game.to_move_seat, text=ended)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -198,34 +151,7 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
 async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    name = _seat(lg, body)
-    game = lg.game
-    humans = [s for s, p in enumerate(game.players) if not p.is_bot]
-    if humans != [body.seat]:
-        raise Conflict("take-backs are only for games against bots: ask the others for a new game")
-    _in_play(lg)
-    await manager.halt(lg)
-    async with lg.lock:
-        _in_play(lg)
-        mine = [i for i, turn in enumerate(game.history) if turn.seat == body.seat]
-        if not mine:
-            raise Conflict(f"{name} has no move to take back")
-        keep = mine[-1]
-        key_, expect = lg.key, lg.stored
-        # the store first: if it fails, nothing changed
-        try:
-            await manager.write(lambda s: s.take_back_live_moves(key_, keep, expect=expect))
-        except StaleGameError as e:
-            raise Stale(f"{e}: look at the game again") from None
-        while len(game.history) > keep:
-            game.pop()
-        lg.saved = keep
-        lg.stored += 1
-        manager.rewound(lg, keep)
-        lg.problem = None
-        lg.takebacks += 1
-        manager.cancel_work(lg)  # what was asked about the later positions is not wanted
-    manager.broadcast(lg)
+    await manager.owner.undo(lg, body.seat, body.token)
     return JSONResponse(manager.state(lg).model_dump())
 
 
@@ -239,10 +165,10 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
 async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     manager = _guarded(request)
     lg = await manager.lookup(key)
-    name = _seat(lg, body)
+    name = _seat(manager, lg, body)
     if not lg.game.is_over and lg.ended is None:
         raise Conflict("the game is still in play: resign or abandon it first")
-    await manager.halt(lg)
+    await manager.bots.halt(lg)
     saved = lg.saved_as
     humans = [s for s, p in enumerate(lg.game.players) if not p.is_bot]
     deleted = True
@@ -261,7 +187,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
                 "every player of it asked",
             }
         )
-    manager.games.pop(key, None)
+    manager.owner.drop(lg)
     return JSONResponse({"deleted": True, "detail": f"{what} was deleted"})
 
 
@@ -282,10 +208,9 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
     require_admin(request)
     manager = _guarded(request)
     await manager.write(lambda s: s.delete_game(game_id))
-    for key, lg in list(manager.games.items()):
+    for lg in list(manager.games.values()):
         if lg.saved_as == game_id:
-            manager.cancel_work(lg)
-            manager.games.pop(key, None)
+            manager.owner.drop(lg)
     return JSONResponse({"deleted": True, "detail": f"game #{game_id} was deleted"})
 
 

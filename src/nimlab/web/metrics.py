@@ -2,8 +2,9 @@
 
 - ``nimlab_moves_total`` and ``nimlab_move_seconds``: move requests answered, and how long each
   took (the bots' replies within ``reply_wait`` included);
-- ``nimlab_games_in_play``, ``nimlab_websockets_open`` and ``nimlab_requests_in_flight``: what
-  the server holds now;
+- ``nimlab_games_in_play``: the games in play in the database, read at each scrape (the club's,
+  counted once however many processes serve it);
+- ``nimlab_websockets_open`` and ``nimlab_requests_in_flight``: what the server holds now;
 - ``nimlab_requests_refused_total{limit}``: requests refused by each limit, named as the setting
   (``create_rate``, ``move_rate``, ``max_games_in_play``, ``max_body``, ``allow_host``), and
   ``unavailable`` (503: the engine or the database is overloaded or stopping);
@@ -23,8 +24,13 @@
   ``process_max_fds``: file descriptors in use and allowed).
 
 Several worker processes: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty folder before they start;
-each process then writes its values there and ``/metrics`` adds them up (gauges: the live
-processes' sum). With one process (``nimlab serve`` today) the values are this process's.
+each process then writes its values there and ``/metrics`` adds them up: counters and histograms
+summed over every process that ever ran, gauges over the live ones (``livesum``; the change feed:
+the lowest, ``livemin``; the games in play: the most recent count, ``livemostrecent``). The
+supervisor of ``nimlab serve --workers N`` marks a worker that ended dead
+(:func:`process_dead`), so a worker killed with SIGKILL leaves no gauge behind, and when it starts,
+the processes of an earlier run on the same folder (:func:`forget_dead_processes`). With one
+process the values are this process's.
 Each hook is one call where the thing happens, cheap enough for every request.
 """
 
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
@@ -56,8 +63,10 @@ __all__ = [
     "db_commit",
     "engine_job",
     "exposition",
+    "forget_dead_processes",
     "move_answered",
     "observe",
+    "process_dead",
     "refused",
 ]
 
@@ -67,7 +76,11 @@ MOVE_SECONDS = Histogram(
     "Time to answer a move request (the bots' replies included).",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
-GAMES = Gauge("nimlab_games_in_play", "Games in play.", multiprocess_mode="livesum")
+GAMES = Gauge(
+    "nimlab_games_in_play",
+    "Games in play in the database: the club's, counted once (whichever process answers).",
+    multiprocess_mode="livemostrecent",
+)
 SOCKETS = Gauge("nimlab_websockets_open", "Game pages listening.", multiprocess_mode="livesum")
 IN_FLIGHT = Gauge(
     "nimlab_requests_in_flight", "HTTP requests being answered.", multiprocess_mode="livesum"
@@ -193,15 +206,50 @@ def db_commit(batch: int, seconds: float) -> None:
     COMMIT_SECONDS.observe(seconds)
 
 
-def observe(live: LiveGames) -> None:
-    """Set the gauges from ``live`` (on the event loop's thread, which changes it)."""
-    games = [lg for lg in live.games.values() if not lg.game.is_over and lg.ended is None]
-    GAMES.set(len(games))
+def observe(live: LiveGames, games_in_play: int | None) -> None:
+    """Set the gauges from ``live`` (on the event loop's thread, which changes it) and the
+    number of games in play the database holds (``None``: it could not be read; the last
+    count stands)."""
+    if games_in_play is not None:
+        GAMES.set(games_in_play)
     SOCKETS.set(sum(len(lg.subscribers) for lg in live.games.values()))
     workers = getattr(live, "workers", None)
     if workers is not None:
         ENGINE_WAITING.set(workers.waiting())
         ENGINE_RUNNING.set(workers.running())
+
+
+def process_dead(pid: int) -> None:
+    """The server process ``pid`` has ended (a supervisor reaped it): with
+    ``PROMETHEUS_MULTIPROC_DIR``, its gauges leave ``/metrics`` (its counters stay counted)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def forget_dead_processes() -> list[int]:
+    """With ``PROMETHEUS_MULTIPROC_DIR``: mark dead (:func:`process_dead`) every process whose
+    gauges are in the folder but which no longer runs (a supervisor starting again on the
+    folder of its last run, or one that was killed itself). Returns their pids. O(files)."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not folder:
+        return []
+    pids: set[int] = set()
+    for path in Path(folder).glob("gauge_live*_*.db"):
+        number = path.stem.rpartition("_")[2]
+        if number.isdigit():
+            pids.add(int(number))
+    dead: list[int] = []
+    for pid in sorted(pids):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            dead.append(pid)
+            process_dead(pid)
+        except PermissionError:  # another user's process: it runs
+            pass
+    return dead
 
 
 def exposition() -> bytes:

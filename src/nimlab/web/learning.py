@@ -1,0 +1,184 @@
+"""Hints and analyses of games in play (:class:`Learning`): worked out on the engine's workers
+within the move budget, cached per move, and when not proven within it, searched deeper and
+pushed to the game's pages when found (as is an answer the engine could not start on within
+``compute_wait``). A move played cancels what was asked about the position before it (see
+:meth:`nimlab.web.owner.GameOwner.moved`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nimlab.core.errors import GameOverError, NimlabError
+from nimlab.core.game import Game
+from nimlab.theory.budget import BudgetExceeded
+from nimlab.web.errors import ApiError, Forbidden, Unavailable
+from nimlab.web.livegame import LiveGame, Superseded, engine_waits
+from nimlab.web.schemas import AnalysisOut, HintOut
+from nimlab.web.views import analysis_after, analysis_out, blank_analysis, hint_out
+
+if TYPE_CHECKING:
+    from nimlab.web.live import LiveGames
+
+__all__ = ["Learning", "Learnings"]
+
+
+@dataclass(eq=False)
+class Learning:
+    """A hint or an analysis for move ``count``: the quick answer, then maybe a deeper one."""
+
+    count: int
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    result: Any = None
+    error: BaseException | None = None
+    late: bool = False
+    task: asyncio.Task[None] | None = None
+
+
+class Learnings:
+    """The hints and analyses asked of the games a process holds (``live``: its registry)."""
+
+    def __init__(self, live: LiveGames) -> None:
+        self.live = live
+
+    def moved(self, lg: LiveGame) -> None:
+        """A move was played (or taken back): hints and analyses of other moves are no longer
+        wanted."""
+        count = len(lg.game.history)
+        stale = [k for k, entry in lg.learning.items() if entry.count != count]
+        for kind in stale:
+            entry = lg.learning.pop(kind)
+            if entry.task is not None:
+                entry.task.cancel()
+        if stale and self.live.workers is not None:
+            self.live.workers.cancel(lg.key, tuple(stale))
+
+    @staticmethod
+    def cancel(lg: LiveGame) -> None:
+        """Stop the hints and analyses asked of a game (it ended or goes away)."""
+        for entry in lg.learning.values():
+            if entry.task is not None:
+                entry.task.cancel()
+        lg.learning.clear()
+
+    async def _learn(self, lg: LiveGame, kind: str) -> Any:
+        """The hint or analysis for the current move: the answer found within the move budget
+        (cached per move), or ``None`` when the engine could not start on it within
+        ``compute_wait`` (it is then pushed to the game's pages when found). When that answer
+        is not proven, a deeper search goes on and its answer is pushed too."""
+        count = len(lg.game.history)
+        entry = lg.learning.get(kind)
+        if entry is None or entry.count != count:
+            entry = Learning(count)
+            lg.learning[kind] = entry
+            entry.task = self.live.spawn(self._learn_run(lg, kind, entry), f"{kind}-{lg.key}")
+        if not entry.ready.is_set():
+            try:
+                await asyncio.wait_for(entry.ready.wait(), self.live.settings.compute_wait)
+            except TimeoutError:
+                entry.late = True
+                return None
+        if entry.error is not None:
+            raise entry.error
+        return entry.result
+
+    async def _learn_run(self, lg: LiveGame, kind: str, entry: Learning) -> None:
+        game = lg.game
+        count = entry.count
+
+        def run() -> AnalysisOut | HintOut:
+            if len(game.history) != count:
+                raise Superseded("the game moved on")
+            result: AnalysisOut | HintOut = (
+                analysis_out(game) if kind == "analysis" else hint_out(game)
+            )
+            if len(game.history) != count:
+                raise Superseded("the game moved on")
+            return result
+
+        try:
+            quick = await self.live.compute(lg.key, kind, run, client=lg.client)
+        except Superseded:
+            return
+        except (NimlabError, ApiError) as e:
+            entry.error = e
+            entry.ready.set()
+            return
+        except BudgetExceeded:
+            if kind != "analysis":
+                entry.error = Unavailable("the engine ran out of its budget before it could guess")
+                entry.ready.set()
+                return
+            quick = blank_analysis(count, available=False, note="Not proven: beyond the budget.")
+        deeper = (
+            not quick.proven
+            and self.live.settings.deep_seconds > self.live.settings.move_seconds
+            and not game.is_over
+        )
+        quick = quick.model_copy(update={"pending": deeper})
+        entry.result = quick
+        entry.ready.set()
+        if entry.late:
+            self.live.watchers.push(lg, {"type": kind, kind: quick.model_dump()})
+        if not deeper:
+            return
+        try:
+            deep = await self.live.compute(lg.key, kind, run, client=lg.client, deep=True)
+        except (Superseded, NimlabError, ApiError, BudgetExceeded):
+            deep = quick
+        if len(game.history) != count or lg.learning.get(kind) is not entry:
+            return
+        deep = deep.model_copy(update={"pending": False})
+        entry.result = deep
+        self.live.watchers.push(lg, {"type": kind, kind: deep.model_dump()})
+
+    async def analysis(self, key: str) -> AnalysisOut:
+        lg = await self.live.lookup(key)
+        if not lg.analysis_open:
+            raise Forbidden("this game's setup allows no analysis during play: after the game")
+        count = len(lg.game.history)
+        result: AnalysisOut | None = await self._learn(lg, "analysis")
+        if result is None:
+            return blank_analysis(
+                count,
+                available=False,
+                pending=True,
+                note=f"{engine_waits()}: the analysis will appear here by itself as soon as it "
+                "is worked out.",
+            )
+        return result
+
+    async def analysis_at(self, key: str, at: int) -> AnalysisOut:
+        """The analysis of the position after move ``at`` (0: the start) of a game in play, with
+        the whole value history: a page looking back at a past position shows it everywhere.
+        The position in play (``at`` at or past the move count) is :meth:`analysis`."""
+        lg = await self.live.lookup(key)
+        if not lg.analysis_open:
+            raise Forbidden("this game's setup allows no analysis during play: after the game")
+        if at >= len(lg.game.history):
+            return await self.analysis(key)
+        record = lg.game.to_record()  # a copy, taken on the event loop's thread
+        try:
+            return await self.live.compute(
+                lg.key,
+                "past",
+                lambda: analysis_after(Game.from_record(record), at),
+                client=lg.client,
+            )
+        except BudgetExceeded:
+            return blank_analysis(
+                at, available=False, note="Not worked out: beyond the engine's budget."
+            )
+
+    async def hint(self, key: str) -> HintOut | None:
+        """The hint for the player to move, or ``None`` when the engine could not start on it
+        within ``compute_wait`` (it is then pushed to the game's pages)."""
+        lg = await self.live.lookup(key)
+        if lg.game.is_over or lg.ended is not None:
+            raise GameOverError("the game is over: there is nothing to hint")
+        if not lg.analysis_open:
+            raise Forbidden("this game's setup allows no hints during play")
+        result: HintOut | None = await self._learn(lg, "hint")
+        return result
