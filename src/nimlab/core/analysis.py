@@ -18,7 +18,7 @@ from nimlab.core.arguments import check_count, check_seconds, shown
 from nimlab.core.errors import ArgumentError, PlayerError
 from nimlab.core.position import Board, Move, Piles, Rows, check_writable, heaps_text
 from nimlab.core.rules import move_words
-from nimlab.core.ruleset import Ruleset, as_ruleset
+from nimlab.core.ruleset import MAX_PLAYERS, Ruleset, as_ruleset
 from nimlab.core.words import DIGITS_SHOWN, count_text, digit_count, number_text
 from nimlab.theory.budget import Budget, BudgetExceeded, Shortfall, metered
 from nimlab.theory.engine import (
@@ -637,8 +637,6 @@ def analyze(
     if max_moves is not None:
         check_count(max_moves, "max_moves (moves listed one by one)", 0)
     check_count(max_cells, "max_cells (heaps in the listed results)", 1)
-    from nimlab.core.record import MAX_PLAYERS  # (a record's bound: loaded when asked)
-
     check_count(players, "players", 2, MAX_PLAYERS)
     if model not in MODELS:
         raise ArgumentError(f"model {shown(model)}: choose {' or '.join(MODELS)}")

@@ -31,12 +31,11 @@ from typing import Any, ClassVar
 from nimlab.core.errors import NimlabError, PlayerError, PositionError, RulesetError
 from nimlab.core.players import Player
 from nimlab.core.position import Board, Position, Rows
-from nimlab.core.ruleset import Ruleset
+from nimlab.core.ruleset import MAX_PLAYERS, Ruleset
 
 __all__ = ["MAX_PLAYERS", "RECORD_FORMAT", "GameRecord", "RecordedMove"]
 
 RECORD_FORMAT = "nimlab-game/1"
-MAX_PLAYERS = 64
 MAX_TEXT = 10_000
 """The longest text field of a record (ruleset, player spec, move, claim, time stamp)."""
 MAX_ROW = 1_000_000

@@ -31,12 +31,16 @@ __all__ = [
     "ALIASES",
     "DEFAULT_END_POSITIONS",
     "GAME_CHOICES",
+    "MAX_PLAYERS",
     "GameKind",
     "Ruleset",
     "as_ruleset",
     "parse_end_position",
     "parse_game",
 ]
+
+MAX_PLAYERS = 64
+"""The most players of any game (a game's rules may allow fewer: ``rules.max_players``)."""
 
 DEFAULT_END_POSITIONS: tuple[Canon, ...] = ((2, 2, 2), (1, 2, 3), (1, 1, 2, 2))
 """The classic end positions [2,2,2], [1,2,3], [1,1,2,2] (``defaults``)."""

@@ -26,7 +26,7 @@ from nimlab.core.arguments import shown
 from nimlab.core.errors import PlayerError, PositionError
 from nimlab.core.games import parse_game
 from nimlab.core.position import Board, Piles, Position, Rows, heaps_text, parse_heaps
-from nimlab.core.ruleset import Ruleset, parse_end_position
+from nimlab.core.ruleset import MAX_PLAYERS, Ruleset, parse_end_position
 
 if TYPE_CHECKING:
     from nimlab.core.game import Game
@@ -107,7 +107,7 @@ class GameSetup:
 
     def __post_init__(self) -> None:
         from nimlab.core.players import unique_players
-        from nimlab.core.record import MAX_PLAYERS, MAX_ROW
+        from nimlab.core.record import MAX_ROW
 
         object.__setattr__(self, "start", self.ruleset.rules.as_board(self.start))
         check_start(self.ruleset, self.start)
