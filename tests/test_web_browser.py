@@ -1419,3 +1419,249 @@ def test_news_nobody_has_to_answer_closes_by_itself(page: Page, server: Any) -> 
     )
     expect(page.locator("#dialog[open]")).to_contain_text("Stay")
     close_dialog(page)
+
+
+# -- every game: its winning moves by mouse, keyboard and touch, its values, its replay -----------
+
+WINNING: dict[str, tuple[list[int], dict[str, Any]]] = {
+    "nim": ([3, 4, 5], {"pile": 1, "take": 2}),
+    "kayles": ([7], {"pile": 1, "take": 2, "at": 2}),  # a pair of stones
+    "dawson": ([3, 4, 5], {"pile": 2, "take": 2, "at": 1}),
+    "octal:0.137": ([3, 4, 5], {"pile": 2, "take": 3, "at": 1}),  # three stones: a line of marks
+    "subtraction:1-3": ([3, 4, 5], {"pile": 3, "take": 2}),
+    "lasker": ([6], {"pile": 1, "take": 0, "at": 4}),  # a cut that takes nothing
+    "grundys-game": ([3, 4, 5], {"pile": 3, "take": 0, "at": 3}),
+    "wythoff": ([4, 6], {"pile": 1, "take": 1, "also": [[2, 1]]}),  # the same from both piles
+    "moore:2": ([3, 4, 5], {"pile": 2, "take": 1, "also": [[3, 2]]}),  # unequal, two piles
+    "staircase": ([3, 1, 2], {"pile": 1, "take": 1}),
+    "fibonacci": ([10], {"pile": 1, "take": 2}),
+}
+"""For each registered game (with the parameter tests/test_every_game.py plays), a start and
+its winning move of the game's most interesting kind: on several piles, a pair, a run of three,
+a cut."""
+
+
+def test_every_registered_game_has_a_winning_move_here() -> None:
+    from nimlab.core.games import GAMES
+
+    kinds = {f"{e.name}:{e.example}" if e.parameter else e.name for e in GAMES.values()}
+    assert kinds == set(WINNING)
+
+
+def move_key(m: dict[str, Any]) -> str:
+    """The page's key of a move (board.js moveKey)."""
+    at = m.get("at")
+    also = "".join(f"+{p}:{t}" for p, t in m.get("also") or [])
+    return f"{m['pile']}:{m['take']}:{'' if at is None else at}" + also
+
+
+MARKS = """(root) => {
+  const board = document.querySelector(root);
+  const legend = (c) => getComputedStyle(document.querySelector('.legend .l-' + c), '::before')
+    .backgroundColor;
+  return [...board.querySelectorAll('.vmark')].map((m) => {
+    const cls = ['win', 'lose', 'unknown'].find((c) => m.classList.contains(c)) || 'plain';
+    const r = m.closest('[data-pile]')?.dataset.pile;
+    const joint = m.closest('.joint-move'), match = m.closest('.match');
+    const stone = m.closest('.stone'), link = m.closest('.link'), strip = m.closest('.row-strip');
+    let key = null;
+    if (joint) {
+      const parts = [...joint.textContent.matchAll(/([\\d,]+) from (\\d+)/g)]
+        .map((x) => [Number(x[2]), Number(x[1].replace(/,/g, ''))]).sort((a, b) => a[0] - b[0]);
+      const [[p0, t0], ...rest] = parts;
+      key = `${p0}:${t0}:` + rest.map(([p, t]) => `+${p}:${t}`).join('');
+    } else if (match) key = `${r}:${match.dataset.take}:`;
+    else if (strip) key = `${r}:${strip.dataset.take}:${m.dataset.at}`;
+    else if (stone) key = `${r}:1:${stone.dataset.at}`;
+    else if (link) key = `${r}:2:${link.dataset.pair}`;
+    const colour = getComputedStyle(m).backgroundColor;
+    const legendColour = cls === 'win' || cls === 'lose' ? colour === legend(cls) : true;
+    return [key, cls, m.dataset.n ?? '', legendColour, m.getClientRects().length > 0];
+  });
+}"""
+"""Every value mark on the board ``root``: the move it stands for (read from where it is drawn),
+its class, its number, whether its colour is the legend's, and whether it is drawn."""
+
+
+def shown_values(page: Page, root: str) -> dict[str, tuple[str, str]]:
+    marks = page.evaluate(MARKS, root)
+    keys = [m[0] for m in marks]
+    assert len(keys) == len(set(keys)), "a move is marked twice"
+    assert all(m[3] and m[4] for m in marks), marks  # the legend's colours, all drawn
+    return {key: (cls, n) for key, cls, n, _, _ in marks}
+
+
+def api_values(analysis: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    cls = {True: "win", False: "lose", None: "unknown"}
+    return {
+        move_key(m): (cls[m["winning"]], "" if m["remoteness"] is None else str(m["remoteness"]))
+        for m in analysis["moves"]
+    }
+
+
+CHOSEN = """() => {
+  const out = {};
+  for (const p of document.querySelectorAll('#board .pile')) {
+    const n = p.querySelectorAll('.match.taking').length;
+    if (n) out[`p${p.dataset.pile}`] = n;
+  }
+  for (const r of document.querySelectorAll('#board .stones')) {
+    const at = [...r.querySelectorAll('.stone.taking')].map((s) => Number(s.dataset.at));
+    if (at.length) out[`r${r.dataset.pile}`] = [Math.min(...at), at.length];
+    const cut = r.querySelector('.link.cutting');
+    if (cut) out[`r${r.dataset.pile}`] = [Number(cut.dataset.pair) + 1, 0];
+  }
+  return out;
+}"""
+"""The move the board shows being chosen, read from the board (what is marked as taken):
+``p<pile>: amount`` for piles, ``r<row>: [first stone, amount]`` for rows (0: a cut)."""
+
+
+def selected(page: Page) -> dict[str, Any]:
+    return dict(page.evaluate(CHOSEN))
+
+
+def as_selected(move: dict[str, Any]) -> dict[str, Any]:
+    if "at" in move:
+        return {f"r{move['pile']}": [move["at"], move["take"]]}
+    return {f"p{p}": t for p, t in [[move["pile"], move["take"]], *move.get("also", [])]}
+
+
+def wait_selected(page: Page, move: dict[str, Any]) -> None:
+    page.wait_for_function(
+        f"(want) => JSON.stringify(want) === JSON.stringify(({CHOSEN})())",
+        arg=as_selected(move),
+    )
+
+
+def choose_by_mouse(page: Page, move: dict[str, Any]) -> None:
+    row = page.locator(f"#board .stones[data-pile='{move['pile']}']")
+    if "at" not in move:  # piles: a match of each pile (the others join the first)
+        for p, t in [[move["pile"], move["take"]], *move.get("also", [])]:
+            page.locator(f"#board .pile[data-pile='{p}'] .match[data-take='{t}']").click()
+    elif move["take"] == 0:  # a cut: the link before the stone, once or (after the pair) twice
+        link = row.locator(f".link[data-pair='{move['at'] - 1}']")
+        link.click()
+        if selected(page) != as_selected(move):
+            link.click()
+    elif move["take"] == 2:
+        row.locator(f".link[data-pair='{move['at']}']").click()
+    else:  # a stone, then the next ones until the run is taken
+        row.locator(f".stone[data-at='{move['at']}']").click()
+        last = move["at"] + move["take"] - 1
+        for _ in range(move["take"]):
+            first, count = selected(page).get(f"r{move['pile']}", [0, 0])
+            if first + count - 1 >= last:
+                break
+            row.locator(f".stone[data-at='{first + count}']").click()
+
+
+def choose_by_keyboard(page: Page, move: dict[str, Any]) -> None:
+    if "at" not in move:  # a digit on each pile: a second pile's digit joins the move
+        for p, t in [[move["pile"], move["take"]], *move.get("also", [])]:
+            page.focus(f"#board .pile[data-pile='{p}']")
+            page.keyboard.press(str(t))
+        return
+    page.focus(f"#board .stones[data-pile='{move['pile']}']")
+    page.keyboard.press("Home")
+    for _ in range(move["at"] - 1):
+        page.keyboard.press("ArrowRight")
+    if move["take"] == 0:
+        page.keyboard.press("|")
+        return
+    page.keyboard.press("Space")
+    cursor, last = move["at"], move["at"] + move["take"] - 1
+    for _ in range(move["take"]):  # the next stone after the run chosen, until it is taken
+        first, count = selected(page).get(f"r{move['pile']}", [0, 0])
+        if first + count - 1 >= last:
+            break
+        while cursor < first + count:
+            page.keyboard.press("ArrowRight")
+            cursor += 1
+        page.keyboard.press("Space")
+
+
+def choose_by_touch(page: Page, move: dict[str, Any]) -> None:
+    if "at" not in move:  # tap each pile, then + until the amounts are reached
+        for p, _ in [[move["pile"], move["take"]], *move.get("also", [])]:
+            page.locator(f"#board .pile[data-pile='{p}'] .pile-count").tap()
+        for _ in range(20):
+            if selected(page) == as_selected(move):
+                break
+            page.locator("#take-more").tap()
+        return
+    row = page.locator(f"#board .stones[data-pile='{move['pile']}']")
+    if move["take"] == 1:
+        row.locator(f".stone[data-at='{move['at']}']").tap()
+    else:  # pairs, longer runs and cuts: their marks in the lines under the row
+        row.locator(
+            f".row-strip[data-take='{move['take']}'] .strip-mark[data-at='{move['at']}']"
+        ).tap()
+
+
+@pytest.mark.parametrize("kind", ["desk", "phone"])
+@pytest.mark.parametrize("game", list(WINNING))
+def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
+    tabs: Tabs, server: Any, game: str, kind: str
+) -> None:
+    """Every game, at 1280 x 800 and on a 390 x 844 touch screen: with the values shown, every
+    legal move's mark (its place, colour, shape and number) is the API's analysis of the
+    position; the winning move is chosen by mouse and again by keyboard alone (desk) or by taps
+    (phone; every tap target of the board at least 44 x 44 px and hit only by its own taps), and
+    is the move played. On the desk the replay's panel at that position is the live one."""
+    page = tabs.get(kind)
+    page.set_viewport_size(
+        {"width": 1280, "height": 800} if kind == "desk" else {"width": 390, "height": 844}
+    )
+    piles, move = WINNING[game]
+    created = open_game(page, server.url, game=game, piles=piles)
+    key, tokens = created["state"]["id"], [s["token"] for s in created["seats"]]
+    analysis = page.request.get(server.url + f"/api/games/{key}/analysis").json()
+    want = api_values(analysis)
+    assert want[move_key(move)][0] == "win", (game, want)
+    page.click("#learn summary")
+    page.check("#show-values")
+    expect(page.locator("#board .vmark")).to_have_count(len(want))
+    assert shown_values(page, "#board") == want
+    explanation = page.locator("#explanation").inner_text()
+    verdict = page.inner_text("#verdict")
+    if kind == "phone":
+        misses = page.evaluate(HIT, "#board .pile, #board .stone.can, #board .strip-mark")
+        assert misses == [], misses
+        choose_by_touch(page, move)
+        wait_selected(page, move)
+        expect(page.locator("#selection")).to_contain_text("a winning move")
+        page.locator("#finish").tap()
+    else:
+        choose_by_mouse(page, move)
+        wait_selected(page, move)
+        by_mouse = page.inner_text("#selection")
+        assert "a winning move" in by_mouse
+        page.click("#reset")
+        page.wait_for_function(f"() => !Object.keys(({CHOSEN})()).length")
+        choose_by_keyboard(page, move)
+        wait_selected(page, move)
+        assert page.inner_text("#selection") == by_mouse
+        page.keyboard.press("Enter")
+    expect(page.locator("#log li")).to_have_count(1)
+    state = page.request.get(server.url + f"/api/games/{key}").json()
+    played = state["turns"][0]["move"]
+    assert move_key(played) == move_key(move)
+    no_js_errors(page)
+    if kind == "phone":
+        return
+    # the replay at the start shows the panel the live game showed there
+    r = page.request.post(
+        server.url + f"/api/games/{key}/resign", data={"seat": 1, "token": tokens[1]}
+    )
+    assert r.status == 200, r.text()
+    saved = page.request.get(server.url + f"/api/games/{key}").json()["saved_as"]
+    visit(page, server.url + f"/history/{saved}?key={key}")
+    expect(page.locator("#replay-moves li")).to_have_count(2)
+    for frame, prefix in ((0, ""), (1, "Before this move: ")):
+        page.locator("#replay-moves li a").nth(frame).click()
+        expect(page.locator("#replay-verdict")).to_have_text(prefix + verdict)
+        expect(page.locator("#replay-board .vmark")).to_have_count(len(want))
+        assert shown_values(page, "#replay-board") == want
+        assert page.locator("#replay-explanation").inner_text() == explanation
+    no_js_errors(page)
