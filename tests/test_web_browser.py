@@ -48,8 +48,10 @@ expect.set_options(timeout=TIMEOUT_MS)
 
 @pytest.fixture(scope="module")
 def spawned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """The module's server, starting (it starts while the browser does)."""
-    proc = ServerProcess(Path(tmp_path_factory.mktemp("browser")) / "web.db").spawn()
+    """The module's server, starting (it starts while the browser does). It lets one client
+    start as many games as the module does (a person's limit is tested in test_abuse.py)."""
+    db = Path(tmp_path_factory.mktemp("browser")) / "web.db"
+    proc = ServerProcess(db, args=["--create-rate", "0"]).spawn()
     yield proc
     proc.kill()  # a throwaway database: no clean shutdown to wait for
 
@@ -1344,12 +1346,19 @@ def serious_violations(page: Page) -> list[str]:
     ]
 
 
+LONG_NAMES = {
+    "x" * 40: (LONG_GIVEN, LONG_FAMILY),
+    "y" * 39 + "z": ("Bartholomew" * 3 + "Hierony", "Featherstonehaugh-Cholmondeley-Marjoribs"),
+}
+"""Registered players with names of 80 characters (the longest the registry takes: 40 + 40)."""
+
+
 @pytest.mark.parametrize("kind", ["desk", "phone"])
 def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind: str) -> None:
     """No serious or critical axe-core violation on any screen (setup, registry pages, games of
-    piles and of rows with move values on, a past position, a finished game's dialog, a replay);
-    on a phone, tap targets of at least 44 x 44 px and no sideways scrolling with huge piles and
-    long rows."""
+    piles and of rows with move values on, a past position, a finished game's dialog, a replay),
+    every screen filled with 80-character names; on a phone, tap targets of at least 44 x 44 px
+    and no sideways scrolling with huge piles and long rows."""
     page = tabs.get(kind)
     phone = kind == "phone"
     problems: dict[str, list[str]] = {}
@@ -1363,13 +1372,25 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
         if found:
             problems[screen] = found
 
-    for path in ("/", "/players", "/rankings"):
-        visit(page, server.url + path)
-        expect(page.locator("main h1")).to_be_visible()
-        check(path)
-    hal = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    for username, (given, family) in LONG_NAMES.items():
+        assert len(given) == len(family) == 40
+        r = page.request.post(
+            server.url + "/api/players",
+            data={"username": username, "given": given, "family": family},
+        )
+        assert r.status in (201, 409), r.text()
+    visit(page, server.url + "/")
+    expect(page.locator("main h1")).to_be_visible()
+    for username, (given, _) in LONG_NAMES.items():  # the setup's players: long names
+        page.select_option("#registered", username)
+        page.locator("#registered").evaluate("(el) => el.form.requestSubmit()")
+        expect(page.locator(".players li", has_text=given)).to_have_count(1)
+    check("/")
+    long = [{"username": u} for u in LONG_NAMES]
+    hal = [long[0], {"name": "Hal" * 13 + "l", "kind": "perfect"}]
     for setup in (
         {"piles": [10**40 + 7, 60, 3]},
+        {"game": "wythoff", "piles": [4, 6]},
         {"game": "octal:0.137", "piles": [12, 40]},
     ):
         open_game(page, server.url, players=hal, **setup)
@@ -1377,7 +1398,7 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
         page.check("#show-values")
         expect(page.locator("#board .vmark, #board .hint-badge").first).to_be_attached()
         expect(page.locator("#explanation p").first).to_be_visible()
-        if "game" in setup:  # every move of the row of 12 has its mark: 2 take-2s, 10 take-3s
+        if setup.get("game") == "octal:0.137":  # every move of the row of 12 has its mark
             expect(page.locator("#board [data-pile='1'] .vmark")).to_have_count(12)
         check(f"game {setup}")
     page.fill("#typed-move", "1 1 3")
@@ -1387,17 +1408,19 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
     page.locator("#value-history li").first.locator("button").click()
     expect(page.locator("#verdict")).to_contain_text("At the start: ")
     check("a past position")
-    open_game(page, server.url, players=hal, piles=[1], public=True)  # in the history
+    open_game(page, server.url, players=long, piles=[1], public=True)  # in the history
     page.fill("#typed-move", "1 1")
     page.press("#typed-move", "Enter")
-    expect(page.locator("#dialog[open]")).to_contain_text("Ann wins!")
+    expect(page.locator("#dialog[open]")).to_contain_text("wins!")
     check("the winner's dialog")
     page.locator("#dialog[open]").get_by_role("button", name="Replay").click()
     expect(page.locator("#replay-board")).to_be_visible()
+    expect(page.locator("#replay-verdict")).not_to_be_empty()
     check("a replay")
-    visit(page, server.url + "/history")
-    expect(page.locator("main a[href^='/history/']").first).to_be_visible()
-    check("/history")
+    for path, name in (("/history", "x" * 40), ("/players", LONG_GIVEN), ("/rankings", LONG_GIVEN)):
+        visit(page, server.url + path)
+        expect(page.locator("main td", has_text=name).first).to_be_visible()
+        check(path)
     assert problems == {}
     no_js_errors(page)
 
@@ -1626,7 +1649,9 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     explanation = page.locator("#explanation").inner_text()
     verdict = page.inner_text("#verdict")
     if kind == "phone":
-        misses = page.evaluate(HIT, "#board .pile, #board .stone.can, #board .strip-mark")
+        misses = page.evaluate(
+            HIT, "#board .pile, #board .stone.can, #board .strip-mark, #board .joint-move"
+        )
         assert misses == [], misses
         choose_by_touch(page, move)
         wait_selected(page, move)
