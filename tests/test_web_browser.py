@@ -1631,7 +1631,8 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     legal move's mark (its place, colour, shape and number) is the API's analysis of the
     position; the winning move is chosen by mouse and again by keyboard alone (desk) or by taps
     (phone; every tap target of the board at least 44 x 44 px and hit only by its own taps), and
-    is the move played. On the desk the replay's panel at that position is the live one."""
+    is the move played. On the desk, the replay's panel (verdict, explanation, marks) at the
+    start and after that move is the one the live game showed there."""
     page = tabs.get(kind)
     page.set_viewport_size(
         {"width": 1280, "height": 800} if kind == "desk" else {"width": 390, "height": 844}
@@ -1675,18 +1676,35 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     no_js_errors(page)
     if kind == "phone":
         return
-    # the replay at the start shows the panel the live game showed there
+    # the panel after the move (a P-position: every move loses), then Bob moves and resigns
+    panels = [(verdict, explanation, want)]
+    after = api_values(page.request.get(server.url + f"/api/games/{key}/analysis").json())
+    assert {cls for cls, _ in after.values()} == {"lose"}
+    expect(page.locator("#board .vmark")).to_have_count(len(after))
+    assert shown_values(page, "#board") == after
+    panels.append((page.inner_text("#verdict"), page.locator("#explanation").inner_text(), after))
+    bob = page.request.get(server.url + f"/api/games/{key}").json()["moves"][0]
+    bob = {k: bob[k] for k in ("pile", "take", "at", "also")}
+    r = page.request.post(
+        server.url + f"/api/games/{key}/moves",
+        data={"seat": 1, "token": tokens[1], "turn": 2, **bob},
+    )
+    assert r.status == 200, r.text()
+    expect(page.locator("#log li")).to_have_count(2)
     r = page.request.post(
         server.url + f"/api/games/{key}/resign", data={"seat": 1, "token": tokens[1]}
     )
     assert r.status == 200, r.text()
+    # the replay shows at each position the panel the live game showed there: at the start
+    # (frame 0, and frame 1 before the first move) and after the first move (frame 2)
     saved = page.request.get(server.url + f"/api/games/{key}").json()["saved_as"]
     visit(page, server.url + f"/history/{saved}?key={key}")
-    expect(page.locator("#replay-moves li")).to_have_count(2)
-    for frame, prefix in ((0, ""), (1, "Before this move: ")):
+    expect(page.locator("#replay-moves li")).to_have_count(3)
+    for frame, (live_verdict, live_explanation, values) in enumerate([panels[0], *panels]):
         page.locator("#replay-moves li a").nth(frame).click()
-        expect(page.locator("#replay-verdict")).to_have_text(prefix + verdict)
-        expect(page.locator("#replay-board .vmark")).to_have_count(len(want))
-        assert shown_values(page, "#replay-board") == want
-        assert page.locator("#replay-explanation").inner_text() == explanation
+        prefix = "Before this move: " if frame else ""
+        expect(page.locator("#replay-verdict")).to_have_text(prefix + live_verdict)
+        expect(page.locator("#replay-board .vmark")).to_have_count(len(values))
+        assert shown_values(page, "#replay-board") == values
+        assert page.locator("#replay-explanation").inner_text() == live_explanation
     no_js_errors(page)
