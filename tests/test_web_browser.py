@@ -38,6 +38,7 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True)
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ANIMATION_MS = 20
 TIMEOUT_MS = 60_000
@@ -1557,6 +1558,14 @@ def wait_selected(page: Page, move: dict[str, Any]) -> None:
     )
 
 
+def count_is(page: Page, selector: str, n: int) -> None:
+    """Until ``selector`` matches ``n`` elements (checked at each frame: expect's polling
+    would add a tenth of a second to each step of the every-game test)."""
+    page.wait_for_function(
+        "([s, n]) => document.querySelectorAll(s).length === n", arg=[selector, n]
+    )
+
+
 def choose_by_mouse(page: Page, move: dict[str, Any]) -> None:
     row = page.locator(f"#board .stones[data-pile='{move['pile']}']")
     if "at" not in move:  # piles: a match of each pile (the others join the first)
@@ -1604,6 +1613,87 @@ def choose_by_keyboard(page: Page, move: dict[str, Any]) -> None:
         page.keyboard.press("Space")
 
 
+TARGETS = """() => [...document.querySelectorAll(
+    '#board .pile .pile-count, #board .stone.can, #board .strip-mark, #board .joint-move')]
+  .map((el) => {
+    const r = el.closest('[data-pile]')?.dataset.pile;
+    if (el.matches('.pile-count')) return [`#board .pile[data-pile='${r}'] .pile-count`, `p${r}`];
+    const at = el.dataset.at;
+    if (el.matches('.stone')) return [`#board .stones[data-pile='${r}'] .stone[data-at='${at}']`,
+      `${r}:1:${at}`];
+    if (el.matches('.strip-mark')) {
+      const take = el.closest('.row-strip').dataset.take;
+      return [`#board .stones[data-pile='${r}'] .row-strip[data-take='${take}']`
+        + ` .strip-mark[data-at='${at}']`, `${r}:${take}:${at}`];
+    }
+    return [null, el.getAttribute('aria-label')];
+  })
+  // of each line of targets (a row's stones, each line of marks under it), the first and the
+  // last: the hit test (HIT) covers every target's square, these taps what a tap chooses
+  .filter(([sel, what], i, all) => {
+    const line = (x) => (x[0] ? x[0].replace(/\\[data-at='\\d+'\\]$/, '') : 'joint');
+    return i === 0 || i === all.length - 1 || line(all[i - 1]) !== line([sel, what])
+      || line(all[i + 1]) !== line([sel, what]);
+  })"""
+"""Each tap target of the board: a selector for it and the move it stands for (a pile: ``p<i>``;
+a move on several piles: its label)."""
+
+
+def taps_choose_their_own_moves(page: Page, legal: dict[str, Any]) -> list[str]:
+    """Tap the board's tap targets at their centres (each from no selection: every pile, the
+    first and the last of each line of stones or marks, the first two moves on several piles)
+    and list those whose tap does not choose exactly their own move: a stone takes itself (or,
+    when that is no move, nothing and says why), a mark under a row its move, a pile its
+    smallest move alone, a move on several piles (a button under the piles) itself. ``legal``
+    maps the legal moves' keys (move_key)."""
+    wrong = []
+    # the moves on several piles are alike: the first two (the winning ones first) will do
+    joint = page.locator("#board .joint-move")
+    targets = [t for t in page.evaluate(TARGETS) if t[0]] + [
+        (
+            f"#board .joint-list li:nth-child({k + 1}) .joint-move",
+            joint.nth(k).get_attribute("aria-label"),
+        )
+        for k in range(min(2, joint.count()))
+    ]
+    for selector, what in targets:
+        if ".joint-move" in selector:  # a move on several piles: its label names it
+            parts = [(int(p), int(t)) for t, p in re.findall(r"(\d+) from pile (\d+)", what)]
+            want = {f"p{p}": t for p, t in parts}
+        elif what.startswith("p"):
+            takes = sorted(
+                int(key.split(":")[1])
+                for key in legal
+                if key.startswith(what[1:] + ":") and "+" not in key
+            )
+            want = {what: takes[0]} if takes else {}
+        else:
+            r, take, at = (int(x) for x in what.split(":"))
+            want = {f"r{r}": [at, take]} if what in legal else {}
+        x, y = page.evaluate(
+            """(s) => { const el = document.querySelector(s);
+              el.scrollIntoView({ block: 'center', inline: 'nearest' });
+              const r = el.getBoundingClientRect();
+              return [r.left + r.width / 2, r.top + r.height / 2]; }""",
+            selector,
+        )
+        page.touchscreen.tap(x, y)
+        try:  # the move chosen (or, for no move, the reason said)
+            page.wait_for_function(
+                f"""(want) => JSON.stringify(({CHOSEN})()) === JSON.stringify(want)
+                  && (Object.keys(want).length || document.querySelector('#error').textContent)""",
+                arg=want,
+                timeout=3000,
+            )
+        except PlaywrightTimeout:
+            wrong.append(f"{what}: {selected(page)} (want {want})")
+        page.evaluate(
+            "() => { const b = document.querySelector('#reset'); if (!b.disabled) b.click();"
+            " document.querySelector('#error').textContent = ''; }"
+        )
+    return wrong
+
+
 def choose_by_touch(page: Page, move: dict[str, Any]) -> None:
     if "at" not in move:  # tap each pile, then + until the amounts are reached
         for p, _ in [[move["pile"], move["take"]], *move.get("also", [])]:
@@ -1645,7 +1735,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     assert want[move_key(move)][0] == "win", (game, want)
     page.click("#learn summary")
     page.check("#show-values")
-    expect(page.locator("#board .vmark")).to_have_count(len(want))
+    count_is(page, "#board .vmark", len(want))
     assert shown_values(page, "#board") == want
     explanation = page.locator("#explanation").inner_text()
     verdict = page.inner_text("#verdict")
@@ -1654,6 +1744,8 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
             HIT, "#board .pile, #board .stone.can, #board .strip-mark, #board .joint-move"
         )
         assert misses == [], misses
+        wrong = taps_choose_their_own_moves(page, want)
+        assert wrong == [], wrong
         choose_by_touch(page, move)
         wait_selected(page, move)
         expect(page.locator("#selection")).to_contain_text("a winning move")
@@ -1669,7 +1761,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
         wait_selected(page, move)
         assert page.inner_text("#selection") == by_mouse
         page.keyboard.press("Enter")
-    expect(page.locator("#log li")).to_have_count(1)
+    count_is(page, "#log li", 1)
     state = page.request.get(server.url + f"/api/games/{key}").json()
     played = state["turns"][0]["move"]
     assert move_key(played) == move_key(move)
@@ -1680,7 +1772,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     panels = [(verdict, explanation, want)]
     after = api_values(page.request.get(server.url + f"/api/games/{key}/analysis").json())
     assert {cls for cls, _ in after.values()} == {"lose"}
-    expect(page.locator("#board .vmark")).to_have_count(len(after))
+    count_is(page, "#board .vmark", len(after))
     assert shown_values(page, "#board") == after
     panels.append((page.inner_text("#verdict"), page.locator("#explanation").inner_text(), after))
     bob = page.request.get(server.url + f"/api/games/{key}").json()["moves"][0]
@@ -1690,7 +1782,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
         data={"seat": 1, "token": tokens[1], "turn": 2, **bob},
     )
     assert r.status == 200, r.text()
-    expect(page.locator("#log li")).to_have_count(2)
+    count_is(page, "#log li", 2)
     r = page.request.post(
         server.url + f"/api/games/{key}/resign", data={"seat": 1, "token": tokens[1]}
     )
@@ -1699,12 +1791,12 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     # (frame 0, and frame 1 before the first move) and after the first move (frame 2)
     saved = page.request.get(server.url + f"/api/games/{key}").json()["saved_as"]
     visit(page, server.url + f"/history/{saved}?key={key}")
-    expect(page.locator("#replay-moves li")).to_have_count(3)
+    count_is(page, "#replay-moves li", 3)
     for frame, (live_verdict, live_explanation, values) in enumerate([panels[0], *panels]):
         page.locator("#replay-moves li a").nth(frame).click()
         prefix = "Before this move: " if frame else ""
         expect(page.locator("#replay-verdict")).to_have_text(prefix + live_verdict)
-        expect(page.locator("#replay-board .vmark")).to_have_count(len(values))
+        count_is(page, "#replay-board .vmark", len(values))
         assert shown_values(page, "#replay-board") == values
         assert page.locator("#replay-explanation").inner_text() == live_explanation
     no_js_errors(page)
