@@ -1390,7 +1390,7 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
     long = [{"username": u} for u in LONG_NAMES]
     hal = [long[0], {"name": "Hal" * 13 + "l", "kind": "perfect"}]
     for setup in (
-        {"piles": [10**40 + 7, 60, 3]},
+        {"piles": [10**40 + 7, 60, 3], "public": True},  # listed among the games in play
         {"game": "wythoff", "piles": [4, 6]},
         {"game": "octal:0.137", "piles": [12, 40]},
     ):
@@ -1422,6 +1422,13 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
         visit(page, server.url + path)
         expect(page.locator("main td", has_text=name).first).to_be_visible()
         check(path)
+    visit(page, server.url + "/")  # this browser's games in play, and everyone's, long names
+    expect(page.locator("#your-games a", has_text="x" * 40).first).to_be_visible()
+    expect(page.locator(".in-play a", has_text="x" * 40).nth(1)).to_be_visible()
+    check("/ with games in play")
+    visit(page, server.url + "/nope")
+    expect(page.locator("main h1")).to_have_text("There is no such page")
+    check("/nope")
     assert problems == {}
     no_js_errors(page)
 
