@@ -1595,13 +1595,29 @@ def choose_by_mouse(page: Page, move: dict[str, Any]) -> None:
             row.locator(f".stone[data-at='{first + count}']").click()
 
 
+def tab_to(page: Page, selector: str) -> None:
+    """Press Tab (or Shift+Tab, towards ``selector``) until ``selector`` has the focus."""
+    where = """(s) => { const el = document.querySelector(s), at = document.activeElement;
+      if (el === at) return 0;
+      return at && at !== document.body
+        && at.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING ? -1 : 1; }"""
+    for _ in range(60):
+        step = page.evaluate(where, selector)
+        if step == 0:
+            return
+        page.keyboard.press("Tab" if step > 0 else "Shift+Tab")
+    raise AssertionError(f"Tab never reaches {selector}")
+
+
 def choose_by_keyboard(page: Page, move: dict[str, Any]) -> None:
-    if "at" not in move:  # a digit on each pile: a second pile's digit joins the move
+    """Tab to each pile and type its amount (a second pile's digit joins the move), or Tab to
+    the row, walk to the stone with the arrows and take with Space (a cut: "|")."""
+    if "at" not in move:
         for p, t in [[move["pile"], move["take"]], *move.get("also", [])]:
-            page.focus(f"#board .pile[data-pile='{p}']")
+            tab_to(page, f"#board .pile[data-pile='{p}']")
             page.keyboard.press(str(t))
         return
-    page.focus(f"#board .stones[data-pile='{move['pile']}']")
+    tab_to(page, f"#board .stones[data-pile='{move['pile']}']")
     page.keyboard.press("Home")
     for _ in range(move["at"] - 1):
         page.keyboard.press("ArrowRight")
