@@ -676,6 +676,26 @@ def test_three_player_misere_game_with_elimination(client: TestClient) -> None:
 # -- keeping games ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("game", "piles", "words", "shape"),
+    [
+        ("wythoff", [4, 6], ["pile", "match", "matches"], "several-piles"),
+        ("staircase", [3, 1, 2], ["step", "coin", "coins"], "one-pile"),
+        ("kayles", [3], ["row", "stone", "stones"], "stones"),
+    ],
+)
+def test_a_replay_says_what_its_piles_are_and_what_a_move_is_as_the_game_did(
+    client: TestClient, game: str, piles: list[int], words: list[str], shape: str
+) -> None:
+    state, tokens = new_game(client, game=game, piles=piles, players=[{"name": "A"}, {"name": "B"}])
+    assert state["words"] == words and state["move_shape"] == shape
+    r = client.post(f"/api/games/{state['id']}/resign", json={"seat": 1, "token": tokens[1]})
+    assert r.status_code == 200, r.text
+    saved = client.get(f"/api/games/{state['id']}").json()["saved_as"]
+    replay = client.get(f"/api/history/{saved}?key={state['id']}").json()
+    assert (replay["words"], replay["move_shape"]) == (words, shape)
+
+
 def test_finished_games_are_stored_with_statistics_and_replay(fresh_client: TestClient) -> None:
     client = fresh_client
     r = client.post("/api/players", json={"username": "ann", "given": "Ann", "family": "Lee"})

@@ -38,6 +38,7 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True)
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ANIMATION_MS = 20
 TIMEOUT_MS = 60_000
@@ -48,8 +49,10 @@ expect.set_options(timeout=TIMEOUT_MS)
 
 @pytest.fixture(scope="module")
 def spawned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """The module's server, starting (it starts while the browser does)."""
-    proc = ServerProcess(Path(tmp_path_factory.mktemp("browser")) / "web.db").spawn()
+    """The module's server, starting (it starts while the browser does). It lets one client
+    start as many games as the module does (a person's limit is tested in test_abuse.py)."""
+    db = Path(tmp_path_factory.mktemp("browser")) / "web.db"
+    proc = ServerProcess(db, args=["--create-rate", "0"]).spawn()
     yield proc
     proc.kill()  # a throwaway database: no clean shutdown to wait for
 
@@ -1344,12 +1347,19 @@ def serious_violations(page: Page) -> list[str]:
     ]
 
 
+LONG_NAMES = {
+    "x" * 40: (LONG_GIVEN, LONG_FAMILY),
+    "y" * 39 + "z": ("Bartholomew" * 3 + "Hierony", "Featherstonehaugh-Cholmondeley-Marjoribs"),
+}
+"""Registered players with names of 80 characters (the longest the registry takes: 40 + 40)."""
+
+
 @pytest.mark.parametrize("kind", ["desk", "phone"])
 def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind: str) -> None:
     """No serious or critical axe-core violation on any screen (setup, registry pages, games of
-    piles and of rows with move values on, a past position, a finished game's dialog, a replay);
-    on a phone, tap targets of at least 44 x 44 px and no sideways scrolling with huge piles and
-    long rows."""
+    piles and of rows with move values on, a past position, a finished game's dialog, a replay),
+    every screen filled with 80-character names; on a phone, tap targets of at least 44 x 44 px
+    and no sideways scrolling with huge piles and long rows."""
     page = tabs.get(kind)
     phone = kind == "phone"
     problems: dict[str, list[str]] = {}
@@ -1363,13 +1373,25 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
         if found:
             problems[screen] = found
 
-    for path in ("/", "/players", "/rankings"):
-        visit(page, server.url + path)
-        expect(page.locator("main h1")).to_be_visible()
-        check(path)
-    hal = [{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}]
+    for username, (given, family) in LONG_NAMES.items():
+        assert len(given) == len(family) == 40
+        r = page.request.post(
+            server.url + "/api/players",
+            data={"username": username, "given": given, "family": family},
+        )
+        assert r.status in (201, 409), r.text()
+    visit(page, server.url + "/")
+    expect(page.locator("main h1")).to_be_visible()
+    for username, (given, _) in LONG_NAMES.items():  # the setup's players: long names
+        page.select_option("#registered", username)
+        page.locator("#registered").evaluate("(el) => el.form.requestSubmit()")
+        expect(page.locator(".players li", has_text=given)).to_have_count(1)
+    check("/")
+    long = [{"username": u} for u in LONG_NAMES]
+    hal = [long[0], {"name": "Hal" * 13 + "l", "kind": "perfect"}]
     for setup in (
-        {"piles": [10**40 + 7, 60, 3]},
+        {"piles": [10**40 + 7, 60, 3], "public": True},  # listed among the games in play
+        {"game": "wythoff", "piles": [4, 6]},
         {"game": "octal:0.137", "piles": [12, 40]},
     ):
         open_game(page, server.url, players=hal, **setup)
@@ -1377,7 +1399,7 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
         page.check("#show-values")
         expect(page.locator("#board .vmark, #board .hint-badge").first).to_be_attached()
         expect(page.locator("#explanation p").first).to_be_visible()
-        if "game" in setup:  # every move of the row of 12 has its mark: 2 take-2s, 10 take-3s
+        if setup.get("game") == "octal:0.137":  # every move of the row of 12 has its mark
             expect(page.locator("#board [data-pile='1'] .vmark")).to_have_count(12)
         check(f"game {setup}")
     page.fill("#typed-move", "1 1 3")
@@ -1387,17 +1409,26 @@ def test_every_screen_passes_axe_and_fits_a_phone(tabs: Tabs, server: Any, kind:
     page.locator("#value-history li").first.locator("button").click()
     expect(page.locator("#verdict")).to_contain_text("At the start: ")
     check("a past position")
-    open_game(page, server.url, players=hal, piles=[1], public=True)  # in the history
+    open_game(page, server.url, players=long, piles=[1], public=True)  # in the history
     page.fill("#typed-move", "1 1")
     page.press("#typed-move", "Enter")
-    expect(page.locator("#dialog[open]")).to_contain_text("Ann wins!")
+    expect(page.locator("#dialog[open]")).to_contain_text("wins!")
     check("the winner's dialog")
     page.locator("#dialog[open]").get_by_role("button", name="Replay").click()
     expect(page.locator("#replay-board")).to_be_visible()
+    expect(page.locator("#replay-verdict")).not_to_be_empty()
     check("a replay")
-    visit(page, server.url + "/history")
-    expect(page.locator("main a[href^='/history/']").first).to_be_visible()
-    check("/history")
+    for path, name in (("/history", "x" * 40), ("/players", LONG_GIVEN), ("/rankings", LONG_GIVEN)):
+        visit(page, server.url + path)
+        expect(page.locator("main td", has_text=name).first).to_be_visible()
+        check(path)
+    visit(page, server.url + "/")  # this browser's games in play, and everyone's, long names
+    expect(page.locator("#your-games a", has_text="x" * 40).first).to_be_visible()
+    expect(page.locator(".in-play a", has_text="x" * 40).nth(1)).to_be_visible()
+    check("/ with games in play")
+    visit(page, server.url + "/nope")
+    expect(page.locator("main h1")).to_have_text("There is no such page")
+    check("/nope")
     assert problems == {}
     no_js_errors(page)
 
@@ -1419,3 +1450,376 @@ def test_news_nobody_has_to_answer_closes_by_itself(page: Page, server: Any) -> 
     )
     expect(page.locator("#dialog[open]")).to_contain_text("Stay")
     close_dialog(page)
+
+
+# -- every game: its winning moves by mouse, keyboard and touch, its values, its replay -----------
+
+WINNING: dict[str, tuple[list[int], dict[str, Any]]] = {
+    "nim": ([3, 4, 5], {"pile": 1, "take": 2}),
+    "kayles": ([7], {"pile": 1, "take": 2, "at": 2}),  # a pair of stones
+    "dawson": ([3, 4, 5], {"pile": 2, "take": 2, "at": 1}),
+    "octal:0.137": ([3, 4, 5], {"pile": 2, "take": 3, "at": 1}),  # three stones: a line of marks
+    "subtraction:1-3": ([3, 4, 5], {"pile": 3, "take": 2}),
+    "lasker": ([6], {"pile": 1, "take": 0, "at": 4}),  # a cut that takes nothing
+    "grundys-game": ([3, 4, 5], {"pile": 3, "take": 0, "at": 3}),
+    "wythoff": ([4, 6], {"pile": 1, "take": 1, "also": [[2, 1]]}),  # the same from both piles
+    "moore:2": ([3, 4, 5], {"pile": 2, "take": 1, "also": [[3, 2]]}),  # unequal, two piles
+    "staircase": ([3, 1, 2], {"pile": 1, "take": 1}),
+    "fibonacci": ([10], {"pile": 1, "take": 2}),
+}
+"""For each registered game (with the parameter tests/test_every_game.py plays), a start and
+its winning move of the game's most interesting kind: on several piles, a pair, a run of three,
+a cut."""
+
+
+def test_every_registered_game_has_a_winning_move_here() -> None:
+    from nimlab.core.games import GAMES
+
+    kinds = {f"{e.name}:{e.example}" if e.parameter else e.name for e in GAMES.values()}
+    assert kinds == set(WINNING)
+
+
+def move_key(m: dict[str, Any]) -> str:
+    """The page's key of a move (board.js moveKey)."""
+    at = m.get("at")
+    also = "".join(f"+{p}:{t}" for p, t in m.get("also") or [])
+    return f"{m['pile']}:{m['take']}:{'' if at is None else at}" + also
+
+
+MARKS = """(root) => {
+  const board = document.querySelector(root);
+  const legend = (c) => getComputedStyle(document.querySelector('.legend .l-' + c), '::before')
+    .backgroundColor;
+  return [...board.querySelectorAll('.vmark')].map((m) => {
+    const cls = ['win', 'lose', 'unknown'].find((c) => m.classList.contains(c)) || 'plain';
+    const r = m.closest('[data-pile]')?.dataset.pile;
+    const joint = m.closest('.joint-move'), match = m.closest('.match');
+    const stone = m.closest('.stone'), link = m.closest('.link'), strip = m.closest('.row-strip');
+    let key = null;
+    if (joint) {
+      const parts = [...joint.textContent.matchAll(/([\\d,]+) from (\\d+)/g)]
+        .map((x) => [Number(x[2]), Number(x[1].replace(/,/g, ''))]).sort((a, b) => a[0] - b[0]);
+      const [[p0, t0], ...rest] = parts;
+      key = `${p0}:${t0}:` + rest.map(([p, t]) => `+${p}:${t}`).join('');
+    } else if (match) key = `${r}:${match.dataset.take}:`;
+    else if (strip) key = `${r}:${strip.dataset.take}:${m.dataset.at}`;
+    else if (stone) key = `${r}:1:${stone.dataset.at}`;
+    else if (link) key = `${r}:2:${link.dataset.pair}`;
+    const colour = getComputedStyle(m).backgroundColor;
+    const legendColour = cls === 'win' || cls === 'lose' ? colour === legend(cls) : true;
+    return [key, cls, m.dataset.n ?? '', legendColour, m.getClientRects().length > 0];
+  });
+}"""
+"""Every value mark on the board ``root``: the move it stands for (read from where it is drawn),
+its class, its number, whether its colour is the legend's, and whether it is drawn."""
+
+
+def shown_values(page: Page, root: str) -> dict[str, tuple[str, str]]:
+    marks = page.evaluate(MARKS, root)
+    keys = [m[0] for m in marks]
+    assert len(keys) == len(set(keys)), "a move is marked twice"
+    assert all(m[3] and m[4] for m in marks), marks  # the legend's colours, all drawn
+    return {key: (cls, n) for key, cls, n, _, _ in marks}
+
+
+def api_values(analysis: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    cls = {True: "win", False: "lose", None: "unknown"}
+    return {
+        move_key(m): (cls[m["winning"]], "" if m["remoteness"] is None else str(m["remoteness"]))
+        for m in analysis["moves"]
+    }
+
+
+CHOSEN = """() => {
+  const out = {};
+  for (const p of document.querySelectorAll('#board .pile')) {
+    const n = p.querySelectorAll('.match.taking').length;
+    if (n) out[`p${p.dataset.pile}`] = n;
+  }
+  for (const r of document.querySelectorAll('#board .stones')) {
+    const at = [...r.querySelectorAll('.stone.taking')].map((s) => Number(s.dataset.at));
+    if (at.length) out[`r${r.dataset.pile}`] = [Math.min(...at), at.length];
+    const cut = r.querySelector('.link.cutting');
+    if (cut) out[`r${r.dataset.pile}`] = [Number(cut.dataset.pair) + 1, 0];
+  }
+  return out;
+}"""
+"""The move the board shows being chosen, read from the board (what is marked as taken):
+``p<pile>: amount`` for piles, ``r<row>: [first stone, amount]`` for rows (0: a cut)."""
+
+
+def selected(page: Page) -> dict[str, Any]:
+    return dict(page.evaluate(CHOSEN))
+
+
+def as_selected(move: dict[str, Any]) -> dict[str, Any]:
+    if "at" in move:
+        return {f"r{move['pile']}": [move["at"], move["take"]]}
+    return {f"p{p}": t for p, t in [[move["pile"], move["take"]], *move.get("also", [])]}
+
+
+def wait_selected(page: Page, move: dict[str, Any]) -> None:
+    page.wait_for_function(
+        f"(want) => JSON.stringify(want) === JSON.stringify(({CHOSEN})())",
+        arg=as_selected(move),
+    )
+
+
+def count_is(page: Page, selector: str, n: int) -> None:
+    """Until ``selector`` matches ``n`` elements (checked at each frame: expect's polling
+    would add a tenth of a second to each step of the every-game test)."""
+    page.wait_for_function(
+        "([s, n]) => document.querySelectorAll(s).length === n", arg=[selector, n]
+    )
+
+
+def choose_by_mouse(page: Page, move: dict[str, Any]) -> None:
+    row = page.locator(f"#board .stones[data-pile='{move['pile']}']")
+    if "at" not in move:  # piles: a match of each pile (the others join the first)
+        for p, t in [[move["pile"], move["take"]], *move.get("also", [])]:
+            page.locator(f"#board .pile[data-pile='{p}'] .match[data-take='{t}']").click()
+    elif move["take"] == 0:  # a cut: the link before the stone, once or (after the pair) twice
+        link = row.locator(f".link[data-pair='{move['at'] - 1}']")
+        link.click()
+        if selected(page) != as_selected(move):
+            link.click()
+    elif move["take"] == 2:
+        row.locator(f".link[data-pair='{move['at']}']").click()
+    else:  # a stone, then the next ones until the run is taken
+        row.locator(f".stone[data-at='{move['at']}']").click()
+        last = move["at"] + move["take"] - 1
+        for _ in range(move["take"]):
+            first, count = selected(page).get(f"r{move['pile']}", [0, 0])
+            if first + count - 1 >= last:
+                break
+            row.locator(f".stone[data-at='{first + count}']").click()
+
+
+def tab_to(page: Page, selector: str) -> None:
+    """Press Tab (or Shift+Tab, towards ``selector``) until ``selector`` has the focus."""
+    where = """(s) => { const el = document.querySelector(s), at = document.activeElement;
+      if (el === at) return 0;
+      return at && at !== document.body
+        && at.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING ? -1 : 1; }"""
+    for _ in range(60):
+        step = page.evaluate(where, selector)
+        if step == 0:
+            return
+        page.keyboard.press("Tab" if step > 0 else "Shift+Tab")
+    raise AssertionError(f"Tab never reaches {selector}")
+
+
+def choose_by_keyboard(page: Page, move: dict[str, Any]) -> None:
+    """Tab to each pile and type its amount (a second pile's digit joins the move), or Tab to
+    the row, walk to the stone with the arrows and take with Space (a cut: "|")."""
+    if "at" not in move:
+        for p, t in [[move["pile"], move["take"]], *move.get("also", [])]:
+            tab_to(page, f"#board .pile[data-pile='{p}']")
+            page.keyboard.press(str(t))
+        return
+    tab_to(page, f"#board .stones[data-pile='{move['pile']}']")
+    page.keyboard.press("Home")
+    for _ in range(move["at"] - 1):
+        page.keyboard.press("ArrowRight")
+    if move["take"] == 0:
+        page.keyboard.press("|")
+        return
+    page.keyboard.press("Space")
+    cursor, last = move["at"], move["at"] + move["take"] - 1
+    for _ in range(move["take"]):  # the next stone after the run chosen, until it is taken
+        first, count = selected(page).get(f"r{move['pile']}", [0, 0])
+        if first + count - 1 >= last:
+            break
+        while cursor < first + count:
+            page.keyboard.press("ArrowRight")
+            cursor += 1
+        page.keyboard.press("Space")
+
+
+TARGETS = """() => [...document.querySelectorAll(
+    '#board .pile .pile-count, #board .stone.can, #board .strip-mark, #board .joint-move')]
+  .map((el) => {
+    const r = el.closest('[data-pile]')?.dataset.pile;
+    if (el.matches('.pile-count')) return [`#board .pile[data-pile='${r}'] .pile-count`, `p${r}`];
+    const at = el.dataset.at;
+    if (el.matches('.stone')) return [`#board .stones[data-pile='${r}'] .stone[data-at='${at}']`,
+      `${r}:1:${at}`];
+    if (el.matches('.strip-mark')) {
+      const take = el.closest('.row-strip').dataset.take;
+      return [`#board .stones[data-pile='${r}'] .row-strip[data-take='${take}']`
+        + ` .strip-mark[data-at='${at}']`, `${r}:${take}:${at}`];
+    }
+    return [null, el.getAttribute('aria-label')];
+  })
+  // of each line of targets (a row's stones, each line of marks under it), the first and the
+  // last: the hit test (HIT) covers every target's square, these taps what a tap chooses
+  .filter(([sel, what], i, all) => {
+    const line = (x) => (x[0] ? x[0].replace(/\\[data-at='\\d+'\\]$/, '') : 'joint');
+    return i === 0 || i === all.length - 1 || line(all[i - 1]) !== line([sel, what])
+      || line(all[i + 1]) !== line([sel, what]);
+  })"""
+"""Each tap target of the board: a selector for it and the move it stands for (a pile: ``p<i>``;
+a move on several piles: its label)."""
+
+
+def taps_choose_their_own_moves(page: Page, legal: dict[str, Any]) -> list[str]:
+    """Tap the board's tap targets at their centres (each from no selection: every pile, the
+    first and the last of each line of stones or marks, the first two moves on several piles)
+    and list those whose tap does not choose exactly their own move: a stone takes itself (or,
+    when that is no move, nothing and says why), a mark under a row its move, a pile its
+    smallest move alone, a move on several piles (a button under the piles) itself. ``legal``
+    maps the legal moves' keys (move_key)."""
+    wrong = []
+    # the moves on several piles are alike: the first two (the winning ones first) will do
+    joint = page.locator("#board .joint-move")
+    targets = [t for t in page.evaluate(TARGETS) if t[0]] + [
+        (
+            f"#board .joint-list li:nth-child({k + 1}) .joint-move",
+            joint.nth(k).get_attribute("aria-label"),
+        )
+        for k in range(min(2, joint.count()))
+    ]
+    for selector, what in targets:
+        if ".joint-move" in selector:  # a move on several piles: its label names it
+            parts = [(int(p), int(t)) for t, p in re.findall(r"(\d+) from pile (\d+)", what)]
+            want = {f"p{p}": t for p, t in parts}
+        elif what.startswith("p"):
+            takes = sorted(
+                int(key.split(":")[1])
+                for key in legal
+                if key.startswith(what[1:] + ":") and "+" not in key
+            )
+            want = {what: takes[0]} if takes else {}
+        else:
+            r, take, at = (int(x) for x in what.split(":"))
+            want = {f"r{r}": [at, take]} if what in legal else {}
+        x, y = page.evaluate(
+            """(s) => { const el = document.querySelector(s);
+              el.scrollIntoView({ block: 'center', inline: 'nearest' });
+              const r = el.getBoundingClientRect();
+              return [r.left + r.width / 2, r.top + r.height / 2]; }""",
+            selector,
+        )
+        page.touchscreen.tap(x, y)
+        try:  # the move chosen (or, for no move, the reason said)
+            page.wait_for_function(
+                f"""(want) => JSON.stringify(({CHOSEN})()) === JSON.stringify(want)
+                  && (Object.keys(want).length || document.querySelector('#error').textContent)""",
+                arg=want,
+                timeout=3000,
+            )
+        except PlaywrightTimeout:
+            wrong.append(f"{what}: {selected(page)} (want {want})")
+        page.evaluate(
+            "() => { const b = document.querySelector('#reset'); if (!b.disabled) b.click();"
+            " document.querySelector('#error').textContent = ''; }"
+        )
+    return wrong
+
+
+def choose_by_touch(page: Page, move: dict[str, Any]) -> None:
+    if "at" not in move:  # tap each pile, then + until the amounts are reached
+        for p, _ in [[move["pile"], move["take"]], *move.get("also", [])]:
+            page.locator(f"#board .pile[data-pile='{p}'] .pile-count").tap()
+        for _ in range(20):
+            if selected(page) == as_selected(move):
+                break
+            page.locator("#take-more").tap()
+        return
+    row = page.locator(f"#board .stones[data-pile='{move['pile']}']")
+    if move["take"] == 1:
+        row.locator(f".stone[data-at='{move['at']}']").tap()
+    else:  # pairs, longer runs and cuts: their marks in the lines under the row
+        row.locator(
+            f".row-strip[data-take='{move['take']}'] .strip-mark[data-at='{move['at']}']"
+        ).tap()
+
+
+@pytest.mark.parametrize("kind", ["desk", "phone"])
+@pytest.mark.parametrize("game", list(WINNING))
+def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
+    tabs: Tabs, server: Any, game: str, kind: str
+) -> None:
+    """Every game, at 1280 x 800 and on a 390 x 844 touch screen: with the values shown, every
+    legal move's mark (its place, colour, shape and number) is the API's analysis of the
+    position; the winning move is chosen by mouse and again by keyboard alone (desk) or by taps
+    (phone; every tap target of the board at least 44 x 44 px and hit only by its own taps), and
+    is the move played. On the desk, the replay's panel (verdict, explanation, marks) at the
+    start and after that move is the one the live game showed there."""
+    page = tabs.get(kind)
+    page.set_viewport_size(
+        {"width": 1280, "height": 800} if kind == "desk" else {"width": 390, "height": 844}
+    )
+    piles, move = WINNING[game]
+    created = open_game(page, server.url, game=game, piles=piles)
+    key, tokens = created["state"]["id"], [s["token"] for s in created["seats"]]
+    analysis = page.request.get(server.url + f"/api/games/{key}/analysis").json()
+    want = api_values(analysis)
+    assert want[move_key(move)][0] == "win", (game, want)
+    page.click("#learn summary")
+    page.check("#show-values")
+    count_is(page, "#board .vmark", len(want))
+    assert shown_values(page, "#board") == want
+    explanation = page.locator("#explanation").inner_text()
+    verdict = page.inner_text("#verdict")
+    if kind == "phone":
+        misses = page.evaluate(
+            HIT, "#board .pile, #board .stone.can, #board .strip-mark, #board .joint-move"
+        )
+        assert misses == [], misses
+        wrong = taps_choose_their_own_moves(page, want)
+        assert wrong == [], wrong
+        choose_by_touch(page, move)
+        wait_selected(page, move)
+        expect(page.locator("#selection")).to_contain_text("a winning move")
+        page.locator("#finish").tap()
+    else:
+        choose_by_mouse(page, move)
+        wait_selected(page, move)
+        by_mouse = page.inner_text("#selection")
+        assert "a winning move" in by_mouse
+        page.click("#reset")
+        page.wait_for_function(f"() => !Object.keys(({CHOSEN})()).length")
+        choose_by_keyboard(page, move)
+        wait_selected(page, move)
+        assert page.inner_text("#selection") == by_mouse
+        page.keyboard.press("Enter")
+    count_is(page, "#log li", 1)
+    state = page.request.get(server.url + f"/api/games/{key}").json()
+    played = state["turns"][0]["move"]
+    assert move_key(played) == move_key(move)
+    no_js_errors(page)
+    if kind == "phone":
+        return
+    # the panel after the move (a P-position: every move loses), then Bob moves and resigns
+    panels = [(verdict, explanation, want)]
+    after = api_values(page.request.get(server.url + f"/api/games/{key}/analysis").json())
+    assert {cls for cls, _ in after.values()} == {"lose"}
+    count_is(page, "#board .vmark", len(after))
+    assert shown_values(page, "#board") == after
+    panels.append((page.inner_text("#verdict"), page.locator("#explanation").inner_text(), after))
+    bob = page.request.get(server.url + f"/api/games/{key}").json()["moves"][0]
+    bob = {k: bob[k] for k in ("pile", "take", "at", "also")}
+    r = page.request.post(
+        server.url + f"/api/games/{key}/moves",
+        data={"seat": 1, "token": tokens[1], "turn": 2, **bob},
+    )
+    assert r.status == 200, r.text()
+    count_is(page, "#log li", 2)
+    r = page.request.post(
+        server.url + f"/api/games/{key}/resign", data={"seat": 1, "token": tokens[1]}
+    )
+    assert r.status == 200, r.text()
+    # the replay shows at each position the panel the live game showed there: at the start
+    # (frame 0, and frame 1 before the first move) and after the first move (frame 2)
+    saved = page.request.get(server.url + f"/api/games/{key}").json()["saved_as"]
+    visit(page, server.url + f"/history/{saved}?key={key}")
+    count_is(page, "#replay-moves li", 3)
+    for frame, (live_verdict, live_explanation, values) in enumerate([panels[0], *panels]):
+        page.locator("#replay-moves li a").nth(frame).click()
+        prefix = "Before this move: " if frame else ""
+        expect(page.locator("#replay-verdict")).to_have_text(prefix + live_verdict)
+        count_is(page, "#replay-board .vmark", len(values))
+        assert shown_values(page, "#replay-board") == values
+        assert page.locator("#replay-explanation").inner_text() == live_explanation
+    no_js_errors(page)

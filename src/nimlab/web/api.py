@@ -572,6 +572,8 @@ async def replay(game_id: GameId, request: Request, key: GameKeyQuery = None) ->
             "game": _summary_json(stored.summary),
             "rows": game.ruleset.rules.splits,
             "frames": [f.model_dump() for f in frames],
+            "words": list(game.ruleset.rules.piece_words),
+            "move_shape": game.ruleset.rules.move_shape,
         }
     )
 

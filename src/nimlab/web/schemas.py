@@ -571,6 +571,12 @@ class ReplayOut(BaseModel):
     game: GameSummaryOut
     rows: bool
     frames: list[ReplayFrame]
+    words: list[str] = Field(
+        ["pile", "match", "matches"], description="As a game's state says (GameStateOut.words)."
+    )
+    move_shape: Literal["one-pile", "several-piles", "stones"] = Field(
+        "one-pile", description="As a game's state says (GameStateOut.move_shape)."
+    )
 
 
 class GameKindOut(BaseModel):

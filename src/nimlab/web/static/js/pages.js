@@ -161,6 +161,8 @@ export function showReplay(main, id) {
   setTitle(`Replay of game #${id}`);
   let closed = false;
   let frames = [];
+  let shape = "one-pile"; // as in play: moves on several piles are listed under the piles
+  let words; // what the piles are and what is on them (Staircase Nim: steps of coins)
   let at = 0;
   let timer = null;
   let players = [];
@@ -220,7 +222,7 @@ export function showReplay(main, id) {
     text.textContent = `${at === 0 ? "Start" : `Move ${f.number}: ${f.text}`}${f.note ? ` — ${f.note}` : ""}`;
     // The position before move `at` with the move marked; at the start, the start itself.
     const show = (values) => drawBoard(board, { board: at === 0 ? f.board : f.before, takes: null, maxTake: null, live: false,
-      selection: null, cursor: null, values, taken: f.taken });
+      shape, words, selection: null, cursor: null, values, taken: f.taken });
     show(null);
     [...list.children].forEach((li, i) => li.toggleAttribute("aria-current", i === at));
     const current = list.children[at];
@@ -270,6 +272,8 @@ export function showReplay(main, id) {
   get(`/api/history/${id}${withKey ? "?" + withKey : ""}`).then((replay) => {
     if (closed) return;
     frames = replay.frames;
+    shape = replay.move_shape;
+    words = replay.words;
     const g = replay.game;
     players = g.players.map((name, seat) => ({ name, seat }));
     document.addEventListener("keydown", keys);
