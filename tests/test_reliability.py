@@ -318,6 +318,10 @@ class Served:
                 10.0,
                 per_client=settings.max_connections_per_client,
                 proxies=TrustedProxies(settings.trusted_proxies),
+                network_allowance=settings.network_allowance,
+                capacity=settings.max_concurrency,
+                network_share=settings.network_share,
+                reserve_share=settings.reserve_share,
             ),
         )
         self.server = uvicorn.Server(config)
@@ -425,7 +429,7 @@ def test_behind_a_trusted_proxy_connections_are_counted_per_real_client(db: str)
             for _ in range(3):
                 ws = stack.enter_context(server.watch(key, proxy, f"6.6.6.6, {person}"))
                 assert json.loads(ws.recv(PATIENCE))["type"] == "state"
-        assert sum(manager_of(server)._sockets.values()) == 9
+        assert manager_of(server).sockets_open() == 9
         with pytest.raises(InvalidStatus) as refused:
             server.watch(key, proxy, "10.0.0.1")
         assert refused.value.response.status_code == 429

@@ -86,7 +86,7 @@ from nimlab.web.errors import (
     TooManyRequests,
     Unavailable,
 )
-from nimlab.web.guard import RateLimiter
+from nimlab.web.guard import Holdings, RateLimiter
 from nimlab.web.schemas import (
     MAX_STONES,
     TURN_PAGE,
@@ -247,6 +247,8 @@ class _Learning:
     error: BaseException | None = None
     late: bool = False
     task: asyncio.Task[None] | None = None
+    waiting: int = 0
+    """Requests waiting for it now (with the game's open pages: who still wants it)."""
 
 
 @dataclass(eq=False)
@@ -340,7 +342,14 @@ class LiveGames:
         self._read_lock = threading.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limiter = RateLimiter()
-        self._sockets: dict[str, int] = {}  # open WebSockets per client
+        s = self.settings
+        self._sockets = Holdings(  # open WebSockets per client and network
+            per_address=s.max_sockets_per_client,
+            network_allowance=s.network_allowance,
+            capacity=s.max_concurrency,
+            network_share=s.network_share,
+            reserve_share=s.reserve_share,
+        )
         self._released = 0  # WebSockets closed since memory was last given back
         self._trim: asyncio.TimerHandle | None = None
         self._trim_since = 0.0
@@ -358,7 +367,12 @@ class LiveGames:
         the bound on games in play allows (the most recently played first; see
         :class:`nimlab.storage.InPlayLimits`), then sweep expired games every
         ``expiry_interval`` seconds (a setting) while serving."""
-        self.workers = EngineWorkers(self.settings.engine_threads)
+        s = self.settings
+        self.workers = EngineWorkers(
+            s.engine_threads,
+            per_client=s.engine_jobs_per_client,
+            network_allowance=s.network_allowance,
+        )
         store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
@@ -747,8 +761,7 @@ class LiveGames:
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
-                job.budget.cancel()  # the caller went away: stop the work
-                job.future.cancel()
+                workers.cancel_job(job)  # the caller went away: stop the work
                 raise
             raise Superseded(f"{kind} for {owner} was cancelled") from None
 
@@ -979,12 +992,42 @@ class LiveGames:
                 "let the first player or a random player start"
             ) from None
 
+    def _may_start(self, client: str | None) -> None:
+        """Raise :class:`TooManyRequests` when ``client``'s network holds its share of the
+        games in play, or the reserve of the bound on games in play is reached and it holds
+        more than a little (see :class:`~nimlab.web.guard.Holdings`; the bounds per address
+        and in all are the database's). O(games held)."""
+        if client is None:
+            return
+        s = self.settings
+        held = Holdings(
+            per_address=s.max_games_per_client,
+            network_allowance=s.network_allowance,
+            capacity=s.max_games_in_play,
+            network_share=s.network_share,
+            reserve_share=s.reserve_share,
+        )
+        for lg in self.games.values():
+            if lg.client is not None and lg.saved_as is None and lg.ended is None:
+                held.add(lg.client, 1)
+        why = held.refusal(client)  # (over its own bound: the database says so)
+        if why in ("network", "reserve"):
+            raise TooManyRequests(
+                "your network has as many games in play as it may have now: finish one first"
+                if why == "network"
+                else "this server keeps its last games in play for new players: finish one "
+                "of yours first",
+                retry_after=60.0,
+                limit="network_share" if why == "network" else "reserve_share",
+            )
+
     async def create(
         self, setup: SetupIn, client: str | None = None
     ) -> tuple[LiveGame, dict[int, str], str | None]:
         """Start a game for ``client`` (at most so many in play per client: 429 beyond);
         returns it with a fresh token for each human seat, and for a game of bots only the
         token that stops it (its owner's, see :meth:`may_stop`)."""
+        self._may_start(client)
         game, usernames = await self._build(setup, client)
         key = secrets.token_urlsafe(6)
         while key in self.games:
@@ -1448,10 +1491,16 @@ class LiveGames:
                 "have: try again later"
             )
         if client is not None:
-            mine = self._sockets.get(client, 0)
-            if mine >= self.settings.max_sockets_per_client:
+            why = self._sockets.take(client)
+            if why == "address":
+                mine = self._sockets.by_address.get(client, 0)
                 return f"you have {mine:,} game pages open, as many as one client may: close one"
-            self._sockets[client] = mine + 1
+            if why is not None:
+                metrics.refused("network_share" if why == "network" else "reserve_share")
+                return (
+                    "too many game pages are open from your network, or on this server: "
+                    "try again later"
+                )
         return None
 
     def release(self, client: str | None) -> None:
@@ -1461,15 +1510,11 @@ class LiveGames:
             self._give_back_soon()
         if client is None:
             return
-        left = self._sockets.get(client, 0) - 1
-        if left > 0:
-            self._sockets[client] = left
-        else:
-            self._sockets.pop(client, None)
+        self._sockets.give_back(client)
 
     def sockets_open(self) -> int:
         """How many WebSockets admitted by :meth:`admit` are open (those with a client)."""
-        return sum(self._sockets.values())
+        return self._sockets.total
 
     def _give_back_soon(self) -> None:
         """Give memory back once a burst of closes is over: 1 s after the last close, at most
@@ -1509,6 +1554,23 @@ class LiveGames:
 
     def unsubscribe(self, lg: LiveGame, sub: _Subscriber) -> None:
         lg.subscribers.discard(sub)
+        for kind, entry in list(lg.learning.items()):
+            self._abandon(lg, kind, entry)
+
+    def _abandon(self, lg: LiveGame, kind: str, entry: _Learning) -> None:
+        """Stop working out a hint or analysis nobody waits for any more (no request waits for
+        it and no page of the game is open to be sent it): its engine job is cancelled and
+        forgotten, so the next request starts afresh."""
+        if entry.waiting or lg.subscribers or entry.task is None or entry.task.done():
+            return
+        if entry.ready.is_set() and entry.result is not None and not entry.result.pending:
+            return  # done: only the answer is kept
+        entry.task.cancel()
+        if entry.ready.is_set():  # the deeper search stops: the quick answer stays
+            if entry.result is not None:
+                entry.result = entry.result.model_copy(update={"pending": False})
+        elif lg.learning.get(kind) is entry:
+            del lg.learning[kind]
 
     async def next_messages(self, lg: LiveGame, sub: _Subscriber) -> list[str]:
         """Wait for what a page has not seen yet: the state with its new turns, then any
@@ -1540,11 +1602,15 @@ class LiveGames:
             self._tasks.add(entry.task)
             entry.task.add_done_callback(self._tasks.discard)
         if not entry.ready.is_set():
+            entry.waiting += 1
             try:
                 await asyncio.wait_for(entry.ready.wait(), self.settings.compute_wait)
             except TimeoutError:
                 entry.late = True
                 return None
+            finally:
+                entry.waiting -= 1
+                self._abandon(lg, kind, entry)
         if entry.error is not None:
             raise entry.error
         return entry.result
@@ -1660,11 +1726,15 @@ class LiveGames:
             rate, burst = s.create_rate / 60.0, s.create_burst
         elif action == "register":
             rate, burst = s.register_per_hour / 3600.0, s.register_per_hour
+        elif action == "read":
+            rate, burst = s.read_rate, s.read_burst
         else:
             rate, burst = s.move_rate, s.move_burst
-        wait = self._limiter.take(action, client, rate, burst)
+        wait = self._limiter.take_both(action, client, rate, burst, s.network_allowance)
         if wait > 0:
-            what = {"create": "new games", "register": "new players"}.get(action, "moves")
+            what = {"create": "new games", "register": "new players", "read": "requests"}.get(
+                action, "moves"
+            )
             raise TooManyRequests(
                 f"too many {what} from {client}: try again in {max(1, round(wait))} s",
                 retry_after=wait,
