@@ -143,6 +143,8 @@ def test_the_engine_serves_networks_in_turn_then_their_clients() -> None:
 
 
 def test_jobs_waiting_are_bounded_per_client_and_network() -> None:
+    """Hints and analyses a client asks for again and again are bounded (they queued minutes of
+    work); bot moves are not (one per game, and the games per client are bounded)."""
     workers = EngineWorkers(1, per_client=2, network_allowance=2)
     started: list[str] = []
     try:
@@ -151,20 +153,24 @@ def test_jobs_waiting_are_bounded_per_client_and_network() -> None:
         jobs = []
         for i, client in enumerate(["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2"]):
             jobs.append(
-                workers.submit(f"g{i}", "bot", _job(started, str(i)), **common, client=client)
+                workers.submit(f"g{i}", "hint", _job(started, str(i)), **common, client=client)
             )
         with pytest.raises(EngineBusy):
-            workers.submit("g-more", "bot", _job(started, "more"), **common, client="10.0.0.1")
+            workers.submit("g-more", "analysis", _job(started, "more"), **common, client="10.0.0.1")
         with pytest.raises(EngineBusy):  # the network has 2 x 2 waiting
-            workers.submit("g-net", "bot", _job(started, "net"), **common, client="10.0.0.3")
+            workers.submit("g-net", "hint", _job(started, "net"), **common, client="10.0.0.3")
         jobs.append(
-            workers.submit("g-other", "bot", _job(started, "other"), **common, client="10.0.1.1")
+            workers.submit("g-other", "hint", _job(started, "other"), **common, client="10.0.1.1")
         )
-        assert workers.stats.refused == 2 and workers.waiting() == 5
+        for i in range(3):  # bot moves of the client's games are not bounded here
+            jobs.append(
+                workers.submit(f"b{i}", "bot", _job(started, f"b{i}"), **common, client="10.0.0.1")
+            )
+        assert workers.stats.refused == 2 and workers.waiting() == 8
         release.set()
         for j in jobs:
             j.future.result(PATIENCE)
-        assert sorted(started) == sorted(["hold", "0", "1", "2", "3", "other"])
+        assert sorted(started) == sorted(["hold", "0", "1", "2", "3", "other", "b0", "b1", "b2"])
     finally:
         workers.stop()
         workers.join(PATIENCE)

@@ -260,8 +260,8 @@ class ServerSettings(BaseSettings):
         default=16,
         ge=1,
         le=100_000,
-        description="Engine jobs (bot moves, hints, analyses) of one client waiting at once "
-        "(503 beyond).",
+        description="Engine jobs a client asked for (hints, analyses, setup checks) waiting at "
+        "once (503 beyond).",
     )
     max_connections_per_client: int = Field(
         default=256, ge=1, description="Connections one client address holds at once (429 beyond)."

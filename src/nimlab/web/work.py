@@ -17,13 +17,14 @@ Scheduling, so that one game or one client cannot starve the others:
   address that started the game; a job without one is its own client) chosen the same way, so
   a crowd of addresses of one network gets one turn in the round like one client, and a
   client with many heavy games gets one turn like everyone else, and no more;
-- **the last free worker is kept for light work**: a client that has a job running already,
-  or used more than ``heavy`` engine seconds lately (decaying as the fair share), does not
-  take the last free worker (with two workers or more), so a new move of a light client never
-  waits behind a wall of heavy jobs, only behind the one running on that worker;
-- **bounded per client**: at most ``per_client`` jobs of one client wait at once, and
-  ``per_client * network_allowance`` of one network (:class:`EngineBusy` beyond), so a burst
-  of heavy requests cannot queue minutes of work;
+- **the last free worker is kept for light work**: a client (or network) that has a job
+  running already, or a client, network or game that used more than ``heavy`` engine seconds
+  lately (decaying as the fair share), does not take the last free worker (with two workers
+  or more), so a new move of a light client never waits behind a wall of heavy jobs, only
+  behind the one running on that worker;
+- **bounded per client**: at most ``per_client`` jobs a request asked for (setups, hints,
+  analyses) of one client wait at once, and ``per_client * network_allowance`` of one network
+  (:class:`EngineBusy` beyond), so a burst of heavy requests cannot queue minutes of work;
 - **fair share within a client**: among that client's jobs, the one whose owner used the
   least engine time lately (usage decays with a half-life of :data:`HALF_LIFE` seconds), so its
   new game is served before its games that keep the engine busy;
@@ -62,6 +63,10 @@ HALF_LIFE = 10.0
 """Seconds after which half of an owner's past engine time is forgotten by the fair share."""
 
 _PRIORITY = {"bot": 0, "setup": 0, "replay": 0, "hint": 1, "analysis": 2}
+
+_ASKED = frozenset({"setup", "hint", "analysis", "past"})
+"""The kinds of job a request asks for (a client can ask again and again): bounded per client.
+A bot move is not (a game has one at a time, and a client's games in play are bounded)."""
 
 
 class EngineBusy(RuntimeError):
@@ -208,9 +213,10 @@ class EngineWorkers:
                 raise EngineBusy(
                     f"the engine has {len(self._waiting):,} jobs waiting: try again shortly"
                 )
-            if self.per_client is not None and self.per_network is not None and not deep:
-                mine = sum(1 for j in self._waiting if j.turn_of == job.turn_of)
-                network = sum(1 for j in self._waiting if j.network == job.network)
+            if self.per_client is not None and self.per_network is not None and kind in _ASKED:
+                asked = [j for j in self._waiting if j.kind in _ASKED]
+                mine = sum(1 for j in asked if j.turn_of == job.turn_of)
+                network = sum(1 for j in asked if j.network == job.network)
                 if mine >= self.per_client or network >= self.per_network:
                     self.stats.refused += 1
                     raise EngineBusy(
@@ -299,7 +305,13 @@ class EngineWorkers:
             if job.deep and (free <= 1 or deep_running >= self.workers - 1):
                 continue
             who, net = job.turn_of, job.network
-            if last and (running.get(who, 0) > 0 or self._usage.get(who, now) > self.heavy):
+            if last and (
+                self._usage.get(job.owner, now) > self.heavy
+                or any(
+                    running.get(k, 0) > 0 or self._usage.get(k, now) > self.heavy
+                    for k in (who, net)
+                )
+            ):
                 continue
             key = (
                 float(job.deep),
@@ -347,6 +359,8 @@ class EngineWorkers:
                 assert job.started is not None
                 self._usage.add(job.owner, now - job.started, now)
                 self._usage.add(job.turn_of, now - job.started, now)
+                if job.network != job.turn_of:
+                    self._usage.add(job.network, now - job.started, now)
                 if self._waiting:  # a job of this owner may wait; idle workers sleep on
                     self._cond.notify(len(self._waiting))
 
