@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,10 @@ from fastapi.testclient import TestClient
 
 from nimlab.theory.budget import current_scope
 from nimlab.web import create_app
+from nimlab.web import live as live_module
 from nimlab.web.guard import Holdings, RateLimiter, little, network_of
 from nimlab.web.work import EngineBusy, EngineWorkers
-from processes import PATIENCE
+from processes import PATIENCE, until
 from test_reliability import Served
 from webtools import FAST
 
@@ -196,6 +198,29 @@ def test_the_last_free_worker_is_kept_for_light_work() -> None:
         workers.join(PATIENCE)
 
 
+def test_a_game_that_kept_the_engine_busy_does_not_take_the_last_free_worker() -> None:
+    """Even asked for from a fresh network (a crowd of networks each took it once: an honest
+    bot reply waited for a whole heavy move)."""
+    workers = EngineWorkers(2, heavy=0.0)  # any engine time at all is heavy here
+    started: list[str] = []
+    try:
+        common: dict[str, Any] = {"seconds": 60, "positions": None}
+        workers.submit("g-busy", "bot", _job(started, "busy"), **common).future.result(PATIENCE)
+        release = _blocked(workers, "10.0.0.1", started)
+        again = workers.submit(
+            "g-busy", "bot", _job(started, "busy again"), **common, client="10.0.7.1"
+        )
+        light = workers.submit("g-new", "bot", _job(started, "light"), **common, client="10.0.8.1")
+        light.future.result(PATIENCE)
+        assert started == ["busy", "hold", "light"] and not again.future.done()
+        release.set()
+        again.future.result(PATIENCE)
+        assert started[-1] == "busy again"
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
 def test_a_job_nobody_waits_for_is_cancelled_and_heavy_work_gives_memory_back() -> None:
     workers = EngineWorkers(1, trim_positions=100)
     started: list[str] = []
@@ -302,3 +327,31 @@ def test_a_crowd_of_connections_leaves_room_for_newcomers(db: str) -> None:
         assert [held(f"127.6.{n}.1", 3) for n in range(3)] == [3, 3, 2]  # up to the reserve
         assert held("127.6.0.2", 1) == 0
         assert [held(f"127.7.{n}.1", 1) for n in range(5)] == [1, 1, 1, 1, 0]  # newcomers
+
+
+def test_an_analysis_stops_when_its_asker_goes_away(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request went away before the answer (an attacker's heavy analyses, each given up
+    after half a second, kept the engine busy for minutes): its engine job is cancelled at
+    once, not when the request would have stopped waiting."""
+
+    def endless(game: Any) -> Any:
+        scope = current_scope()
+        assert scope is not None
+        while True:
+            scope.check()
+            time.sleep(0.001)
+
+    monkeypatch.setattr(live_module, "analysis_out", endless)
+    settings = FAST.model_copy(update={"compute_wait": 3600, "move_seconds": 3600})
+    with Served(create_app(db, settings=settings)) as server:
+        r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3, 4, 5]})
+        key = r.json()["state"]["id"]
+        workers = server.app.state.live.workers
+        with server.connect() as asker:
+            asker.sendall(f"GET /api/games/{key}/analysis HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+            until(lambda: workers.running() == 1, "the analysis to run")
+        until(lambda: workers.running() == 0, "the analysis to stop once its asker left")
+        assert workers.stats.cancelled == 1 and workers.stats.submitted == 1
+        assert server.get(f"/api/games/{key}")[0] == 200
