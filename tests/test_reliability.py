@@ -303,6 +303,7 @@ class Served:
 
     def __init__(self, app: Any) -> None:
         from nimlab.cli.serve import _http_protocol, timed_protocol
+        from nimlab.web.guard import Holdings
         from nimlab.web.proxies import TrustedProxies
 
         settings = app.state.live.settings
@@ -316,12 +317,8 @@ class Served:
             http=timed_protocol(
                 _http_protocol(),
                 10.0,
-                per_client=settings.max_connections_per_client,
+                held=Holdings.of("connections", settings),
                 proxies=TrustedProxies(settings.trusted_proxies),
-                network_allowance=settings.network_allowance,
-                capacity=settings.max_concurrency,
-                network_share=settings.network_share,
-                reserve_share=settings.reserve_share,
             ),
         )
         self.server = uvicorn.Server(config)

@@ -31,6 +31,7 @@ from nimlab.cli.database import open_store
 from nimlab.storage import StorageError
 
 if TYPE_CHECKING:
+    from nimlab.web.guard import Holdings
     from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
@@ -162,37 +163,21 @@ class Corked:
 
 
 def timed_protocol(
-    base: type[Any],
-    seconds: float,
-    *,
-    per_client: int,
-    proxies: TrustedProxies | None = None,
-    network_allowance: float = 4.0,
-    capacity: int = 4096,
-    network_share: float = 1.0,
-    reserve_share: float = 0.0,
+    base: type[Any], seconds: float, *, held: Holdings, proxies: TrustedProxies | None = None
 ) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
-    from an address that holds ``per_client`` (the setting ``max_connections_per_client``)
-    already, so one client cannot take every connection the server has. A connection from a
+    that ``held`` refuses (:meth:`nimlab.web.guard.Holdings.of` ``("connections", settings)``):
+    from an address that holds ``max_connections_per_client`` already, so one client cannot
+    take every connection the server has. A connection from a
     trusted proxy (``proxies``) is not counted here: it carries many clients, whom the app
     counts once their requests name them (:class:`nimlab.web.proxies.ForwardedClient`).
 
-    Connections are also counted by network (:class:`nimlab.web.guard.Holdings`): a network
-    holds at most ``per_client * network_allowance`` and ``network_share`` of ``capacity`` (the
-    setting ``max_concurrency``), and the last ``reserve_share`` of it is kept for networks
-    holding little, so a crowd of addresses (slow headers, open WebSockets) leaves room for
-    new clients before the server's own bound answers everyone 503."""
-    from nimlab.web.guard import Holdings
-
-    held = Holdings(
-        per_address=per_client,
-        network_allowance=network_allowance,
-        capacity=capacity,
-        network_share=network_share,
-        reserve_share=reserve_share,
-    )
+    Connections are also counted by network: a network holds at most
+    ``network_allowance`` times one address's and ``network_share`` of ``max_concurrency``, and
+    the last ``reserve_share`` of it is kept for networks holding little, so a crowd of
+    addresses (slow headers, open WebSockets) leaves room for new clients before the server's
+    own bound answers everyone 503."""
 
     def admitted(transport: asyncio.Transport) -> str | None:
         """The address the connection was counted under, or None when it is refused; "" for a
@@ -599,6 +584,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
 
     import uvicorn
 
+    from nimlab.web.guard import Holdings
     from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
@@ -611,12 +597,8 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         http=timed_protocol(
             _http_protocol(),
             s.request_timeout,
-            per_client=s.max_connections_per_client,
+            held=Holdings.of("connections", s),
             proxies=TrustedProxies(s.trusted_proxies),
-            network_allowance=s.network_allowance,
-            capacity=s.max_concurrency,
-            network_share=s.network_share,
-            reserve_share=s.reserve_share,
         ),
         timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,

@@ -33,7 +33,7 @@ from nimlab.web import settings as configuration
 from nimlab.web.api import refused_body, router
 from nimlab.web.direct import DirectPlay
 from nimlab.web.errors import TOO_DEEP, ApiError, TooManyRequests, Unauthorized, Unavailable
-from nimlab.web.guard import Guard
+from nimlab.web.guard import Guard, Holdings
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
 from nimlab.web.proxies import ForwardedClient, TrustedProxies
@@ -131,11 +131,7 @@ def create_app(
         app.add_middleware(
             ForwardedClient,
             proxies=TrustedProxies(settings.trusted_proxies),
-            per_client=settings.max_connections_per_client,
-            network_allowance=settings.network_allowance,
-            capacity=settings.max_concurrency,
-            network_share=settings.network_share,
-            reserve_share=settings.reserve_share,
+            holdings=Holdings.of("connections", settings),
         )
     return app
 

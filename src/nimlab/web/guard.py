@@ -40,12 +40,15 @@ import math
 import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.routing import compile_path
 
 from nimlab.web import metrics
 from nimlab.web.logs import request_id
+
+if TYPE_CHECKING:
+    from nimlab.web.settings import ServerSettings
 
 __all__ = [
     "SECURITY_HEADERS",
@@ -395,6 +398,28 @@ class Holdings:
         self.by_address: dict[str, int] = {}
         self.by_network: dict[str, int] = {}
         self.total = 0
+
+    @classmethod
+    def of(
+        cls, what: Literal["games", "sockets", "connections"], settings: ServerSettings
+    ) -> Holdings:
+        """The bounds the settings give on ``what`` clients hold: games in play
+        (``max_games_per_client`` of ``max_games_in_play``), WebSockets
+        (``max_sockets_per_client``) or connections (``max_connections_per_client``), both of
+        ``max_concurrency``; by network and in all as ``network_allowance``, ``network_share``
+        and ``reserve_share`` say."""
+        per_address, capacity = {
+            "games": (settings.max_games_per_client, settings.max_games_in_play),
+            "sockets": (settings.max_sockets_per_client, settings.max_concurrency),
+            "connections": (settings.max_connections_per_client, settings.max_concurrency),
+        }[what]
+        return cls(
+            per_address=per_address,
+            network_allowance=settings.network_allowance,
+            capacity=capacity,
+            network_share=settings.network_share,
+            reserve_share=settings.reserve_share,
+        )
 
     def refusal(self, client: str, *, address_holds: int | None = None) -> str | None:
         """Why ``client`` may not take one more (a reason naming the bound), or ``None``.

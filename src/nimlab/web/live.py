@@ -141,10 +141,12 @@ def _malloc_trim() -> Callable[[int], int] | None:
 _TRIM = _malloc_trim()
 
 
-def give_back_memory() -> None:
-    """Collect the garbage cycles (connections leave some) and hand the free memory back to
+def give_back_memory(*, collect: bool = True) -> None:
+    """Collect the garbage cycles (connections leave some; ``collect=False``: not, e.g. on an
+    engine thread, where it would hold the interpreter lock) and hand the free memory back to
     the system (glibc keeps it otherwise), so memory returns when connections close. A few ms."""
-    gc.collect()
+    if collect:
+        gc.collect()
     if _TRIM is not None:
         _TRIM(0)
 
@@ -342,14 +344,7 @@ class LiveGames:
         self._read_lock = threading.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._limiter = RateLimiter()
-        s = self.settings
-        self._sockets = Holdings(  # open WebSockets per client and network
-            per_address=s.max_sockets_per_client,
-            network_allowance=s.network_allowance,
-            capacity=s.max_concurrency,
-            network_share=s.network_share,
-            reserve_share=s.reserve_share,
-        )
+        self._sockets = Holdings.of("sockets", self.settings)  # per client and network
         self._released = 0  # WebSockets closed since memory was last given back
         self._trim: asyncio.TimerHandle | None = None
         self._trim_since = 0.0
@@ -999,14 +994,7 @@ class LiveGames:
         and in all are the database's). O(games held)."""
         if client is None:
             return
-        s = self.settings
-        held = Holdings(
-            per_address=s.max_games_per_client,
-            network_allowance=s.network_allowance,
-            capacity=s.max_games_in_play,
-            network_share=s.network_share,
-            reserve_share=s.reserve_share,
-        )
+        held = Holdings.of("games", self.settings)
         for lg in self.games.values():
             if lg.client is not None and lg.saved_as is None and lg.ended is None:
                 held.add(lg.client, 1)

@@ -90,31 +90,14 @@ def _headers(scope: Scope, name: bytes) -> list[str]:
 
 
 class ForwardedClient:
-    """The middleware (see the module docstring): ``per_client`` requests and WebSockets open
-    at once per client of a trusted proxy, and per network and in all as
-    :class:`~nimlab.web.guard.Holdings` allows (``capacity``: the server's ``max_concurrency``)."""
+    """The middleware (see the module docstring): the requests and WebSockets open at once
+    per client of a trusted proxy, per network and in all, as ``holdings`` allows
+    (:meth:`Holdings.of` ``("connections", settings)``)."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        proxies: TrustedProxies,
-        per_client: int,
-        network_allowance: float = 4.0,
-        capacity: int = 4096,
-        network_share: float = 1.0,
-        reserve_share: float = 0.0,
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, proxies: TrustedProxies, holdings: Holdings) -> None:
         self.app = app
         self.proxies = proxies
-        self.per_client = per_client
-        self.open = Holdings(
-            per_address=per_client,
-            network_allowance=network_allowance,
-            capacity=capacity,
-            network_share=network_share,
-            reserve_share=reserve_share,
-        )
+        self.open = holdings
         """Requests and WebSockets in progress per client of a trusted proxy."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

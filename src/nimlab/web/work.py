@@ -294,7 +294,8 @@ class EngineWorkers:
         running: dict[str, int] = {}
         for j in self._running.values():
             running[j.turn_of] = running.get(j.turn_of, 0) + 1
-            running[j.network] = running.get(j.network, 0) + 1
+            if j.network != j.turn_of:
+                running[j.network] = running.get(j.network, 0) + 1
         now = time.monotonic()
         best: Job | None = None
         best_key: tuple[float, ...] | None = None
@@ -388,7 +389,7 @@ class EngineWorkers:
         if job.budget.spent > self.trim_positions:
             from nimlab.web.live import give_back_memory  # (live imports this module)
 
-            give_back_memory()
+            give_back_memory(collect=False)  # (the trim lets go of the interpreter lock)
             with self._cond:
                 self.stats.trimmed += 1
         with self._cond:
