@@ -19,7 +19,8 @@ Scheduling, so that one game or one client cannot starve the others:
   client with many heavy games gets one turn like everyone else, and no more;
 - **the last free worker is kept for light work**: a client (or network) that has a job
   running already, or a client, network or game that used more than ``heavy`` engine seconds
-  lately (decaying as the fair share), does not take the last free worker (with two workers
+  lately (decaying with a half-life of :data:`HEAVY_HALF_LIFE` seconds), does not take the
+  last free worker (with two workers
   or more), so a new move of a light client never waits behind a wall of heavy jobs, only
   behind the one running on that worker;
 - **bounded per client**: at most ``per_client`` jobs a request asked for (setups, hints,
@@ -57,10 +58,15 @@ from nimlab.theory.budget import Budget, budget_scope
 from nimlab.web import metrics
 from nimlab.web.guard import network_of
 
-__all__ = ["HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
+__all__ = ["HALF_LIFE", "HEAVY_HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
 
 HALF_LIFE = 10.0
 """Seconds after which half of an owner's past engine time is forgotten by the fair share."""
+
+HEAVY_HALF_LIFE = 60.0
+"""Seconds after which half of a client's, network's or game's past engine time is forgotten
+when judging whether it is heavy (kept for the last free worker or not): longer than the fair
+share's, so a crowd's networks stay heavy between their moves."""
 
 _PRIORITY = {"bot": 0, "setup": 0, "replay": 0, "hint": 1, "analysis": 2}
 
@@ -127,14 +133,15 @@ class WorkStats:
 
 
 class _Usage:
-    """Engine seconds used per owner, decaying exponentially (half-life :data:`HALF_LIFE`)."""
+    """Engine seconds used per owner, decaying exponentially (half-life ``half_life``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, half_life: float = HALF_LIFE) -> None:
+        self.half_life = half_life
         self._values: dict[str, tuple[float, float]] = {}
 
     def get(self, key: str, now: float) -> float:
         value, at = self._values.get(key, (0.0, now))
-        return value * math.pow(0.5, (now - at) / HALF_LIFE)
+        return value * math.pow(0.5, (now - at) / self.half_life)
 
     def add(self, key: str, seconds: float, now: float) -> None:
         self._values[key] = (self.get(key, now) + seconds, now)
@@ -176,6 +183,7 @@ class EngineWorkers:
         self._waiting: list[Job] = []
         self._running: dict[str, Job] = {}
         self._usage = _Usage()
+        self._weight = _Usage(HEAVY_HALF_LIFE)  # per owner, client and network: who is heavy
         self._served: dict[str, int] = {}  # the turn at which each client was last served
         self._turns = 0
         self.started: deque[Job] = deque(maxlen=256)
@@ -307,9 +315,9 @@ class EngineWorkers:
                 continue
             who, net = job.turn_of, job.network
             if last and (
-                self._usage.get(job.owner, now) > self.heavy
+                self._weight.get(job.owner, now) > self.heavy
                 or any(
-                    running.get(k, 0) > 0 or self._usage.get(k, now) > self.heavy
+                    running.get(k, 0) > 0 or self._weight.get(k, now) > self.heavy
                     for k in (who, net)
                 )
             ):
@@ -358,10 +366,10 @@ class EngineWorkers:
                 del self._running[job.owner]
                 now = time.monotonic()
                 assert job.started is not None
-                self._usage.add(job.owner, now - job.started, now)
-                self._usage.add(job.turn_of, now - job.started, now)
-                if job.network != job.turn_of:
-                    self._usage.add(job.network, now - job.started, now)
+                took = now - job.started
+                self._usage.add(job.owner, took, now)
+                for key in {job.owner, job.turn_of, job.network}:
+                    self._weight.add(key, took, now)
                 if self._waiting:  # a job of this owner may wait; idle workers sleep on
                     self._cond.notify(len(self._waiting))
 
