@@ -1,9 +1,26 @@
 """One client against everyone else (issue 20): the heavy versions of tests/test_reliability.py.
 
 Each attack runs from one loopback address (127.0.0.2) against ``nimlab serve`` in a process of
-its own with a fresh database and its default settings, while a victim on another address
-(127.0.0.3) plays a game between two people, move after move; the victim's move latency
+its own with a fresh database and its default settings, while a victim on another network
+(127.9.0.3) plays a game between two people, move after move; the victim's move latency
 (p50/p99) is printed beside a quiet baseline measured in the same run, with the ratio.
+
+The crowd attacks (issue 23) each run on a fresh server, with an honest client (127.9.0.3)
+measured before, during and ``--after`` seconds (default 60) after the attack, as ratios of its
+p50/p99 to the quiet run, with the server's RSS and the CPU it used in the after window:
+
+- ``crowd-creates``: ``--crowd`` (default 260) addresses, 10 per /24, each starting 20 games;
+- ``crowd-sockets``: ``--socket-clients`` (default 80) addresses, 10 per /24, 55 WebSockets each;
+- ``slow-headers``: 20 addresses x ``--slow-headers`` (default 250) connections that send half a
+  request head, and reconnect when cut;
+- ``pipelined-reads``: ``--readers`` (default 20) connections pipelining ``GET /api/games/KEY``;
+- ``heavy-analyses``: analyses and hints of heavy games (Kayles of 1,000 stones, misère games of
+  3-5 players, Grundy's game), each request given up after 0.5 s (the asker leaves);
+- ``perfect-bots``: ``--bot-games`` (default 100) games of perfect bots from 10 addresses, each
+  watched by a page; the honest client plays against a perfect bot here and in heavy-analyses.
+
+``--quick`` makes the crowds smaller (and the server's bounds with them: 1,000 games in play,
+1,024 connections) and ``--after 10``.
 
 - ``connections``: ``--connections`` (default 4,200) WebSockets on one game from one address:
   how many were admitted and refused (1013 / 429), and the server's memory (RSS) before, while
@@ -38,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +63,7 @@ import httpx
 from websockets.asyncio.client import connect as ws_connect
 
 ATTACKER = "127.0.0.2"
-VICTIM = "127.0.0.3"
+VICTIM = "127.9.0.3"
 ANN, BOB = {"name": "Ann"}, {"name": "Bob"}
 
 
@@ -355,6 +373,291 @@ async def attack(name: str, server: Server, args: argparse.Namespace) -> Any:
     raise ValueError(name)
 
 
+# -- the crowd attacks (issue 23) ---------------------------------------------------------------
+
+CROWDS = [
+    "crowd-creates",
+    "crowd-sockets",
+    "slow-headers",
+    "pipelined-reads",
+    "heavy-analyses",
+    "perfect-bots",
+]
+
+
+def crowd_address(kind: int, i: int) -> str:
+    """The ``i``-th address of a crowd: 10 per /24 (127.KIND.NET.HOST)."""
+    return f"127.{kind}.{i // 10}.{1 + i % 10}"
+
+
+async def honest(server: Server, moves: int, bot: bool) -> tuple[list[float], str]:
+    """The honest client: a game between two people (or against a perfect bot, whose replies
+    come in the move's answer), ``moves`` moves; latencies, and what was refused ("" if none)."""
+    second = {"kind": "perfect"} if bot else BOB
+    out: list[float] = []
+    async with server.client(VICTIM) as c:
+        try:
+            r = await c.post("/api/games", json={"players": [ANN, second], "piles": [500] * 3})
+        except httpx.HTTPError as e:
+            return out, f"start: {type(e).__name__}"
+        if r.status_code != 201:
+            return out, f"start: {r.status_code}"
+        created = r.json()
+        key = created["state"]["id"]
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        turn, refused, piles = 1, "", [500] * 3
+        for _ in range(moves):
+            seat = 0 if bot else (turn - 1) % 2
+            pile = 1 + seat if not bot else 1 + next(i for i, p in enumerate(piles) if p)
+            body = {"seat": seat, "token": tokens[seat], "turn": turn, "pile": pile, "take": 1}
+            began = time.perf_counter()
+            try:
+                r = await c.post(f"/api/games/{key}/moves", json=body)
+            except httpx.HTTPError as e:
+                refused = f"move: {type(e).__name__}"
+                continue
+            out.append(time.perf_counter() - began)
+            if r.status_code == 200:
+                turn, piles = r.json()["move_count"] + 1, r.json()["board"]["piles"]
+                if r.json()["over"]:
+                    break
+            elif r.status_code == 429:
+                await asyncio.sleep(float(r.headers.get("retry-after", "1")))
+            else:
+                refused = f"move: {r.status_code}"
+            await asyncio.sleep(0.05)
+        return out, refused
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Crowd:
+    """What an attack does in the background (``run``) until ``stop`` is set; ``counts``."""
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.counts: dict[str, int] = {}
+        self.held: list[Any] = []
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+
+async def crowd_creates(server: Server, crowd: Crowd, addresses: int) -> None:
+    async def one(i: int) -> None:
+        async with server.client(crowd_address(10, i)) as c:
+            for _ in range(20):
+                if crowd.stop.is_set():
+                    return
+                try:
+                    r = await c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]})
+                    crowd.count(str(r.status_code))
+                except httpx.HTTPError:
+                    crowd.count("error")
+
+    for start in range(0, addresses, 40):
+        await asyncio.gather(*(one(i) for i in range(start, min(addresses, start + 40))))
+
+
+async def open_page(server: Server, key: str, source: str) -> Any:
+    sock = socket.create_connection(("127.0.0.1", server.port), 10, (source, 0))
+    sock.setblocking(False)
+    ws = await ws_connect(f"ws://127.0.0.1:{server.port}/api/games/{key}/live", sock=sock)
+    first = await asyncio.wait_for(ws.recv(), 10)
+    if '"error"' in str(first) or '"detail"' in str(first):
+        await ws.close()
+        return None
+    return ws
+
+
+async def crowd_sockets(server: Server, crowd: Crowd, addresses: int) -> None:
+    keys = []
+    async with server.client("127.11.255.1") as c:
+        for _ in range(12):
+            r = await c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]})
+            if r.status_code == 201:
+                keys.append(r.json()["state"]["id"])
+    for i in range(addresses):
+        source = crowd_address(11, i)
+        for j in range(55):
+            if crowd.stop.is_set():
+                return
+            try:
+                ws = await open_page(server, keys[(i * 55 + j) % len(keys)], source)
+            except Exception:
+                ws = None
+            crowd.count("admitted" if ws is not None else "refused")
+            if ws is not None:
+                crowd.held.append(ws)
+
+
+async def slow_headers(server: Server, crowd: Crowd, per_address: int) -> None:
+    async def one(source: str) -> None:
+        while not crowd.stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", server.port, local_addr=(source, 0)
+                )
+            except OSError:
+                crowd.count("connect failed")
+                await asyncio.sleep(0.5)
+                continue
+            writer.write(b"GET /api/options HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+            head = b""
+            with contextlib.suppress(TimeoutError, ConnectionError):
+                head = await asyncio.wait_for(reader.read(64), 30)
+            crowd.count("refused (429)" if b" 429 " in head else "held, then cut")
+            writer.close()
+
+    await asyncio.gather(
+        *(one(crowd_address(12, a)) for a in range(20) for _ in range(per_address))
+    )
+
+
+async def pipelined_reads(server: Server, crowd: Crowd, readers: int) -> None:
+    async with server.client("127.13.255.1") as c:
+        r = await c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]})
+        key = r.json()["state"]["id"]
+    request = f"GET /api/games/{key} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".encode()
+
+    async def one(source: str) -> None:
+        while not crowd.stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", server.port, local_addr=(source, 0)
+                )
+                writer.write(request * 50)
+                data = b""
+                with contextlib.suppress(TimeoutError):
+                    while data.count(b"HTTP/1.1 ") < 50:
+                        chunk = await asyncio.wait_for(reader.read(1 << 16), 10)
+                        if not chunk:
+                            break
+                        data += chunk
+                crowd.count("200", data.count(b"HTTP/1.1 200"))
+                crowd.count("429", data.count(b"HTTP/1.1 429"))
+                writer.close()
+            except OSError:
+                crowd.count("error")
+                await asyncio.sleep(0.1)
+
+    await asyncio.gather(*(one(crowd_address(13, i)) for i in range(readers)))
+
+
+HEAVY_SETUPS = [
+    {"players": [ANN, BOB], "piles": [1000], "game": "kayles"},
+    {
+        "players": [ANN, BOB, {"name": "Cy"}],
+        "piles": [40, 50, 60],
+        "game": "kayles",
+        "misere": True,
+    },
+    {
+        "players": [ANN, BOB, {"name": "Cy"}, {"name": "Di"}, {"name": "Ed"}],
+        "piles": [60] * 4,
+        "game": "dawson",
+        "misere": True,
+    },
+    {"players": [ANN, BOB], "piles": [400, 300], "game": "grundys-game"},
+]
+
+
+async def heavy_analyses(server: Server, crowd: Crowd, addresses: int) -> None:
+    async def one(i: int) -> None:
+        async with server.client(crowd_address(14, i)) as c:
+            keys = []
+            for setup in HEAVY_SETUPS:
+                r = await c.post("/api/games", json=setup | {"analysis": True})
+                crowd.count(f"start {r.status_code}")
+                if r.status_code == 201:
+                    keys.append(r.json()["state"]["id"])
+            while not crowd.stop.is_set() and keys:
+                for key in keys:
+                    for what in ("analysis", "hint"):
+                        try:
+                            r = await c.get(f"/api/games/{key}/{what}", timeout=0.5)
+                            crowd.count(str(r.status_code))
+                        except httpx.HTTPError:
+                            crowd.count("given up")
+
+    await asyncio.gather(*(one(i) for i in range(addresses)))
+
+
+async def perfect_bots(server: Server, crowd: Crowd, games: int) -> None:
+    setup = {
+        "players": [{"kind": "perfect"}] * 3,
+        "piles": [90] * 10,
+        "game": "kayles",
+        "misere": True,
+    }
+    for i in range(games):
+        source = f"127.15.{i % 10}.1"
+        async with server.client(source) as c:
+            r = await c.post("/api/games", json=setup | {"seed": i})
+        crowd.count(str(r.status_code))
+        if r.status_code == 201:
+            ws = None
+            with contextlib.suppress(Exception):
+                ws = await open_page(server, r.json()["state"]["id"], source)
+            if ws is not None:
+                crowd.held.append(ws)
+    await crowd.stop.wait()
+
+
+async def crowd_attack(name: str, server: Server, args: argparse.Namespace) -> None:
+    """Before, during and after one crowd attack: the honest client's p50/p99 and the RSS."""
+    bot = name in ("heavy-analyses", "perfect-bots")
+    quiet = args.quiet_bot if bot else args.quiet
+    pid = server.pid
+
+    def report(phase: str, lat: list[float], refused: str, extra: str = "") -> None:
+        if lat:
+            p50, p99 = percentile(lat, 50) * 1000, percentile(lat, 99) * 1000
+            shown = (
+                f"p50 {p50:7.1f} ms (x{p50 / quiet[0]:5.1f})  p99 {p99:7.1f} ms "
+                f"(x{p99 / quiet[1]:5.1f})"
+            )
+        else:
+            shown = "no answer"
+        rss = rss_mb(pid)
+        print(
+            f"  {phase:<7} {shown}  RSS {rss:6.0f} MB (x{rss / args.quiet_rss:4.2f})"
+            f"{'  refused ' + refused if refused else ''}{extra}",
+            flush=True,
+        )
+
+    lat, refused = await honest(server, args.moves, bot)
+    report("before", lat, refused)
+    crowd = Crowd()
+    run: Callable[[], Awaitable[None]] = {
+        "crowd-creates": lambda: crowd_creates(server, crowd, args.crowd),
+        "crowd-sockets": lambda: crowd_sockets(server, crowd, args.socket_clients),
+        "slow-headers": lambda: slow_headers(server, crowd, args.slow_headers),
+        "pipelined-reads": lambda: pipelined_reads(server, crowd, args.readers),
+        "heavy-analyses": lambda: heavy_analyses(server, crowd, 10),
+        "perfect-bots": lambda: perfect_bots(server, crowd, args.bot_games),
+    }[name]
+    task = asyncio.ensure_future(run())
+    await asyncio.sleep(args.ramp)
+    lat, refused = await honest(server, args.moves, bot)
+    report("during", lat, refused, f"  attack: {dict(sorted(crowd.counts.items()))}")
+    crowd.stop.set()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(task, 60)
+    task.cancel()
+    for ws in crowd.held:
+        with contextlib.suppress(Exception):
+            await ws.close()
+    cpu = cpu_seconds(pid)
+    await asyncio.sleep(args.after)
+    busy = (cpu_seconds(pid) - cpu) / args.after * 100
+    lat, refused = await honest(server, args.moves, bot)
+    report(f"+{args.after:g} s", lat, refused, f"  server CPU {busy:.0f}% in the wait")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=40)
@@ -366,11 +669,49 @@ def main() -> None:
     parser.add_argument("--heavy-row", type=int, default=100, help="stones in each of 10 rows")
     parser.add_argument("--registrations", type=int, default=3000)
     parser.add_argument("--restart-games", type=int, default=1100)
+    parser.add_argument("--crowd", type=int, default=260, help="addresses starting games")
+    parser.add_argument("--socket-clients", type=int, default=80)
+    parser.add_argument("--slow-headers", type=int, default=250, help="per address (20)")
+    parser.add_argument("--readers", type=int, default=20)
+    parser.add_argument("--bot-games", type=int, default=100)
+    parser.add_argument("--after", type=float, default=60.0, help="seconds after an attack")
+    parser.add_argument("--ramp", type=float, default=5.0, help="seconds before 'during'")
+    parser.add_argument("--quick", action="store_true", help="smaller crowds, --after 10")
     attacks = ["connections", "many-pages", "slow-bodies", "heavy-bots", "registrations", "restart"]
-    parser.add_argument("--only", choices=attacks, action="append")
+    parser.add_argument("--only", choices=attacks + CROWDS, action="append")
     args = parser.parse_args()
-    todo = args.only or attacks
+    todo = args.only or attacks + CROWDS
+    if args.quick:
+        args.crowd, args.socket_clients, args.slow_headers = 60, 20, 60
+        args.readers, args.bot_games, args.moves = 10, 30, min(args.moves, 30)
+        args.after = min(args.after, 10.0)
+        os.environ.setdefault("NIMLAB_MAX_GAMES_IN_PLAY", "1000")
+        os.environ.setdefault("NIMLAB_MAX_CONCURRENCY", "1024")
     os.environ.setdefault("NIMLAB_MAX_GAMES_IN_PLAY", "5000")
+    crowds = [n for n in todo if n in CROWDS]
+    todo = [n for n in todo if n not in CROWDS]
+    if crowds:
+        with tempfile.TemporaryDirectory() as tmp:
+            server = Server(Path(tmp) / "quiet.db", free_port())
+            server.start()
+            try:
+                args.quiet_rss = rss_mb(server.pid)
+                args.quiet = line("quiet", asyncio.run(honest(server, args.moves, False))[0], None)
+                lat = asyncio.run(honest(server, args.moves, True))[0]
+                args.quiet_bot = line("quiet vs bot", lat, None)
+                print(f"  RSS {args.quiet_rss:.0f} MB", flush=True)
+            finally:
+                server.stop()
+            for name in crowds:
+                print(f"{name}:", flush=True)
+                server = Server(Path(tmp) / f"{name}.db", free_port())
+                server.start()
+                try:
+                    asyncio.run(crowd_attack(name, server, args))
+                finally:
+                    server.stop()
+    if not todo:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "abuse.db", free_port())
         print(f"server started in {server.start():.1f} s", flush=True)

@@ -130,7 +130,8 @@ def test_a_hint_on_huge_heaps_is_bounded(client: TestClient) -> None:
 def test_work_for_a_game_that_moved_on_is_cancelled(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An analysis that would never end stops when its game moves on."""
+    """An analysis that would never end stops when its game moves on (a page of the game is
+    open: without one, nobody would wait for it once the request answered)."""
 
     def endless(game: Any) -> Any:
         scope = current_scope()
@@ -143,13 +144,44 @@ def test_work_for_a_game_that_moved_on_is_cancelled(
     with app_client(db, compute_wait=0.05, move_seconds=3600, deep_seconds=7200) as c:
         game = create(c, [HUMAN, {"name": "Bob"}], [3, 4, 5])
         key, tokens = game["state"]["id"], {s["seat"]: s["token"] for s in game["seats"]}
-        r = c.get(f"/api/games/{key}/analysis")
-        assert r.status_code == 200 and r.json()["pending"] and not r.json()["available"]
+        with c.websocket_connect(f"/api/games/{key}/live") as page:
+            assert page.receive_json()["type"] == "state"
+            r = c.get(f"/api/games/{key}/analysis")
+            assert r.status_code == 200 and r.json()["pending"] and not r.json()["available"]
+            w = workers(c)
+            until(lambda: w.running() == 1, "the analysis to run")
+            assert play(c, key, 0, tokens[0], 1, pile=1, take=1).status_code == 200
+            until(lambda: w.running() == 0, "the superseded analysis to stop")
+            assert w.stats.cancelled >= 1
+
+
+def test_work_nobody_waits_for_is_cancelled(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An analysis that would never end stops once its request stopped waiting and no page of
+    the game is open (it went on for minutes after the asker left), or once the last page
+    closes; the next request starts it afresh."""
+
+    def endless(game: Any) -> Any:
+        scope = current_scope()
+        assert scope is not None
+        while True:
+            scope.check()
+            time.sleep(0.001)
+
+    monkeypatch.setattr(learning_module, "analysis_out", endless)
+    with app_client(db, compute_wait=0.05, move_seconds=3600, deep_seconds=7200) as c:
+        key = create(c, [HUMAN, {"name": "Bob"}], [3, 4, 5])["state"]["id"]
         w = workers(c)
-        until(lambda: w.running() == 1, "the analysis to run")
-        assert play(c, key, 0, tokens[0], 1, pile=1, take=1).status_code == 200
-        until(lambda: w.running() == 0, "the superseded analysis to stop")
-        assert w.stats.cancelled >= 1
+        for asked in (1, 2):
+            r = c.get(f"/api/games/{key}/analysis")
+            assert r.status_code == 200 and r.json()["pending"] and not r.json()["available"]
+            until(lambda: w.running() == 0, "the analysis nobody waits for to stop")
+            assert w.stats.submitted == asked and w.stats.cancelled == asked
+        with c.websocket_connect(f"/api/games/{key}/live") as page:
+            assert page.receive_json()["type"] == "state"
+            assert c.get(f"/api/games/{key}/analysis").json()["pending"]
+            until(lambda: w.running() == 1, "the analysis a page waits for to run")
+        until(lambda: w.running() == 0, "the analysis to stop once the page closed")
+        assert w.stats.submitted == 3 and w.stats.cancelled == 3
 
 
 def test_a_late_proof_is_pushed_to_the_page(

@@ -303,6 +303,7 @@ class Served:
 
     def __init__(self, app: Any) -> None:
         from nimlab.cli.serve import _http_protocol, timed_protocol
+        from nimlab.web.guard import Holdings
         from nimlab.web.proxies import TrustedProxies
 
         settings = app.state.live.settings
@@ -316,7 +317,7 @@ class Served:
             http=timed_protocol(
                 _http_protocol(),
                 10.0,
-                per_client=settings.max_connections_per_client,
+                held=Holdings.of("connections", settings),
                 proxies=TrustedProxies(settings.trusted_proxies),
             ),
         )

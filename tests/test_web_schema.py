@@ -46,6 +46,7 @@ SETTINGS = ServerSettings(
     create_burst=10**6,
     move_rate=1e9,
     move_burst=10**6,
+    read_rate=0,
 )
 
 

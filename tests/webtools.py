@@ -45,15 +45,17 @@ FAST = ServerSettings(
     move_seconds=0.3,
     deep_seconds=0.6,
     job_positions=50_000,
+    read_rate=0,
 )
-"""Server settings for tests: bots move at once, short engine budgets, long waits."""
+"""Server settings for tests: bots move at once, short engine budgets, long waits, no bound on
+reads (tests poll)."""
 
-PATIENT = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE)
+PATIENT = ServerSettings(bot_pace=0, compute_wait=PATIENCE, reply_wait=PATIENCE, read_rate=0)
 """Server settings for tests: bots move at once, and requests wait for the bots' replies and
 the engine's answers as long as a test may take (on a busy machine they can take seconds): no
 answer depends on timing."""
 
-SHARED = {"create_rate": 0, "move_rate": 0, "max_games_per_client": 100_000}
+SHARED = {"create_rate": 0, "move_rate": 0, "read_rate": 0, "max_games_per_client": 100_000}
 """The changes to a module's settings for an app its tests share: their requests all come from
 one client, so no bound per client (tests/test_abuse.py and tests/test_reliability.py test
 those bounds, each on an app of its own)."""

@@ -20,7 +20,6 @@ import math
 import os
 import socket
 import typing
-import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -32,6 +31,7 @@ from nimlab.cli.database import open_store
 from nimlab.storage import StorageError
 
 if TYPE_CHECKING:
+    from nimlab.web.guard import Holdings
     from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
@@ -163,39 +163,38 @@ class Corked:
 
 
 def timed_protocol(
-    base: type[Any], seconds: float, *, per_client: int, proxies: TrustedProxies | None = None
+    base: type[Any], seconds: float, *, held: Holdings, proxies: TrustedProxies | None = None
 ) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
-    from an address that holds ``per_client`` (the setting ``max_connections_per_client``)
-    already, so one client cannot take every connection the server has. A connection from a
+    that ``held`` refuses (:meth:`nimlab.web.guard.Holdings.of` ``("connections", settings)``):
+    from an address that holds ``max_connections_per_client`` already, so one client cannot
+    take every connection the server has. A connection from a
     trusted proxy (``proxies``) is not counted here: it carries many clients, whom the app
-    counts once their requests name them (:class:`nimlab.web.proxies.ForwardedClient`)."""
-    # open connections per client address (weak: a closed connection is forgotten with it)
-    held: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
-    made = [0]
+    counts once their requests name them (:class:`nimlab.web.proxies.ForwardedClient`).
 
-    def admitted(transport: asyncio.Transport) -> bool:
+    Connections are also counted by network: a network holds at most
+    ``network_allowance`` times one address's and ``network_share`` of ``max_concurrency``, and
+    the last ``reserve_share`` of it is kept for networks holding little, so a crowd of
+    addresses (slow headers, open WebSockets) leaves room for new clients before the server's
+    own bound answers everyone 503."""
+
+    def admitted(transport: asyncio.Transport) -> str | None:
+        """The address the connection was counted under, or None when it is refused; "" for a
+        trusted proxy's (not counted)."""
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         if proxies is not None and proxies.trusts(host):
-            return True
-        mine = held.setdefault(host, weakref.WeakSet())
-        if sum(1 for t in mine if not t.is_closing()) >= per_client:
-            return False
-        mine.add(transport)
-        made[0] += 1
-        if made[0] % 1024 == 0:  # forget the addresses without open connections
-            for other in [h for h, ts in held.items() if not ts]:
-                del held[other]
-        return True
+            return ""
+        return host if held.take(host) is None else None
 
     class Timed(base):  # type: ignore[misc]
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(Corked(transport, self.loop))
             self._nimlab_since = self.loop.time()
             self._nimlab_timer = self.loop.call_later(seconds, self._nimlab_check)
-            if not admitted(transport):
+            self._nimlab_host = admitted(transport)
+            if self._nimlab_host is None:
                 self.transport.write(TOO_MANY_CONNECTIONS)
                 self.transport.close()
 
@@ -218,11 +217,24 @@ def timed_protocol(
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._nimlab_timer.cancel()
+            if self._nimlab_host:
+                held.give_back(self._nimlab_host)
+                self._nimlab_host = None
             super().connection_lost(exc)
 
         def handle_websocket_upgrade(self, *args: Any) -> None:
             self._nimlab_timer.cancel()  # the WebSocket's own protocol takes the connection
             super().handle_websocket_upgrade(*args)
+            host, self._nimlab_host = self._nimlab_host, None
+            protocol = self.transport.get_protocol()
+            if host and protocol is not self:  # its end gives the connection back
+                lost = protocol.connection_lost
+
+                def connection_lost(exc: Exception | None) -> None:
+                    held.give_back(host)
+                    lost(exc)
+
+                protocol.connection_lost = connection_lost
 
     return Timed
 
@@ -606,6 +618,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
 
     import uvicorn
 
+    from nimlab.web.guard import Holdings
     from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
@@ -618,7 +631,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         http=timed_protocol(
             _http_protocol(),
             s.request_timeout,
-            per_client=s.max_connections_per_client,
+            held=Holdings.of("connections", s),
             proxies=TrustedProxies(s.trusted_proxies),
         ),
         timeout_keep_alive=math.ceil(s.keep_alive),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Annotated, Any, Literal
+from collections.abc import Awaitable
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, Response
@@ -54,6 +55,8 @@ from nimlab.web.views import created_json, replay_frames
 __all__ = ["answer_create", "answer_move", "refused_body", "router"]
 
 router = APIRouter(prefix="/api")
+
+T = TypeVar("T")
 
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -323,6 +326,34 @@ async def get_game(
     return Response(manager.state_json(lg, since=since), media_type="application/json")
 
 
+GONE = Response(status_code=499)
+"""The answer to a request whose client went away before it (nobody reads it; 499 as nginx
+logs it)."""
+
+
+async def unless_gone(request: Request, work: Awaitable[T]) -> tuple[T] | None:
+    """``(result,)`` of ``work``, or ``None`` when the client went away first: ``work`` is
+    then cancelled, and with it the engine work nobody waits for any more (it went on for
+    minutes after its askers left). Raises what ``work`` raises."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_gone(request))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not task.done():
+            task.cancel()
+    if task.cancelled():
+        return None
+    return (task.result(),)
+
+
+async def _gone(request: Request) -> None:
+    """Return once the client of ``request`` (a request without a body) has gone away."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 @router.get(
     "/games/{key}/analysis",
     response_model=AnalysisOut,
@@ -344,9 +375,10 @@ async def get_analysis(
         ),
     ] = None,
 ) -> Response:
-    if at is not None:
-        return _json(await live(request).learning.analysis_at(key, at))
-    return _json(await live(request).learning.analysis(key))
+    learning = live(request).learning
+    work = learning.analysis(key) if at is None else learning.analysis_at(key, at)
+    done = await unless_gone(request, work)
+    return GONE if done is None else _json(done[0])
 
 
 @router.get(
@@ -364,7 +396,10 @@ async def get_analysis(
     "honest guess (a proof found later is pushed to the game's WebSocket)",
 )
 async def get_hint(key: GameKey, request: Request) -> Response:
-    hint = await live(request).learning.hint(key)
+    done = await unless_gone(request, live(request).learning.hint(key))
+    if done is None:
+        return GONE
+    hint = done[0]
     if hint is None:
         waits = engine_waits()
         return _json(

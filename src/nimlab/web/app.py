@@ -7,6 +7,7 @@ network); the JSON API is under ``/api`` with its OpenAPI schema at ``/api/opena
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,7 +33,7 @@ from nimlab.web import settings as configuration
 from nimlab.web.api import refused_body, router
 from nimlab.web.direct import DirectPlay
 from nimlab.web.errors import TOO_DEEP, ApiError, TooManyRequests, Unauthorized, Unavailable
-from nimlab.web.guard import Guard
+from nimlab.web.guard import Guard, Holdings
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
 from nimlab.web.proxies import ForwardedClient, TrustedProxies
@@ -124,6 +125,7 @@ def create_app(
         max_body=settings.max_body,
         body_timeout=settings.body_timeout,
         allowed_hosts=settings.allowed_hosts,
+        read_wait=functools.partial(_read_wait, live),
     )
     app.add_middleware(logs.RequestIds)
     # every answer, the guard's refusals included
@@ -132,7 +134,7 @@ def create_app(
         app.add_middleware(
             ForwardedClient,
             proxies=TrustedProxies(settings.trusted_proxies),
-            per_client=settings.max_connections_per_client,
+            holdings=Holdings.of("connections", settings),
         )
     return app
 
@@ -381,6 +383,15 @@ def _add_error_handlers(app: FastAPI) -> None:
             parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else e.get("msg", ""))
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         return _error("; ".join(parts) + more, 422)
+
+
+def _read_wait(live: LiveGames, client: str) -> float:
+    """0 when ``client`` may read the API once more (a token taken), else the seconds to wait."""
+    try:
+        live.limit("read", client)
+    except TooManyRequests as e:
+        return e.retry_after or 1.0
+    return 0.0
 
 
 def _over_limit(request: Request) -> TooManyRequests | None:

@@ -14,25 +14,51 @@ methods a path allows, and rate limits per client.
 - ``OPTIONS`` answers 204 with ``Allow`` listing every method of the path, and a 405 lists them
   too (the router alone names only the first route's).
 
-:class:`RateLimiter` is a token bucket per client and action (429 beyond).
+Reads of the API (``GET /api/...``) take a token of the client's read limit (429 beyond); pages,
+static files and the service paths do not (they are files or cheap, and a browser fetches them
+in bursts).
+
+:class:`RateLimiter` is a token bucket per client and action (429 beyond), and one per network
+of clients (:func:`network_of`: the /24 of an IPv4 address, the /64 of an IPv6 one) holding a
+multiple of one client's tokens, so a crowd of addresses from one network counts as a few
+clients, not as hundreds.
+
+:class:`Holdings` counts what clients hold at once (games in play, WebSockets, connections) by
+address and by network, against a per-address bound, a per-network bound (a multiple of it, and
+at most a share of the whole), and the whole capacity, whose last part is kept for clients
+holding little: a crowd of new addresses fills the capacity only up to that reserve, and a
+newcomer still gets in.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import ipaddress
 import json
 import math
 import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.routing import compile_path
 
 from nimlab.web import metrics
 from nimlab.web.logs import request_id
 
-__all__ = ["SECURITY_HEADERS", "Guard", "RateLimiter", "host_name"]
+if TYPE_CHECKING:
+    from nimlab.web.settings import ServerSettings
+
+__all__ = [
+    "SECURITY_HEADERS",
+    "Guard",
+    "Holdings",
+    "RateLimiter",
+    "host_name",
+    "little",
+    "network_of",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -97,7 +123,9 @@ async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes,
 
 class Guard:
     """The middleware (see the module docstring). ``paths`` gives the methods of each path;
-    ``allowed_hosts`` ``None`` accepts any host; ``max_body`` is in bytes."""
+    ``allowed_hosts`` ``None`` accepts any host; ``max_body`` is in bytes; ``read_wait`` takes
+    one token of a client's reads of the API (``GET``/``HEAD`` of ``/api/...``) and returns 0,
+    or the seconds to wait (429) when it has none."""
 
     def __init__(
         self,
@@ -107,8 +135,10 @@ class Guard:
         max_body: int,
         body_timeout: float,
         allowed_hosts: tuple[str, ...] | None = None,
+        read_wait: Callable[[str], float] | None = None,
     ) -> None:
         self.app = app
+        self.read_wait = read_wait
         self._paths = paths
         self._table: list[tuple[re.Pattern[str], set[str]]] | None = None
         self.max_body = max_body
@@ -159,6 +189,23 @@ class Guard:
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope.get("method", "GET")
+        if (
+            self.read_wait is not None
+            and method in ("GET", "HEAD")
+            and scope.get("path", "").startswith("/api/")
+        ):
+            address = scope.get("client")
+            who = str(address[0]) if address else ""
+            wait = self.read_wait(who) if who else 0.0
+            if wait > 0:
+                metrics.refused("read_rate")
+                await _answer(
+                    send,
+                    429,
+                    f"too many requests from {who}: try again in {max(1, round(wait))} s",
+                    [(b"retry-after", str(max(1, math.ceil(wait))).encode()), *SECURITY_HEADERS],
+                )
+                return
         if method == "OPTIONS":
             allow = self.methods(scope)
             if allow:
@@ -269,9 +316,145 @@ class RateLimiter:
             self._forget(now, rate, burst)
         return 0.0
 
+    def take_both(
+        self, action: str, client: str, rate: float, burst: int, network_allowance: float
+    ) -> float:
+        """Take one token of ``client``'s bucket and one of its network's (:func:`network_of`),
+        which holds ``network_allowance`` times as many and fills as much faster; 0 when both
+        allowed, else the seconds until both have one (a token taken from one bucket while the
+        other refused is not given back: a client over either limit waits)."""
+        wait = self.take(action, client, rate, burst)
+        if wait > 0:
+            return wait
+        network = network_of(client)
+        if network == client or network_allowance <= 0:
+            return 0.0
+        return self.take(
+            action + "@net",
+            network,
+            rate * network_allowance,
+            max(burst, int(burst * network_allowance)),
+        )
+
     def _forget(self, now: float, rate: float, burst: int) -> None:
         full = [k for k, (t, at) in self._buckets.items() if t + (now - at) * rate >= burst]
         for k in full:
             del self._buckets[k]
         while len(self._buckets) > self.max_clients:
             del self._buckets[next(iter(self._buckets))]
+
+
+@functools.lru_cache(maxsize=65536)
+def network_of(client: str) -> str:
+    """The network a client address belongs to for the limits: ``1.2.3.0/24`` for an IPv4
+    address, ``2001:db8:1:2::/64`` for an IPv6 one (an IPv4-mapped IPv6 address as its IPv4
+    address); anything else (a test client's name) is its own network. O(1) (cached)."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return client
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def little(per_address: int) -> int:
+    """What a network may hold and still be served from the reserve of a capacity: an eighth
+    of one address's bound, at least 1."""
+    return max(1, per_address // 8)
+
+
+class Holdings:
+    """What clients hold at once (games, WebSockets, connections), counted by address and by
+    network (:func:`network_of`). :meth:`refusal` applies, in order:
+
+    - an address holds at most ``per_address``;
+    - a network holds at most ``per_address * network_allowance``, and at most
+      ``network_share`` of ``capacity``;
+    - in all at most ``capacity``, and the last ``reserve_share`` of it only goes to a network
+      holding less than :func:`little` ``(per_address)``.
+
+    O(1) per call; memory: one entry per address and network holding something."""
+
+    def __init__(
+        self,
+        *,
+        per_address: int,
+        network_allowance: float,
+        capacity: int,
+        network_share: float,
+        reserve_share: float,
+    ) -> None:
+        self.per_address = per_address
+        self.per_network = max(
+            per_address,
+            min(int(per_address * network_allowance), math.ceil(capacity * network_share)),
+        )
+        self.capacity = capacity
+        self.open_until = capacity - int(capacity * reserve_share)
+        """Up to this many held in all, any client within its bounds gets more."""
+        self.little = little(per_address)
+        self.by_address: dict[str, int] = {}
+        self.by_network: dict[str, int] = {}
+        self.total = 0
+
+    @classmethod
+    def of(
+        cls, what: Literal["games", "sockets", "connections"], settings: ServerSettings
+    ) -> Holdings:
+        """The bounds the settings give on ``what`` clients hold: games in play
+        (``max_games_per_client`` of ``max_games_in_play``), WebSockets
+        (``max_sockets_per_client``) or connections (``max_connections_per_client``), both of
+        ``max_concurrency``; by network and in all as ``network_allowance``, ``network_share``
+        and ``reserve_share`` say."""
+        per_address, capacity = {
+            "games": (settings.max_games_per_client, settings.max_games_in_play),
+            "sockets": (settings.max_sockets_per_client, settings.max_concurrency),
+            "connections": (settings.max_connections_per_client, settings.max_concurrency),
+        }[what]
+        return cls(
+            per_address=per_address,
+            network_allowance=settings.network_allowance,
+            capacity=capacity,
+            network_share=settings.network_share,
+            reserve_share=settings.reserve_share,
+        )
+
+    def refusal(self, client: str, *, address_holds: int | None = None) -> str | None:
+        """Why ``client`` may not take one more (a reason naming the bound), or ``None``.
+        ``address_holds``: what the address holds when the caller counts it itself (else this
+        object's count)."""
+        mine = self.by_address.get(client, 0) if address_holds is None else address_holds
+        if mine >= self.per_address:
+            return "address"
+        network = self.by_network.get(network_of(client), 0)
+        if network >= self.per_network:
+            return "network"
+        if self.total >= self.capacity:
+            return "capacity"
+        if self.total >= self.open_until and network >= self.little:
+            return "reserve"
+        return None
+
+    def take(self, client: str) -> str | None:
+        """Take one for ``client`` when :meth:`refusal` allows it (``None``), else the reason
+        (nothing taken)."""
+        why = self.refusal(client)
+        if why is None:
+            self.add(client, 1)
+        return why
+
+    def add(self, client: str, count: int) -> None:
+        """Count ``count`` more (or fewer, when negative) held by ``client``, unchecked."""
+        for table, key in ((self.by_address, client), (self.by_network, network_of(client))):
+            left = table.get(key, 0) + count
+            if left > 0:
+                table[key] = left
+            else:
+                table.pop(key, None)
+        self.total = max(0, self.total + count)
+
+    def give_back(self, client: str) -> None:
+        """``client`` let one go."""
+        self.add(client, -1)

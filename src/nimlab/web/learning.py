@@ -35,6 +35,8 @@ class Learning:
     error: BaseException | None = None
     late: bool = False
     task: asyncio.Task[None] | None = None
+    waiting: int = 0
+    """Requests waiting for it now (with the game's open pages: who still wants it)."""
 
 
 class Learnings:
@@ -63,6 +65,27 @@ class Learnings:
                 entry.task.cancel()
         lg.learning.clear()
 
+    def abandon_all(self, lg: LiveGame) -> None:
+        """:meth:`abandon` every hint and analysis asked of ``lg`` (a page of it closed)."""
+        for kind, entry in list(lg.learning.items()):
+            self.abandon(lg, kind, entry)
+
+    @staticmethod
+    def abandon(lg: LiveGame, kind: str, entry: Learning) -> None:
+        """Stop working out a hint or analysis nobody waits for any more (no request waits for
+        it and no page of the game is open to be sent it): its engine job is cancelled and
+        forgotten, so the next request starts afresh."""
+        if entry.waiting or lg.subscribers or entry.task is None or entry.task.done():
+            return
+        if entry.ready.is_set() and entry.result is not None and not entry.result.pending:
+            return  # done: only the answer is kept
+        entry.task.cancel()
+        if entry.ready.is_set():  # the deeper search stops: the quick answer stays
+            if entry.result is not None:
+                entry.result = entry.result.model_copy(update={"pending": False})
+        elif lg.learning.get(kind) is entry:
+            del lg.learning[kind]
+
     async def _learn(self, lg: LiveGame, kind: str) -> Any:
         """The hint or analysis for the current move: the answer found within the move budget
         (cached per move), or ``None`` when the engine could not start on it within
@@ -75,11 +98,15 @@ class Learnings:
             lg.learning[kind] = entry
             entry.task = self.live.spawn(self._learn_run(lg, kind, entry), f"{kind}-{lg.key}")
         if not entry.ready.is_set():
+            entry.waiting += 1
             try:
                 await asyncio.wait_for(entry.ready.wait(), self.live.settings.compute_wait)
             except TimeoutError:
                 entry.late = True
                 return None
+            finally:
+                entry.waiting -= 1
+                self.abandon(lg, kind, entry)
         if entry.error is not None:
             raise entry.error
         return entry.result

@@ -144,7 +144,12 @@ class LiveGames:
         the bound on games in play allows (the most recently played first; see
         :class:`nimlab.storage.InPlayLimits`), then sweep expired games every
         ``expiry_interval`` seconds (a setting) while serving."""
-        self.workers = EngineWorkers(self.settings.engine_threads)
+        s = self.settings
+        self.workers = EngineWorkers(
+            s.engine_threads,
+            per_client=s.engine_jobs_per_client,
+            network_allowance=s.network_allowance,
+        )
         store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
@@ -328,8 +333,7 @@ class LiveGames:
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
-                job.budget.cancel()  # the caller went away: stop the work
-                job.future.cancel()
+                workers.cancel_job(job)  # the caller went away: stop the work
                 raise
             raise Superseded(f"{kind} for {owner} was cancelled") from None
 
@@ -461,11 +465,15 @@ class LiveGames:
             rate, burst = s.create_rate / 60.0, s.create_burst
         elif action == "register":
             rate, burst = s.register_per_hour / 3600.0, s.register_per_hour
+        elif action == "read":
+            rate, burst = s.read_rate, s.read_burst
         else:
             rate, burst = s.move_rate, s.move_burst
-        wait = self._limiter.take(action, client, rate, burst)
+        wait = self._limiter.take_both(action, client, rate, burst, s.network_allowance)
         if wait > 0:
-            what = {"create": "new games", "register": "new players"}.get(action, "moves")
+            what = {"create": "new games", "register": "new players", "read": "requests"}.get(
+                action, "moves"
+            )
             raise TooManyRequests(
                 f"too many {what} from {client}: try again in {max(1, round(wait))} s",
                 retry_after=wait,

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from nimlab.web import metrics
+from nimlab.web.guard import Holdings
 
 __all__ = ["FORWARDING_HEADERS", "TOO_MANY_CONNECTIONS", "ForwardedClient", "TrustedProxies"]
 
@@ -89,14 +90,14 @@ def _headers(scope: Scope, name: bytes) -> list[str]:
 
 
 class ForwardedClient:
-    """The middleware (see the module docstring): ``per_client`` requests and WebSockets open
-    at once per client of a trusted proxy."""
+    """The middleware (see the module docstring): the requests and WebSockets open at once
+    per client of a trusted proxy, per network and in all, as ``holdings`` allows
+    (:meth:`Holdings.of` ``("connections", settings)``)."""
 
-    def __init__(self, app: ASGIApp, *, proxies: TrustedProxies, per_client: int) -> None:
+    def __init__(self, app: ASGIApp, *, proxies: TrustedProxies, holdings: Holdings) -> None:
         self.app = app
         self.proxies = proxies
-        self.per_client = per_client
-        self.open: dict[str, int] = {}
+        self.open = holdings
         """Requests and WebSockets in progress per client of a trusted proxy."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -116,20 +117,19 @@ class ForwardedClient:
                 scheme.replace("http", "ws") if scope["type"] == "websocket" else scheme
             )
         host = client or ""
-        mine = self.open.get(host, 0)
-        if mine >= self.per_client:
-            metrics.refused("max_connections_per_client")
+        why = self.open.take(host)
+        if why is not None:
+            metrics.refused(
+                {"address": "max_connections_per_client", "network": "network_share"}.get(
+                    why, "reserve_share"
+                )
+            )
             await _refuse(scope, send)
             return
-        self.open[host] = mine + 1
         try:
             await self.app(scope, receive, send)
         finally:
-            left = self.open.get(host, 1) - 1
-            if left > 0:
-                self.open[host] = left
-            else:
-                self.open.pop(host, None)
+            self.open.give_back(host)
 
 
 async def _refuse(scope: Scope, send: Send) -> None:

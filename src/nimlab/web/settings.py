@@ -209,6 +209,13 @@ class ServerSettings(BaseSettings):
         default=20.0, ge=0, description="Moves per second per client (429 beyond; 0: no limit)."
     )
     move_burst: int = Field(default=40, ge=1, description="Moves a client may send at once.")
+    read_rate: float = Field(
+        default=20.0,
+        ge=0,
+        description="Reads of the API (GET /api/...) per second per client (429 beyond; 0: no "
+        "limit); pages and static files are not counted.",
+    )
+    read_burst: int = Field(default=100, ge=1, description="API reads a client may send at once.")
     max_games_in_play: int = Field(
         default=5000, ge=1, description="Unfinished games in the database (429 beyond)."
     )
@@ -227,6 +234,35 @@ class ServerSettings(BaseSettings):
         "(nobody, or only bots) is deleted; one a person moved in is kept game_expiry_days.",
     )
     # -- what one client may take from the others --------------------------------------------
+    network_allowance: float = Field(
+        default=4.0,
+        ge=1,
+        le=10_000,
+        description="A network (the /24 of an IPv4 address, the /64 of an IPv6 one) gets this "
+        "many times one client's allowance of every per-client limit (rates, games in play, "
+        "WebSockets, connections, engine jobs waiting).",
+    )
+    network_share: float = Field(
+        default=0.1,
+        gt=0,
+        le=1,
+        description="The largest share of the games in play, WebSockets or connections one "
+        "network may hold.",
+    )
+    reserve_share: float = Field(
+        default=0.1,
+        ge=0,
+        lt=1,
+        description="The last share of the games in play, WebSockets and connections: kept for "
+        "networks holding little (less than an eighth of one client's bound).",
+    )
+    engine_jobs_per_client: int = Field(
+        default=16,
+        ge=1,
+        le=100_000,
+        description="Engine jobs a client asked for (hints, analyses, setup checks) waiting at "
+        "once (503 beyond).",
+    )
     max_connections_per_client: int = Field(
         default=256, ge=1, description="Connections one client address holds at once (429 beyond)."
     )

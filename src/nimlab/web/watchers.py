@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from nimlab.web import metrics
+from nimlab.web.guard import Holdings
 from nimlab.web.livegame import LiveGame, state_text
 
 if TYPE_CHECKING:
@@ -38,10 +40,12 @@ def _malloc_trim() -> Callable[[int], int] | None:
 _TRIM = _malloc_trim()
 
 
-def give_back_memory() -> None:
-    """Collect the garbage cycles (connections leave some) and hand the free memory back to
+def give_back_memory(*, collect: bool = True) -> None:
+    """Collect the garbage cycles (connections leave some; ``collect=False``: not, e.g. on an
+    engine thread, where it would hold the interpreter lock) and hand the free memory back to
     the system (glibc keeps it otherwise), so memory returns when connections close. A few ms."""
-    gc.collect()
+    if collect:
+        gc.collect()
     if _TRIM is not None:
         _TRIM(0)
 
@@ -70,7 +74,7 @@ class Watchers:
 
     def __init__(self, live: LiveGames) -> None:
         self.live = live
-        self._sockets: dict[str, int] = {}  # open WebSockets per client
+        self._sockets = Holdings.of("sockets", live.settings)  # per client and network
         self._released = 0  # WebSockets closed since memory was last given back
         self._trim: asyncio.TimerHandle | None = None
         self._trim_since = 0.0
@@ -105,10 +109,16 @@ class Watchers:
                 "have: try again later"
             )
         if client is not None:
-            mine = self._sockets.get(client, 0)
-            if mine >= self.live.settings.max_sockets_per_client:
+            why = self._sockets.take(client)
+            if why == "address":
+                mine = self._sockets.by_address.get(client, 0)
                 return f"you have {mine:,} game pages open, as many as one client may: close one"
-            self._sockets[client] = mine + 1
+            if why is not None:
+                metrics.refused("network_share" if why == "network" else "reserve_share")
+                return (
+                    "too many game pages are open from your network, or on this server: "
+                    "try again later"
+                )
         return None
 
     def release(self, client: str | None) -> None:
@@ -118,15 +128,11 @@ class Watchers:
             self._give_back_soon()
         if client is None:
             return
-        left = self._sockets.get(client, 0) - 1
-        if left > 0:
-            self._sockets[client] = left
-        else:
-            self._sockets.pop(client, None)
+        self._sockets.give_back(client)
 
     def sockets_open(self) -> int:
         """How many WebSockets admitted by :meth:`admit` are open (those with a client)."""
-        return sum(self._sockets.values())
+        return self._sockets.total
 
     def _give_back_soon(self) -> None:
         """Give memory back once a burst of closes is over: 1 s after the last close, at most
@@ -166,6 +172,7 @@ class Watchers:
 
     def unsubscribe(self, lg: LiveGame, sub: Subscriber) -> None:
         lg.subscribers.discard(sub)
+        self.live.learning.abandon_all(lg)  # what nobody waits for any more stops
 
     async def next_messages(self, lg: LiveGame, sub: Subscriber) -> list[str]:
         """Wait for what a page has not seen yet: the state with its new turns, then any

@@ -11,16 +11,35 @@ Scheduling, so that one game or one client cannot starve the others:
 
 - **single flight per owner** (an owner is a game, or a client for setups): at most one job of
   an owner runs at a time; its other jobs wait;
-- **round robin over clients**: a free worker serves the client (the network address that
-  started the game; a job without one is its own client) with the fewest jobs running, and
-  among those the one served longest ago, so a client with many heavy games gets one turn in
-  the round like everyone else, and no more;
+- **round robin over networks, then clients**: a free worker serves the network
+  (:func:`~nimlab.web.guard.network_of`: a /24 of IPv4, a /64 of IPv6) with the fewest jobs
+  running, among those the one served longest ago, and within it the client (the network
+  address that started the game; a job without one is its own client) chosen the same way, so
+  a crowd of addresses of one network gets one turn in the round like one client, and a
+  client with many heavy games gets one turn like everyone else, and no more;
+- **the last free worker is kept for light work**: a client (or network) that has a job
+  running already, or a client, network or game that used more than ``heavy`` engine seconds
+  lately (decaying with a half-life of :data:`HEAVY_HALF_LIFE` seconds), does not take the
+  last free worker (with two workers
+  or more), so a new move of a light client never waits behind a wall of heavy jobs, only
+  behind the one running on that worker;
+- **bounded per client**: at most ``per_client`` jobs a request asked for (setups, hints,
+  analyses) of one client wait at once, and ``per_client * network_allowance`` of one network
+  (:class:`EngineBusy` beyond), so a burst of heavy requests cannot queue minutes of work;
 - **fair share within a client**: among that client's jobs, the one whose owner used the
   least engine time lately (usage decays with a half-life of :data:`HALF_LIFE` seconds), so its
   new game is served before its games that keep the engine busy;
 - **deep work** (a longer search for a proof after a quick answer) never takes the last free
   worker, and interactive work of the same owner cancels it;
-- the number of waiting jobs is bounded (:class:`EngineBusy` beyond).
+- the number of waiting jobs is bounded (:class:`EngineBusy` beyond);
+- a job that stored more than ``trim_positions`` positions gives the memory back to the system
+  when it ends (:func:`nimlab.web.watchers.give_back_memory`), so a burst of heavy analyses does
+  not leave the server's memory at its peak.
+
+A job whose answer nobody waits for any more (the request went away, the page closed, the game
+moved on or ended) is cancelled by its caller (:meth:`EngineWorkers.cancel`,
+:meth:`EngineWorkers.cancel_job`): waiting, it is dropped; running, its budget stops it at the
+engine's next check.
 """
 
 from __future__ import annotations
@@ -37,13 +56,23 @@ from typing import Any
 
 from nimlab.theory.budget import Budget, budget_scope
 from nimlab.web import metrics
+from nimlab.web.guard import network_of
 
-__all__ = ["HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
+__all__ = ["HALF_LIFE", "HEAVY_HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
 
 HALF_LIFE = 10.0
 """Seconds after which half of an owner's past engine time is forgotten by the fair share."""
 
+HEAVY_HALF_LIFE = 60.0
+"""Seconds after which half of a client's, network's or game's past engine time is forgotten
+when judging whether it is heavy (kept for the last free worker or not): longer than the fair
+share's, so a crowd's networks stay heavy between their moves."""
+
 _PRIORITY = {"bot": 0, "setup": 0, "replay": 0, "hint": 1, "analysis": 2}
+
+_ASKED = frozenset({"setup", "hint", "analysis", "past"})
+"""The kinds of job a request asks for (a client can ask again and again): bounded per client.
+A bot move is not (a game has one at a time, and a client's games in play are bounded)."""
 
 
 class EngineBusy(RuntimeError):
@@ -73,6 +102,11 @@ class Job:
         every pick asks it of every waiting job)."""
         return f"client:{self.client}" if self.client is not None else f"owner:{self.owner}"
 
+    @cached_property
+    def network(self) -> str:
+        """The network of its client (:func:`~nimlab.web.guard.network_of`), else its turn."""
+        return f"net:{network_of(self.client)}" if self.client is not None else self.turn_of
+
     @property
     def order(self) -> tuple[int, int, float]:
         return (int(self.deep), _PRIORITY.get(self.kind, 3), self.submitted)
@@ -92,17 +126,22 @@ class WorkStats:
     """The longest time one job ran."""
     max_waiting: int = 0
     """The most jobs that waited at once."""
+    refused: int = 0
+    """Jobs refused because their client or network had as many waiting as it may."""
+    trimmed: int = 0
+    """Times memory was given back after a heavy job."""
 
 
 class _Usage:
-    """Engine seconds used per owner, decaying exponentially (half-life :data:`HALF_LIFE`)."""
+    """Engine seconds used per owner, decaying exponentially (half-life ``half_life``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, half_life: float = HALF_LIFE) -> None:
+        self.half_life = half_life
         self._values: dict[str, tuple[float, float]] = {}
 
     def get(self, key: str, now: float) -> float:
         value, at = self._values.get(key, (0.0, now))
-        return value * math.pow(0.5, (now - at) / HALF_LIFE)
+        return value * math.pow(0.5, (now - at) / self.half_life)
 
     def add(self, key: str, seconds: float, now: float) -> None:
         self._values[key] = (self.get(key, now) + seconds, now)
@@ -114,18 +153,37 @@ class _Usage:
 
 class EngineWorkers:
     """``workers`` threads running :class:`Job` s fairly (see the module docstring); at most
-    ``max_waiting`` jobs wait at once."""
+    ``max_waiting`` jobs wait at once, ``per_client`` of one client (``None``: no bound) and
+    ``per_client * network_allowance`` of one network; a client that used more than ``heavy``
+    engine seconds lately does not take the last free worker; a job that stored more than
+    ``trim_positions`` positions gives memory back when it ends."""
 
-    def __init__(self, workers: int = 3, *, max_waiting: int = 10_000) -> None:
+    def __init__(
+        self,
+        workers: int = 3,
+        *,
+        max_waiting: int = 10_000,
+        per_client: int | None = None,
+        network_allowance: float = 4.0,
+        heavy: float = 1.0,
+        trim_positions: int = 200_000,
+    ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         self.workers = workers
         self.max_waiting = max_waiting
+        self.per_client = per_client
+        self.per_network = (
+            None if per_client is None else max(per_client, int(per_client * network_allowance))
+        )
+        self.heavy = heavy
+        self.trim_positions = trim_positions
         self.stats = WorkStats()
         self._cond = threading.Condition()
         self._waiting: list[Job] = []
         self._running: dict[str, Job] = {}
         self._usage = _Usage()
+        self._weight = _Usage(HEAVY_HALF_LIFE)  # per owner, client and network: who is heavy
         self._served: dict[str, int] = {}  # the turn at which each client was last served
         self._turns = 0
         self.started: deque[Job] = deque(maxlen=256)
@@ -163,6 +221,16 @@ class EngineWorkers:
                 raise EngineBusy(
                     f"the engine has {len(self._waiting):,} jobs waiting: try again shortly"
                 )
+            if self.per_client is not None and self.per_network is not None and kind in _ASKED:
+                asked = [j for j in self._waiting if j.kind in _ASKED]
+                mine = sum(1 for j in asked if j.turn_of == job.turn_of)
+                network = sum(1 for j in asked if j.network == job.network)
+                if mine >= self.per_client or network >= self.per_network:
+                    self.stats.refused += 1
+                    raise EngineBusy(
+                        "the engine has as many jobs of yours waiting as it takes: "
+                        "try again shortly"
+                    )
             if not deep:
                 self._cancel_where(lambda j: j.owner == owner and j.deep)
             self._waiting.append(job)
@@ -178,6 +246,12 @@ class EngineWorkers:
             return self._cancel_where(
                 lambda j: j.owner == owner and (kinds is None or j.kind in kinds)
             )
+
+    def cancel_job(self, job: Job) -> bool:
+        """Cancel one job nobody waits for any more (dropped if it waits, stopped through its
+        budget if it runs); whether it was still to be cancelled. O(waiting jobs)."""
+        with self._cond:
+            return self._cancel_where(lambda j: j is job) > 0
 
     def waiting(self) -> int:
         with self._cond:
@@ -228,17 +302,30 @@ class EngineWorkers:
         running: dict[str, int] = {}
         for j in self._running.values():
             running[j.turn_of] = running.get(j.turn_of, 0) + 1
+            if j.network != j.turn_of:
+                running[j.network] = running.get(j.network, 0) + 1
         now = time.monotonic()
         best: Job | None = None
         best_key: tuple[float, ...] | None = None
+        last = free <= 1 and self.workers > 1
         for job in self._waiting:
             if job.owner in self._running:
                 continue
             if job.deep and (free <= 1 or deep_running >= self.workers - 1):
                 continue
-            who = job.turn_of
+            who, net = job.turn_of, job.network
+            if last and (
+                self._weight.get(job.owner, now) > self.heavy
+                or any(
+                    running.get(k, 0) > 0 or self._weight.get(k, now) > self.heavy
+                    for k in (who, net)
+                )
+            ):
+                continue
             key = (
                 float(job.deep),
+                running.get(net, 0),
+                self._served.get(net, 0),
                 running.get(who, 0),
                 self._served.get(who, 0),
                 self._usage.get(job.owner, now),
@@ -250,8 +337,14 @@ class EngineWorkers:
             self._waiting.remove(best)
             self._turns += 1
             self._served[best.turn_of] = self._turns
+            self._served[best.network] = self._turns
             if len(self._served) > 4096:  # forget the clients with nothing waiting
-                busy = {j.turn_of for j in self._waiting} | set(running) | {best.turn_of}
+                busy = (
+                    {j.turn_of for j in self._waiting}
+                    | {j.network for j in self._waiting}
+                    | set(running)
+                    | {best.turn_of, best.network}
+                )
                 self._served = {k: v for k, v in self._served.items() if k in busy}
         return best
 
@@ -273,7 +366,10 @@ class EngineWorkers:
                 del self._running[job.owner]
                 now = time.monotonic()
                 assert job.started is not None
-                self._usage.add(job.owner, now - job.started, now)
+                took = now - job.started
+                self._usage.add(job.owner, took, now)
+                for key in {job.owner, job.turn_of, job.network}:
+                    self._weight.add(key, took, now)
                 if self._waiting:  # a job of this owner may wait; idle workers sleep on
                     self._cond.notify(len(self._waiting))
 
@@ -298,6 +394,12 @@ class EngineWorkers:
 
     def _account(self, job: Job, *, failed: bool) -> None:
         assert job.started is not None and job.finished is not None
+        if job.budget.spent > self.trim_positions:
+            from nimlab.web.watchers import give_back_memory  # (live imports this module)
+
+            give_back_memory(collect=False)  # (the trim lets go of the interpreter lock)
+            with self._cond:
+                self.stats.trimmed += 1
         with self._cond:
             s = self.stats
             s.finished += 1

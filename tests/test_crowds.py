@@ -1,0 +1,357 @@
+"""A crowd of addresses against the limits of the whole server (issue 23): limits per client
+count by network too (the /24 of IPv4, the /64 of IPv6), the last part of every capacity (games
+in play, WebSockets, connections) is kept for clients holding little, reads of the API are rate
+limited, and engine work is shared by network and client, bounded per client, and cancelled
+when nobody waits for it. Counts, never clocks: each test checks who was admitted and refused."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from nimlab.theory.budget import current_scope
+from nimlab.web import create_app
+from nimlab.web import learning as learning_module
+from nimlab.web.guard import Holdings, RateLimiter, little, network_of
+from nimlab.web.work import EngineBusy, EngineWorkers
+from processes import PATIENCE, until
+from test_reliability import Served
+from webtools import FAST
+
+ANN, BOB = {"name": "Ann"}, {"name": "Bob"}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "crowds.db")
+
+
+@pytest.mark.parametrize(
+    ("client", "network"),
+    [
+        ("127.4.5.6", "127.4.5.0/24"),
+        ("10.0.0.255", "10.0.0.0/24"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("::ffff:10.1.2.3", "10.1.2.0/24"),  # an IPv4 address written as IPv6
+        ("testclient", "testclient"),  # not an address: its own network
+    ],
+)
+def test_the_network_of_a_client(client: str, network: str) -> None:
+    assert network_of(client) == network
+
+
+def test_holdings_bound_addresses_networks_and_keep_a_reserve() -> None:
+    held = Holdings(
+        per_address=4, network_allowance=2, capacity=40, network_share=0.5, reserve_share=0.25
+    )
+    assert (held.per_network, held.open_until, held.little) == (8, 30, little(4)) == (8, 30, 1)
+
+    def fill(client: str) -> int:
+        taken = 0
+        while held.take(client) is None:
+            taken += 1
+        return taken
+
+    assert fill("10.0.0.1") == 4 and held.refusal("10.0.0.1") == "address"
+    assert fill("10.0.0.2") == 4 and held.refusal("10.0.0.3") == "network"
+    crowd = [f"10.1.{n}.1" for n in range(6)]  # an address in each of several networks
+    assert [fill(c) for c in crowd] == [4, 4, 4, 4, 4, 2]  # up to the reserve
+    assert [held.refusal(c) for c in crowd] == ["address"] * 5 + ["reserve"]
+    assert held.refusal("10.1.0.2") == "reserve"  # its network holds more than a little
+    # (a network holding nothing yet is a newcomer: a crowd of fresh networks takes one each)
+    newcomers = [f"10.2.{n}.1" for n in range(20)]
+    assert [held.take(c) for c in newcomers[:10]] == [None] * 10  # the reserve is theirs
+    assert held.take(newcomers[10]) == "capacity" and held.total == 40
+    held.give_back(newcomers[0])
+    assert held.take(newcomers[0]) is None and held.take(newcomers[1]) == "capacity"
+    assert held.by_network["10.0.0.0/24"] == 8
+
+
+def test_rates_count_by_network_too() -> None:
+    limiter = RateLimiter()
+    rate, burst = 1e-6, 2  # no refill while the test runs
+
+    def allowed(client: str) -> int:
+        return sum(limiter.take_both("read", client, rate, burst, 3) == 0 for _ in range(5))
+
+    assert [allowed(f"10.0.0.{i}") for i in range(1, 6)] == [2, 2, 2, 0, 0]  # 3 x 2 for the /24
+    assert allowed("10.0.1.1") == 2  # another network has its own
+    assert allowed("2001:db8::1") == 2 and allowed("2001:db8::2") == 2
+    assert allowed("2001:db8::3") == 2 and allowed("2001:db8::4") == 0  # one /64
+
+
+# -- the engine's work ---------------------------------------------------------------------------
+
+
+def _blocked(workers: EngineWorkers, client: str, started: list[str]) -> threading.Event:
+    """A job of ``client`` that holds a worker until the returned event is set."""
+    release, running = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        started.append("hold")
+        running.set()
+        assert release.wait(PATIENCE)
+
+    workers.submit("g-hold", "bot", hold, seconds=60, positions=None, client=client)
+    assert running.wait(PATIENCE)
+    return release
+
+
+def _job(started: list[str], name: str) -> Callable[[], None]:
+    return lambda: started.append(name)
+
+
+def test_the_engine_serves_networks_in_turn_then_their_clients() -> None:
+    """Three addresses of one network get one turn in the round, as one client would (each
+    address was one client: the network got three turns for each of the others' one)."""
+    workers = EngineWorkers(1)
+    started: list[str] = []
+    try:
+        release = _blocked(workers, "192.168.0.1", started)
+        jobs = []
+        for name, client in [
+            ("a1", "10.0.0.1"),
+            ("a1-again", "10.0.0.1"),
+            ("a2", "10.0.0.2"),
+            ("a3", "10.0.0.3"),
+            ("b", "10.0.1.1"),
+            ("c", "10.0.2.1"),
+        ]:
+            jobs.append(
+                workers.submit(
+                    f"g-{name}",
+                    "bot",
+                    _job(started, name),
+                    seconds=60,
+                    positions=None,
+                    client=client,
+                )
+            )
+        release.set()
+        for j in jobs:
+            j.future.result(PATIENCE)
+        assert started == ["hold", "a1", "b", "c", "a2", "a3", "a1-again"]
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_jobs_waiting_are_bounded_per_client_and_network() -> None:
+    """Hints and analyses a client asks for again and again are bounded (they queued minutes of
+    work); bot moves are not (one per game, and the games per client are bounded)."""
+    workers = EngineWorkers(1, per_client=2, network_allowance=2)
+    started: list[str] = []
+    try:
+        release = _blocked(workers, "192.168.0.1", started)
+        common: dict[str, Any] = {"seconds": 60, "positions": None}
+        jobs = []
+        for i, client in enumerate(["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2"]):
+            jobs.append(
+                workers.submit(f"g{i}", "hint", _job(started, str(i)), **common, client=client)
+            )
+        with pytest.raises(EngineBusy):
+            workers.submit("g-more", "analysis", _job(started, "more"), **common, client="10.0.0.1")
+        with pytest.raises(EngineBusy):  # the network has 2 x 2 waiting
+            workers.submit("g-net", "hint", _job(started, "net"), **common, client="10.0.0.3")
+        jobs.append(
+            workers.submit("g-other", "hint", _job(started, "other"), **common, client="10.0.1.1")
+        )
+        for i in range(3):  # bot moves of the client's games are not bounded here
+            jobs.append(
+                workers.submit(f"b{i}", "bot", _job(started, f"b{i}"), **common, client="10.0.0.1")
+            )
+        assert workers.stats.refused == 2 and workers.waiting() == 8
+        release.set()
+        for j in jobs:
+            j.future.result(PATIENCE)
+        assert sorted(started) == sorted(["hold", "0", "1", "2", "3", "other", "b0", "b1", "b2"])
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_the_last_free_worker_is_kept_for_light_work() -> None:
+    """A client with a job running does not take the last free worker: another client's move
+    takes it, and the first client's next job waits for a worker to free."""
+    workers = EngineWorkers(2)
+    started: list[str] = []
+    try:
+        release = _blocked(workers, "10.0.0.1", started)
+        common: dict[str, Any] = {"seconds": 60, "positions": None}
+        heavy = workers.submit("g-h2", "bot", _job(started, "h2"), **common, client="10.0.0.1")
+        light = workers.submit("g-l", "bot", _job(started, "light"), **common, client="10.0.9.1")
+        light.future.result(PATIENCE)
+        assert started == ["hold", "light"] and not heavy.future.done()
+        release.set()
+        heavy.future.result(PATIENCE)
+        assert started == ["hold", "light", "h2"]
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_game_that_kept_the_engine_busy_does_not_take_the_last_free_worker() -> None:
+    """Even asked for from a fresh network (a crowd of networks each took it once: an honest
+    bot reply waited for a whole heavy move)."""
+    workers = EngineWorkers(2, heavy=0.0)  # any engine time at all is heavy here
+    started: list[str] = []
+    try:
+        common: dict[str, Any] = {"seconds": 60, "positions": None}
+        workers.submit("g-busy", "bot", _job(started, "busy"), **common).future.result(PATIENCE)
+        release = _blocked(workers, "10.0.0.1", started)
+        again = workers.submit(
+            "g-busy", "bot", _job(started, "busy again"), **common, client="10.0.7.1"
+        )
+        light = workers.submit("g-new", "bot", _job(started, "light"), **common, client="10.0.8.1")
+        light.future.result(PATIENCE)
+        assert started == ["busy", "hold", "light"] and not again.future.done()
+        release.set()
+        again.future.result(PATIENCE)
+        assert started[-1] == "busy again"
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_job_nobody_waits_for_is_cancelled_and_heavy_work_gives_memory_back() -> None:
+    workers = EngineWorkers(1, trim_positions=100)
+    started: list[str] = []
+    try:
+        release = _blocked(workers, "10.0.0.1", started)
+        waiting = workers.submit("g-w", "bot", _job(started, "w"), seconds=60, positions=None)
+        assert workers.cancel_job(waiting) and waiting.future.cancelled()
+        assert not workers.cancel_job(waiting)  # once
+
+        def spend() -> None:
+            scope = current_scope()
+            assert scope is not None
+            scope.charge(1000)  # positions stored, as a search stores them
+
+        heavy = workers.submit("g-s", "analysis", spend, seconds=60, positions=None)
+        release.set()
+        heavy.future.result(PATIENCE)
+        assert started == ["hold"] and workers.stats.cancelled == 1
+        assert workers.stats.trimmed == 1  # the job over 100 positions; the others not
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+CROWD = FAST.model_copy(
+    update={
+        "create_rate": 0,
+        "max_games_in_play": 24,
+        "max_games_per_client": 3,
+        "network_allowance": 2.0,
+        "network_share": 0.25,
+        "reserve_share": 0.25,
+    }
+)
+"""Small bounds: 24 games in play, 3 per address, 6 per network, the last 6 kept for
+newcomers."""
+
+
+def test_a_crowd_of_addresses_leaves_games_in_play_for_newcomers(db: str) -> None:
+    game = {"players": [ANN, BOB], "piles": [3]}
+    with Served(create_app(db, settings=CROWD)) as server:
+
+        def started(source: str, tries: int = 4) -> int:
+            codes = [server.post("/api/games", game, source).status_code for _ in range(tries)]
+            assert set(codes) <= {201, 429}, codes
+            return codes.count(201)
+
+        # four addresses of one network: 6 games in all, not 4 x 3
+        assert [started(f"127.1.0.{i}") for i in range(1, 5)] == [3, 3, 0, 0]
+        # an address in each of several networks: up to the reserve (18 games in play)
+        assert [started(f"127.2.{n}.1") for n in range(4)] == [3, 3, 3, 3]
+        assert started("127.2.0.2") == 0  # its network holds more than a little
+        # the newcomers still start games, one each, until the whole bound
+        assert [started(f"127.3.{n}.1", 1) for n in range(5)] == [1] * 5
+        again = server.post("/api/games", game, "127.3.0.1")
+        assert again.status_code == 429
+        assert again.json()["detail"].startswith("this server keeps its last games in play")
+        assert [started(f"127.3.{n}.1", 1) for n in range(5, 7)] == [1, 0]
+
+
+def test_reads_of_the_api_are_rate_limited(db: str) -> None:
+    settings = FAST.model_copy(update={"read_rate": 1e-6, "read_burst": 3})
+    with TestClient(create_app(db, settings=settings)) as c:
+        assert [c.get("/api/games").status_code for _ in range(4)] == [200, 200, 200, 429]
+        r = c.get("/api/options")
+        assert r.status_code == 429 and "too many requests" in r.json()["detail"]
+        assert int(r.headers["retry-after"]) >= 1
+        assert c.get("/").status_code == 200  # pages and files are not counted
+        assert c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]}).status_code == 201
+
+
+def _status(sock: socket.socket) -> bytes:
+    """The status line of the answer to a request on ``sock`` (b"" when it was closed)."""
+    with contextlib.suppress(OSError):
+        sock.sendall(b"GET /api/options HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+    try:
+        return sock.recv(65536).split(b"\r\n", 1)[0]
+    except OSError:
+        return b""
+
+
+def test_a_crowd_of_connections_leaves_room_for_newcomers(db: str) -> None:
+    """Connections (slow headers, open pages) count by network and leave the last part of the
+    server's connections to newcomers (a crowd took them all: everyone else got 503)."""
+    settings = FAST.model_copy(
+        update={
+            "max_concurrency": 16,
+            "max_connections_per_client": 3,
+            "network_allowance": 2.0,
+            "network_share": 0.25,
+            "reserve_share": 0.25,
+        }
+    )
+    with Served(create_app(db, settings=settings)) as server, contextlib.ExitStack() as stack:
+
+        def held(source: str, count: int) -> int:
+            socks = [stack.enter_context(server.connect(source)) for _ in range(count)]
+            return sum(_status(s) == b"HTTP/1.1 200 OK" for s in socks)
+
+        assert [held(f"127.5.0.{i}", 3) for i in (1, 2, 3)] == [3, 1, 0]  # a network: 4
+        assert [held(f"127.6.{n}.1", 3) for n in range(3)] == [3, 3, 2]  # up to the reserve
+        assert held("127.6.0.2", 1) == 0
+        assert [held(f"127.7.{n}.1", 1) for n in range(5)] == [1, 1, 1, 1, 0]  # newcomers
+
+
+def test_an_analysis_stops_when_its_asker_goes_away(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request went away before the answer (an attacker's heavy analyses, each given up
+    after half a second, kept the engine busy for minutes): its engine job is cancelled at
+    once, not when the request would have stopped waiting."""
+
+    def endless(game: Any) -> Any:
+        scope = current_scope()
+        assert scope is not None
+        while True:
+            scope.check()
+            time.sleep(0.001)
+
+    monkeypatch.setattr(learning_module, "analysis_out", endless)
+    settings = FAST.model_copy(update={"compute_wait": 3600, "move_seconds": 3600})
+    with Served(create_app(db, settings=settings)) as server:
+        r = server.post("/api/games", {"players": [ANN, BOB], "piles": [3, 4, 5]})
+        key = r.json()["state"]["id"]
+        workers = server.app.state.live.workers
+        with server.connect() as asker:
+            asker.sendall(f"GET /api/games/{key}/analysis HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+            until(lambda: workers.running() == 1, "the analysis to run")
+        until(lambda: workers.running() == 0, "the analysis to stop once its asker left")
+        assert workers.stats.cancelled == 1 and workers.stats.submitted == 1
+        assert server.get(f"/api/games/{key}")[0] == 200
