@@ -244,11 +244,7 @@ class Database:
         if not where.is_file():
             raise NoDatabaseError(str(where))
         conn = _connect_read_only(where)
-        try:
-            version = current_version(conn)
-        except sqlite3.Error as e:
-            conn.close()
-            raise storage_error(e, f"cannot read database {str(where)!r}") from None
+        version = _file_version(conn, where)
         if version == SCHEMA_VERSION:
             return cls(conn, where, read_only=True)
         conn.close()
@@ -601,9 +597,7 @@ def upgrade_database(
             raise NoDatabaseError(str(where))
         raw = _connect_read_only(where)
         try:
-            version = current_version(raw)
-        except sqlite3.Error as e:
-            raise storage_error(e, f"cannot read database {str(where)!r}") from None
+            version = _file_version(raw, where)
         finally:
             raw.close()
         if version == 0:
@@ -677,3 +671,13 @@ def _connect_read_only(where: Path) -> sqlite3.Connection:
                 break
     assert last is not None
     raise storage_error(last, f"cannot read database {str(where)!r}")
+
+
+def _file_version(conn: sqlite3.Connection, where: Path) -> int:
+    """The schema version of the SQLite file ``where`` opened read-only as ``conn`` (closed
+    when it cannot be read: :class:`StorageError` then)."""
+    try:
+        return current_version(conn)
+    except sqlite3.Error as e:
+        conn.close()
+        raise storage_error(e, f"cannot read database {str(where)!r}") from None

@@ -619,31 +619,30 @@ def grundy_value(rule: TakeAndBreak, n: int, budget: Budget | None = None) -> in
     a second): when it runs out, :class:`BudgetExceeded` is raised and the run is kept, so the
     next question goes on from where this one stopped.
     """
-    n = _check_heap(n)
-    if rule.is_nim:
-        return n
+    known = cached_grundy_value(rule, n)
+    if known is not None:
+        return known
     seq = _cache_get(rule)
-    if seq is not None and (n < len(seq.values) or seq.proven):
-        return seq.value(n)
     finite = rule.max_take is not None
     cap = _VALUE_DIRECT_LIMIT if finite else _TAIL_DIRECT_LIMIT
     have = len(seq.values) if seq is not None else 0
+
+    def too_large(have: int) -> ValueError:
+        return ValueError(
+            f"G({n}) of {rule.code}: no period is proven within {have:,} values and a heap "
+            f"of {cap:,} or more is too large to compute directly"
+        )
+
     if n < cap:
         size = min(cap, max(n + 1, 2 * have, _VALUE_START))
     elif finite and have < _VALUE_PROVE_LIMIT:
         size = _VALUE_PROVE_LIMIT
     else:
-        raise ValueError(
-            f"G({n}) of {rule.code}: no period is proven within {have:,} values and a heap "
-            f"of {cap:,} or more is too large to compute directly"
-        )
+        raise too_large(have)
     seq = grundy_sequence(rule, size, prove=finite) if budget is None else _grow(rule, size, budget)
     _cache_put(rule, seq)
     if n >= len(seq.values) and not seq.proven:
-        raise ValueError(
-            f"G({n}) of {rule.code}: no period is proven within {len(seq.values):,} values and "
-            f"a heap of {cap:,} or more is too large to compute directly"
-        )
+        raise too_large(len(seq.values))
     return seq.value(n)
 
 
