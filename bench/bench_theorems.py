@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
+import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,12 +38,8 @@ class Case:
 
 
 def best_time(f: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    """The best of ``repeat`` single runs of ``f``, in seconds."""
+    return min(timeit.repeat(f, number=1, repeat=repeat))
 
 
 def positions(rng: random.Random, k: int) -> dict[str, list[Heaps]]:

@@ -351,6 +351,15 @@ class GrundySum(Strategy):
         out = []
         for heap in sorted(set(position)):
             target = g(heap) ^ total
+            if period is None:  # every option of that value, as the engine lists them
+                single = pairs = 0
+                for _take, parts in engine.options_of_value(heap, target, budget):
+                    if len(parts) == 2 and parts[0] != parts[1]:
+                        pairs += 1
+                    else:
+                        single += 1
+                out.append((heap, single, pairs))
+                continue
 
             def wins(parts: tuple[int, ...], target: int = target) -> bool:
                 return reduce(xor, (g(p) for p in parts), 0) == target
