@@ -296,7 +296,7 @@ def test_staircase_moves_are_narrated_as_coins_moved_down_the_stairs() -> None:
     page's move list and reviews (numbers), the hint; Nim's sentences are unchanged."""
     from nimlab.core.narrate import move_instruction, turn_text
     from nimlab.core.review import value_history
-    from nimlab.web.views import game_state
+    from webtools import validated_state
 
     game = Game("staircase", [3, 1, 2], ["human:Ann", "human:Bob"])
     _, out = run_session(game, ["c2", "a1", "?", "quit"])
@@ -309,7 +309,7 @@ def test_staircase_moves_are_narrated_as_coins_moved_down_the_stairs() -> None:
     ]
     steps = value_history(game)
     assert steps[1].text.startswith("Ann moved 2 coins from step 3 down to step 2")
-    state = game_state("k", game, [None, None])
+    state = validated_state(game, [None, None])
     assert [t.text for t in state.turns] == [turn_text(t) for t in game.history]
     assert move_instruction(Move(2, 1), game.board, letters=True) == (
         "move 1 coin from step B down to step A"

@@ -25,14 +25,13 @@ from nimlab.web import starts as starts_module
 from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
 from nimlab.web.views import (
     analysis_out,
-    game_state,
     hint_out,
     legal_moves_out,
     move_out,
     replay_frames,
 )
 from processes import until
-from webtools import PATIENT, end_test, shared_app
+from webtools import PATIENT, end_test, shared_app, validated_state
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +190,7 @@ def test_a_failing_bot_is_reported_to_watchers(
 
 def test_views_return_the_declared_models() -> None:
     game = Game("nim", [1, 2], ["human:Ann", "bot:perfect:Hal"])
-    assert isinstance(game_state("k", game, [None, None]), GameStateOut)
+    assert isinstance(validated_state(game, [None, None]), GameStateOut)
     assert isinstance(analysis_out(game), AnalysisOut)
     assert isinstance(hint_out(game), HintOut)
     game.push("2 2")

@@ -31,7 +31,7 @@ from nimlab.web.views import (
     state_data,
     state_json,
 )
-from webtools import PATIENT
+from webtools import PATIENT, validated_live_state
 
 KINDS = [f"{e.name}:{e.example}" if e.parameter else e.name for e in GAMES.values()] + [
     "octal:0.4",
@@ -200,19 +200,25 @@ def test_the_servers_answers_are_its_models_json(client: TestClient) -> None:
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     lg = live.games[key]
     model = CreatedOut(
-        state=live.state(lg), seats=created["seats"], watch=f"/game/{key}", owner_token=None
+        state=validated_live_state(lg),
+        seats=created["seats"],
+        watch=f"/game/{key}",
+        owner_token=None,
     )
     assert r.content == model.model_dump_json().encode()
     body = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 1}
     r = client.post(f"/api/games/{key}/moves", json=body)
     assert r.status_code == 200, r.text
-    assert r.content == live.state(lg, since=0).model_dump_json().encode()
+    assert r.content == validated_live_state(lg, since=0).model_dump_json().encode()
     for since in ("", "?since=1", "?since=9"):
         r = client.get(f"/api/games/{key}{since}")
-        expected = live.state(lg, since=int(since[7:]) if since else None)
+        expected = validated_live_state(lg, int(since[7:]) if since else None)
         assert r.content == expected.model_dump_json().encode()
     r = client.post(f"/api/games/{key}/resign", json={"seat": 1, "token": tokens[1]})
     assert r.status_code == 200, r.text
+    resigned = r.content
     r = client.get(f"/api/games/{key}")
     assert r.json()["ended"]
-    assert r.content == live.state(lg).model_dump_json().encode()
+    assert r.content == resigned == validated_live_state(lg).model_dump_json().encode()
+    with client.websocket_connect(f"/api/games/{key}/live") as ws:
+        assert ws.receive_json() == {"type": "state", "state": r.json()}

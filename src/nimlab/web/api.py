@@ -24,6 +24,7 @@ from nimlab.web import metrics
 from nimlab.web.access import GameKeyQuery, client_of, live, require_admin, stored_game
 from nimlab.web.errors import NotFound, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text, engine_waits
+from nimlab.web.livegame import state_text
 from nimlab.web.schemas import (
     MAX_NAME,
     MAX_SETUP_PILES,
@@ -452,8 +453,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
 
     closed = asyncio.create_task(until_closed())
     try:
-        state = manager.state(lg).model_dump()
-        await websocket.send_text(json.dumps({"type": "state", "state": state}))
+        await websocket.send_text(state_text(lg, None))
         while True:
             nxt = asyncio.create_task(manager.watchers.next_messages(lg, sub))
             done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from nimlab.core.errors import NimlabError
@@ -87,7 +87,12 @@ def _seat(manager: LiveGames, lg: LiveGame, body: SeatIn) -> str:
     return manager.owner.check_seat(lg, body.seat, body.token)
 
 
-async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
+def _state(manager: LiveGames, lg: LiveGame) -> Response:
+    """The game's state after a change, as every route answers it."""
+    return Response(manager.state_json(lg), media_type="application/json")
+
+
+async def _stop(request: Request, key: str, body: SeatIn, how: str) -> Response:
     manager = _guarded(request)
     lg = await manager.lookup(key)
     name = _seat(manager, lg, body)
@@ -97,7 +102,7 @@ async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONRespo
             raise Conflict(f"{name} is out of the game already")
 
     await manager.owner.end(lg, how, lambda: body.seat, allowed=still_playing)
-    return JSONResponse(manager.state(lg).model_dump())
+    return _state(manager, lg)
 
 
 @router.post(
@@ -106,7 +111,7 @@ async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONRespo
     responses=_SEAT_ERRORS,
     summary="A seat resigns: the other players still in the game win; the game is stored",
 )
-async def resign(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
+async def resign(key: GameKey, body: SeatIn, request: Request) -> Response:
     return await _stop(request, key, body, "resigned")
 
 
@@ -116,7 +121,7 @@ async def resign(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     responses=_SEAT_ERRORS,
     summary="A seat abandons the game: it stops, nobody wins, no statistics change",
 )
-async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
+async def abandon(key: GameKey, body: SeatIn, request: Request) -> Response:
     return await _stop(request, key, body, "abandoned")
 
 
@@ -127,7 +132,7 @@ async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     summary="Stop a game in play: its owner (a game of bots only, with the owner token) or the "
     "admin (Authorization: Bearer TOKEN); it is stored as abandoned, nobody wins",
 )
-async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
+async def stop(key: GameKey, body: StopIn, request: Request) -> Response:
     manager = _guarded(request)
     lg = await manager.lookup(key)
     admin = is_admin(request)
@@ -139,7 +144,7 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
     by = "the admin" if admin else "its owner"
     ended = f"Stopped by {by}: nobody wins."
     await manager.owner.end(lg, "abandoned", lambda: lg.game.to_move_seat, text=ended)
-    return JSONResponse(manager.state(lg).model_dump())
+    return _state(manager, lg)
 
 
 @router.post(
@@ -148,11 +153,11 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
     responses=_SEAT_ERRORS,
     summary="Take back the seat's last move and the bots' replies (games against bots only)",
 )
-async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
+async def undo(key: GameKey, body: SeatIn, request: Request) -> Response:
     manager = _guarded(request)
     lg = await manager.lookup(key)
     await manager.owner.undo(lg, body.seat, body.token)
-    return JSONResponse(manager.state(lg).model_dump())
+    return _state(manager, lg)
 
 
 @router.delete(

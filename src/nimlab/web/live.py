@@ -63,12 +63,11 @@ from nimlab.web.livegame import (
     ended_text,
     engine_waits,
     state_json_of,
-    state_of,
     status_of,
 )
 from nimlab.web.moves import MoveRequests
 from nimlab.web.owner import GameOwner
-from nimlab.web.schemas import MAX_STONES, GameStateOut
+from nimlab.web.schemas import MAX_STONES
 from nimlab.web.settings import ServerSettings
 from nimlab.web.starts import GameStarts
 from nimlab.web.watchers import Watchers, give_back_memory
@@ -420,10 +419,6 @@ class LiveGames:
             if lg.public and not lg.game.is_over and lg.ended is None and lg.saved_as is None:
                 games.append(lg)
         return games
-
-    def state(self, lg: LiveGame, since: int | None = None) -> GameStateOut:
-        """See :func:`~nimlab.web.livegame.state_of`."""
-        return state_of(lg, since)
 
     def state_json(self, lg: LiveGame, since: int | None = None) -> bytes:
         """See :func:`~nimlab.web.livegame.state_json_of`."""

@@ -1,6 +1,6 @@
 """A game in play as one process holds it (:class:`LiveGame`), and what is built or said from
 it: the game a setup describes (:func:`build_game`), how a game stopped (:func:`ended_text`), its
-state as answered and pushed (:func:`state_of`, :func:`state_json_of`, :func:`state_text`).
+state as answered and pushed (:func:`state_json_of`, :func:`state_text`).
 
 Every change of a :class:`LiveGame` is made by :class:`~nimlab.web.owner.GameOwner` (see
 docs/architecture.md); the other parts of the server read it.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -24,8 +23,8 @@ from nimlab.core.setup import GameSetup
 from nimlab.storage import Ending, PlayerRecord
 from nimlab.web import metrics
 from nimlab.web.errors import Conflict, Unavailable
-from nimlab.web.schemas import MAX_STONES, TURN_PAGE, GameStateOut, MoveOut, PlayerIn, SetupIn
-from nimlab.web.views import legal_moves_out, moves_for_json, state_data, state_json, status_text
+from nimlab.web.schemas import MAX_STONES, TURN_PAGE, MoveOut, PlayerIn, SetupIn
+from nimlab.web.views import moves_for_json, state_data, state_json, status_text
 
 if TYPE_CHECKING:
     from nimlab.web.learning import Learning
@@ -38,8 +37,8 @@ __all__ = [
     "build_game",
     "ended_text",
     "engine_waits",
+    "state_data_of",
     "state_json_of",
-    "state_of",
     "state_text",
     "status_of",
     "token_hash",
@@ -149,7 +148,7 @@ class LiveGame:
     client: str | None = None
     """Who started it (a network address), for the engine's fair share."""
     version: int = 0
-    rendered: dict[tuple[int, int], str] = field(default_factory=dict)
+    rendered: dict[tuple[int, int | None], str] = field(default_factory=dict)
     ended: str | None = None
     """Why the game stopped before its end (resigned, abandoned): it is no longer in play."""
     ended_winner: int | None = None
@@ -199,20 +198,18 @@ class LiveGame:
 # -- the state answered and pushed --------------------------------------------------------------
 
 
-def state_of(lg: LiveGame, since: int | None = None) -> GameStateOut:
-    """The game's state with at most :data:`TURN_PAGE` turns: those after move ``since``, else
-    the last ones; with the game's lifecycle (stopped, take-backs, analysis allowed)."""
-    return GameStateOut.model_validate(_state_data(lg, since, legal_moves_out(lg.game)))
-
-
 def state_json_of(lg: LiveGame, since: int | None = None) -> bytes:
-    """:func:`state_of`'s ``model_dump_json()``, written without building the model
-    (:func:`~nimlab.web.views.state_json`): the answer to a move."""
+    """The game's state as the API answers it (a :class:`GameStateOut` in JSON, written
+    without building the model: :func:`~nimlab.web.views.state_json`), with at most
+    :data:`TURN_PAGE` turns: those after move ``since``, else the last ones; with the game's
+    lifecycle (stopped, take-backs, analysis allowed). The one way the server makes a game's
+    state: every route and every page's live message uses it. O(piles + TURN_PAGE × piles)."""
     game = lg.game
-    return state_json(_state_data(lg, since, moves_for_json(game)), game)
+    return state_json(state_data_of(lg, since, moves_for_json(game)), game)
 
 
-def _state_data(lg: LiveGame, since: int | None, legal: list[MoveOut] | None) -> dict[str, Any]:
+def state_data_of(lg: LiveGame, since: int | None, legal: list[MoveOut] | None) -> dict[str, Any]:
+    """:func:`~nimlab.web.views.state_data` of the live game, with its lifecycle."""
     data = state_data(
         lg.key,
         lg.game,
@@ -241,15 +238,15 @@ def status_of(lg: LiveGame) -> str:
     return status_text(lg.game, thinking=lg.thinking, problem=lg.problem)
 
 
-def state_text(lg: LiveGame, since: int) -> str:
-    """The live message for a page that has seen ``since`` moves (rendered once per change for
-    all pages at the same move)."""
+def state_text(lg: LiveGame, since: int | None) -> str:
+    """The live message for a page that has seen ``since`` moves (``None``: a page just
+    opened), ``{"type": "state", "state": ...}`` around :func:`state_json_of`; made once per
+    change for all pages at the same move."""
     key = (lg.version, since)
     text = lg.rendered.get(key)
     if text is None:
         if len(lg.rendered) > 16 or any(v != lg.version for v, _ in lg.rendered):
             lg.rendered = {}
-        state = state_of(lg, since=since).model_dump()
-        text = json.dumps({"type": "state", "state": state})
+        text = '{"type":"state","state":' + state_json_of(lg, since).decode() + "}"
         lg.rendered[key] = text
     return text

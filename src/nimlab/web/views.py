@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -66,7 +66,6 @@ __all__ = [
     "blank_analysis",
     "board_out",
     "created_json",
-    "game_state",
     "hint_out",
     "legal_moves_json",
     "move_out",
@@ -179,27 +178,6 @@ def turns_out(game: Game, since: int, limit: int) -> list[TurnOut]:
     return [TurnOut.model_validate(t) for t in _turns_data(game, since, limit)]
 
 
-class StateOptions(TypedDict, total=False):
-    """:func:`state_data`'s options besides the game (see there)."""
-
-    thinking: bool
-    saved_as: int | None
-    problem: str | None
-    since: int | None
-    limit: int
-
-
-def game_state(
-    key: str, game: Game, usernames: Sequence[str | None], **options: Unpack[StateOptions]
-) -> GameStateOut:
-    """The state everyone sees, as the validated model: :func:`state_data` with the game's
-    legal moves. ``problem`` says why the game cannot go on (a bot failed). ``turns`` holds at
-    most ``limit`` turns: those after move ``since``, or (``since`` None) the last ones. Cost:
-    O(piles + limit × piles), whatever the length of the game."""
-    data = state_data(key, game, usernames, legal=legal_moves_out(game), **options)
-    return GameStateOut.model_validate(data)
-
-
 def state_data(
     key: str,
     game: Game,
@@ -212,8 +190,8 @@ def state_data(
     limit: int = 100,
     legal: list[MoveOut] | None,
 ) -> dict[str, Any]:
-    """:func:`game_state`'s fields as plain data, in the model's order (what it validates, and
-    what :func:`state_json` writes without validating); ``legal`` is
+    """A game's state as plain data, in :class:`GameStateOut`'s order (what the model
+    validates, and what :func:`state_json` writes without validating); ``legal`` is
     :func:`legal_moves_out`'s list (used for ``takes`` on piles with their own limits, and as
     ``moves``; :func:`state_json` writes the moves itself). O(piles + limit × piles)."""
     ruleset = game.ruleset
