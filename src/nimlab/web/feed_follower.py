@@ -141,7 +141,7 @@ class FeedFollower:
         (_, record, _meta), version = found
         if version == lg.stored:
             return False
-        self.live.owner.adopt(lg, GameRecord.from_json(record).moves, version)
+        self.live.owner.ledger.adopt(lg, GameRecord.from_json(record).moves, version)
         return True
 
     async def _sync_gone(self, lg: LiveGame) -> bool:
@@ -150,11 +150,11 @@ class FeedFollower:
         key = lg.key
         found = await self.live.read(lambda s: s.finished_game(key))
         if found is None:
-            self.live.owner.gone(lg, "This game is no longer in play.")
+            self.live.owner.ledger.gone(lg, "This game is no longer in play.")
             return True
         game_id, _meta = found
         stored = await self.live.read(lambda s: s.game(game_id))
-        self.live.owner.adopt_finished(lg, stored.record, game_id)
+        self.live.owner.ledger.adopt_finished(lg, stored.record, game_id)
         return True
 
     async def changed_elsewhere(self, lg: LiveGame) -> bool:

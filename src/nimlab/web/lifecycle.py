@@ -192,7 +192,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
                 "every player of it asked",
             }
         )
-    manager.owner.drop(lg)
+    manager.owner.ledger.drop(lg)
     return JSONResponse({"deleted": True, "detail": f"{what} was deleted"})
 
 
@@ -215,7 +215,7 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
     await manager.write(lambda s: s.delete_game(game_id))
     for lg in list(manager.games.values()):
         if lg.saved_as == game_id:
-            manager.owner.drop(lg)
+            manager.owner.ledger.drop(lg)
     return JSONResponse({"deleted": True, "detail": f"game #{game_id} was deleted"})
 
 

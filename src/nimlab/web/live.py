@@ -170,7 +170,7 @@ class LiveGames:
             resumed += not lg.game.is_over
             if lg.game.is_over:
                 with contextlib.suppress(Stale):  # finished by another process meanwhile
-                    await self.owner.finish(lg)
+                    await self.owner.ledger.finish(lg)
             else:
                 self.bots.ensure(lg, grace=self.bots.grace)
         if held > cap:
@@ -386,7 +386,7 @@ class LiveGames:
         )
         ending = ending_of(stored.record, players)
         if ending is not None:
-            self.owner.stopped(lg, ending)
+            self.owner.ledger.stopped(lg, ending)
         self.games[key] = lg
         self.finished(key)
         return lg

@@ -111,7 +111,7 @@ class MoveRequests:
         try:
             async with lg.lock:
                 unsaved = len(game.history) > lg.saved
-                await self.live.owner.save(lg)  # when the bots are still thinking
+                await self.live.owner.ledger.save(lg)  # when the bots are still thinking
         except Stale:
             await self.live.follower.sync_if_stale(lg)
             unsaved = False

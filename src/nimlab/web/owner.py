@@ -1,6 +1,7 @@
 """The one owner of a game's changes (:class:`GameOwner`): the only code that plays a human's
 move or a bot's, takes moves back, ends a game (finished, resigned, abandoned, stopped),
-expires games, checks a seat's token, and moves a copy's stored version on. Routes
+expires games, checks a seat's token, and (through its :class:`Ledger`) writes the stored
+version and takes in what other processes stored. Routes
 (:mod:`nimlab.web.api`, :mod:`nimlab.web.lifecycle`), the bot driver
 (:mod:`nimlab.web.bots_driver`) and the feed follower (:mod:`nimlab.web.feed_follower`) ask it.
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from nimlab.core.bots import Choice
     from nimlab.web.live import LiveGames
 
-__all__ = ["GameOwner"]
+__all__ = ["GameOwner", "Ledger"]
 
 log = logging.getLogger("nimlab.web")
 
@@ -40,6 +41,7 @@ class GameOwner:
 
     def __init__(self, live: LiveGames) -> None:
         self.live = live
+        self.ledger = Ledger(live)
 
     # -- who may act ----------------------------------------------------------------------------
 
@@ -134,16 +136,10 @@ class GameOwner:
             lg.finishing = False
             raise
         lg.saved = len(game.history)
-        self.stopped(lg, ending)
+        self.ledger.stopped(lg, ending)
         if text is not None:
             lg.ended = text
         self.live.watchers.broadcast(lg)
-
-    @staticmethod
-    def stopped(lg: LiveGame, ending: Ending) -> None:
-        lg.ended = ended_text(list(lg.game.players), ending)
-        lg.ended_winner = ending.winners[0] if len(ending.winners) == 1 else None
-        lg.thinking = False
 
     async def apply(self, lg: LiveGame, move: Move) -> bool:
         """Play a human's ``move`` (judged by :class:`~nimlab.web.moves.MoveRequests`), the
@@ -157,9 +153,9 @@ class GameOwner:
         self._instant_replies(lg)
         replies = not game.is_over and game.to_move.is_bot and lg.human_active
         if game.is_over:
-            await self.finish(lg)  # its unsaved moves and the finish: one transaction
+            await self.ledger.finish(lg)  # its unsaved moves and the finish: one transaction
         elif not replies:
-            await self.save(lg)
+            await self.ledger.save(lg)
         return replies
 
     def _instant_replies(self, lg: LiveGame) -> None:
@@ -182,95 +178,11 @@ class GameOwner:
             game.push(choice.move, claim=choice.claim)
             self.live.learning.moved(lg)
 
-    async def save(self, lg: LiveGame) -> None:
-        """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
-        storage's LimitError, a 422, at the bound on moves per game)."""
-        moves = [m.to_json() for m in lg.game.recorded_moves(lg.saved)]
-        if not moves:
-            return
-        written = self.live.writer.add_moves(lg.key, lg.saved + 1, moves, expect=lg.stored)
-
-        def advance(done: asyncio.Future[None]) -> None:
-            if not done.cancelled() and done.exception() is None:
-                lg.saved += len(moves)
-                lg.stored += 1
-
-        # the copy follows the database even when the caller is cancelled meanwhile (a write
-        # once handed over may commit: the next one is fenced by the version it made)
-        written.add_done_callback(advance)
-        lg.writing.add(written)
-        written.add_done_callback(lg.writing.discard)
-        try:
-            await asyncio.shield(written)
-        except (StorageError, RecordError) as e:
-            for _ in moves:
-                lg.game.pop()
-            self.live.learning.moved(lg)
-            if isinstance(e, StaleGameError):  # another process changed the game first
-                raise Stale(str(e)) from None
-            if isinstance(e, LimitError):  # the game has as many moves as a game may have
-                raise
-            raise database_down("the move could not be saved, so it was not played", e) from None
-
     async def changed(self, lg: LiveGame) -> None:
         if lg.game.is_over:
-            await self.finish(lg)
+            await self.ledger.finish(lg)
         self.live.bots.ensure(lg)
         self.live.watchers.broadcast(lg)
-
-    async def finish(self, lg: LiveGame) -> None:
-        """Move a finished game from the games in progress to the stored games (and the
-        players' statistics), with the moves not stored yet, in one transaction. At most once:
-        the store refuses to finish a game that is no longer in progress. When moves not stored
-        yet cannot be, they are taken back and Unavailable (or the storage's LimitError) is
-        raised, as :meth:`save` does; any other failure is logged (the game stays in play)."""
-        if lg.finishing:
-            return
-        lg.finishing = True
-        self.live.bots.cancel_work(lg, keep_driver=True)
-        game = lg.game
-        moves = [m.to_json() for m in game.recorded_moves(lg.saved)]
-        record = game.to_record()
-        usernames = list(lg.usernames)
-        try:
-            # one transaction: in play or finished, never lost
-            finished = self.live.writer.finish_game(
-                lg.key,
-                record,
-                usernames,
-                source="web",
-                first=lg.saved + 1,
-                moves=moves,
-                expect=lg.stored,
-                private=not lg.public,
-            )
-
-            def stored(done: asyncio.Future[int]) -> None:  # see save
-                if not done.cancelled() and done.exception() is None:
-                    lg.saved_as = done.result()
-                    lg.saved += len(moves)
-                    lg.stored += 2 if moves else 1
-
-            finished.add_done_callback(stored)
-            lg.writing.add(finished)
-            finished.add_done_callback(lg.writing.discard)
-            await asyncio.shield(finished)
-        except (StorageError, NimlabError) as e:
-            lg.finishing = False
-            if isinstance(e, StaleGameError):  # another process changed the game first
-                for _ in moves:
-                    game.pop()
-                self.live.learning.moved(lg)
-                raise Stale(str(e)) from None
-            if not moves:
-                log.error("game %s could not be stored: %s", lg.key, e)
-                return
-            for _ in moves:
-                game.pop()
-            if isinstance(e, LimitError):  # the game has as many moves as a game may have
-                raise
-            raise database_down("the move could not be saved, so it was not played", e) from None
-        self.live.finished(lg.key)
 
     def may_stop(self, lg: LiveGame, token: str | None, *, admin: bool) -> bool:
         """Whether a request may stop this game in play: the admin may stop any; the owner's
@@ -282,66 +194,6 @@ class GameOwner:
             and lg.owner_hash is not None
             and hmac.compare_digest(lg.owner_hash, token_hash(token))
         )
-
-    def replace_moves(self, lg: LiveGame, moves: tuple[RecordedMove, ...]) -> None:
-        """Make the copy's moves the stored ones: take back those after the first move they
-        differ at, then play the stored ones from there. O(moves)."""
-        game = lg.game
-        mine = game.recorded_moves()
-        same = 0
-        for a, b in zip(mine, moves, strict=False):
-            if (a.seat, a.move, a.at) != (b.seat, b.move, b.at):
-                break
-            same += 1
-        if same == len(mine) == len(moves):
-            lg.saved = len(mine)
-            return
-        for _ in range(len(mine) - same):
-            game.pop()
-        try:
-            game.play_recorded(moves[same:])
-        except NimlabError as e:  # never expected: the stored moves were checked when played
-            log.error("game %s: a stored move does not replay: %s", lg.key, e)
-        lg.saved = len(game.history)
-        if same < len(mine):
-            self.live.watchers.rewound(lg, same)
-        self.live.learning.moved(lg)
-        lg.problem = None
-        lg.thinking = False
-
-    # -- changes another process made, adopted ------------------------------------------------
-
-    def adopt(self, lg: LiveGame, moves: tuple[RecordedMove, ...], version: int) -> None:
-        """The copy becomes the database's game at ``version`` with ``moves`` (read by the feed
-        follower; call with ``lg.lock`` held)."""
-        self.replace_moves(lg, moves)
-        lg.stored = version
-
-    def adopt_finished(self, lg: LiveGame, record: dict[str, Any], game_id: int) -> None:
-        """The copy becomes the stored game ``game_id`` (``record``): another process finished,
-        resigned or abandoned it."""
-        self.live.bots.cancel_work(lg, keep_driver=True)
-        self.replace_moves(lg, GameRecord.from_json(record).moves)
-        lg.saved_as = game_id
-        lg.finishing = True
-        ending = ending_of(record, len(lg.game.players))
-        if ending is not None:
-            self.stopped(lg, ending)
-        self.live.finished(lg.key)
-
-    def drop(self, lg: LiveGame) -> None:
-        """The game was deleted: its work stops and it leaves the registry."""
-        self.live.bots.cancel_work(lg)
-        if self.live.games.get(lg.key) is lg:
-            del self.live.games[lg.key]
-
-    def gone(self, lg: LiveGame, why: str) -> None:
-        """The game left the games in play elsewhere (expired or deleted): its work stops, it
-        leaves the registry, and its pages are told ``why`` (the caller broadcasts)."""
-        self.live.bots.cancel_work(lg)
-        lg.ended = why
-        if self.live.games.get(lg.key) is lg:
-            del self.live.games[lg.key]
 
     # -- take-backs and bots' turns ----------------------------------------------------------
 
@@ -402,9 +254,9 @@ class GameOwner:
             self.live.learning.moved(lg)
             try:
                 if game.is_over:
-                    await self.finish(lg)  # the move and the finish: one transaction
+                    await self.ledger.finish(lg)  # the move and the finish: one transaction
                 else:
-                    await self.save(lg)
+                    await self.ledger.save(lg)
             except Stale:  # another process played first: go on from the game as stored
                 if await self.live.follower.sync(lg):
                     self.live.watchers.broadcast(lg)
@@ -419,3 +271,162 @@ class GameOwner:
         lg.problem = problem
         lg.thinking = False
         self.live.watchers.broadcast(lg)
+
+
+class Ledger:
+    """The stored side of the games a process holds, for their owner: the only code that
+    writes a game's moves and its finish against the stored version the copy reflects, and
+    that makes the copy what another process stored (the feed follower asks it)."""
+
+    def __init__(self, live: LiveGames) -> None:
+        self.live = live
+
+    @staticmethod
+    def stopped(lg: LiveGame, ending: Ending) -> None:
+        lg.ended = ended_text(list(lg.game.players), ending)
+        lg.ended_winner = ending.winners[0] if len(ending.winners) == 1 else None
+        lg.thinking = False
+
+    async def save(self, lg: LiveGame) -> None:
+        """Store the moves not stored yet; on failure take them back and raise Unavailable (or the
+        storage's LimitError, a 422, at the bound on moves per game)."""
+        moves = [m.to_json() for m in lg.game.recorded_moves(lg.saved)]
+        if not moves:
+            return
+        written = self.live.writer.add_moves(lg.key, lg.saved + 1, moves, expect=lg.stored)
+
+        def advance(done: asyncio.Future[None]) -> None:
+            if not done.cancelled() and done.exception() is None:
+                lg.saved += len(moves)
+                lg.stored += 1
+
+        # the copy follows the database even when the caller is cancelled meanwhile (a write
+        # once handed over may commit: the next one is fenced by the version it made)
+        written.add_done_callback(advance)
+        lg.writing.add(written)
+        written.add_done_callback(lg.writing.discard)
+        try:
+            await asyncio.shield(written)
+        except (StorageError, RecordError) as e:
+            for _ in moves:
+                lg.game.pop()
+            self.live.learning.moved(lg)
+            if isinstance(e, StaleGameError):  # another process changed the game first
+                raise Stale(str(e)) from None
+            if isinstance(e, LimitError):  # the game has as many moves as a game may have
+                raise
+            raise database_down("the move could not be saved, so it was not played", e) from None
+
+    async def finish(self, lg: LiveGame) -> None:
+        """Move a finished game from the games in progress to the stored games (and the
+        players' statistics), with the moves not stored yet, in one transaction. At most once:
+        the store refuses to finish a game that is no longer in progress. When moves not stored
+        yet cannot be, they are taken back and Unavailable (or the storage's LimitError) is
+        raised, as :meth:`save` does; any other failure is logged (the game stays in play)."""
+        if lg.finishing:
+            return
+        lg.finishing = True
+        self.live.bots.cancel_work(lg, keep_driver=True)
+        game = lg.game
+        moves = [m.to_json() for m in game.recorded_moves(lg.saved)]
+        record = game.to_record()
+        usernames = list(lg.usernames)
+        try:
+            # one transaction: in play or finished, never lost
+            finished = self.live.writer.finish_game(
+                lg.key,
+                record,
+                usernames,
+                source="web",
+                first=lg.saved + 1,
+                moves=moves,
+                expect=lg.stored,
+                private=not lg.public,
+            )
+
+            def stored(done: asyncio.Future[int]) -> None:  # see save
+                if not done.cancelled() and done.exception() is None:
+                    lg.saved_as = done.result()
+                    lg.saved += len(moves)
+                    lg.stored += 2 if moves else 1
+
+            finished.add_done_callback(stored)
+            lg.writing.add(finished)
+            finished.add_done_callback(lg.writing.discard)
+            await asyncio.shield(finished)
+        except (StorageError, NimlabError) as e:
+            lg.finishing = False
+            if isinstance(e, StaleGameError):  # another process changed the game first
+                for _ in moves:
+                    game.pop()
+                self.live.learning.moved(lg)
+                raise Stale(str(e)) from None
+            if not moves:
+                log.error("game %s could not be stored: %s", lg.key, e)
+                return
+            for _ in moves:
+                game.pop()
+            if isinstance(e, LimitError):  # the game has as many moves as a game may have
+                raise
+            raise database_down("the move could not be saved, so it was not played", e) from None
+        self.live.finished(lg.key)
+
+    def replace_moves(self, lg: LiveGame, moves: tuple[RecordedMove, ...]) -> None:
+        """Make the copy's moves the stored ones: take back those after the first move they
+        differ at, then play the stored ones from there. O(moves)."""
+        game = lg.game
+        mine = game.recorded_moves()
+        same = 0
+        for a, b in zip(mine, moves, strict=False):
+            if (a.seat, a.move, a.at) != (b.seat, b.move, b.at):
+                break
+            same += 1
+        if same == len(mine) == len(moves):
+            lg.saved = len(mine)
+            return
+        for _ in range(len(mine) - same):
+            game.pop()
+        try:
+            game.play_recorded(moves[same:])
+        except NimlabError as e:  # never expected: the stored moves were checked when played
+            log.error("game %s: a stored move does not replay: %s", lg.key, e)
+        lg.saved = len(game.history)
+        if same < len(mine):
+            self.live.watchers.rewound(lg, same)
+        self.live.learning.moved(lg)
+        lg.problem = None
+        lg.thinking = False
+
+    # -- changes another process made, adopted ------------------------------------------------
+
+    def adopt(self, lg: LiveGame, moves: tuple[RecordedMove, ...], version: int) -> None:
+        """The copy becomes the database's game at ``version`` with ``moves`` (read by the feed
+        follower; call with ``lg.lock`` held)."""
+        self.replace_moves(lg, moves)
+        lg.stored = version
+
+    def adopt_finished(self, lg: LiveGame, record: dict[str, Any], game_id: int) -> None:
+        """The copy becomes the stored game ``game_id`` (``record``): another process finished,
+        resigned or abandoned it."""
+        self.live.bots.cancel_work(lg, keep_driver=True)
+        self.replace_moves(lg, GameRecord.from_json(record).moves)
+        lg.saved_as = game_id
+        lg.finishing = True
+        ending = ending_of(record, len(lg.game.players))
+        if ending is not None:
+            self.stopped(lg, ending)
+        self.live.finished(lg.key)
+
+    def drop(self, lg: LiveGame) -> None:
+        """The game was deleted: its work stops and it leaves the registry."""
+        self.live.bots.cancel_work(lg)
+        if self.live.games.get(lg.key) is lg:
+            del self.live.games[lg.key]
+
+    def gone(self, lg: LiveGame, why: str) -> None:
+        """The game left the games in play elsewhere (expired or deleted): its work stops, it
+        leaves the registry, and its pages are told ``why`` (the caller broadcasts)."""
+        self.live.bots.cancel_work(lg)
+        lg.ended = why
+        if self.live.games.get(lg.key) is lg:
+            del self.live.games[lg.key]
