@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from nimlab.core.game import Game
+from revisions import source_at
 
 T = TypeVar("T")
 
@@ -115,12 +116,18 @@ def serve(port: int, db: str, processes: int = 1) -> None:
         run_server(create_app(db, settings=settings), sock, settings=settings)
 
 
-def start_server(db: Path | str, processes: int = 1) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    db: Path | str, processes: int = 1, source: str | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The server of :func:`serve` in a process of its own; ``source``: another revision's
+    ``src`` folder, whose nimlab serves instead of this one's."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(
         os.environ, NIMLAB_MAX_GAMES_PER_CLIENT="1000000", NIMLAB_MAX_GAMES_IN_PLAY="1000000"
     )
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     proc = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(port), str(db), str(processes)],
         stdout=subprocess.DEVNULL,
@@ -325,8 +332,14 @@ class Figures:
     """CPU seconds of the PostgreSQL cluster during (a) (``None``: not measured)."""
 
 
-def measure(name: str, db: Path | str, processes: int, args: argparse.Namespace) -> Figures:
-    proc, url = start_server(db, processes)
+def measure(
+    name: str,
+    db: Path | str,
+    processes: int,
+    args: argparse.Namespace,
+    source: str | None = None,
+) -> Figures:
+    proc, url = start_server(db, processes, source)
     costs: dict[str, float] = {}
     try:
         run(load(url, args.fast_games, args.warmup, 0.0))  # warm up: not measured
@@ -468,6 +481,12 @@ def main() -> None:
         "databases): each postgresql setup gets a new database of its own there, whatever "
         "database the URL names (default: start a throwaway cluster)",
     )
+    parser.add_argument(
+        "--previous",
+        metavar="REV",
+        help="also measure each setup with the server of revision REV of this repository "
+        "(unpacked from git), just before this code's, and print after/before ratios",
+    )
     parser.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -476,7 +495,13 @@ def main() -> None:
     setups = [(kind, int(n)) for kind, _, n in (x.partition(":") for x in args.setups.split(","))]
 
     core = core_baseline(3000)
+    old_source = None
+    if args.previous:
+        old_source = source_at(args.previous)
+        if old_source is None:
+            raise SystemExit(f"there is no revision {args.previous!r} in this repository")
     results: list[Figures] = []
+    pairs: list[tuple[Figures, Figures]] = []
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         cluster = None
@@ -488,7 +513,16 @@ def main() -> None:
                 if cluster is None:
                     cluster = stack.enter_context(postgres_cluster(args.postgres))
                 db = new_postgres_database(cluster)
+            if old_source is not None:
+                old_db: Path | str = tmp / f"bench-{len(results)}-before.db"
+                if cluster is not None and kind != "sqlite":
+                    old_db = new_postgres_database(cluster)
+                name_before = f"{name}, before ({args.previous})"
+                before = measure(name_before, old_db, processes, args, old_source)
+                results.append(before)
             results.append(measure(name, db, processes, args))
+            if old_source is not None:
+                pairs.append((results[-2], results[-1]))
     print("A person against the perfect bot on plain Nim (3-5 piles of 3-15), on this machine")
     core_med, _ = report("baseline: core Game.push + play_bot (in process)", core)
     print(f"(a) as fast as possible, {args.fast_games} games (closed loop):")
@@ -523,6 +557,17 @@ def main() -> None:
                 f"{statistics.median(r.memory[:third]):.0f} MB, last third "
                 f"{statistics.median(r.memory[-third:]):.0f} MB, max {max(r.memory):.0f} MB"
             )
+    if pairs:
+        print(f"after / before ({args.previous}), measured one after the other in this run:")
+    for before, after in pairs:
+        rates = [len(r.fast) / r.fast_time for r in (before, after)]
+        cpus = [r.fast_cpu / max(1, len(r.fast)) for r in (before, after)]
+        p99s = [percentile(r.paced, 99) * 1e3 if r.paced else float("nan") for r in (before, after)]
+        print(
+            f"  {after.name}: flat-out moves/s {rates[1]:.0f} / {rates[0]:.0f} = "
+            f"{rates[1] / rates[0]:.2f}x (goal >= 0.95); server CPU per move "
+            f"{cpus[1] / cpus[0]:.2f}x; realistic p99 {p99s[1]:.0f} ms (before {p99s[0]:.0f} ms)"
+        )
     errors = [e for r in results for e in r.errors]
     for e in errors[:5]:
         print("  error:", e)

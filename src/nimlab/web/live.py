@@ -32,13 +32,11 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import math
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
 from nimlab.storage import (
     ChangeFeed,
@@ -62,6 +60,7 @@ from nimlab.web.livegame import (
     database_down,
     ended_text,
     engine_waits,
+    resumed_game,
     state_json_of,
     status_of,
 )
@@ -158,52 +157,10 @@ class LiveGames:
             metrics.change_feed(up=True)
             self.feed_thread = concurrent.futures.ThreadPoolExecutor(1, "nimlab-feed")
         await self.owner.expire()
-        cap = store.in_play.limits.max_games
-        held = await self.read(lambda s: s.count_games_in_play())
-        entries = await self.read(lambda s: s.live_games_with_versions(limit=cap))
-        resumed = 0  # of the games read, the ones that go on (others ended or do not replay)
-        for (key, record, meta), version in entries:
-            lg = self._resumed(key, record, meta, version)
-            if lg is None:
-                continue
-            self.games[key] = lg
-            resumed += not lg.game.is_over
-            if lg.game.is_over:
-                with contextlib.suppress(Stale):  # finished by another process meanwhile
-                    await self.owner.ledger.finish(lg)
-            else:
-                self.bots.ensure(lg, grace=self.bots.grace)
-        if held > cap:
-            log.warning(
-                "%d games are in play but the bound is %d: the %d played least recently stay "
-                "stored (not resumed) until they expire",
-                held,
-                cap,
-                held - cap,
-            )
-        # the count was read before the games: other processes may have started some in
-        # between ("resumed 10 of 7 games in play"); those read are in play too
-        log.info("resumed %d of %d games in play", resumed, max(held, len(entries)))
+        await self.starts.resume(store.in_play.limits.max_games)
         self.spawn(self._expire_loop(), "expiry")
         if self._feed is not None:
             self.spawn(self.follower.follow(self._feed), "change feed")
-
-    def _resumed(
-        self, key: str, record: dict[str, Any], meta: dict[str, Any], version: int
-    ) -> LiveGame | None:
-        """A game in play as read from the database (``None``, logged, when it does not
-        replay)."""
-        try:
-            game = Game.from_record(record)
-        except NimlabError as e:
-            log.warning("game %s cannot be resumed: %s", key, e)
-            return None
-        players = len(game.players)
-        usernames = list(meta.get("usernames") or [None] * players)[:players]
-        hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
-        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), stored=version)
-        self._restore(lg, meta)
-        return lg
 
     def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
         """Run ``coro`` in a task of the server's (cancelled when it stops)."""
@@ -211,17 +168,6 @@ class LiveGames:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
-
-    @staticmethod
-    def _restore(lg: LiveGame, meta: dict[str, Any]) -> None:
-        """The setup's choices and the creating client kept in a game's stored data."""
-        lg.analysis_allowed = bool(meta.get("analysis", True))
-        lg.public = bool(meta.get("public", False))
-        owner = meta.get("owner")
-        lg.owner_hash = str(owner) if owner is not None else None
-        lg.seen = -math.inf  # a game of bots only waits for someone to look at it
-        client = meta.get("client")
-        lg.client = str(client) if client is not None else None
 
     async def _expire_loop(self) -> None:
         while True:
@@ -360,7 +306,7 @@ class LiveGames:
                 lg = self.games.get(key)  # read by another request meanwhile
                 if lg is not None:
                     return lg
-                lg = self._resumed(key, record, meta, version)
+                lg = resumed_game(key, record, meta, version)
                 if lg is None:
                     raise NotFound(f"game {key!r} cannot be resumed")
                 self.games[key] = lg

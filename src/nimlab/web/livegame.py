@@ -12,10 +12,12 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
 from nimlab.core.narrate import wins_text
 from nimlab.core.players import Player, player_from
@@ -37,6 +39,7 @@ __all__ = [
     "build_game",
     "ended_text",
     "engine_waits",
+    "resumed_game",
     "state_data_of",
     "state_json_of",
     "state_text",
@@ -193,6 +196,31 @@ class LiveGame:
     def human_active(self) -> bool:
         """Whether a human still plays (bots then answer at once; else they play paced)."""
         return any(not self.game.players[s].is_bot for s in self.game.active)
+
+
+def resumed_game(
+    key: str, record: dict[str, Any], meta: dict[str, Any], version: int
+) -> LiveGame | None:
+    """A game in play as read from the database at ``version`` (``None``, logged, when it
+    does not replay), with the setup's choices and the creating client kept in its stored
+    data."""
+    try:
+        game = Game.from_record(record)
+    except NimlabError as e:
+        log.warning("game %s cannot be resumed: %s", key, e)
+        return None
+    players = len(game.players)
+    usernames = list(meta.get("usernames") or [None] * players)[:players]
+    hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
+    lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), stored=version)
+    lg.analysis_allowed = bool(meta.get("analysis", True))
+    lg.public = bool(meta.get("public", False))
+    owner = meta.get("owner")
+    lg.owner_hash = str(owner) if owner is not None else None
+    lg.seen = -math.inf  # a game of bots only waits for someone to look at it
+    client = meta.get("client")
+    lg.client = str(client) if client is not None else None
+    return lg
 
 
 # -- the state answered and pushed --------------------------------------------------------------

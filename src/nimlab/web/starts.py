@@ -1,12 +1,14 @@
 """New games (:class:`GameStarts`): a setup checked (the core's checks, with the web app's
 bounds), a game started (stored as in play before it is answered, a fresh token for each human
-seat, or for a game of bots only the token that stops it), and the registered players a setup
-names.
+seat, or for a game of bots only the token that stops it), the registered players a setup
+names; and the games in play a process resumes as it starts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
 from typing import TYPE_CHECKING
 
@@ -16,7 +18,7 @@ from nimlab.storage import PlayerRecord, Store, TooManyGamesInPlayError, check_u
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import TooManyRequests
 from nimlab.web.guard import Holdings
-from nimlab.web.livegame import LiveGame, build_game, token_hash
+from nimlab.web.livegame import LiveGame, Stale, build_game, resumed_game, token_hash
 from nimlab.web.schemas import SetupIn
 
 if TYPE_CHECKING:
@@ -24,12 +26,45 @@ if TYPE_CHECKING:
 
 __all__ = ["GameStarts"]
 
+log = logging.getLogger("nimlab.web")
+
 
 class GameStarts:
     """The games a process starts (``live``: its registry)."""
 
     def __init__(self, live: LiveGames) -> None:
         self.live = live
+
+    async def resume(self, cap: int) -> None:
+        """Resume the games in play the bound ``cap`` allows (the most recently played first;
+        see :class:`nimlab.storage.InPlayLimits`), as the process starts: a game that ended
+        while no process held it is stored as finished; the others' bots play on."""
+        live = self.live
+        held = await live.read(lambda s: s.count_games_in_play())
+        entries = await live.read(lambda s: s.live_games_with_versions(limit=cap))
+        resumed = 0  # of the games read, the ones that go on (others ended or do not replay)
+        for (key, record, meta), version in entries:
+            lg = resumed_game(key, record, meta, version)
+            if lg is None:
+                continue
+            live.games[key] = lg
+            resumed += not lg.game.is_over
+            if lg.game.is_over:
+                with contextlib.suppress(Stale):  # finished by another process meanwhile
+                    await live.owner.ledger.finish(lg)
+            else:
+                live.bots.ensure(lg, grace=live.bots.grace)
+        if held > cap:
+            log.warning(
+                "%d games are in play but the bound is %d: the %d played least recently stay "
+                "stored (not resumed) until they expire",
+                held,
+                cap,
+                held - cap,
+            )
+        # the count was read before the games: other processes may have started some in
+        # between ("resumed 10 of 7 games in play"); those read are in play too
+        log.info("resumed %d of %d games in play", resumed, max(held, len(entries)))
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
