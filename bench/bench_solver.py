@@ -26,10 +26,10 @@ import argparse
 import functools
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
-import random
 import tempfile
 import time
 from collections.abc import Callable
@@ -204,9 +204,7 @@ imports only the position helpers it needs (no NumPy, no Numba)."""
 def batch_positions() -> list[list[int]]:
     """The batch: :data:`BATCH_SIZE` positions of 4 to 7 piles of 1 to 20 (seeded)."""
     rng = random.Random(BATCH_SEED)
-    return [
-        [rng.randint(1, 20) for _ in range(rng.randint(4, 7))] for _ in range(BATCH_SIZE)
-    ]
+    return [[rng.randint(1, 20) for _ in range(rng.randint(4, 7))] for _ in range(BATCH_SIZE)]
 
 
 def cpu_run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
