@@ -14,9 +14,11 @@ way one warning says so, with the setting that avoids it (``NUMBA_CACHE_DIR``).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,31 @@ def _choose() -> str:
     )
     return ""
 
+
+def _numpy_support_without_scipy_blas() -> None:
+    """Import Numba's implementations of NumPy's functions (``numba.np.arraymath``, which Numba
+    imports when a process first loads or compiles a kernel) with SciPy's linear algebra hidden.
+
+    That module imports SciPy's BLAS, when SciPy is installed, only to learn whether ``np.dot``
+    may be used inside its ``np.correlate`` and ``np.convolve``: 0.15 s of CPU (``scipy.linalg``
+    and NumPy's f2py, which it imports), a third of loading a kernel, for functions no kernel
+    of nimlab calls. The answer is then set as SciPy's presence says (BLAS itself is imported
+    when a function that needs it is compiled, as before), so other compiled code of the same
+    process behaves as without nimlab. Nothing is hidden when ``scipy.linalg`` or that module
+    is imported already."""
+    if "scipy.linalg" in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # (its import: ImportError)
+    try:
+        from numba.np import arraymath
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
+    if hasattr(arraymath, "_HAVE_BLAS"):
+        arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+
+
+_numpy_support_without_scipy_blas()
 
 CACHE = _choose()
 """Where the compiled kernels are cached: "numba" (Numba's own choice: ``NUMBA_CACHE_DIR``,
