@@ -3,6 +3,9 @@ when that command runs (see :mod:`nimlab.cli.app`)."""
 
 from __future__ import annotations
 
+import atexit
+import gc
+
 from nimlab.cli.app import app, run
 
 __all__ = ["app", "main"]
@@ -10,4 +13,9 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Entry point of the ``nimlab`` console script."""
+    # At exit every object still alive is frozen, so that the interpreter's last garbage
+    # collections pass them by (objects are still freed as their references go): a process that
+    # loaded the compiled kernels spent 0.12-0.15 s of CPU there, a closed-form answer 10 ms.
+    atexit.unregister(gc.freeze)  # (registered once, however often main runs in a process)
+    atexit.register(gc.freeze)
     run(app)
