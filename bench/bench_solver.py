@@ -2,6 +2,7 @@
 
     python bench/bench_solver.py            # every target
     python bench/bench_solver.py --quick    # skip the 10-piles-of-20 table
+    python bench/bench_solver.py --batch    # only the batch of whole processes (last section)
 
 Game: misère Nim with the extra end positions (2,2,2), (1,2,3), (1,1,2,2) (seed 000's rules).
 For each target it prints the cold DenseSolver time (table built from nothing, then the query),
@@ -9,6 +10,14 @@ the time of the baseline (functools.lru_cache over sorted tuples, full remotenes
 same run, ExactSolver (nimlab.theory.solver) as a second reference, the ratios, and max RSS.
 Numba's compile time is reported separately (measured in a subprocess with an empty cache).
 Machines are noisy: read the ratios; each time is the best of a few repetitions.
+
+The last section times whole processes, as a user meets them: ``nimlab analyze --batch FILE
+--misere --defaults`` (start-up, imports, loading the compiled kernels from their cache, the
+tables, every move's value, the JSON lines) against the memoised recursion in a process of its
+own that reads the same file (one cache for the whole batch, printing each position's outcome and
+remoteness, which must agree), on a batch of 40 positions of 4 to 7 piles of 1 to 20 (seeded).
+Each is the least CPU time (user + system) of a few runs, after one run of nimlab that writes the
+bytecode and the kernel cache. The goal: at least 20x.
 """
 
 from __future__ import annotations
@@ -17,12 +26,14 @@ import argparse
 import functools
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from nimlab.theory.octal import TakeAndBreak
@@ -36,6 +47,10 @@ MISERE = True
 ENDS: frozenset[Canon] = frozenset({(2, 2, 2), (1, 2, 3), (1, 1, 2, 2)})
 
 T = TypeVar("T")
+
+BATCH_SEED = 37
+BATCH_SIZE = 40
+BATCH_GOAL = 20.0
 
 
 def max_rss_mb() -> float:
@@ -146,6 +161,96 @@ def run_child(*args: str, env: dict[str, str] | None = None) -> dict[str, float]
     return result
 
 
+REFERENCE = """
+import functools, json, sys
+from nimlab.theory.octal import TakeAndBreak
+from nimlab.theory.positions import canonical, children
+
+RULE = TakeAndBreak.nim()
+ENDS = frozenset({(2, 2, 2), (1, 2, 3), (1, 1, 2, 2)})
+
+
+@functools.lru_cache(maxsize=None)
+def solve(pos):
+    if not pos or pos in ENDS:
+        return True, 0
+    best_win = None
+    worst_loss = 0
+    moved = False
+    for child in children(RULE, pos):
+        moved = True
+        next_wins, remoteness = solve(child)
+        if not next_wins:
+            best_win = remoteness if best_win is None else min(best_win, remoteness)
+        else:
+            worst_loss = max(worst_loss, remoteness)
+    if not moved:
+        return True, 0
+    if best_win is not None:
+        return True, best_win + 1
+    return False, worst_loss + 1
+
+
+with open(sys.argv[1]) as lines:
+    for line in lines:
+        next_wins, remoteness = solve(canonical(json.loads(line)))
+        print(json.dumps(["N" if next_wins else "P", remoteness]))
+"""
+"""The reference process of the batch: :func:`lru_baseline`'s recursion (misère, the same end
+positions) with one cache for the whole batch, printing ``[outcome, remoteness]`` per line; it
+imports only the position helpers it needs (no NumPy, no Numba)."""
+
+
+def batch_positions() -> list[list[int]]:
+    """The batch: :data:`BATCH_SIZE` positions of 4 to 7 piles of 1 to 20 (seeded)."""
+    rng = random.Random(BATCH_SEED)
+    return [[rng.randint(1, 20) for _ in range(rng.randint(4, 7))] for _ in range(BATCH_SIZE)]
+
+
+def cpu_run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """CPU time (user + system) and wall time of one whole process ``python ARGV``, and its
+    stdout; fails when it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr}")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return cpu, wall, done.stdout
+
+
+def main_batch(repeat: int) -> None:
+    """The batch of whole processes (see the module docstring)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    positions = batch_positions()
+    piles = sorted({len(p) for p in positions})
+    print(
+        f"whole processes: a batch of {len(positions)} positions of {piles[0]} to {piles[-1]} "
+        f"piles of 1 to 20, CPU time (user + system), best of {repeat}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "batch.jsonl"
+        path.write_text("".join(json.dumps(p) + "\n" for p in positions))
+        nimlab = ["-m", "nimlab", "analyze", "--batch", str(path), "--misere", "--defaults"]
+        cpu_run(nimlab, env)  # writes the bytecode (and compiles the kernels when not cached)
+        runs = [cpu_run(nimlab, env) for _ in range(repeat)]
+        refs = [cpu_run(["-c", REFERENCE, str(path)], env) for _ in range(repeat)]
+    answers = [json.loads(line) for line in runs[0][2].splitlines()]
+    expected = [json.loads(line) for line in refs[0][2].splitlines()]
+    assert [[a["outcome"], a["remoteness"]] for a in answers] == expected
+    ours, ref = min(r[0] for r in runs), min(r[0] for r in refs)
+    label = "reference: memoised recursion, one cache"
+    print(f"  {label:<50} {ref:8.2f} s  (wall {min(r[1] for r in refs):.2f} s)")
+    label = "nimlab analyze --batch FILE --misere --defaults"
+    print(
+        f"  {label:<50} {ours:8.2f} s  (wall {min(r[1] for r in runs):.2f} s)  "
+        f"{ref / ours:5.1f}x ({'at least' if ref / ours >= BATCH_GOAL else 'below'} "
+        f"the goal of {BATCH_GOAL:g}x)"
+    )
+
+
 # -- main ---------------------------------------------------------------------------------------
 
 
@@ -202,11 +307,17 @@ def main(quick: bool) -> None:
             f"{'':<22}per-position rate above they would need over {estimate / 60:.0f} min "
             f"(> {estimate / result['seconds']:,.0f}x)"
         )
+    print()
+    main_batch(2 if quick else 3)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="skip the 10-piles-of-20 table")
+    parser.add_argument(
+        "--batch", action="store_true", help="only the batch of whole processes (last section)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each process in --batch")
     parser.add_argument("--table", nargs=3, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--compile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -214,5 +325,7 @@ if __name__ == "__main__":
         child_table(*args.table)
     elif args.compile:
         child_compile()
+    elif args.batch:
+        main_batch(args.repeat)
     else:
         main(args.quick)

@@ -119,3 +119,24 @@ def test_preparing_every_group_reaches_every_kernel() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert kernel_names - set(done.stdout.split()) == set()
+
+
+_LOADED = """
+import importlib.util, sys
+from nimlab.theory import kernels
+kernels.ensure("retrograde-any")
+from numba.np import arraymath, linalg
+print("scipy.linalg" in sys.modules, arraymath._HAVE_BLAS == (importlib.util.find_spec("scipy")
+      is not None), arraymath.ensure_blas is linalg.ensure_blas)
+"""
+
+
+def test_loading_a_kernel_imports_no_linear_algebra() -> None:
+    """Numba's support of NumPy is loaded without looking up SciPy's BLAS (a third of loading a
+    kernel, for functions no kernel calls); Numba is then told whether SciPy is there, as it
+    would have found out itself, and its look-up is put back."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED], capture_output=True, text=True, timeout=PATIENCE
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "True"]

@@ -1,3 +1,3 @@
-from nimlab.cli import main
+from nimlab._start import main
 
 main()

@@ -17,6 +17,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from nimlab import _start
+
 __all__ = ["COMMANDS", "FullHelpGroup", "NotDoneError", "UsageError", "app", "os_error_text", "run"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -181,6 +183,7 @@ class LazyGroup(FullHelpGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and isinstance(self.commands.get(args[0]), _Pending):
             self._load(args[0])
+        _start.resume()  # the command's module is loaded: collections resume for its work
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:

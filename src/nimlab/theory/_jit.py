@@ -14,9 +14,11 @@ way one warning says so, with the setting that avoids it (``NUMBA_CACHE_DIR``).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,42 @@ def _choose() -> str:
     )
     return ""
 
+
+def _numpy_support_without_scipy_blas() -> None:
+    """Import Numba's implementations of NumPy's functions (``numba.np.arraymath``, which Numba
+    imports when a process first loads or compiles a kernel) without its look-up of SciPy's BLAS.
+
+    That module imports SciPy's BLAS, when SciPy is installed, only to learn whether ``np.dot``
+    may be used inside its ``np.correlate`` and ``np.convolve``: 0.15 s of CPU (``scipy.linalg``
+    and NumPy's f2py, which it imports), a third of loading a kernel, for functions no kernel
+    of nimlab calls. Its look-up (Numba's ``ensure_blas``) answers "no BLAS" while the module is
+    imported; the answer is then set as SciPy's presence says, and the look-up put back (BLAS
+    itself is imported when a function that needs it is compiled, as before), so other compiled
+    code of the same process behaves as without nimlab. Nothing changes when ``scipy.linalg`` or
+    that module is imported already, or when Numba has no such look-up."""
+    if "scipy.linalg" in sys.modules or "numba.np.arraymath" in sys.modules:
+        return
+    from numba.np import linalg
+
+    look_up = getattr(linalg, "ensure_blas", None)
+    if look_up is None:
+        return
+
+    def no_blas() -> None:
+        raise ImportError("BLAS is not looked up while nimlab loads its kernels")
+
+    linalg.ensure_blas = no_blas
+    try:
+        from numba.np import arraymath
+    finally:
+        linalg.ensure_blas = look_up
+    if getattr(arraymath, "ensure_blas", None) is no_blas:
+        arraymath.ensure_blas = look_up  # type: ignore[attr-defined]  # (its own name for it)
+    if hasattr(arraymath, "_HAVE_BLAS"):
+        arraymath._HAVE_BLAS = importlib.util.find_spec("scipy") is not None
+
+
+_numpy_support_without_scipy_blas()
 
 CACHE = _choose()
 """Where the compiled kernels are cached: "numba" (Numba's own choice: ``NUMBA_CACHE_DIR``,

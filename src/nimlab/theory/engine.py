@@ -60,6 +60,7 @@ from nimlab.theory.splitting import LASKERS_NIM, lasker_grundy, lasker_options_o
 if TYPE_CHECKING:
     from nimlab.theory.paranoid import ParanoidSolver
     from nimlab.theory.quotient import MisereQuotient
+    from nimlab.theory.retrograde import DenseSolver
 
 __all__ = [
     "DENSE_LIMIT",
@@ -629,7 +630,8 @@ class Engine:
         self.lock = threading.RLock()
         """Serialises the searches (their tables are shared)."""
         self._sparse = ExactSolver(rule, misere=misere, end_positions=self.end_positions)
-        self._dense: object | None = None  # a DenseSolver once one is built
+        self._dense: DenseSolver | None = None
+        """The dense table, once one is built (published only then: read without the lock)."""
         self._split: SplitSolverLike | None = None
         self._split_checked = False
         self._answers: dict[tuple[Canon, bool], Evaluation] = {}
@@ -798,23 +800,24 @@ class Engine:
 
     def dense_value(self, position: Canon, budget: Budget) -> Value:
         """Outcome and remoteness from the dense table (built on demand, at most
-        :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one)."""
+        :data:`DENSE_LIMIT` positions; a larger table replaces a smaller one). O(piles) when
+        the table built already holds ``position``."""
+        dense = self._dense  # a table is published only once built: read it without waiting
+        if dense is not None and dense.covers(position):
+            return dense.value(position)
         kernels.load("retrograde")  # imported outside the budget (the build prepares kernels)
         from nimlab.theory.retrograde import DenseSolver
 
-        dense = self._dense  # a table is published only once built: read it without waiting
-        if isinstance(dense, DenseSolver) and dense.covers(position):
-            return dense.value(position)
         with self.lock:
             dense = self._dense
-            if isinstance(dense, DenseSolver) and dense.covers(position):
+            if dense is not None and dense.covers(position):
                 return dense.value(position)
             size = self.dense_cost(position)
             if size > DENSE_LIMIT or not budget.allows(int(size)):
                 raise BudgetExceeded(budget.positions, "positions")
             budget.check()
             max_heap, max_piles = position[-1], len(position)
-            if isinstance(dense, DenseSolver):
+            if dense is not None:
                 piles = max(max_piles, dense.max_piles)
                 grown = self.dense_cost((*([1] * (piles - 1)), max(max_heap, dense.max_heap)))
                 if grown <= DENSE_LIMIT:
@@ -838,12 +841,8 @@ class Engine:
     def dense_covers(self, position: Canon) -> bool:
         """Whether the dense table built already holds ``position`` (its value is then a
         lookup, with no wait for a larger table being built). O(piles)."""
-        if self._dense is None:
-            return False
-        from nimlab.theory.retrograde import DenseSolver
-
         dense = self._dense
-        return isinstance(dense, DenseSolver) and dense.covers(position)
+        return dense is not None and dense.covers(position)
 
     def split_solver(self) -> SplitSolverLike | None:
         """The compiled search for this ruleset (``None`` where it is not available). Made

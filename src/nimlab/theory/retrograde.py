@@ -241,20 +241,23 @@ class DenseSolver:
         """Whether the table holds ``position`` (any order, zeros ignored): at most ``max_piles``
         non-empty heaps, each at most ``max_heap``. O(K)."""
         heaps = [h for h in position if h]
-        return len(heaps) <= self.max_piles and all(0 <= h <= self.max_heap for h in heaps)
+        return len(heaps) <= self.max_piles and (
+            not heaps or (min(heaps) >= 0 and max(heaps) <= self.max_heap)
+        )
 
     def rank(self, position: Sequence[int]) -> int:
         """The index of ``position`` (any order, zeros ignored) in the table. O(K log K).
 
         Raises :class:`ValueError` when the table does not cover it."""
-        if any(h < 0 for h in position):
+        heaps = sorted(h for h in position if h)
+        if heaps and heaps[0] < 0:
             raise ValueError(f"heap sizes cannot be negative: {tuple(position)!r}")
-        if not self.covers(position):
+        if len(heaps) > self.max_piles or (heaps and heaps[-1] > self.max_heap):
             raise ValueError(
-                f"position {canonical(position)!r} is outside this table "
+                f"position {tuple(heaps)!r} is outside this table "
                 f"(at most {self.max_piles} piles of at most {self.max_heap})"
             )
-        return self._rank_unchecked(canonical(position))
+        return self._rank_unchecked(tuple(heaps))
 
     def _rank_unchecked(self, canon: Canon) -> int:
         binom = self._binom
