@@ -184,7 +184,7 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         assert summary.ending is None and summary.winner_seat == 0
         assert store.finished_game("x") is None
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 8
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 9
     conn.close()
 
 
@@ -217,6 +217,9 @@ def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> N
         done.push("1 1")
         store.save_game(done.to_record())
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP INDEX live_games_network")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")
         conn.execute("UPDATE schema_version SET version = 7")
     with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
@@ -240,6 +243,9 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         store.add_live_game("priv", begun, {"public": False})
         store.add_live_game("old", begun, {})
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP INDEX live_games_network")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
         conn.execute("DROP INDEX live_games_listed")
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")

@@ -124,7 +124,7 @@ async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes,
 class Guard:
     """The middleware (see the module docstring). ``paths`` gives the methods of each path;
     ``allowed_hosts`` ``None`` accepts any host; ``max_body`` is in bytes; ``read_wait`` takes
-    one token of a client's reads of the API (``GET``/``HEAD`` of ``/api/...``) and returns 0,
+    one token of a client's reads of the API (``GET``/``HEAD`` of ``/api/...``) and answers 0,
     or the seconds to wait (429) when it has none."""
 
     def __init__(
@@ -135,7 +135,7 @@ class Guard:
         max_body: int,
         body_timeout: float,
         allowed_hosts: tuple[str, ...] | None = None,
-        read_wait: Callable[[str], float] | None = None,
+        read_wait: Callable[[str], Awaitable[float]] | None = None,
     ) -> None:
         self.app = app
         self.read_wait = read_wait
@@ -196,7 +196,7 @@ class Guard:
         ):
             address = scope.get("client")
             who = str(address[0]) if address else ""
-            wait = self.read_wait(who) if who else 0.0
+            wait = await self.read_wait(who) if who else 0.0
             if wait > 0:
                 metrics.refused("read_rate")
                 await _answer(

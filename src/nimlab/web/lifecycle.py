@@ -75,10 +75,10 @@ class DeletedOut(BaseModel):
     detail: str
 
 
-def _guarded(request: Request) -> LiveGames:
+async def _guarded(request: Request) -> LiveGames:
     """The games, after taking one of the client's move tokens (429 beyond the rate limit)."""
     manager = live(request)
-    manager.limit("move", client_of(request))
+    await manager.limit("move", client_of(request))
     return manager
 
 
@@ -88,7 +88,7 @@ def _seat(manager: LiveGames, lg: LiveGame, body: SeatIn) -> str:
 
 
 async def _stop(request: Request, key: str, body: SeatIn, how: str) -> JSONResponse:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     name = _seat(manager, lg, body)
 
@@ -128,7 +128,7 @@ async def abandon(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     "admin (Authorization: Bearer TOKEN); it is stored as abandoned, nobody wins",
 )
 async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     admin = is_admin(request)
     if not manager.owner.may_stop(lg, body.token, admin=admin):
@@ -149,7 +149,7 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> JSONResponse:
     summary="Take back the seat's last move and the bots' replies (games against bots only)",
 )
 async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     await manager.owner.undo(lg, body.seat, body.token)
     return JSONResponse(manager.state(lg).model_dump())
@@ -163,7 +163,7 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
     "history, and the stored game is deleted once every human seat asked (or by the admin)",
 )
 async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     name = _seat(manager, lg, body)
     if not lg.game.is_over and lg.ended is None:
@@ -206,7 +206,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
 )
 async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
     require_admin(request)
-    manager = _guarded(request)
+    manager = await _guarded(request)
     await manager.write(lambda s: s.delete_game(game_id))
     for lg in list(manager.games.values()):
         if lg.saved_as == game_id:

@@ -1,0 +1,204 @@
+"""Limits per client counted once by every process serving one database (issues 32 and 33): the
+token buckets in the database (:mod:`nimlab.storage.buckets`) take what an exact bucket would and
+never give one token twice; two servers on one database (two apps here, each with its own state
+as a process has) give a client its limit once, and a network of clients its allowance once,
+within 10 %. Counts, never clocks: time stands still for the buckets (a rate of one token in
+years) or is the test's own."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nimlab.storage import buckets as buckets_module
+from nimlab.storage.buckets import RateBuckets
+from nimlab.web import create_app
+from nimlab.web.limits import SharedLimits
+from webtools import FAST
+
+STILL = 1e-9
+"""A rate at which no token comes back while a test runs."""
+
+
+def test_a_bucket_takes_what_an_exact_bucket_would(tmp_path: Any) -> None:
+    """On SQLite, whose clock is the process's (set by the test): each take refills the bucket
+    for the time passed, up to the burst, and takes the whole tokens asked for that it holds;
+    the wait when it has none is the time to its next token."""
+    db = tmp_path / "buckets.db"
+    clock = [1000.0]
+    original = buckets_module.time.time
+    buckets_module.time.time = lambda: clock[0]  # type: ignore[assignment]
+    store = RateBuckets.open(db)
+    try:
+        run = [0]
+
+        @settings(max_examples=40, deadline=None)
+        @given(
+            rate=st.sampled_from([0.5, 3.0]),
+            burst=st.integers(1, 30),
+            steps=st.lists(st.tuples(st.sampled_from([0, 0.25, 1, 4, 30]), st.integers(1, 35))),
+        )
+        def check(rate: float, burst: int, steps: list[tuple[float, int]]) -> None:
+            run[0] += 1
+            client = f"c{run[0]}"
+            tokens, at = float(burst), clock[0]
+            for dt, want in steps:
+                clock[0] += dt
+                now = clock[0]
+                tokens = min(float(burst), tokens + max(0.0, now - at) * rate)
+                at = now
+                expected = min(want, burst, math.floor(tokens))
+                if expected == 0:  # a new bucket is full: only an old one can be empty
+                    expected_wait = (1.0 - tokens) / rate
+                tokens -= expected
+                taken, wait = store.take("create", client, rate, burst, want)
+                assert taken == expected
+                if taken == 0:
+                    assert wait == pytest.approx(expected_wait)
+                else:
+                    assert wait == 0.0
+
+        check()
+        store.take("move", "full soon", 1.0, 3, 3)
+        store.take("move", "empty long", STILL, 3, 3)
+        clock[0] += 3.0  # the first bucket is full again: deleted
+        assert store.prune() >= 1
+        assert store.take("move", "full soon", 1.0, 3, 5) == (3, 0.0)
+        assert store.take("move", "empty long", STILL, 3, 1)[0] == 0  # kept: still empty
+    finally:
+        store.close()
+        buckets_module.time.time = original  # type: ignore[assignment]
+
+
+def test_two_connections_never_spend_one_token_twice(database: str) -> None:
+    """Two threads, each with a connection of its own, take one token at a time as fast as
+    they can: together they take the burst, no more."""
+    burst = 200
+    RateBuckets.open(database).close()  # the schema, before two threads race to make it
+    taken = [0, 0]
+
+    def take(i: int) -> None:
+        store = RateBuckets.open(database)
+        try:
+            while store.take("move", "1.2.3.4", STILL, burst)[0]:
+                taken[i] += 1
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(taken) == burst
+    store = RateBuckets.open(database)
+    try:
+        assert store.take("move", "1.2.3.4", STILL, burst, 5)[0] == 0
+        assert store.take("move", "1.2.3.5", STILL, burst, 5) == (5, 0.0)  # another client
+        store.prune()  # (a bucket with tokens taken stays)
+        assert store.take("move", "1.2.3.5", STILL, burst, burst)[0] == burst - 5
+    finally:
+        store.close()
+
+
+def _alternate(
+    database: str, requests: list[tuple[str, int]], burst: int, allowance: float = 0.0
+) -> int:
+    """How many of ``requests`` (client, process) two :class:`SharedLimits` on ``database``
+    allow, each its client's token and its network's (``allowance``; 0: none)."""
+
+    async def run() -> int:
+        processes = [SharedLimits(database), SharedLimits(database)]
+        try:
+            allowed = 0
+            for client, i in requests:
+                wait = await processes[i].take_both("create", client, STILL, burst, allowance)
+                allowed += wait == 0
+            return allowed
+        finally:
+            for p in processes:
+                p.close()
+
+    return asyncio.run(run())
+
+
+def test_two_processes_give_a_client_its_limit_once(database: str) -> None:
+    """Taken one at a time (a burst of 20: 5 % of it is less than one token), a client gets
+    exactly its burst through two processes; taken a few at a time (5 of a burst of 100), within
+    10 % of it (tokens one process took stay with it)."""
+    assert _alternate(database, [("10.0.0.1", i % 2) for i in range(25)], 20) == 20
+    allowed = _alternate(database, [("10.0.0.2", i % 2) for i in range(150)], 100)
+    assert 90 <= allowed <= 110
+    uneven = [("10.0.0.3", int(i % 3 == 0)) for i in range(150)]
+    assert 90 <= _alternate(database, uneven, 100) <= 110
+
+
+def test_two_processes_give_a_network_its_allowance_once(database: str) -> None:
+    """Thirty addresses of one /24, each within its own limit (2 requests, a burst of 5), through
+    two processes: their network's bucket (4 times 5) lets 20 through, not 20 per process."""
+    requests = [(f"10.1.0.{c}", (c + r) % 2) for c in range(1, 31) for r in range(2)]
+    assert _alternate(database, requests, 5, allowance=4.0) == 20
+    other = [(f"10.2.0.{c}", c % 2) for c in range(1, 11)]  # another network: its own
+    assert _alternate(database, other, 5, allowance=4.0) == 10
+
+
+def test_without_the_database_each_process_keeps_its_share(tmp_path: Any) -> None:
+    """When the database cannot be used, each of the ``workers`` processes limits a client to
+    its share of the burst on its own, and says so in the log; nothing fails."""
+    unreachable = f"postgresql://nobody@/nimlab?host={tmp_path / 'no-server'}"
+
+    async def run() -> list[float]:
+        limits = SharedLimits(unreachable, workers=2)
+        try:
+            return [await limits.take_both("create", "10.3.0.1", STILL, 20, 4.0) for _ in range(25)]
+        finally:
+            limits.close()
+
+    waits = asyncio.run(run())
+    assert sum(w == 0 for w in waits) == 10
+    assert all(w > 0 for w in waits[10:])
+
+
+@pytest.fixture
+def two_servers(database: str) -> Iterator[list[TestClient]]:
+    """Two apps on one database (as two processes: each its own games, limits and threads),
+    behind a proxy at 127.0.0.1 that names each request's client in X-Forwarded-For; the
+    default burst of new games (20 at once), none coming back while the test runs."""
+    settings = FAST.model_copy(update={"trusted_proxies": ("127.0.0.1",), "create_rate": 1e-6})
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(
+                TestClient(create_app(database, settings=settings), client=("127.0.0.1", 1))
+            )
+            for _ in range(2)
+        ]
+
+
+def _create(server: TestClient, client: str) -> int:
+    r = server.post(
+        "/api/games",
+        json={"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [1, 2]},
+        headers={"x-forwarded-for": client},
+    )
+    assert r.status_code in (201, 429), r.text
+    if r.status_code == 429:
+        assert "too many new games" in r.json()["detail"]
+    return r.status_code
+
+
+def test_25_quick_new_games_through_two_servers_are_refused_past_one_limit(
+    two_servers: list[TestClient],
+) -> None:
+    """Issue 32: 25 quick POST /api/games from one client, alternately on two servers of one
+    database: 20 are accepted (the limit, as one server alone gives), then 429."""
+    statuses = [_create(two_servers[i % 2], "10.4.0.1") for i in range(25)]
+    assert statuses == [201] * 20 + [429] * 5
