@@ -11,7 +11,7 @@ import asyncio
 import math
 import threading
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
@@ -19,6 +19,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nimlab.core.game import Game
+from nimlab.storage import InPlayLimits, Store, TooManyGamesInPlayError
 from nimlab.storage import buckets as buckets_module
 from nimlab.storage.buckets import RateBuckets
 from nimlab.web import create_app
@@ -168,12 +170,12 @@ def test_without_the_database_each_process_keeps_its_share(tmp_path: Any) -> Non
     assert all(w > 0 for w in waits[10:])
 
 
-@pytest.fixture
-def two_servers(database: str) -> Iterator[list[TestClient]]:
+@contextmanager
+def two_servers(database: str, **changes: Any) -> Iterator[list[TestClient]]:
     """Two apps on one database (as two processes: each its own games, limits and threads),
     behind a proxy at 127.0.0.1 that names each request's client in X-Forwarded-For; the
-    default burst of new games (20 at once), none coming back while the test runs."""
-    settings = FAST.model_copy(update={"trusted_proxies": ("127.0.0.1",), "create_rate": 1e-6})
+    settings :data:`~webtools.FAST` changed by ``changes``."""
+    settings = FAST.model_copy(update={"trusted_proxies": ("127.0.0.1",), **changes})
     with ExitStack() as stack:
         yield [
             stack.enter_context(
@@ -191,14 +193,49 @@ def _create(server: TestClient, client: str) -> int:
     )
     assert r.status_code in (201, 429), r.text
     if r.status_code == 429:
-        assert "too many new games" in r.json()["detail"]
+        assert "too many new games" in r.json()["detail"] or "network" in r.json()["detail"]
     return r.status_code
 
 
-def test_25_quick_new_games_through_two_servers_are_refused_past_one_limit(
-    two_servers: list[TestClient],
-) -> None:
+def test_25_quick_new_games_through_two_servers_are_refused_past_one_limit(database: str) -> None:
     """Issue 32: 25 quick POST /api/games from one client, alternately on two servers of one
-    database: 20 are accepted (the limit, as one server alone gives), then 429."""
-    statuses = [_create(two_servers[i % 2], "10.4.0.1") for i in range(25)]
+    database: 20 are accepted (the default burst, as one server alone gives; none comes back
+    while the test runs), then 429."""
+    with two_servers(database, create_rate=1e-6) as servers:
+        statuses = [_create(servers[i % 2], "10.4.0.1") for i in range(25)]
     assert statuses == [201] * 20 + [429] * 5
+
+
+def test_the_games_in_play_of_a_network_are_counted_once_by_two_servers(database: str) -> None:
+    """Issue 33: four addresses of one /24 start two games each, alternately on two servers:
+    their network may hold 4 (2 per address, twice that per network), counted by the database,
+    not 4 per server; another network still starts its own."""
+    with two_servers(database, max_games_per_client=2, network_allowance=2.0) as servers:
+        statuses = [_create(servers[g % 2], f"10.5.0.{c}") for c in range(1, 5) for g in range(2)]
+        assert statuses.count(201) == 4
+        assert _create(servers[1], "10.6.0.1") == 201
+
+
+def test_the_store_bounds_the_games_in_play_of_a_network(database: str) -> None:
+    """Two stores on one database (as two processes): a network holds at most
+    ``max_per_network`` games in play, counted over both; from ``reserved_from`` games in play
+    on, only a network holding less than ``little`` starts one; a game without a network (an
+    interface that names none) is bound by its client alone."""
+    limits = InPlayLimits(max_games=5, max_per_client=3, max_per_network=2, reserved_from=3)
+    begun = Game("nim", [3], ["human:Ann", "human:Bob"]).to_record()
+    with Store.open(database, limits=limits) as a, Store.open(database, limits=limits) as b:
+        a.add_live_game("a1", begun, {}, client="10.7.0.1", network="10.7.0.0/24")
+        b.add_live_game("b1", begun, {}, client="10.7.0.2", network="10.7.0.0/24")
+        with pytest.raises(TooManyGamesInPlayError, match="your network") as refused:
+            a.add_live_game("a2", begun, {}, client="10.7.0.3", network="10.7.0.0/24")
+        assert refused.value.limit == "network_share"
+        b.add_live_game("b2", begun, {}, client="10.8.0.1", network="10.8.0.0/24")  # 3 in play
+        with pytest.raises(TooManyGamesInPlayError, match="new players") as refused:
+            a.add_live_game("a3", begun, {}, client="10.8.0.2", network="10.8.0.0/24")
+        assert refused.value.limit == "reserve_share"
+        a.add_live_game("a4", begun, {}, client="10.9.0.1", network="10.9.0.0/24")  # a newcomer
+        b.add_live_game("b3", begun, {}, client="10.7.0.9")  # no network named: 5 in play
+        with pytest.raises(TooManyGamesInPlayError, match="5 games are in play") as refused:
+            b.add_live_game("b4", begun, {}, client="10.10.0.1", network="10.10.0.0/24")
+        assert refused.value.limit == "max_games_in_play"
+        assert a.count_games_in_play() == 5
