@@ -230,6 +230,8 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
         conn.execute("DROP INDEX live_games_network")
         conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8

@@ -8,6 +8,7 @@ years) or is the test's own."""
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import threading
 from collections.abc import Iterator
@@ -22,9 +23,13 @@ from hypothesis import strategies as st
 from nimlab.core.game import Game
 from nimlab.storage import InPlayLimits, Store, TooManyGamesInPlayError
 from nimlab.storage import buckets as buckets_module
+from nimlab.storage import held as held_module
 from nimlab.storage.buckets import RateBuckets
+from nimlab.storage.held import HeldCounts
 from nimlab.web import create_app
 from nimlab.web.limits import SharedLimits
+from processes import PATIENCE, until
+from test_reliability import Served
 from webtools import FAST
 
 STILL = 1e-9
@@ -144,6 +149,24 @@ def test_two_processes_give_a_client_its_limit_once(database: str) -> None:
     assert 90 <= _alternate(database, uneven, 100) <= 110
 
 
+def test_requests_at_once_wait_for_one_database_take(database: str) -> None:
+    """Thirty requests of one client at once on one process: while one takes tokens from the
+    database the others wait for it (one take for as many as wait), and 20 of 30 pass."""
+
+    async def run() -> list[float]:
+        limits = SharedLimits(database)
+        try:
+            return list(
+                await asyncio.gather(
+                    *(limits.take_both("create", "10.0.9.1", STILL, 20, 4.0) for _ in range(30))
+                )
+            )
+        finally:
+            limits.close()
+
+    assert sum(w == 0 for w in asyncio.run(run())) == 20
+
+
 def test_two_processes_give_a_network_its_allowance_once(database: str) -> None:
     """Thirty addresses of one /24, each within its own limit (2 requests, a burst of 5), through
     two processes: their network's bucket (4 times 5) lets 20 through, not 20 per process."""
@@ -239,3 +262,104 @@ def test_the_store_bounds_the_games_in_play_of_a_network(database: str) -> None:
             b.add_live_game("b4", begun, {}, client="10.10.0.1", network="10.10.0.0/24")
         assert refused.value.limit == "max_games_in_play"
         assert a.count_games_in_play() == 5
+
+
+def test_what_other_processes_hold_is_summed_while_they_live(tmp_path: Any) -> None:
+    """Each process publishes what its clients hold (only what changed); a process reads the
+    sum of the others', without those not seen for ``alive`` seconds; one not seen for
+    FORGET_AFTER seconds is deleted by the next that publishes, one that stops deletes its own."""
+    clock = [5000.0]
+    original = held_module.time.time
+    held_module.time.time = lambda: clock[0]  # type: ignore[assignment]
+    store = RateBuckets.open(tmp_path / "held.db")
+    try:
+        counts = HeldCounts(store.db)
+        counts.publish("p1", {("sockets", "10.0.0.1"): 2, ("connections", "10.0.0.1"): 1})
+        counts.publish("p2", {("sockets", "10.0.0.1"): 3, ("sockets", "10.0.0.2"): 1})
+        counts.publish("p3", {("sockets", "10.0.0.1"): 4})
+        assert counts.others("p1", alive=10) == {
+            ("sockets", "10.0.0.1"): 7,
+            ("sockets", "10.0.0.2"): 1,
+        }
+        clock[0] += 20
+        counts.publish("p2", {("sockets", "10.0.0.2"): 0})  # p2 alive again; p1, p3 are not
+        assert counts.others("p1", alive=10) == {("sockets", "10.0.0.1"): 3}
+        assert counts.others("p2", alive=30) == {
+            ("sockets", "10.0.0.1"): 6,
+            ("connections", "10.0.0.1"): 1,
+        }
+        clock[0] += held_module.FORGET_AFTER
+        counts.publish("p2", {})  # p1 and p3 were not seen for a minute: deleted
+        assert counts.others("p2", alive=1e9) == {}
+        counts.leave("p2")
+        assert counts.others("p4", alive=1e9) == {}
+    finally:
+        store.close()
+        held_module.time.time = original  # type: ignore[assignment]
+
+
+def test_two_processes_share_what_their_clients_hold(database: str) -> None:
+    """Two processes, each with its count of WebSockets (4 per address, 8 per network): once
+    both have published, each refuses a client what it holds on the other, and an address of
+    the same network what the network holds; what one gives back the other gives again."""
+    from nimlab.web.guard import Holdings
+
+    def sockets() -> Holdings:
+        return Holdings(
+            per_address=4, network_allowance=2, capacity=100, network_share=1, reserve_share=0
+        )
+
+    async def run() -> None:
+        a, b = SharedLimits(database), SharedLimits(database)
+        held_a, held_b = sockets(), sockets()
+        a.share("sockets", held_a)
+        b.share("sockets", held_b)
+        try:
+            for _ in range(3):
+                assert held_a.take("10.0.0.1") is None
+            for _ in range(4):
+                assert held_b.take("10.0.0.2") is None
+            await a.sync()
+            await b.sync()
+            await a.sync()
+            assert held_b.holds("10.0.0.1") == 3
+            assert held_b.take("10.0.0.1") is None  # its fourth
+            assert held_b.take("10.0.0.1") == "address"
+            await b.sync()
+            await a.sync()
+            assert held_a.take("10.0.0.3") == "network"  # 8 in 10.0.0.0/24 already
+            assert held_a.take("10.1.0.1") is None  # another network
+            held_a.give_back("10.0.0.1")
+            await a.sync()
+            await b.sync()
+            assert held_b.take("10.0.0.1") is None
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(run())
+
+
+def test_the_pages_a_client_opens_are_counted_once_by_two_servers(database: str) -> None:
+    """Two pages open on one server (the bound per client): the other server refuses a third
+    once it has read the first's counts (each publishes its own every second), and admits one
+    again once one of the two closed."""
+    settings = FAST.model_copy(update={"max_sockets_per_client": 2})
+    with (
+        Served(create_app(database, settings=settings)) as a,
+        Served(create_app(database, settings=settings)) as b,
+        ExitStack() as stack,
+    ):
+        key = a.post("/api/games", {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [3]})
+        key = key.json()["state"]["id"]
+        mine = [stack.enter_context(a.watch(key)) for _ in range(2)]
+        for ws in mine:
+            assert json.loads(ws.recv(PATIENCE))["type"] == "state"
+
+        def refused_on_b() -> bool:
+            with b.watch(key) as ws:
+                return "2 game pages open" in json.loads(ws.recv(PATIENCE)).get("detail", "")
+
+        until(refused_on_b, "the second server to count the pages open on the first")
+        mine[0].close()
+        until(lambda: not refused_on_b(), "a page admitted again once one closed")

@@ -218,6 +218,8 @@ def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> N
         store.save_game(done.to_record())
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
         conn.execute("DROP INDEX live_games_network")
         conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")
@@ -244,6 +246,8 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         store.add_live_game("old", begun, {})
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
         conn.execute("DROP INDEX live_games_network")
         conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8

@@ -101,6 +101,11 @@ class RateBuckets:
             raise storage_error(e, "cannot use the database for the rate limits") from None
         return cls(db)
 
+    @property
+    def db(self) -> Database:
+        """The connection (for :class:`~nimlab.storage.held.HeldCounts` on the same thread)."""
+        return self._db
+
     def close(self) -> None:
         self._db.close()
 

@@ -134,7 +134,7 @@ def create_app(
         app.add_middleware(
             ForwardedClient,
             proxies=TrustedProxies(settings.trusted_proxies),
-            holdings=Holdings.of("connections", settings),
+            holdings=live.held.setdefault("forwarded", Holdings.of("connections", settings)),
         )
     return app
 

@@ -8,6 +8,13 @@ processes (``nimlab serve --workers N``, or several servers on one database) its
 Both take a token of the client's bucket and one of its network's (:func:`network_of`), as
 :meth:`RateLimiter.take_both <nimlab.web.guard.RateLimiter.take_both>` says.
 
+What clients hold at once (WebSockets, connections: :class:`~nimlab.web.guard.Holdings`) is
+counted by each process; :class:`SharedLimits` publishes its counts in the database every
+:data:`SYNC_EVERY` seconds (:class:`~nimlab.storage.held.HeldCounts`) and tells each
+:class:`~nimlab.web.guard.Holdings` what the other live processes hold, so a client's bound is
+one for all of them (a client that opens many at once on several processes within one
+:data:`SYNC_EVERY` may pass it by what it opened meanwhile).
+
 To keep requests fast, :class:`SharedLimits` takes a client's tokens from the database a few at a
 time (at most :data:`BATCH_SHARE` of the bucket, at least one) and spends them here; tokens taken
 but not spent stay with their process, so with ``N`` processes a client gets between its limit
@@ -22,17 +29,28 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import math
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Protocol
 
 from nimlab.storage import StorageError
 from nimlab.storage.buckets import RateBuckets
-from nimlab.web.guard import RateLimiter, network_of
+from nimlab.storage.held import HeldCounts
+from nimlab.web.guard import Holdings, RateLimiter, network_of
 
-__all__ = ["BATCH_SHARE", "RETRY_AFTER", "ClientLimits", "LocalLimits", "SharedLimits"]
+__all__ = [
+    "ALIVE",
+    "BATCH_SHARE",
+    "RETRY_AFTER",
+    "SYNC_EVERY",
+    "ClientLimits",
+    "LocalLimits",
+    "SharedLimits",
+]
 
 log = logging.getLogger("nimlab.web")
 
@@ -41,6 +59,15 @@ BATCH_SHARE = 0.05
 
 RETRY_AFTER = 5.0
 """Seconds the limits stay per process after the database failed."""
+
+SYNC_EVERY = 1.0
+"""Seconds between two publications of what this process's clients hold."""
+
+ALIVE = 10.0
+"""A process that has not published for this many seconds is not counted (it was killed)."""
+
+REPUBLISH_EVERY = 30
+"""Every so many publications, all the counts are published, not only those that changed."""
 
 
 class ClientLimits(Protocol):
@@ -52,6 +79,14 @@ class ClientLimits(Protocol):
         """Take one token of ``client``'s bucket for ``action`` and one of its network's
         (``network_allowance`` times as large and as fast); 0 when both allowed, else the
         seconds until both have one."""
+        ...
+
+    def share(self, what: str, holdings: Holdings) -> None:
+        """Count ``holdings`` (``what`` names them) with the other processes'."""
+        ...
+
+    async def run(self) -> None:
+        """Keep the counts shared (a task of the server's, until cancelled)."""
         ...
 
     def close(self) -> None:
@@ -71,6 +106,12 @@ class LocalLimits:
         """See :class:`ClientLimits`. O(1)."""
         return self.limiter.take_both(action, client, rate, burst, network_allowance)
 
+    def share(self, what: str, holdings: Holdings) -> None:
+        pass  # (this process is the only one)
+
+    async def run(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -82,7 +123,7 @@ class _Held:
     tokens: int = 0
     empty_until: float = -math.inf
     """Until then (``time.monotonic()``) the database has no token for this bucket."""
-    refill: asyncio.Future[tuple[int, float]] | None = None
+    refill: asyncio.Task[None] | None = None
     waiting: int = 0
 
 
@@ -101,12 +142,21 @@ class SharedLimits:
         self._held: dict[tuple[str, str], _Held] = {}
         self._fallback = RateLimiter()
         self._down_until = -math.inf
+        self.process = secrets.token_hex(8)
+        """This process's name in the database's counts (one per start)."""
+        self._shared: dict[str, Holdings] = {}
+        self._published: dict[tuple[str, str], int] = {}
+        self._syncs = 0
 
     def close(self) -> None:
-        """Stop the thread and close the connection (tokens held are forgotten)."""
+        """Stop the thread and close the connection (tokens held are forgotten, the counts this
+        process published are deleted)."""
 
         def close() -> None:
             if self._buckets is not None:
+                if self._shared:
+                    with contextlib.suppress(StorageError):
+                        HeldCounts(self._buckets.db).leave(self.process)
                 self._buckets.close()
                 self._buckets = None
 
@@ -175,25 +225,24 @@ class SharedLimits:
 
     def _refill(
         self, held: _Held, action: str, client: str, rate: float, burst: int
-    ) -> asyncio.Future[tuple[int, float]]:
+    ) -> asyncio.Task[None]:
         """Take tokens from the database for ``held``: as many as wait for one (at least one),
-        at most :data:`BATCH_SHARE` of the bucket unless more wait."""
+        at most :data:`BATCH_SHARE` of the bucket unless more wait. The task counts them in
+        ``held`` before it ends (a request that sees it done sees them)."""
         want = max(1, int(burst * BATCH_SHARE), held.waiting + 1)
-        future = asyncio.wrap_future(
-            self._thread.submit(self._take, action, client, rate, burst, want)
-        )
 
-        def done(f: asyncio.Future[tuple[int, float]]) -> None:
-            held.refill = None
-            if f.cancelled() or f.exception() is not None:
-                return
-            taken, wait = f.result()
-            held.tokens += taken
-            if not taken:
-                held.empty_until = time.monotonic() + wait
+        async def refill() -> None:
+            try:
+                taken, wait = await asyncio.wrap_future(
+                    self._thread.submit(self._take, action, client, rate, burst, want)
+                )
+                held.tokens += taken
+                if not taken:
+                    held.empty_until = time.monotonic() + wait
+            finally:
+                held.refill = None
 
-        future.add_done_callback(done)
-        return future
+        return asyncio.ensure_future(refill())
 
     def _take(
         self, action: str, client: str, rate: float, burst: int, want: int
@@ -204,6 +253,62 @@ class SharedLimits:
             self._buckets = RateBuckets.open(self.db)
         try:
             return self._buckets.take(action, client, rate, burst, want)
+        except StorageError:
+            self._buckets.close()
+            self._buckets = None
+            raise
+
+    def share(self, what: str, holdings: Holdings) -> None:
+        """See :class:`ClientLimits`."""
+        self._shared[what] = holdings
+
+    async def run(self) -> None:
+        """Publish this process's counts and read the others' every :data:`SYNC_EVERY` seconds
+        (:meth:`sync`), until cancelled; a failure is logged, and the next one tries again."""
+        if not self._shared:
+            return
+        said = -math.inf
+        while True:
+            try:
+                await self.sync()
+            except StorageError as e:
+                if time.monotonic() - said >= 60.0:
+                    said = time.monotonic()
+                    log.warning("the counts of connections could not be shared: %s", e)
+            await asyncio.sleep(SYNC_EVERY)
+
+    async def sync(self) -> None:
+        """Publish what this process's clients hold (the counts that changed; all of them
+        every :data:`REPUBLISH_EVERY`) and tell each shared
+        :class:`~nimlab.web.guard.Holdings` what the other live processes hold. Raises
+        :class:`~nimlab.storage.StorageError` when the database cannot be used. Two database
+        round trips at most, O(addresses holding something)."""
+        current = {
+            (what, address): count
+            for what, held in self._shared.items()
+            for address, count in held.by_address.items()
+        }
+        published = {} if self._syncs % REPUBLISH_EVERY == 0 else self._published
+        changed = {k: n for k, n in current.items() if published.get(k) != n}
+        changed.update({k: 0 for k in self._published if k not in current})
+        others = await asyncio.wrap_future(self._thread.submit(self._exchange, changed))
+        self._published = current
+        self._syncs += 1
+        elsewhere: dict[str, dict[str, int]] = {what: {} for what in self._shared}
+        for (what, address), count in others.items():
+            if what in elsewhere:
+                elsewhere[what][address] = count
+        for what, held in self._shared.items():
+            held.held_elsewhere(elsewhere[what])
+
+    def _exchange(self, changed: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
+        """On this object's thread: publish ``changed``, read the other processes' counts."""
+        if self._buckets is None:
+            self._buckets = RateBuckets.open(self.db)
+        counts = HeldCounts(self._buckets.db)
+        try:
+            counts.publish(self.process, changed)
+            return counts.others(self.process, ALIVE)
         except StorageError:
             self._buckets.close()
             self._buckets = None

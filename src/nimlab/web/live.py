@@ -52,6 +52,7 @@ from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
 from nimlab.web.errors import ApiError, NotFound, TooManyRequests, Unavailable
 from nimlab.web.feed_follower import FeedFollower
+from nimlab.web.guard import Holdings
 from nimlab.web.learning import Learnings
 from nimlab.web.limits import ClientLimits, LocalLimits, SharedLimits
 from nimlab.web.livegame import (
@@ -122,6 +123,9 @@ class LiveGames:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.limits: ClientLimits = LocalLimits()
         """The rate limits per client: in the database when other processes may serve it."""
+        self.held: dict[str, Holdings] = {}
+        """What clients hold at once, by kind, counted with the other processes' (the server
+        and the app add theirs before :meth:`start`)."""
         self._feed: ChangeFeed | None = None
         self.feed_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self.owner = GameOwner(self)
@@ -155,6 +159,10 @@ class LiveGames:
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
             self.limits = SharedLimits(str(store.path), workers=s.workers)
+            self.held["sockets"] = self.watchers.sockets
+            for what, holdings in self.held.items():
+                self.limits.share(what, holdings)
+            self.spawn(self.limits.run(), "shared counts")
             self._reader = Store.open(store.path)
             # listening before reading: no change committed after the games are read is missed
             self._feed = ChangeFeed.open(store.path)
