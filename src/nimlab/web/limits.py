@@ -20,9 +20,9 @@ time (at most :data:`BATCH_SHARE` of the bucket, at least one) and spends them h
 but not spent stay with their process, so with ``N`` processes a client gets between its limit
 less and its limit plus ``N`` such batches (within 10 % for two processes). A bucket found empty
 is remembered until the database said its next token comes, so a client over its limit costs no
-database work. When the database cannot be used, each process limits on its own, to
-``1 / workers`` of each limit, until the database answers again (tried again every
-:data:`RETRY_AFTER` seconds).
+database work. When the database cannot be used (or takes more than :data:`TAKE_WAIT` seconds to
+answer), each process limits on its own, to ``1 / workers`` of each limit, until the database
+answers again (tried again every :data:`RETRY_AFTER` seconds).
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ BATCH_SHARE = 0.05
 
 RETRY_AFTER = 5.0
 """Seconds the limits stay per process after the database failed."""
+
+TAKE_WAIT = 2.0
+"""Seconds a request waits for the database's tokens before the database counts as failed (a
+server that stopped answering: the request is limited per process instead)."""
 
 SYNC_EVERY = 1.0
 """Seconds between two publications of what this process's clients hold."""
@@ -142,6 +146,7 @@ class SharedLimits:
         self._held: dict[tuple[str, str], _Held] = {}
         self._fallback = RateLimiter()
         self._down_until = -math.inf
+        self._down_said = -math.inf
         self.process = secrets.token_hex(8)
         """This process's name in the database's counts (one per start)."""
         self._shared: dict[str, Holdings] = {}
@@ -210,18 +215,25 @@ class SharedLimits:
                 held.refill = self._refill(held, action, client, rate, burst)
             held.waiting += 1
             try:
-                await asyncio.shield(held.refill)
-            except StorageError as e:
-                if time.monotonic() >= self._down_until:
-                    log.warning(
-                        "the rate limits are counted per process for %g s: the database "
-                        "cannot be used (%s)",
-                        RETRY_AFTER,
-                        e,
-                    )
-                    self._down_until = time.monotonic() + RETRY_AFTER
+                await asyncio.wait_for(asyncio.shield(held.refill), TAKE_WAIT)
+            except (StorageError, TimeoutError) as e:
+                self._down(str(e) or f"no answer within {TAKE_WAIT:g} s")
             finally:
                 held.waiting -= 1
+
+    def _down(self, why: str) -> None:
+        """The database failed: limit per process for :data:`RETRY_AFTER` seconds (said in the
+        log at most once a minute)."""
+        now = time.monotonic()
+        if now >= self._down_until and now - self._down_said >= 60.0:
+            self._down_said = now
+            log.warning(
+                "the rate limits are counted per process (1/%d of each) while the database "
+                "cannot be used: %s",
+                self.workers,
+                why,
+            )
+        self._down_until = max(self._down_until, now + RETRY_AFTER)
 
     def _refill(
         self, held: _Held, action: str, client: str, rate: float, burst: int
