@@ -114,6 +114,11 @@ def _old_schema(db: Path) -> None:
     with Store.open(db) as store:
         store.add_player("ann", given="Ann", family="A")
     conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TABLE rate_buckets")  # version 9
+    conn.execute("DROP TABLE held_counts")
+    conn.execute("DROP TABLE server_processes")
+    conn.execute("DROP INDEX live_games_network")
+    conn.execute("ALTER TABLE live_games DROP COLUMN network")
     conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
     conn.execute("DROP INDEX live_games_listed")  # version 7
     conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")

@@ -392,6 +392,10 @@ def test_an_old_postgres_schema_is_refused_until_migrated_after_a_dump(
     with Store.open(url) as store:
         store.add_player("ann", given="Ann", family="A")
     with psycopg.connect(url, autocommit=True) as conn:  # back to what schema version 4 was
+        conn.execute("DROP TABLE rate_buckets")
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")
         conn.execute("DROP INDEX live_games_listed")
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")

@@ -23,6 +23,7 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from processes import PATIENCE, nimlab
+from test_reliability import client_from
 from webtools import ServerProcess, call, wait_for
 
 pytestmark = pytest.mark.reliability
@@ -60,6 +61,7 @@ def test_two_processes_serve_one_club(
     a_bots_move_is_played_once_whichever_process_serves_the_game(pair)
     a_game_of_bots_only_is_played_once_by_two_processes(pair)
     a_retry_of_the_last_move_is_a_retry_on_the_process_that_did_not_see_it(pair)
+    a_client_and_its_network_get_their_limits_once_through_two_processes(pair)
     if "://" in database:
         cluster: str = request.getfixturevalue("postgres_cluster")
         the_database_down_answers_503_and_everything_resumes(pair, cluster, database)
@@ -93,6 +95,37 @@ def a_retry_of_the_last_move_is_a_retry_on_the_process_that_did_not_see_it(
             status, again = call(f"{server.url}/api/games/{key}/moves", "POST", moves[-1])
             assert status == 200, again
             assert again["over"] and again["move_count"] == 2, again
+
+
+def _register(server: ServerProcess, source: str, name: str) -> int:
+    """The status of a registration of player ``name`` from the loopback address ``source``."""
+    with client_from(source) as h:
+        r = h.post(
+            f"{server.url}/api/players",
+            json={"username": name, "given": "P", "family": name},
+            timeout=PATIENCE,
+        )
+    assert r.status_code in (201, 429), r.text
+    return r.status_code
+
+
+def a_client_and_its_network_get_their_limits_once_through_two_processes(
+    pair: tuple[ServerProcess, ...],
+) -> None:
+    """Issues 32 and 33: requests of one client alternately on the two processes are refused past
+    its limit, as one process alone refuses them, within 10 % (each process takes the tokens of
+    the database's bucket a few at a time); so are the requests of twenty addresses of one /24,
+    each within its own limit, past their network's. Registrations: 60 an hour per client,
+    240 per network (the pair lifts the limits on new games and moves for the other steps)."""
+    a, b = pair
+    statuses = [_register((a, b)[i % 2], "127.0.1.1", f"one{i}") for i in range(70)]
+    assert 54 <= statuses.count(201) <= 66, statuses.count(201)
+    statuses = [
+        _register((a, b)[(c + i) % 2], f"127.0.2.{c}", f"net{c}x{i}")
+        for i in range(15)  # 300 in all: 300 were accepted when each process had its own
+        for c in range(1, 21)
+    ]
+    assert 216 <= statuses.count(201) <= 264, statuses.count(201)
 
 
 def _children(server: ServerProcess) -> list[int]:

@@ -229,6 +229,11 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     """Make the database what version 4 was: no delete requests; ``early``: the first version
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
+        conn.execute("DROP INDEX live_games_network")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
         conn.execute("DROP INDEX live_games_listed")  # version 7
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")

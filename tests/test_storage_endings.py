@@ -15,8 +15,10 @@ import pytest
 from nimlab.core.game import Game
 from nimlab.storage import (
     SCHEMA_VERSION,
+    InPlayLimits,
     RecordError,
     Store,
+    TooManyGamesInPlayError,
     import_document,
 )
 from nimlab.storage.schema import MIGRATIONS, _statements
@@ -184,7 +186,7 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         assert summary.ending is None and summary.winner_seat == 0
         assert store.finished_game("x") is None
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 8
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 9
     conn.close()
 
 
@@ -217,6 +219,11 @@ def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> N
         done.push("1 1")
         store.save_game(done.to_record())
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
+        conn.execute("DROP INDEX live_games_network")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")
         conn.execute("UPDATE schema_version SET version = 7")
     with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
@@ -240,9 +247,42 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         store.add_live_game("priv", begun, {"public": False})
         store.add_live_game("old", begun, {})
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rate_buckets")  # version 9
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
+        conn.execute("DROP INDEX live_games_network")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
         conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
         conn.execute("DROP INDEX live_games_listed")
         conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
         conn.execute("UPDATE schema_version SET version = 6")
     with Store.open(db, upgrade=True) as store:
         assert store.public_games_in_play(limit=10) == [("pub", 0)]
+
+
+def test_a_version_8_database_counts_its_games_in_play_by_network_from_then_on(db: Path) -> None:
+    """Version 9 adds the shared rate limits and counts, and the network of each game in play:
+    the games in play from before keep counting for their client (they have no network), the
+    new ones for their network too."""
+    begun = Game("nim", [3], ["human:Ann", "human:Bob"]).to_record()
+    with Store.open(db) as store:
+        store.add_live_game("old", begun, {}, client="10.0.0.1")
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE rate_buckets")
+        conn.execute("DROP TABLE held_counts")
+        conn.execute("DROP TABLE server_processes")
+        conn.execute("DROP INDEX live_games_network")
+        conn.execute("ALTER TABLE live_games DROP COLUMN network")
+        conn.execute("UPDATE schema_version SET version = 8")
+    limits = InPlayLimits(max_per_client=1, max_per_network=1)
+    with Store.open(db, upgrade=True, limits=limits) as store:  # (nimlab db migrate)
+        assert store.db.problems() == []
+        with pytest.raises(TooManyGamesInPlayError, match="you have 1 games"):
+            store.add_live_game("again", begun, {}, client="10.0.0.1", network="10.0.0.0/24")
+        store.add_live_game("new", begun, {}, client="10.0.0.2", network="10.0.0.0/24")
+        with pytest.raises(TooManyGamesInPlayError, match="your network"):
+            store.add_live_game("third", begun, {}, client="10.0.0.3", network="10.0.0.0/24")
+        assert store.db.one("SELECT COUNT(*) FROM rate_buckets") == (0,)
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()

@@ -623,6 +623,10 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
     from nimlab.web.settings import ServerSettings
 
     s = settings or ServerSettings()
+    held = Holdings.of("connections", s)
+    live = getattr(getattr(app, "state", None), "live", None)
+    if live is not None:  # counted with the other processes serving its database
+        live.held["connections"] = held
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -631,7 +635,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
         http=timed_protocol(
             _http_protocol(),
             s.request_timeout,
-            held=Holdings.of("connections", s),
+            held=held,
             proxies=TrustedProxies(s.trusted_proxies),
         ),
         timeout_keep_alive=math.ceil(s.keep_alive),

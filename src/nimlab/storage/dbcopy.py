@@ -31,6 +31,10 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 """The tables copied, each with its primary key, in an order their foreign keys allow."""
 
+NOT_COPIED = ("live_changes", "rate_buckets", "held_counts", "server_processes")
+"""The tables of the servers running now (announcements of changes, rate limits, what their
+clients hold), not of the club: left out of a copy."""
+
 BATCH = 1000
 """Rows read and written at a time (bounds the memory a copy takes)."""
 
@@ -129,8 +133,9 @@ _READ = {
 
 def _check_tables(db: Database) -> None:
     """Refuse a source with a table this copy does not know (it would be left behind)."""
-    # live_changes: announcements of changes for the servers running now, not the club's data
-    known = {t for t, _ in TABLES} | {"schema_version", "live_changes"}
+    # live_changes, rate_buckets, held_counts, server_processes: announcements, limits and
+    # counts of the servers running now, not the club's data
+    known = {t for t, _ in TABLES} | {"schema_version", *NOT_COPIED}
     unknown = sorted(table_names(db.conn, dialect=db.dialect) - known)
     if unknown:
         raise StorageError(f"nimlab db copy does not know the tables {', '.join(unknown)}")

@@ -119,7 +119,13 @@ class LimitError(RecordError):
 
 
 class TooManyGamesInPlayError(LimitError):
-    """As many unfinished games are in play (in all, or for one client) as are allowed."""
+    """As many unfinished games are in play (in all, for one client, for one network) as are
+    allowed; ``limit`` names the bound (``max_games_in_play``, ``max_games_per_client``,
+    ``network_share``, ``reserve_share``)."""
+
+    def __init__(self, message: str, *, limit: str = "max_games_in_play") -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class TooManyMovesError(LimitError):

@@ -4,7 +4,11 @@ Bounds (each read from the environment when the store is opened, see :class:`InP
 
 - at most ``max_games`` unfinished games in the database (``$NIMLAB_MAX_GAMES_IN_PLAY``, default
   5,000) and ``max_per_client`` per client key (``$NIMLAB_MAX_GAMES_PER_CLIENT``, default 50) when
-  the caller passes one: beyond, :class:`TooManyGamesInPlayError` and nothing is written;
+  the caller passes one; when it names the client's network too (its /24 or /64: any key the
+  caller chooses), at most ``max_per_network`` per network, and once ``reserved_from`` games are
+  in play, a new one only for a network holding less than ``little`` (the last games are kept
+  for newcomers): beyond, :class:`TooManyGamesInPlayError` and nothing is written. Every
+  process serving the database counts the same games;
 - at most ``max_moves`` moves per game (``$NIMLAB_MAX_MOVES_PER_GAME``, default 10,000): beyond,
   :class:`TooManyMovesError`;
 - a game not touched (no move, no start) for ``expire_after`` (``$NIMLAB_GAME_EXPIRY_DAYS``,
@@ -83,6 +87,12 @@ class InPlayLimits:
     expire_after: timedelta = timedelta(days=7)
     idle_after: timedelta | None = None
     """How long a game no person has moved in yet is kept untouched (``None``: as any other)."""
+    max_per_network: int | None = None
+    """Games in play per network of clients (``None``: no bound)."""
+    reserved_from: int | None = None
+    """From this many games in play on, only a network holding less than ``little`` starts one
+    (``None``: no reserve)."""
+    little: int = 1
 
     @classmethod
     def from_env(cls) -> InPlayLimits:
@@ -114,9 +124,10 @@ play, none otherwise."""
 
 
 _COUNTS = (
-    "SELECT (SELECT COUNT(*) FROM live_games), (SELECT COUNT(*) FROM live_games WHERE client = ?)"
+    "SELECT (SELECT COUNT(*) FROM live_games), (SELECT COUNT(*) FROM live_games WHERE client = ?), "
+    "(SELECT COUNT(*) FROM live_games WHERE network = ?)"
 )
-"""The games in play, and those of one client."""
+"""The games in play, those of one client and those of one network."""
 
 
 CHANGES_KEPT = 4096
@@ -287,11 +298,14 @@ class GamesInPlay:
         *,
         client: str | None = None,
         public: bool = False,
+        network: str | None = None,
     ) -> None:
         """Keep a game that has just begun (``Game.to_record()``; its moves, if any, are stored
         too) under ``key``, with the interface's own JSON data ``meta``, started by ``client``
-        (any key the interface chooses, e.g. a network address; ``None``: no per-client bound);
-        ``public``: listed for anyone to watch (:meth:`public`).
+        (any key the interface chooses, e.g. a network address; ``None``: no per-client bound)
+        of ``network`` (any key for a group of clients; ``None``: no per-network bound nor
+        reserve); ``public``: listed for anyone to watch (:meth:`public`). Three counts (one
+        statement), one insert.
         Raises :class:`RecordError` if ``key`` is taken, :class:`TooManyGamesInPlayError` or
         :class:`TooManyMovesError` beyond the bounds; nothing is written then."""
         moves = list(record.get("moves", []))
@@ -305,29 +319,52 @@ class GamesInPlay:
         stamp = now()
         listed = time.time_ns() // 1000 if public else None  # the public list's order
         with self._db.write() as conn:
-            if client is None:
+            if client is None and network is None:
                 total = int(conn.execute("SELECT COUNT(*) FROM live_games").fetchone()[0])
-                mine = 0
-            else:  # both counts in one statement (one round trip on PostgreSQL)
-                total, mine = map(int, conn.execute(_COUNTS, (client,)).fetchone())
-            if total >= limits.max_games:
-                raise TooManyGamesInPlayError(
-                    f"{total:,} games are in play, as many as this server keeps: "
-                    "finish or abandon one, or try again later"
-                )
-            if client is not None and mine >= limits.max_per_client:
-                raise TooManyGamesInPlayError(
-                    f"you have {mine:,} games in play, as many as one player may have: "
-                    "finish one first"
-                )
+                mine = ours = 0
+            else:  # the counts in one statement (one round trip on PostgreSQL)
+                total, mine, ours = map(int, conn.execute(_COUNTS, (client, network)).fetchone())
+            self._check_room(total, mine if client is not None else None, ours, network)
             added = conn.execute(
                 "INSERT INTO live_games (key, record, meta, created_at, client, touched_at, "
-                "listed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                (key, begun, meta_text, stamp, client, stamp, listed),
+                "listed_at, network) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (key, begun, meta_text, stamp, client, stamp, listed, network),
             ).rowcount
             if added == 0:
                 raise RecordError(f"a game in progress already has the key {key!r}")
             _insert_moves(conn, key, 1, moves)
+
+    def _check_room(self, total: int, mine: int | None, ours: int, network: str | None) -> None:
+        """Raise :class:`TooManyGamesInPlayError` (its ``limit`` naming the bound) when a game
+        may not begin with ``total`` games in play, ``mine`` of its client's (``None``: no
+        client) and ``ours`` of its ``network``'s (see the module docstring)."""
+        limits = self.limits
+        if total >= limits.max_games:
+            raise TooManyGamesInPlayError(
+                f"{total:,} games are in play, as many as this server keeps: "
+                "finish or abandon one, or try again later",
+                limit="max_games_in_play",
+            )
+        if mine is not None and mine >= limits.max_per_client:
+            raise TooManyGamesInPlayError(
+                f"you have {mine:,} games in play, as many as one player may have: "
+                "finish one first",
+                limit="max_games_per_client",
+            )
+        if network is None:
+            return
+        if limits.max_per_network is not None and ours >= limits.max_per_network:
+            raise TooManyGamesInPlayError(
+                "your network has as many games in play as it may have now: finish one first",
+                limit="network_share",
+            )
+        reserved = limits.reserved_from is not None and total >= limits.reserved_from
+        if reserved and ours >= limits.little:
+            raise TooManyGamesInPlayError(
+                "this server keeps its last games in play for new players: finish one "
+                "of yours first",
+                limit="reserve_share",
+            )
 
     def add_moves(
         self,

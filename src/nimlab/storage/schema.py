@@ -241,7 +241,38 @@ def _v8(conn: Connection) -> None:
             conn.execute("UPDATE games SET private = 1 WHERE id = ?", (game_id,))
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8)
+_V9 = """
+CREATE TABLE rate_buckets (
+    action TEXT NOT NULL,                    -- what the tokens are for: create, move, read, ...
+    client TEXT NOT NULL,                    -- the client's key (an address, or a network)
+    tokens DOUBLE PRECISION NOT NULL,        -- tokens left at the time at
+    at     DOUBLE PRECISION NOT NULL,        -- seconds since 1970
+    rate   DOUBLE PRECISION NOT NULL,        -- tokens per second
+    burst  DOUBLE PRECISION NOT NULL,        -- the most it holds
+    taken  INTEGER NOT NULL,                 -- tokens the last take took
+    PRIMARY KEY (action, client)
+);
+ALTER TABLE live_games ADD COLUMN network TEXT;  -- the network of its client (/24, /64)
+CREATE INDEX live_games_network ON live_games(network);
+CREATE TABLE server_processes (
+    process TEXT PRIMARY KEY,                -- a server process's name for this start
+    seen    DOUBLE PRECISION NOT NULL        -- when it last published its counts (s since 1970)
+);
+CREATE TABLE held_counts (
+    process TEXT NOT NULL,                   -- who holds them
+    what    TEXT NOT NULL,                   -- sockets, connections, ...
+    client  TEXT NOT NULL,                   -- the client's address
+    count   INTEGER NOT NULL,                -- how many it holds on that process
+    PRIMARY KEY (process, what, client)
+);
+"""
+"""Version 9: what every process serving the database counts together: the token buckets of the
+rate limits per client (:mod:`~nimlab.storage.buckets`), the games in play of each network of
+clients, and what each process's clients hold (:mod:`~nimlab.storage.held`). Games in play from
+before have no network (they count for their client alone)."""
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8, _V9)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -254,9 +254,10 @@ class Store:
         *,
         client: str | None = None,
         public: bool = False,
+        network: str | None = None,
     ) -> None:
         """See :meth:`GamesInPlay.add`."""
-        self.in_play.add(key, record, meta, client=client, public=public)
+        self.in_play.add(key, record, meta, client=client, public=public, network=network)
 
     def add_live_moves(
         self,

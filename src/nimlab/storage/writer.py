@@ -152,13 +152,15 @@ class StoreWriter:
         *,
         client: str | None = None,
         public: bool = False,
+        network: str | None = None,
         block: float = 0.0,
     ) -> concurrent.futures.Future[None]:
         """Keep a game that has just begun (``Store.add_live_game``, with its checks and
         bounds), group-committed with the other writes waiting at the same time. ``record`` and
         ``meta`` must not change until the future is done. O(size of the record)."""
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._put(_Job(_game_job(key, record, meta, client, public), future, True), block)
+        job = _game_job(key, record, meta, client, public, network)
+        self._put(_Job(job, future, True), block)
         return future
 
     def add_moves(
@@ -276,8 +278,11 @@ def _game_job(
     meta: Mapping[str, Any],
     client: str | None,
     public: bool,
+    network: str | None = None,
 ) -> Callable[[Store], None]:
-    return lambda store: store.add_live_game(key, record, meta, client=client, public=public)
+    return lambda store: store.add_live_game(
+        key, record, meta, client=client, public=public, network=network
+    )
 
 
 def _moves_job(
@@ -517,10 +522,12 @@ class LoopWriter:
         *,
         client: str | None = None,
         public: bool = False,
+        network: str | None = None,
     ) -> asyncio.Future[None]:
         """See :meth:`StoreWriter.add_game`."""
         future: asyncio.Future[None] = self._loop.create_future()
-        self._put(_Job(_game_job(key, record, meta, client, public), future, True))
+        job = _game_job(key, record, meta, client, public, network)
+        self._put(_Job(job, future, True))
         return future
 
     def add_moves(

@@ -159,7 +159,7 @@ async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | 
     answer. Shared by the route and :class:`~nimlab.web.direct.DirectPlay`, which calls it
     without the framework."""
     started = time.perf_counter()
-    manager.limit("move", client)
+    await manager.limit("move", client)
     lg, before = await manager.moves.play(key, move)
     metrics.move_answered(started)
     return Response(manager.state_json(lg, since=before), media_type="application/json")
@@ -181,7 +181,7 @@ async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) 
     (:meth:`~nimlab.web.starts.GameStarts.create`, within the client's limit): 201, the game and
     its seats' links. Raises the errors the app's handlers answer. Shared by the route and
     :class:`~nimlab.web.direct.DirectPlay`."""
-    manager.limit("create", client)
+    await manager.limit("create", client)
     lg, tokens, owner = await manager.starts.create(setup, client)
     seats = [
         {
@@ -496,7 +496,7 @@ async def list_players(request: Request, limit: Limit = None, offset: Offset = 0
     summary="Register a human, or an AI player with a bot spec (so many per client per hour)",
 )
 async def add_player(body: RegisterIn, request: Request) -> Response:
-    live(request).limit("register", client_of(request))
+    await live(request).limit("register", client_of(request))
     bot = None if body.bot is None or not body.bot.strip() else str(parse_bot(body.bot))
 
     def add(store: Store) -> PlayerRecord:
@@ -617,14 +617,14 @@ _BODY_LIMITS: dict[Any, str] = {play_move: "move", create_game: "create", add_pl
 """The routes whose requests take a token of a client's limit, and the limit's action."""
 
 
-def refused_body(request: Request) -> None:
+async def refused_body(request: Request) -> None:
     """Count a request whose body its route refused (it does not parse, or does not validate)
     against the client's limit of the route's action, as a well-formed request is counted, so
     that bad bodies cannot be sent faster than good ones: raises
     :class:`~nimlab.web.errors.TooManyRequests` beyond it. Nothing for another route."""
     action = _BODY_LIMITS.get(getattr(request.scope.get("route"), "endpoint", None))
     if action is not None:
-        live(request).limit(action, client_of(request))
+        await live(request).limit(action, client_of(request))
 
 
 from nimlab.web.lifecycle import router as _lifecycle  # noqa: E402  (resign, undo, delete, ...)

@@ -134,7 +134,7 @@ def create_app(
         app.add_middleware(
             ForwardedClient,
             proxies=TrustedProxies(settings.trusted_proxies),
-            holdings=Holdings.of("connections", settings),
+            holdings=live.held.setdefault("forwarded", Holdings.of("connections", settings)),
         )
     return app
 
@@ -341,7 +341,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 400:  # the body does not parse
             if isinstance(exc.__cause__, RecursionError):
                 detail = TOO_DEEP
-            over = _over_limit(request)
+            over = await _over_limit(request)
             if over is not None:
                 return await api_error(request, over)
         return _error(detail, exc.status_code, dict(exc.headers or {}))
@@ -367,7 +367,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        over = _over_limit(request)
+        over = await _over_limit(request)
         if over is not None:
             return await api_error(request, over)
         errors = list(exc.errors())
@@ -385,20 +385,20 @@ def _add_error_handlers(app: FastAPI) -> None:
         return _error("; ".join(parts) + more, 422)
 
 
-def _read_wait(live: LiveGames, client: str) -> float:
+async def _read_wait(live: LiveGames, client: str) -> float:
     """0 when ``client`` may read the API once more (a token taken), else the seconds to wait."""
     try:
-        live.limit("read", client)
+        await live.limit("read", client)
     except TooManyRequests as e:
         return e.retry_after or 1.0
     return 0.0
 
 
-def _over_limit(request: Request) -> TooManyRequests | None:
+async def _over_limit(request: Request) -> TooManyRequests | None:
     """Why a request whose body its route refused is over the client's limit (see
     :func:`~nimlab.web.api.refused_body`); ``None`` when it is within it."""
     try:
-        refused_body(request)
+        await refused_body(request)
     except TooManyRequests as e:
         return e
     return None

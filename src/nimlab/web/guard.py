@@ -124,7 +124,7 @@ async def _answer(send: Send, status: int, detail: str, extra: list[tuple[bytes,
 class Guard:
     """The middleware (see the module docstring). ``paths`` gives the methods of each path;
     ``allowed_hosts`` ``None`` accepts any host; ``max_body`` is in bytes; ``read_wait`` takes
-    one token of a client's reads of the API (``GET``/``HEAD`` of ``/api/...``) and returns 0,
+    one token of a client's reads of the API (``GET``/``HEAD`` of ``/api/...``) and answers 0,
     or the seconds to wait (429) when it has none."""
 
     def __init__(
@@ -135,7 +135,7 @@ class Guard:
         max_body: int,
         body_timeout: float,
         allowed_hosts: tuple[str, ...] | None = None,
-        read_wait: Callable[[str], float] | None = None,
+        read_wait: Callable[[str], Awaitable[float]] | None = None,
     ) -> None:
         self.app = app
         self.read_wait = read_wait
@@ -196,7 +196,7 @@ class Guard:
         ):
             address = scope.get("client")
             who = str(address[0]) if address else ""
-            wait = self.read_wait(who) if who else 0.0
+            wait = await self.read_wait(who) if who else 0.0
             if wait > 0:
                 metrics.refused("read_rate")
                 await _answer(
@@ -375,6 +375,9 @@ class Holdings:
     - in all at most ``capacity``, and the last ``reserve_share`` of it only goes to a network
       holding less than :func:`little` ``(per_address)``.
 
+    The counts are this process's plus what other processes serving the same database hold
+    (:meth:`held_elsewhere`, told every second or so by :class:`nimlab.web.limits.SharedLimits`).
+
     O(1) per call; memory: one entry per address and network holding something."""
 
     def __init__(
@@ -398,6 +401,17 @@ class Holdings:
         self.by_address: dict[str, int] = {}
         self.by_network: dict[str, int] = {}
         self.total = 0
+        self._elsewhere: tuple[dict[str, int], dict[str, int], int] = ({}, {}, 0)
+        """What other processes hold: by address, by network, in all."""
+
+    def held_elsewhere(self, by_address: dict[str, int]) -> None:
+        """What the other processes serving the same database hold now, by address (counted
+        with this process's from now on). O(addresses)."""
+        by_network: dict[str, int] = {}
+        for address, count in by_address.items():
+            network = network_of(address)
+            by_network[network] = by_network.get(network, 0) + count
+        self._elsewhere = (by_address, by_network, sum(by_address.values()))
 
     @classmethod
     def of(
@@ -425,17 +439,24 @@ class Holdings:
         """Why ``client`` may not take one more (a reason naming the bound), or ``None``.
         ``address_holds``: what the address holds when the caller counts it itself (else this
         object's count)."""
+        addresses, networks, total = self._elsewhere
         mine = self.by_address.get(client, 0) if address_holds is None else address_holds
-        if mine >= self.per_address:
+        if mine + addresses.get(client, 0) >= self.per_address:
             return "address"
-        network = self.by_network.get(network_of(client), 0)
+        where = network_of(client)
+        network = self.by_network.get(where, 0) + networks.get(where, 0)
         if network >= self.per_network:
             return "network"
-        if self.total >= self.capacity:
+        total += self.total
+        if total >= self.capacity:
             return "capacity"
-        if self.total >= self.open_until and network >= self.little:
+        if total >= self.open_until and network >= self.little:
             return "reserve"
         return None
+
+    def holds(self, client: str) -> int:
+        """What ``client`` holds on this process and the others. O(1)."""
+        return self.by_address.get(client, 0) + self._elsewhere[0].get(client, 0)
 
     def take(self, client: str) -> str | None:
         """Take one for ``client`` when :meth:`refusal` allows it (``None``), else the reason

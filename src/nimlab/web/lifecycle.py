@@ -75,10 +75,10 @@ class DeletedOut(BaseModel):
     detail: str
 
 
-def _guarded(request: Request) -> LiveGames:
+async def _guarded(request: Request) -> LiveGames:
     """The games, after taking one of the client's move tokens (429 beyond the rate limit)."""
     manager = live(request)
-    manager.limit("move", client_of(request))
+    await manager.limit("move", client_of(request))
     return manager
 
 
@@ -93,7 +93,7 @@ def _state(manager: LiveGames, lg: LiveGame) -> Response:
 
 
 async def _stop(request: Request, key: str, body: SeatIn, how: str) -> Response:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     name = _seat(manager, lg, body)
 
@@ -133,7 +133,7 @@ async def abandon(key: GameKey, body: SeatIn, request: Request) -> Response:
     "admin (Authorization: Bearer TOKEN); it is stored as abandoned, nobody wins",
 )
 async def stop(key: GameKey, body: StopIn, request: Request) -> Response:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     admin = is_admin(request)
     if not manager.owner.may_stop(lg, body.token, admin=admin):
@@ -154,7 +154,7 @@ async def stop(key: GameKey, body: StopIn, request: Request) -> Response:
     summary="Take back the seat's last move and the bots' replies (games against bots only)",
 )
 async def undo(key: GameKey, body: SeatIn, request: Request) -> Response:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     await manager.owner.undo(lg, body.seat, body.token)
     return _state(manager, lg)
@@ -168,7 +168,7 @@ async def undo(key: GameKey, body: SeatIn, request: Request) -> Response:
     "history, and the stored game is deleted once every human seat asked (or by the admin)",
 )
 async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONResponse:
-    manager = _guarded(request)
+    manager = await _guarded(request)
     lg = await manager.lookup(key)
     name = _seat(manager, lg, body)
     if not lg.game.is_over and lg.ended is None:
@@ -211,7 +211,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
 )
 async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
     require_admin(request)
-    manager = _guarded(request)
+    manager = await _guarded(request)
     await manager.write(lambda s: s.delete_game(game_id))
     for lg in list(manager.games.values()):
         if lg.saved_as == game_id:

@@ -50,8 +50,9 @@ from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
 from nimlab.web.errors import ApiError, NotFound, TooManyRequests, Unavailable
 from nimlab.web.feed_follower import FeedFollower
-from nimlab.web.guard import RateLimiter
+from nimlab.web.guard import Holdings
 from nimlab.web.learning import Learnings
+from nimlab.web.limits import ClientLimits, LocalLimits, SharedLimits
 from nimlab.web.livegame import (
     LiveGame,
     Stale,
@@ -118,7 +119,11 @@ class LiveGames:
         self._reader: Store | None = None
         self._read_lock = threading.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._limiter = RateLimiter()
+        self.limits: ClientLimits = LocalLimits()
+        """The rate limits per client: in the database when other processes may serve it."""
+        self.held: dict[str, Holdings] = {}
+        """What clients hold at once, by kind, counted with the other processes' (the server
+        and the app add theirs before :meth:`start`)."""
         self._feed: ChangeFeed | None = None
         self.feed_thread: concurrent.futures.ThreadPoolExecutor | None = None
         self.owner = GameOwner(self)
@@ -151,6 +156,11 @@ class LiveGames:
         store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
+            self.limits = SharedLimits(str(store.path), workers=s.workers)
+            self.held["sockets"] = self.watchers.sockets
+            for what, holdings in self.held.items():
+                self.limits.share(what, holdings)
+            self.spawn(self.limits.run(), "shared counts")
             self._reader = Store.open(store.path)
             # listening before reading: no change committed after the games are read is missed
             self._feed = ChangeFeed.open(store.path)
@@ -194,6 +204,7 @@ class LiveGames:
             await loop.run_in_executor(None, self.workers.join, 10.0)
         if self._writer is not None:
             await self._writer.close()
+        self.limits.close()
         if self._reader is not None:
             self._reader.close()
         if self.feed_thread is not None:
@@ -396,9 +407,10 @@ class LiveGames:
 
     # -- limits -------------------------------------------------------------------------------
 
-    def limit(self, action: str, client: str | None) -> None:
-        """Take one of the client's tokens for ``action`` (``create``, ``move`` or ``register``);
-        raises :class:`TooManyRequests` when it has none left."""
+    async def limit(self, action: str, client: str | None) -> None:
+        """Take one of the client's tokens for ``action`` (``create``, ``move``, ``register`` or
+        ``read``), counted with every process serving the database (:attr:`limits`); raises
+        :class:`TooManyRequests` when it has none left."""
         if client is None:
             return
         s = self.settings
@@ -410,7 +422,7 @@ class LiveGames:
             rate, burst = s.read_rate, s.read_burst
         else:
             rate, burst = s.move_rate, s.move_burst
-        wait = self._limiter.take_both(action, client, rate, burst, s.network_allowance)
+        wait = await self.limits.take_both(action, client, rate, burst, s.network_allowance)
         if wait > 0:
             what = {"create": "new games", "register": "new players", "read": "requests"}.get(
                 action, "moves"

@@ -356,17 +356,24 @@ class ServerSettings(BaseSettings):
         return str(token) if token else None
 
     def in_play_limits(self) -> InPlayLimits:
-        """The bounds on games in play these settings give the store."""
+        """The bounds on games in play these settings give the store (by network and for
+        newcomers as :meth:`Holdings.of <nimlab.web.guard.Holdings.of>` ``("games", ...)``
+        says: the store counts the games of every process serving it)."""
         from datetime import timedelta
 
         from nimlab.storage import InPlayLimits
+        from nimlab.web.guard import Holdings
 
+        held = Holdings.of("games", self)
         return InPlayLimits(
             max_games=self.max_games_in_play,
             max_per_client=self.max_games_per_client,
             max_moves=self.max_moves_per_game,
             expire_after=timedelta(days=self.game_expiry_days),
             idle_after=timedelta(hours=self.idle_game_expiry_hours),
+            max_per_network=held.per_network,
+            reserved_from=held.open_until,
+            little=held.little,
         )
 
     @classmethod

@@ -17,7 +17,7 @@ from nimlab.core.game import Game
 from nimlab.storage import PlayerRecord, Store, TooManyGamesInPlayError, check_username
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import TooManyRequests
-from nimlab.web.guard import Holdings
+from nimlab.web.guard import network_of
 from nimlab.web.livegame import LiveGame, Stale, build_game, resumed_game, token_hash
 from nimlab.web.schemas import SetupIn
 
@@ -116,35 +116,15 @@ class GameStarts:
                 "let the first player or a random player start"
             ) from None
 
-    def _may_start(self, client: str | None) -> None:
-        """Raise :class:`TooManyRequests` when ``client``'s network holds its share of the
-        games in play, or the reserve of the bound on games in play is reached and it holds
-        more than a little (see :class:`~nimlab.web.guard.Holdings`; the bounds per address
-        and in all are the database's). O(games held)."""
-        if client is None:
-            return
-        held = Holdings.of("games", self.live.settings)
-        for lg in self.live.games.values():
-            if lg.client is not None and lg.saved_as is None and lg.ended is None:
-                held.add(lg.client, 1)
-        why = held.refusal(client)  # (over its own bound: the database says so)
-        if why in ("network", "reserve"):
-            raise TooManyRequests(
-                "your network has as many games in play as it may have now: finish one first"
-                if why == "network"
-                else "this server keeps its last games in play for new players: finish one "
-                "of yours first",
-                retry_after=60.0,
-                limit="network_share" if why == "network" else "reserve_share",
-            )
-
     async def create(
         self, setup: SetupIn, client: str | None = None
     ) -> tuple[LiveGame, dict[int, str], str | None]:
-        """Start a game for ``client`` (at most so many in play per client: 429 beyond);
-        returns it with a fresh token for each human seat, and for a game of bots only the
-        token that stops it (its owner's, see :meth:`~nimlab.web.owner.GameOwner.may_stop`)."""
-        self._may_start(client)
+        """Start a game for ``client`` (at most so many in play per client, per network of
+        clients and in all, with a reserve for newcomers, as the database counts them for every
+        process serving it: 429 beyond; see :meth:`ServerSettings.in_play_limits
+        <nimlab.web.settings.ServerSettings.in_play_limits>`); returns it with a fresh token
+        for each human seat, and for a game of bots only the token that stops it (its owner's,
+        see :meth:`~nimlab.web.owner.GameOwner.may_stop`)."""
         game, usernames = await self._build(setup, client)
         key = secrets.token_urlsafe(6)
         while key in self.live.games:
@@ -164,15 +144,16 @@ class GameStarts:
         }
         try:
             public = setup.public
+            network = None if client is None else network_of(client)
             await self.live.storage(
                 self.live.queued(
                     lambda: self.live.writer.add_game(
-                        key, record, meta, client=client, public=public
+                        key, record, meta, client=client, public=public, network=network
                     )
                 )
             )
         except TooManyGamesInPlayError as e:
-            raise TooManyRequests(str(e)) from None
+            raise TooManyRequests(str(e), retry_after=60.0, limit=e.limit) from None
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         lg.public = setup.public

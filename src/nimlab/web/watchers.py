@@ -74,7 +74,9 @@ class Watchers:
 
     def __init__(self, live: LiveGames) -> None:
         self.live = live
-        self._sockets = Holdings.of("sockets", live.settings)  # per client and network
+        self.sockets = Holdings.of("sockets", live.settings)
+        """The WebSockets open per client and network (with other processes': see
+        :class:`~nimlab.web.limits.SharedLimits`)."""
         self._released = 0  # WebSockets closed since memory was last given back
         self._trim: asyncio.TimerHandle | None = None
         self._trim_since = 0.0
@@ -109,9 +111,9 @@ class Watchers:
                 "have: try again later"
             )
         if client is not None:
-            why = self._sockets.take(client)
+            why = self.sockets.take(client)
             if why == "address":
-                mine = self._sockets.by_address.get(client, 0)
+                mine = self.sockets.holds(client)
                 return f"you have {mine:,} game pages open, as many as one client may: close one"
             if why is not None:
                 metrics.refused("network_share" if why == "network" else "reserve_share")
@@ -128,11 +130,11 @@ class Watchers:
             self._give_back_soon()
         if client is None:
             return
-        self._sockets.give_back(client)
+        self.sockets.give_back(client)
 
     def sockets_open(self) -> int:
         """How many WebSockets admitted by :meth:`admit` are open (those with a client)."""
-        return self._sockets.total
+        return self.sockets.total
 
     def _give_back_soon(self) -> None:
         """Give memory back once a burst of closes is over: 1 s after the last close, at most
