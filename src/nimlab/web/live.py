@@ -47,6 +47,7 @@ from nimlab.storage import (
     StorageError,
     Store,
     ending_of,
+    takebacks_of,
 )
 from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
@@ -202,7 +203,15 @@ class LiveGames:
         players = len(game.players)
         usernames = list(meta.get("usernames") or [None] * players)[:players]
         hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
-        lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), stored=version)
+        lg = LiveGame(
+            key,
+            game,
+            usernames,
+            hashes,
+            saved=len(record["moves"]),
+            stored=version,
+            takebacks=takebacks_of(meta),
+        )
         self._restore(lg, meta)
         return lg
 
@@ -383,7 +392,14 @@ class LiveGames:
         if lg is not None:
             return lg
         lg = LiveGame(
-            key, game, usernames, hashes, saved=len(game.history), saved_as=game_id, finishing=True
+            key,
+            game,
+            usernames,
+            hashes,
+            saved=len(game.history),
+            saved_as=game_id,
+            finishing=True,
+            takebacks=takebacks_of(meta),
         )
         ending = ending_of(stored.record, players)
         if ending is not None:

@@ -311,17 +311,23 @@ class GameOwner:
 
     # -- changes another process made, adopted ------------------------------------------------
 
-    def adopt(self, lg: LiveGame, moves: tuple[RecordedMove, ...], version: int) -> None:
-        """The copy becomes the database's game at ``version`` with ``moves`` (read by the feed
-        follower; call with ``lg.lock`` held)."""
+    def adopt(
+        self, lg: LiveGame, moves: tuple[RecordedMove, ...], version: int, takebacks: int
+    ) -> None:
+        """The copy becomes the database's game at ``version`` with ``moves`` and ``takebacks``
+        take-backs so far (read by the feed follower; call with ``lg.lock`` held)."""
         self.replace_moves(lg, moves)
         lg.stored = version
+        lg.takebacks = takebacks
 
-    def adopt_finished(self, lg: LiveGame, record: dict[str, Any], game_id: int) -> None:
-        """The copy becomes the stored game ``game_id`` (``record``): another process finished,
-        resigned or abandoned it."""
+    def adopt_finished(
+        self, lg: LiveGame, record: dict[str, Any], game_id: int, takebacks: int
+    ) -> None:
+        """The copy becomes the stored game ``game_id`` (``record``, after ``takebacks``
+        take-backs): another process finished, resigned or abandoned it."""
         self.live.bots.cancel_work(lg, keep_driver=True)
         self.replace_moves(lg, GameRecord.from_json(record).moves)
+        lg.takebacks = takebacks
         lg.saved_as = game_id
         lg.finishing = True
         ending = ending_of(record, len(lg.game.players))
