@@ -1,0 +1,552 @@
+"""Two processes answer as one (issue 32): two ``nimlab serve`` processes on one database, and on
+PostgreSQL the first of them itself two processes on one port (``--workers 2``).
+
+- A take-back, a resignation or an abandon racing a move sent to the other process: one wins,
+  the other is told (a 409 with words; never a silent drop, never a 5xx), and what is stored is
+  what the requests answered 200 made, played one after the other.
+- A hypothesis state machine sends moves (legal, retried, stale, out of turn, illegal), take-backs,
+  resignations, abandons and new games to either process at random, kills processes with
+  SIGKILL and restarts them, and checks every answer against one reference: the games played
+  with :class:`nimlab.core.game.Game` as a single process plays them (status, board, turns,
+  whose turn, the end). Every acknowledged change survives the kills.
+
+The servers start once per backend (each start costs seconds); no test here measures time: each
+waits for a condition.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+import postgres
+from nimlab.core.errors import NimlabError
+from nimlab.core.game import Game
+from nimlab.core.position import Move
+from nimlab.storage import Store
+from processes import PATIENCE
+from webtools import ServerProcess, call
+
+pytestmark = pytest.mark.reliability
+
+ARGS = [
+    *("--bot-pace", "0", "--move-rate", "0", "--create-burst", "1000"),
+    *("--takeover-grace", "0.2", "--max-games-per-client", "100000", "--read-rate", "0"),
+]
+
+ENDED = {"resign": "resigned", "abandon": "abandoned"}
+"""A lifecycle route and the ending it stores."""
+
+PROCESSES = st.sampled_from((0, 1))
+"""Which process a request goes to: the first (on PostgreSQL, either of its two) or the second."""
+
+GAMES = st.integers(0, 5)
+"""A game of the machine's (modulo how many it has)."""
+
+PILES = st.lists(st.integers(1, 7), min_size=2, max_size=3)
+"""The piles of a game: a few moves long."""
+
+
+@dataclass
+class Club:
+    """Two servers on one database; on PostgreSQL the first is two processes on one port."""
+
+    servers: list[ServerProcess]
+    database: str
+    store: Store
+    workers: bool
+
+    def url(self, at: int) -> str:
+        return self.servers[at].url
+
+    def kill_worker(self) -> None:
+        """SIGKILL one of the first server's two processes; back when it is replaced."""
+        first = _children(self.servers[0])
+        assert len(first) == 2, first
+        os.kill(first[0], signal.SIGKILL)
+        _until(lambda: len(now := _children(self.servers[0])) == 2 and first[0] not in now)
+
+    def restart(self, *, kill: bool) -> None:
+        """The second server stopped (SIGKILL, or SIGTERM) and started again on its port."""
+        second = self.servers[1]
+        second.kill() if kill else second.stop()
+        second.spawn().wait()
+
+
+def _children(server: ServerProcess) -> list[int]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _until(check: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + PATIENCE
+    while not check():
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.02)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def club(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Club]:
+    """Two servers on one new database, for this module's tests (started once per backend)."""
+    cluster: str | None = None
+    if request.param == "sqlite":
+        database = str(tmp_path_factory.mktemp("club") / "nimlab.db")
+    else:
+        cluster = request.getfixturevalue("postgres_cluster")
+        database = postgres.new_database(cluster)
+    workers = cluster is not None
+    servers = [
+        ServerProcess(database, args=ARGS + (["--workers", "2"] if workers else [])),
+        ServerProcess(database, args=ARGS),
+    ]
+    try:
+        for s in servers:
+            s.spawn()
+        for s in servers:
+            s.wait()
+        with Store.open(database) as store:
+            yield Club(servers, database, store, workers)
+    finally:
+        for s in servers:
+            s.stop()
+        if cluster is not None:
+            postgres.drop_database(cluster, database)
+
+
+# -- the reference: the games as one process plays them ------------------------------------------
+
+
+@dataclass
+class Played:
+    """A game of the reference: ``game`` has the same start and seats as the server's, every seat
+    a human's (a bot's moves are those the server answered, checked legal here); ``solo``: Ann
+    against the perfect bot Hal (take-backs allowed), else Ann against Bob."""
+
+    key: str
+    tokens: dict[int, str]
+    solo: bool
+    game: Game
+    ended: str | None = None
+    by: int | None = None
+    takebacks: int = 0
+
+    @property
+    def over(self) -> bool:
+        return self.game.is_over or self.ended is not None
+
+    def clone(self) -> Played:
+        g = self.game
+        copy = Game(g.ruleset, g.start, [f"human:{p.name}" for p in g.players])
+        for turn in g.history:
+            copy.push(turn.move)
+        return Played(self.key, self.tokens, self.solo, copy, self.ended, self.by, self.takebacks)
+
+    # Each request as a single process judges it: (status, words its answer says) and, when
+    # it is 200, the change made. The checks come in the server's order.
+
+    def move(self, seat: int, turn: int, pile: int, take: int) -> tuple[int, str]:
+        g = self.game
+        if self.solo and seat == 1:
+            return 403, "a bot"
+        number = len(g.history) + 1
+        if turn < number:
+            done = g.history[turn - 1]
+            if done.seat == seat and (done.move.pile, done.move.take) == (pile, take):
+                return 200, ""  # a retry: answered again, nothing played twice
+            return 409, "was already played"
+        if self.over:
+            return 409, "the game is over"
+        if seat != g.to_move_seat:
+            return 409, "'s turn, not "
+        if turn != number:
+            return 409, "this request is for move"
+        try:
+            g.push(Move(pile, take))
+        except NimlabError:
+            return 422, ""
+        return 200, ""
+
+    def undo(self, seat: int) -> tuple[int, str]:
+        if self.solo and seat == 1:
+            return 403, "a bot"
+        if not self.solo:
+            return 409, "take-backs are only for games against bots"
+        if self.over:
+            return 409, "the game is over"
+        if not any(t.seat == seat for t in self.game.history):
+            return 409, "has no move to take back"
+        self.game.undo_for(seat)
+        self.takebacks += 1
+        return 200, ""
+
+    def end(self, seat: int, how: str) -> tuple[int, str]:
+        if self.solo and seat == 1:
+            return 403, "a bot"
+        if self.over:
+            return 409, "the game is over"
+        self.ended, self.by = how, seat
+        return 200, ""
+
+    def replies(self, answer: dict[str, Any]) -> None:
+        """The bot's replies in a move's answer, played here (each checked: Hal's, legal)."""
+        g = self.game
+        for turn in answer["turns"][len(g.history) - answer["turns_from"] :]:
+            assert self.solo and turn["seat"] == 1 and turn["number"] == len(g.history) + 1, turn
+            g.push(Move(turn["move"]["pile"], turn["move"]["take"]))
+
+    def expected(self) -> dict[str, Any]:
+        """The essential fields of the game's state as a single process answers them."""
+        g = self.game
+        winner: int | None = None
+        if self.ended == "resigned":
+            assert self.by is not None
+            winner = 1 - self.by
+        elif self.ended is None and g.is_over:
+            winner = g.winner_seat
+        return {
+            "over": self.over,
+            "to_move": None if self.over else g.to_move_seat,
+            "winner": winner,
+            "move_count": len(g.history),
+            "piles": list(g.position),
+            "stored": self.over,
+            "ended": None if self.ended is None else (self.ended, self.by),
+            "takebacks": self.takebacks,
+        }
+
+    def turns(self, start: int, count: int) -> list[tuple[int, int, int, int]]:
+        return [
+            (t.number, t.seat, t.move.pile, t.move.take)
+            for t in self.game.history[start : start + count]
+        ]
+
+
+def essentials(state: dict[str, Any]) -> dict[str, Any]:
+    """A server's state of a game, as :meth:`Played.expected` says it."""
+    ended = state["ended"]
+    if ended is not None:
+        names = [p["name"] for p in state["players"]]
+        how = "abandoned" if ended.startswith("Abandoned by") else "resigned"
+        who = next(i for i, n in enumerate(names) if n in ended.split(":")[0].split(".")[0])
+        ended = (how, who)
+    return {
+        "over": state["over"],
+        "to_move": state["to_move"],
+        "winner": state["winner"],
+        "move_count": state["move_count"],
+        "piles": state["board"]["piles"],
+        "stored": state["saved_as"] is not None,
+        "ended": ended,
+        "takebacks": state["takebacks"],
+    }
+
+
+def same_state(p: Played, state: dict[str, Any]) -> None:
+    """The server's state of ``p`` (an answer or a read) is the reference's."""
+    assert state["id"] == p.key
+    assert essentials(state) == p.expected(), (state, p.game.history)
+    turns = [(t["number"], t["seat"], t["move"]["pile"], t["move"]["take"]) for t in state["turns"]]
+    assert turns == p.turns(state["turns_from"], len(turns)), (turns, state)
+
+
+def same_answer(p: Played, expected: tuple[int, str], status: int, answer: Any) -> None:
+    """An answer is the one a single process gives: its status, the words of a refusal, the
+    state answered."""
+    assert status == expected[0], (status, answer, expected)
+    if status == 200:
+        same_state(p, answer)
+    else:
+        detail = answer["detail"]
+        assert isinstance(detail, str) and expected[1] in detail, (detail, expected)
+
+
+def stored_as_played(club: Club, p: Played) -> None:
+    """What the database holds of ``p``: its moves (replayed) and its end are the reference's."""
+    store = club.store
+    if p.over:
+        found = store.finished_game(p.key)
+        assert found is not None, p.key
+        record = store.game(found[0]).record
+        assert (record.get("ended") or {}).get("how") == p.ended, record
+    else:
+        playing = store.live_game_with_version(p.key)
+        assert playing is not None, p.key
+        record = playing[0][1]
+    stored = Game.from_record(record)
+    assert [(t.seat, t.move) for t in stored.history] == [
+        (t.seat, t.move) for t in p.game.history
+    ], (record, p.game.history)
+
+
+def create(club: Club, at: int, solo: bool, piles: list[int]) -> Played:
+    """A new game started on process ``at``: Ann against Hal (the perfect bot) or Bob."""
+    second = {"kind": "perfect", "name": "Hal"} if solo else {"name": "Bob"}
+    body = {"players": [{"name": "Ann"}, second], "piles": piles}
+    status, created = call(f"{club.url(at)}/api/games", "POST", body)
+    assert status == 201, created
+    tokens = {s["seat"]: s["token"] for s in created["seats"] if s.get("token")}
+    game = Game("nim", piles, ["human:Ann", "human:Hal" if solo else "human:Bob"])
+    p = Played(created["state"]["id"], tokens, solo, game)
+    same_state(p, created["state"])
+    return p
+
+
+def read(club: Club, at: int, p: Played) -> dict[str, Any]:
+    status, state = call(f"{club.url(at)}/api/games/{p.key}")
+    assert status == 200, state
+    return dict(state)
+
+
+def request_move(
+    club: Club, at: int, p: Played, seat: int, turn: int, pile: int, take: int
+) -> tuple[int, Any]:
+    body = {
+        "seat": seat,
+        "token": p.tokens.get(seat, "x"),
+        "turn": turn,
+        "pile": pile,
+        "take": take,
+    }
+    return call(f"{club.url(at)}/api/games/{p.key}/moves", "POST", body)
+
+
+def request_change(club: Club, at: int, p: Played, seat: int, how: str) -> tuple[int, Any]:
+    """``how``: undo, resign or abandon."""
+    body = {"seat": seat, "token": p.tokens.get(seat, "x")}
+    return call(f"{club.url(at)}/api/games/{p.key}/{how}", "POST", body)
+
+
+# -- a change racing a move ----------------------------------------------------------------------
+
+
+def test_a_change_racing_a_move_on_the_other_process_has_one_outcome(club: Club) -> None:
+    """Ann's move sent to one process while, on the other, Ann takes her last move back (a game
+    against the bot), or Ann or Bob resigns or abandons: both answers are 200 or a 409 that says
+    why (never a 5xx), at least one is 200, both processes then show the same game, and it is
+    the reference's after the requests answered 200, made one after the other in some order;
+    the database holds it."""
+    seen: set[tuple[str, int, int]] = set()
+    for how in ("undo", "resign", "abandon"):
+        for round_ in range(4):
+            seen.add((how, *_race(club, how, round_)))
+    # (what happened is up to the scheduler: no outcome is required, each one is checked)
+    assert {how for how, _, _ in seen} == {"undo", "resign", "abandon"}
+
+
+def _race(club: Club, how: str, round_: int) -> tuple[int, int]:
+    solo = how == "undo"
+    p = create(club, round_ % 2, solo, [3, 3, 3])
+    status, answer = request_move(club, 0, p, 0, 1, 1, 1)
+    assert p.move(0, 1, 1, 1) == (status, ""), answer
+    p.replies(answer)
+    if not solo:
+        status, answer = request_move(club, 1, p, 1, 2, 2, 1)
+        assert p.move(1, 2, 2, 1) == (status, ""), answer
+    for at in (0, 1):  # both processes hold the game as it is now
+        same_state(p, read(club, at, p))
+    turn = len(p.game.history) + 1
+    pile = next(i for i, h in enumerate(p.game.position, 1) if h)
+    seat = 0 if solo else round_ % 2
+    mover = round_ % 2
+    answers: list[tuple[int, Any]] = [(0, None), (0, None)]
+    ready = threading.Barrier(2)
+
+    def send(i: int) -> None:
+        ready.wait(PATIENCE)
+        if i == 0:
+            answers[0] = request_move(club, mover, p, 0, turn, pile, 1)
+        else:
+            answers[1] = request_change(club, 1 - mover, p, seat, how)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(PATIENCE)
+    for status, answer in answers:
+        assert status in (200, 409), answers
+        detail = "" if status == 200 else answer["detail"]
+        assert status == 200 or (detail and "Error" not in detail), answers
+    assert 200 in (answers[0][0], answers[1][0]), answers
+    states = [read(club, at, p) for at in (0, 1)]
+    assert essentials(states[0]) == essentials(states[1]), states
+    final = states[0]
+
+    def reply(q: Played) -> None:
+        """Hal's reply to Ann's move: as answered, else as read, else any (taken back since)."""
+        number = len(q.game.history) + 1
+        for state in (answers[0][1], final):
+            for t in state["turns"]:
+                if t["number"] == number and t["seat"] == 1:
+                    q.game.push(Move(t["move"]["pile"], t["move"]["take"]))
+                    return
+        q.game.push(q.game.legal_moves[0])
+
+    for order in ((0, 1), (1, 0)):
+        q = p.clone()
+        made = True
+        for i in order:
+            if answers[i][0] != 200:
+                continue  # told it was not made: not made
+            if i == 0:
+                made &= q.move(0, turn, pile, 1) == (200, "")
+                if made and solo and not q.over:
+                    reply(q)
+            else:
+                made &= (q.undo(seat) if solo else q.end(seat, ENDED[how])) == (200, "")
+        if made and essentials(final) == q.expected():
+            same_state(q, final)
+            stored_as_played(club, q)
+            return answers[0][0], answers[1][0]
+    raise AssertionError(f"no order of the changes answered 200 gives {final} ({answers})")
+
+
+# -- the state machine ---------------------------------------------------------------------------
+
+
+class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
+    """Requests to either process at random, processes killed and restarted; every answer is
+    the reference's, and so is every game read from either process and from the database."""
+
+    club: Club
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games: list[Played] = []
+        self.restarts = 0
+        self.steps = 0
+
+    @initialize(at=PROCESSES, piles=PILES, other=PROCESSES, more=PILES)
+    def two_games(self, at: int, piles: list[int], other: int, more: list[int]) -> None:
+        """Ann against the bot, and Ann against Bob."""
+        self.games += [create(self.club, at, True, piles), create(self.club, other, False, more)]
+
+    # What a rule draws never depends on the games' states (the bot's replies are the server's
+    # choice): a game, a pile, a take or a turn are drawn as numbers and mapped onto the state.
+
+    def _game(self, i: int) -> Played:
+        self.steps += 1
+        return self.games[i % len(self.games)]
+
+    @rule(at=PROCESSES, solo=st.booleans(), piles=PILES)
+    def new_game(self, at: int, solo: bool, piles: list[int]) -> None:
+        """A new game, when fewer than two are in play."""
+        if sum(not p.over for p in self.games) < 2:
+            self.games.append(create(self.club, at, solo, piles))
+
+    @rule(
+        i=GAMES,
+        at=PROCESSES,
+        kind=st.sampled_from(["legal"] * 4 + ["retry", "played", "early", "illegal", "other"]),
+        pile=st.integers(0, 2),
+        take=st.integers(1, 3),
+        back=st.integers(1, 8),
+    )
+    def move(self, i: int, at: int, kind: str, pile: int, take: int, back: int) -> None:
+        """A move: legal (the seat to move, the next move, a pile not empty), or a retry of a
+        move played (``back`` moves ago, by a human), another move for a turn played, a move for
+        a later turn, an illegal move, the other seat's."""
+        p = self._game(i)
+        g = p.game
+        seat = 0 if p.over else g.to_move_seat
+        turn = len(g.history) + 1
+        heaps = g.position
+        filled = [n for n, h in enumerate(heaps, 1) if h] or [1]
+        pile = filled[pile % len(filled)]
+        take = min(take, max(1, heaps[pile - 1]))
+        people = [t for t in g.history if t.seat in p.tokens]
+        if kind in ("retry", "played") and people:
+            done = people[-min(back, len(people))]
+            seat, turn, pile, take = done.seat, done.number, done.move.pile, done.move.take
+            if kind == "played":
+                take += 1
+        elif kind == "early":
+            turn += 1
+        elif kind == "illegal":
+            take = heaps[pile - 1] + 1
+        elif kind == "other":
+            seat = 1 - seat
+        status, answer = request_move(self.club, at, p, seat, turn, pile, take)
+        expected = p.move(seat, turn, pile, take)
+        if status == 200 and expected[0] == 200:
+            p.replies(answer)
+        same_answer(p, expected, status, answer)
+
+    @rule(
+        i=GAMES,
+        at=PROCESSES,
+        seat=st.sampled_from((0, 0, 1)),
+        how=st.sampled_from(("undo", "undo", "undo", "resign", "abandon")),
+    )
+    def change(self, i: int, at: int, seat: int, how: str) -> None:
+        """A take-back (most often), a resignation or an abandon, by Ann (most often) or the
+        other seat."""
+        p = self._game(i)
+        status, answer = request_change(self.club, at, p, seat, how)
+        expected = p.undo(seat) if how == "undo" else p.end(seat, ENDED[how])
+        same_answer(p, expected, status, answer)
+
+    @rule(i=GAMES, at=PROCESSES)
+    def look(self, i: int, at: int) -> None:
+        p = self._game(i)
+        same_state(p, read(self.club, at, p))
+
+    @precondition(lambda self: self.restarts < 1 and self.steps >= 15)
+    @rule(how=st.sampled_from(("worker", "kill", "stop")))
+    def restart(self, how: str) -> None:
+        """A process killed (SIGKILL: one of the first server's two on PostgreSQL, else the
+        second server) or stopped, and started again: nothing acknowledged is lost, and the other
+        serves every game meanwhile. Once per run, after a few requests (each costs about a
+        second)."""
+        self.restarts += 1
+        if how == "worker" and self.club.workers:
+            self.club.kill_worker()
+        else:
+            second = self.club.servers[1]
+            second.kill() if how != "stop" else second.stop()
+            for p in self.games:  # the first serves on
+                same_state(p, read(self.club, 0, p))
+            second.spawn().wait()
+        self.everything_as_played()
+
+    def everything_as_played(self) -> None:
+        for p in self.games:
+            for at in (0, 1):
+                same_state(p, read(self.club, at, p))
+            stored_as_played(self.club, p)
+
+    def teardown(self) -> None:
+        self.everything_as_played()
+
+
+def test_two_processes_answer_as_one(club: Club) -> None:
+    TwoProcessesAnswerAsOne.club = club
+    run_state_machine_as_test(
+        TwoProcessesAnswerAsOne,
+        settings=settings(
+            max_examples=5,
+            stateful_step_count=50,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
