@@ -17,6 +17,7 @@ waits for a condition.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
 import signal
 import threading
@@ -63,6 +64,9 @@ PROCESSES = st.sampled_from((0, 1))
 GAMES = st.integers(0, 5)
 """A game of the machine's (modulo how many it has)."""
 
+BOTS = st.sampled_from(("perfect", "lookahead"))
+"""Hal: replies at once (from the engine's memory), or thinks (on the engine's workers)."""
+
 PILES = st.lists(st.integers(1, 7), min_size=2, max_size=3)
 """The piles of a game: a few moves long."""
 
@@ -104,6 +108,14 @@ def _log_shown_on_failure(club: Club) -> Iterator[None]:
     except BaseException:
         print(b"".join(club.log).decode(errors="replace"))
         raise
+
+
+def _unless_cut_off(send: Callable[[], tuple[int, Any]]) -> tuple[int, Any] | None:
+    """A request's answer, or ``None`` when its connection was cut off (its server killed)."""
+    try:
+        return send()
+    except (OSError, http.client.HTTPException):
+        return None
 
 
 def _drain(stream: IO[bytes], log: deque[bytes]) -> None:
@@ -486,23 +498,39 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
         self.restarts = 0
         self.steps = 0
 
-    @initialize(at=PROCESSES, piles=PILES, other=PROCESSES, more=PILES)
-    def two_games(self, at: int, piles: list[int], other: int, more: list[int]) -> None:
-        """Ann against the bot, and Ann against Bob."""
-        self.games += [create(self.club, at, True, piles), create(self.club, other, False, more)]
+    @initialize(at=PROCESSES, piles=PILES, bot=BOTS, other=PROCESSES, more=PILES)
+    def two_games(self, at: int, piles: list[int], bot: str, other: int, more: list[int]) -> None:
+        """Ann against a bot, and Ann against Bob."""
+        self.games.append(create(self.club, at, True, piles, bot=bot))
+        self.games.append(create(self.club, other, False, more))
 
     # What a rule draws never depends on the games' states (the bot's replies are the server's
     # choice): a game, a pile, a take or a turn are drawn as numbers and mapped onto the state.
 
-    def _game(self, i: int) -> Played:
+    def _game(self, i: int, *, solo: bool = False) -> Played:
+        """Game ``i``: most often one still in play (``solo``: against a bot, if any)."""
         self.steps += 1
+        playing = [p for p in self.games if not p.over and (p.solo or not solo)]
+        if playing and i % 3:
+            return playing[i % len(playing)]
         return self.games[i % len(self.games)]
 
-    @rule(at=PROCESSES, solo=st.booleans(), piles=PILES)
-    def new_game(self, at: int, solo: bool, piles: list[int]) -> None:
-        """A new game, when fewer than two are in play."""
-        if sum(not p.over for p in self.games) < 2:
-            self.games.append(create(self.club, at, solo, piles))
+    @rule(at=PROCESSES, solo=st.booleans(), piles=PILES, bot=BOTS)
+    def new_game(self, at: int, solo: bool, piles: list[int], bot: str) -> None:
+        """A new game, when none of its kind (against a bot, or between people) is in play."""
+        if not any(not p.over and p.solo == solo for p in self.games):
+            self.games.append(create(self.club, at, solo, piles, bot=bot))
+
+    @staticmethod
+    def _legal(p: Played, pile: int, take: int) -> tuple[int, int, int, int]:
+        """A legal move's seat, turn, pile and take (the ``pile``-th pile not empty, at most
+        ``take``); in a game over, such a move all the same."""
+        g = p.game
+        heaps = g.position
+        filled = [n for n, h in enumerate(heaps, 1) if h] or [1]
+        pile = filled[pile % len(filled)]
+        take = min(take, max(1, heaps[pile - 1]))
+        return 0 if p.over else g.to_move_seat, len(g.history) + 1, pile, take
 
     @rule(
         i=GAMES,
@@ -518,12 +546,8 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
         a later turn, an illegal move, the other seat's."""
         p = self._game(i)
         g = p.game
-        seat = 0 if p.over else g.to_move_seat
-        turn = len(g.history) + 1
         heaps = g.position
-        filled = [n for n, h in enumerate(heaps, 1) if h] or [1]
-        pile = filled[pile % len(filled)]
-        take = min(take, max(1, heaps[pile - 1]))
+        seat, turn, pile, take = self._legal(p, pile, take)
         people = [t for t in g.history if t.seat in p.tokens]
         if kind in ("retry", "played") and people:
             done = people[-min(back, len(people))]
@@ -546,15 +570,40 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
         i=GAMES,
         at=PROCESSES,
         seat=st.sampled_from((0, 0, 1)),
-        how=st.sampled_from(("undo", "undo", "undo", "resign", "abandon")),
+        how=st.sampled_from(("undo",) * 4 + ("resign", "abandon")),
     )
     def change(self, i: int, at: int, seat: int, how: str) -> None:
         """A take-back (most often), a resignation or an abandon, by Ann (most often) or the
         other seat."""
-        p = self._game(i)
+        p = self._game(i, solo=how == "undo")
         status, answer = request_change(self.club, at, p, seat, how)
         expected = p.undo(seat) if how == "undo" else p.end(seat, ENDED[how])
         same_answer(p, expected, status, answer)
+
+    @rule(
+        i=GAMES,
+        at=PROCESSES,
+        back=PROCESSES,
+        pile=st.integers(0, 2),
+        take=st.integers(1, 3),
+        piles=PILES,
+        bot=BOTS,
+    )
+    def move_and_take_back(
+        self, i: int, at: int, back: int, pile: int, take: int, piles: list[int], bot: str
+    ) -> None:
+        """Against a bot (a new game if none is in play): Ann's move on one process, taken back
+        on one (the same or the other)."""
+        self.new_game(at, True, piles, bot)
+        p = self._game(i, solo=True)
+        seat, turn, pile, take = self._legal(p, pile, take)
+        status, answer = request_move(self.club, at, p, seat, turn, pile, take)
+        expected = p.move(seat, turn, pile, take)
+        if status == 200 and expected[0] == 200:
+            p.replies(answer)
+        same_answer(p, expected, status, answer)
+        status, answer = request_change(self.club, back, p, 0, "undo")
+        same_answer(p, p.undo(0), status, answer)
 
     @rule(i=GAMES, at=PROCESSES)
     def look(self, i: int, at: int) -> None:
@@ -562,23 +611,63 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
         same_state(p, read(self.club, at, p))
 
     @precondition(lambda self: self.restarts < 1 and self.steps >= 15)
-    @rule(how=st.sampled_from(("worker", "kill", "stop")))
-    def restart(self, how: str) -> None:
+    @rule(how=st.sampled_from(("worker", "kill", "stop")), i=GAMES, pile=st.integers(0, 2))
+    def restart(self, how: str, i: int, pile: int) -> None:
         """A process killed (SIGKILL: one of the first server's two on PostgreSQL, else the
-        second server) or stopped, and started again: nothing acknowledged is lost, and the other
-        serves every game meanwhile. Once per run, after a few requests (each costs about a
-        second)."""
+        second server) or stopped while a move is sent to it, and started again: the move was
+        answered and is stored, or it was cut off and is stored wholly (with the bot's reply)
+        or not at all; nothing acknowledged is lost, and the other process serves every game
+        meanwhile. Once per run, after a few requests (each costs about a second)."""
         self.restarts += 1
-        if how == "worker" and self.club.workers:
+        p = self._game(i)
+        seat, turn, pile, take = self._legal(p, pile, 1)
+        worker = how == "worker" and self.club.workers
+        at, other = (0, 1) if worker else (1, 0)
+        sent: list[tuple[int, Any] | None] = []
+        sender = threading.Thread(
+            target=lambda: sent.append(
+                _unless_cut_off(lambda: request_move(self.club, at, p, seat, turn, pile, take))
+            )
+        )
+        sender.start()
+        second = self.club.servers[1]
+        if worker:
             self.club.kill_worker()
+        elif how == "kill":
+            second.kill()
         else:
-            second = self.club.servers[1]
-            second.kill() if how != "stop" else second.stop()
-            for p in self.games:  # the first serves on
-                same_state(p, read(self.club, 0, p))
+            second.stop()
+        sender.join(PATIENCE)
+        if sent[0] is None:  # cut off: played wholly, or not at all
+            state = self._settled(p, other)
+            if state["move_count"] > len(p.game.history):
+                assert p.move(seat, turn, pile, take) == (200, ""), state
+                p.replies(state)
+            same_state(p, state)
+        else:
+            status, answer = sent[0]
+            expected = p.move(seat, turn, pile, take)
+            if status == 200 and expected[0] == 200:
+                p.replies(answer)
+            same_answer(p, expected, status, answer)
+        if not worker:
+            for q in self.games:  # the first serves on
+                same_state(q, read(self.club, 0, q))
             self.club.spawn(1)
             second.wait()
         self.everything_as_played()
+
+    def _settled(self, p: Played, at: int) -> dict[str, Any]:
+        """The game read from process ``at`` once no bot is to move in it (a move cut off may
+        be stored without the reply its bot was thinking of: another process then plays it)."""
+        found: list[dict[str, Any]] = []
+
+        def settled() -> bool:
+            found[:] = [read(self.club, at, p)]
+            return not p.solo or found[0]["over"] or found[0]["to_move"] != 1
+
+        _until(settled)
+        return found[0]
 
     def everything_as_played(self) -> None:
         for p in self.games:
@@ -591,12 +680,14 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
 
 
 def test_two_processes_answer_as_one(club: Club) -> None:
+    """A few runs of the machine (``NIMLAB_TEST_MACHINE_EXAMPLES``, default 5: a few seconds;
+    set it higher to look further)."""
     TwoProcessesAnswerAsOne.club = club
     with _log_shown_on_failure(club):
         run_state_machine_as_test(
             TwoProcessesAnswerAsOne,
             settings=settings(
-                max_examples=int(os.environ.get("MACHINE_EXAMPLES", "5")),
+                max_examples=int(os.environ.get("NIMLAB_TEST_MACHINE_EXAMPLES", "5")),
                 stateful_step_count=50,
                 deadline=None,
                 suppress_health_check=list(HealthCheck),
