@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from nimlab.web.watchers import Subscriber
 
 __all__ = [
+    "CHANGED_ELSEWHERE",
     "LiveGame",
     "Stale",
     "Superseded",
@@ -121,6 +122,11 @@ def database_down(public: str, error: BaseException) -> Unavailable:
 
 class Superseded(RuntimeError):
     """The answer is no longer wanted: the game moved on, ended or went away."""
+
+
+CHANGED_ELSEWHERE = "the game changed meanwhile, from another page: look at the game again"
+"""The 409 of a change refused twice because the game changed first elsewhere (its storage's
+message names versions)."""
 
 
 class Stale(Conflict):

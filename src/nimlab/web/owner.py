@@ -24,7 +24,14 @@ from nimlab.core.position import Move
 from nimlab.core.record import GameRecord, RecordedMove
 from nimlab.storage import Ending, LimitError, RecordError, StaleGameError, StorageError, ending_of
 from nimlab.web.errors import Conflict, Forbidden
-from nimlab.web.livegame import LiveGame, Stale, database_down, ended_text, token_hash
+from nimlab.web.livegame import (
+    CHANGED_ELSEWHERE,
+    LiveGame,
+    Stale,
+    database_down,
+    ended_text,
+    token_hash,
+)
 
 if TYPE_CHECKING:
     from nimlab.core.bots import Choice
@@ -127,9 +134,9 @@ class GameOwner:
                 )
             )
             self.live.finished(lg.key)
-        except StaleGameError as e:
+        except StaleGameError:
             lg.finishing = False
-            raise Stale(f"{e}: look at the game again") from None
+            raise Stale(CHANGED_ELSEWHERE) from None
         except BaseException:
             lg.finishing = False
             raise
@@ -354,38 +361,49 @@ class GameOwner:
     async def undo(self, lg: LiveGame, seat: int, token: str) -> None:
         """In a game against bots, seat ``seat`` (``token`` proves it) takes back its last move
         and the bots' replies (:class:`Conflict` in a game with other humans, or without a move
-        of that seat); stored first, fenced by the copy's version (:class:`Stale` when another
-        process changed the game first). Its engine work stops first."""
+        of that seat); stored first, fenced by the copy's version. Its engine work stops first.
+        When another process changed the game first, it is judged once more on the game read
+        afresh (:class:`Stale` when it changed again), as :meth:`end` does."""
         name = self.check_seat(lg, seat, token)
-        game = lg.game
-        humans = [s for s, p in enumerate(game.players) if not p.is_bot]
+        humans = [s for s, p in enumerate(lg.game.players) if not p.is_bot]
         if humans != [seat]:
             raise Conflict(
                 "take-backs are only for games against bots: ask the others for a new game"
             )
-        self.in_play(lg)
-        await self.live.bots.halt(lg)
-        async with lg.lock:
+        for attempt in range(2):
             self.in_play(lg)
-            mine = [i for i, turn in enumerate(game.history) if turn.seat == seat]
-            if not mine:
-                raise Conflict(f"{name} has no move to take back")
-            keep = mine[-1]
-            key, expect = lg.key, lg.stored
-            # the store first: if it fails, nothing changed
+            await self.live.bots.halt(lg)
             try:
-                await self.live.write(lambda s: s.take_back_live_moves(key, keep, expect=expect))
-            except StaleGameError as e:
-                raise Stale(f"{e}: look at the game again") from None
-            while len(game.history) > keep:
-                game.pop()
-            lg.saved = keep
-            lg.stored += 1
-            self.live.watchers.rewound(lg, keep)
-            lg.problem = None
-            lg.takebacks += 1
-            self.live.bots.cancel_work(lg)  # what was asked about the later positions is not wanted
+                async with lg.lock:
+                    self.in_play(lg)
+                    await self._undo(lg, seat, name)
+                break
+            except Stale:  # another process changed the game first: judge again on the new state
+                if attempt or not await self.live.follower.sync_if_stale(lg):
+                    raise
         self.live.watchers.broadcast(lg)
+
+    async def _undo(self, lg: LiveGame, seat: int, name: str) -> None:
+        """:meth:`undo` once, with ``lg.lock`` held."""
+        game = lg.game
+        mine = [i for i, turn in enumerate(game.history) if turn.seat == seat]
+        if not mine:
+            raise Conflict(f"{name} has no move to take back")
+        keep = mine[-1]
+        key, expect = lg.key, lg.stored
+        # the store first: if it fails, nothing changed
+        try:
+            await self.live.write(lambda s: s.take_back_live_moves(key, keep, expect=expect))
+        except StaleGameError:
+            raise Stale(CHANGED_ELSEWHERE) from None
+        while len(game.history) > keep:
+            game.pop()
+        lg.saved = keep
+        lg.stored += 1
+        self.live.watchers.rewound(lg, keep)
+        lg.problem = None
+        lg.takebacks += 1
+        self.live.bots.cancel_work(lg)  # what was asked about the later positions is not wanted
 
     @staticmethod
     def in_play(lg: LiveGame) -> None:
