@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import os
 import signal
 import threading
@@ -404,21 +405,65 @@ def _race(club: Club, how: str, bot: str | None, round_: int) -> tuple[int, int]
         assert p.move(1, 2, 2, 1) == (status, ""), answer
     for at in (0, 1):  # both processes hold the game as it is now
         same_state(p, read(club, at, p))
-    turn = len(p.game.history) + 1
     pile = next(i for i, h in enumerate(p.game.position, 1) if h)
-    seat = 0 if solo else round_ % 2
     mover = round_ % 2
-    answers: list[tuple[int, Any]] = [(0, None), (0, None)]
-    ready = threading.Barrier(2)
+    seat = 0 if solo else round_ % 2  # who changes the game: Ann, or Bob once in two
+    ops = [Op.move(mover, 0, len(p.game.history) + 1, pile, 1), Op.change(1 - mover, how, seat)]
+    answers = race(club, p, ops)
+    assert 200 in (answers[0][0], answers[1][0]), answers
+    as_made_in_turn(club, p, ops, answers)
+    return answers[0][0], answers[1][0]
+
+
+@dataclass(frozen=True)
+class Op:
+    """A request of a race: sent to process ``at``; ``made`` makes it in the reference (with the
+    bots' replies, taken from its answer or from the game read after the race)."""
+
+    at: int
+    send: Callable[[Club, Played], tuple[int, Any]]
+    made: Callable[[Played, list[dict[str, Any]]], tuple[int, str]]
+
+    @staticmethod
+    def move(at: int, seat: int, turn: int, pile: int, take: int) -> Op:
+        def made(q: Played, states: list[dict[str, Any]]) -> tuple[int, str]:
+            result = q.move(seat, turn, pile, take)
+            if result[0] == 200 and q.solo and not q.over and q.game.to_move_seat == 1:
+                _reply(q, states)
+            return result
+
+        return Op(at, lambda club, p: request_move(club, at, p, seat, turn, pile, take), made)
+
+    @staticmethod
+    def change(at: int, how: str, seat: int) -> Op:
+        def made(q: Played, states: list[dict[str, Any]]) -> tuple[int, str]:
+            return q.undo(seat) if how == "undo" else q.end(seat, ENDED[how])
+
+        return Op(at, lambda club, p: request_change(club, at, p, seat, how), made)
+
+
+def _reply(q: Played, states: list[dict[str, Any]]) -> None:
+    """Hal's reply to Ann's move: as answered or as read after, else any (taken back since)."""
+    number = len(q.game.history) + 1
+    for state in states:
+        for t in state.get("turns", []):
+            if t["number"] == number and t["seat"] == 1:
+                q.game.push(Move(t["move"]["pile"], t["move"]["take"]))
+                return
+    q.game.push(q.game.legal_moves[0])
+
+
+def race(club: Club, p: Played, ops: list[Op]) -> list[tuple[int, Any]]:
+    """The answers to ``ops`` sent at once (each on a thread of its own): each 200, or a 409
+    that says why in words (never a 5xx)."""
+    answers: list[tuple[int, Any]] = [(0, None)] * len(ops)
+    ready = threading.Barrier(len(ops))
 
     def send(i: int) -> None:
         ready.wait(PATIENCE)
-        if i == 0:
-            answers[0] = request_move(club, mover, p, 0, turn, pile, 1)
-        else:
-            answers[1] = request_change(club, 1 - mover, p, seat, how)
+        answers[i] = ops[i].send(club, p)
 
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(2)]
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(ops))]
     for t in threads:
         t.start()
     for t in threads:
@@ -427,37 +472,27 @@ def _race(club: Club, how: str, bot: str | None, round_: int) -> tuple[int, int]
         assert status in (200, 409), answers
         detail = "" if status == 200 else answer["detail"]
         assert status == 200 or (detail and "Error" not in detail), answers
-    assert 200 in (answers[0][0], answers[1][0]), answers
+    return answers
+
+
+def as_made_in_turn(club: Club, p: Played, ops: list[Op], answers: list[tuple[int, Any]]) -> None:
+    """Both processes show the same game after a race, and it is the reference's after the
+    requests answered 200, made one after the other in some order (each one's answer then a
+    200); the database holds it. ``p`` becomes that game."""
     states = [read(club, at, p) for at in (0, 1)]
     assert essentials(states[0]) == essentials(states[1]), states
     final = states[0]
-
-    def reply(q: Played) -> None:
-        """Hal's reply to Ann's move: as answered, else as read, else any (taken back since)."""
-        number = len(q.game.history) + 1
-        for state in (answers[0][1], final):
-            for t in state["turns"]:
-                if t["number"] == number and t["seat"] == 1:
-                    q.game.push(Move(t["move"]["pile"], t["move"]["take"]))
-                    return
-        q.game.push(q.game.legal_moves[0])
-
-    for order in ((0, 1), (1, 0)):
+    for order in itertools.permutations(range(len(ops))):
         q = p.clone()
-        made = True
-        for i in order:
-            if answers[i][0] != 200:
-                continue  # told it was not made: not made
-            if i == 0:
-                made &= q.move(0, turn, pile, 1) == (200, "")
-                if made and solo and not q.over:
-                    reply(q)
-            else:
-                made &= (q.undo(seat) if how == "undo" else q.end(seat, ENDED[how])) == (200, "")
+        made = all(
+            answers[i][0] != 200 or ops[i].made(q, [answers[i][1], final]) == (200, "")
+            for i in order
+        )
         if made and essentials(final) == q.expected():
             same_state(q, final)
             stored_as_played(club, q)
-            return answers[0][0], answers[1][0]
+            p.game, p.ended, p.by, p.takebacks = q.game, q.ended, q.by, q.takebacks
+            return
     raise AssertionError(f"no order of the changes answered 200 gives {final} ({answers})")
 
 
@@ -604,6 +639,27 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
         same_answer(p, expected, status, answer)
         status, answer = request_change(self.club, back, p, 0, "undo")
         same_answer(p, p.undo(0), status, answer)
+
+    @rule(
+        i=GAMES,
+        at=PROCESSES,
+        how=st.sampled_from(("move", "undo", "resign", "abandon")),
+        pile=st.integers(0, 2),
+        other=st.integers(0, 2),
+    )
+    def race(self, i: int, at: int, how: str, pile: int, other: int) -> None:
+        """Two requests at once, one to each process: a move, and another move for the same
+        turn (another page of the same seat; perhaps the same move), a take-back, a resignation
+        or an abandon (by the seat to move or the other)."""
+        p = self._game(i, solo=how == "undo")
+        seat, turn, pile, take = self._legal(p, pile, 1)
+        ops = [Op.move(at, seat, turn, pile, take)]
+        if how == "move":
+            _, _, pile, take = self._legal(p, other, 2)
+            ops.append(Op.move(1 - at, seat, turn, pile, take))
+        else:
+            ops.append(Op.change(1 - at, how, 0 if p.solo else other % 2))
+        as_made_in_turn(self.club, p, ops, race(self.club, p, ops))
 
     @rule(i=GAMES, at=PROCESSES)
     def look(self, i: int, at: int) -> None:
