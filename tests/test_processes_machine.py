@@ -1,14 +1,19 @@
 """Two processes answer as one (issue 32): two ``nimlab serve`` processes on one database, and on
 PostgreSQL the first of them itself two processes on one port (``--workers 2``).
 
-- A take-back, a resignation or an abandon racing a move sent to the other process: one wins,
-  the other is told (a 409 with words; never a silent drop, never a 5xx), and what is stored is
-  what the requests answered 200 made, played one after the other.
-- A hypothesis state machine sends moves (legal, retried, stale, out of turn, illegal), take-backs,
-  resignations, abandons and new games to either process at random, kills processes with
-  SIGKILL and restarts them, and checks every answer against one reference: the games played
-  with :class:`nimlab.core.game.Game` as a single process plays them (status, board, turns,
-  whose turn, the end). Every acknowledged change survives the kills.
+- A take-back, a resignation or an abandon racing a move sent to the other process (against a
+  person, a bot that replies at once or one that thinks): one wins, the other is told (a 409 in
+  a single process's words; never a silent drop, never a 5xx), and what both processes show and
+  the database holds is what the requests answered 200 made, one after the other.
+- A move sent again to a process whose copy of the game is older than the database's is judged
+  on the game as stored.
+- A hypothesis state machine sends moves (legal, retried, for a turn played, for a later turn,
+  illegal, out of turn), take-backs, resignations, abandons, new games and races of two of them
+  to either process at random, kills a process with SIGKILL (or stops it) while a move is sent
+  to it and starts it again, and checks every answer against one reference: the games played
+  with :class:`nimlab.core.game.Game` as a single process plays them (status, the words of a
+  refusal, board, turns, whose turn, the end, take-backs). Every acknowledged change survives
+  the kills; a move cut off by one is stored wholly or not at all.
 
 The servers start once per backend (each start costs seconds); no test here measures time: each
 waits for a condition.
@@ -22,7 +27,6 @@ import itertools
 import os
 import signal
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -45,7 +49,7 @@ from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
 from nimlab.core.position import Move
 from nimlab.storage import Store
-from processes import PATIENCE
+from processes import PATIENCE, until
 from webtools import ServerProcess, call
 
 pytestmark = pytest.mark.reliability
@@ -91,7 +95,10 @@ class Club:
         first = _children(self.servers[0])
         assert len(first) == 2, first
         os.kill(first[0], signal.SIGKILL)
-        _until(lambda: len(now := _children(self.servers[0])) == 2 and first[0] not in now)
+        until(
+            lambda: len(now := _children(self.servers[0])) == 2 and first[0] not in now,
+            "the process killed is replaced",
+        )
 
     def spawn(self, at: int) -> None:
         """Start server ``at`` (on its port) and read what it logs meanwhile (a pipe nobody
@@ -128,13 +135,6 @@ def _children(server: ServerProcess) -> list[int]:
     assert server.proc is not None
     pid = server.proc.pid
     return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def _until(check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + PATIENCE
-    while not check():
-        assert time.monotonic() < deadline, "never happened"
-        time.sleep(0.02)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -175,7 +175,7 @@ def club(
 class Played:
     """A game of the reference: ``game`` has the same start and seats as the server's, every seat
     a human's (a bot's moves are those the server answered, checked legal here); ``solo``: Ann
-    against the perfect bot Hal (take-backs allowed), else Ann against Bob."""
+    against the bot Hal (take-backs allowed), else Ann against Bob."""
 
     key: str
     tokens: dict[int, str]
@@ -734,7 +734,7 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
             found[:] = [read(self.club, at, p)]
             return not p.solo or found[0]["over"] or found[0]["to_move"] != 1
 
-        _until(settled)
+        until(settled, "the bot replied")
         return found[0]
 
     def everything_as_played(self) -> None:
