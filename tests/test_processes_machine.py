@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import itertools
+import json
 import os
 import signal
 import threading
@@ -43,6 +44,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
+from websockets.sync.client import connect as ws_connect
 
 import postgres
 from nimlab.core.errors import NimlabError
@@ -533,6 +535,73 @@ def test_a_retry_is_judged_on_the_game_as_stored(club: Club) -> None:
 # -- the state machine ---------------------------------------------------------------------------
 
 
+PAGE_PATIENCE = PATIENCE / 10
+"""Seconds a page may take to show a change (a safety net: it takes milliseconds; reached only
+when the test fails, and then again at each example hypothesis tries while shrinking)."""
+
+
+class Page:
+    """An open page of a game on one process: the turns it was sent, in order (none skipped: each
+    message's turns follow those it had, after a take-back from where the moves were taken
+    back), whether the game is over, its take-backs; ``gone`` once its connection closed (its
+    process killed or stopped)."""
+
+    def __init__(self, club: Club, at: int, key: str) -> None:
+        url = f"ws://127.0.0.1:{club.servers[at].port}/api/games/{key}/live"
+        self.exits = contextlib.ExitStack()  # the connection is a context manager
+        self.ws = self.exits.enter_context(ws_connect(url, open_timeout=PATIENCE))
+        self.turns: list[tuple[int, int, int, int]] = []
+        self.over = False
+        self.takebacks = 0
+        self.skipped: list[dict[str, Any]] = []
+        self.gone = False
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for text in self.ws:
+                message = json.loads(text)
+                if message["type"] != "state":
+                    continue
+                state = message["state"]
+                with self.cond:
+                    if state["turns_from"] > len(self.turns):
+                        self.skipped.append(state)
+                    del self.turns[state["turns_from"] :]
+                    self.turns += [
+                        (t["number"], t["seat"], t["move"]["pile"], t["move"]["take"])
+                        for t in state["turns"]
+                    ]
+                    self.over, self.takebacks = state["over"], state["takebacks"]
+                    self.cond.notify_all()
+        except Exception:  # closed
+            pass
+        with self.cond:
+            self.gone = True
+            self.cond.notify_all()
+
+    def shows(self, p: Played) -> None:
+        """The page shows the reference's game (once the last change has reached it)."""
+        history = len(p.game.history)
+        with self.cond:
+
+            def caught_up() -> bool:
+                shown = (self.turns, self.over, self.takebacks)
+                return self.gone or shown == (p.turns(0, history), p.over, p.takebacks)
+
+            assert self.cond.wait_for(caught_up, PAGE_PATIENCE), (
+                (self.turns, self.over, self.takebacks),
+                (p.turns(0, history), p.over, p.takebacks),
+            )
+            assert not self.skipped, self.skipped
+
+    def close(self) -> None:
+        self.exits.close()
+        self.thread.join(PATIENCE)
+
+
 class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
     """Requests to either process at random, processes killed and restarted; every answer is
     the reference's, and so is every game read from either process and from the database."""
@@ -542,14 +611,21 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.games: list[Played] = []
+        self.pages: list[tuple[Played, Page]] = []
         self.restarts = 0
         self.steps = 0
+
+    def _start(self, at: int, solo: bool, piles: list[int], bot: str = "perfect") -> None:
+        """A new game started on process ``at``, with a page open on the other."""
+        p = create(self.club, at, solo, piles, bot=bot)
+        self.games.append(p)
+        self.pages.append((p, Page(self.club, 1 - at, p.key)))
 
     @initialize(at=PROCESSES, piles=PILES, bot=BOTS, other=PROCESSES, more=PILES)
     def two_games(self, at: int, piles: list[int], bot: str, other: int, more: list[int]) -> None:
         """Ann against a bot, and Ann against Bob."""
-        self.games.append(create(self.club, at, True, piles, bot=bot))
-        self.games.append(create(self.club, other, False, more))
+        self._start(at, True, piles, bot)
+        self._start(other, False, more)
 
     # What a rule draws never depends on the games' states (the bot's replies are the server's
     # choice): a game, a pile, a take or a turn are drawn as numbers and mapped onto the state.
@@ -566,7 +642,7 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
     def new_game(self, at: int, solo: bool, piles: list[int], bot: str) -> None:
         """A new game, when none of its kind (against a bot, or between people) is in play."""
         if not any(not p.over and p.solo == solo for p in self.games):
-            self.games.append(create(self.club, at, solo, piles, bot=bot))
+            self._start(at, solo, piles, bot)
 
     @staticmethod
     def _legal(p: Played, pile: int, take: int) -> tuple[int, int, int, int]:
@@ -738,13 +814,21 @@ class TwoProcessesAnswerAsOne(RuleBasedStateMachine):
         return found[0]
 
     def everything_as_played(self) -> None:
+        """Every game as the reference's: read from either process, stored, and shown by its
+        open page (unless its process was killed)."""
         for p in self.games:
             for at in (0, 1):
                 same_state(p, read(self.club, at, p))
             stored_as_played(self.club, p)
+        for p, page in self.pages:
+            page.shows(p)
 
     def teardown(self) -> None:
-        self.everything_as_played()
+        try:
+            self.everything_as_played()
+        finally:
+            for _, page in self.pages:
+                page.close()
 
 
 def test_two_processes_answer_as_one(club: Club) -> None:

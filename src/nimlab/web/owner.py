@@ -210,14 +210,22 @@ class GameOwner:
         try:
             await asyncio.shield(written)
         except (StorageError, RecordError) as e:
-            for _ in moves:
-                lg.game.pop()
-            self.live.learning.moved(lg)
+            self._unplayed(lg, len(moves))
             if isinstance(e, StaleGameError):  # another process changed the game first
                 raise Stale(str(e)) from None
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
             raise database_down("the move could not be saved, so it was not played", e) from None
+
+    def _unplayed(self, lg: LiveGame, count: int) -> None:
+        """Take back the last ``count`` moves, which could not be stored, and tell the open
+        pages: one may have been sent them meanwhile (a page is sent the game as it is, and a
+        human's move waits for the bots' replies to be stored with them)."""
+        for _ in range(count):
+            lg.game.pop()
+        self.live.learning.moved(lg)
+        self.live.watchers.rewound(lg, len(lg.game.history))
+        self.live.watchers.broadcast(lg)
 
     async def changed(self, lg: LiveGame) -> None:
         if lg.game.is_over:
@@ -265,15 +273,12 @@ class GameOwner:
         except (StorageError, NimlabError) as e:
             lg.finishing = False
             if isinstance(e, StaleGameError):  # another process changed the game first
-                for _ in moves:
-                    game.pop()
-                self.live.learning.moved(lg)
+                self._unplayed(lg, len(moves))
                 raise Stale(str(e)) from None
             if not moves:
                 log.error("game %s could not be stored: %s", lg.key, e)
                 return
-            for _ in moves:
-                game.pop()
+            self._unplayed(lg, len(moves))
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
             raise database_down("the move could not be saved, so it was not played", e) from None
