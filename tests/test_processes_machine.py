@@ -379,15 +379,18 @@ def request_change(club: Club, at: int, p: Played, seat: int, how: str) -> tuple
 
 
 def test_a_change_racing_a_move_on_the_other_process_has_one_outcome(club: Club) -> None:
-    """Ann's move sent to one process while, on the other, Ann takes her last move back (a game
-    against a bot), or Ann or Bob (or Ann against a bot) resigns or abandons: both answers are
-    200 or a 409 that says why (never a 5xx: a move whose bot's reply was refused because the
-    game had been resigned elsewhere was answered 503 "could not be saved"), at least one is
-    200, both processes then show the same game, and it is the reference's after the requests
-    answered 200, made one after the other in some order; the database holds it."""
+    """Ann's move sent to one process while, on the other, Ann sends another move for the same
+    turn (from another page), takes her last move back (a game against a bot), or Ann or Bob (or
+    Ann against a bot) resigns or abandons: both answers are 200 or a 409 that says why (never a
+    5xx: a move whose bot's reply was refused because the game had been resigned elsewhere was
+    answered 503 "could not be saved"), at least one is 200, both processes then show the same
+    game, and it is the reference's after the requests answered 200, made one after the other in
+    some order; the database holds it, and a page open on each process shows it (the page of the
+    process whose move lost kept showing that move)."""
     seen: set[tuple[str, str | None, int, int]] = set()
-    races = [("undo", "perfect"), ("undo", "lookahead"), ("resign", None), ("abandon", None)]
-    races += [("resign", "lookahead"), ("abandon", "lookahead")]
+    races = [("move", None), ("move", "lookahead"), ("undo", "perfect"), ("undo", "lookahead")]
+    races += [("resign", None), ("abandon", None), ("resign", "lookahead")]
+    races += [("abandon", "lookahead")]
     with _log_shown_on_failure(club):
         for how, bot in races:
             for round_ in range(2):
@@ -407,13 +410,21 @@ def _race(club: Club, how: str, bot: str | None, round_: int) -> tuple[int, int]
         assert p.move(1, 2, 2, 1) == (status, ""), answer
     for at in (0, 1):  # both processes hold the game as it is now
         same_state(p, read(club, at, p))
-    pile = next(i for i, h in enumerate(p.game.position, 1) if h)
-    mover = round_ % 2
+    pages = [Page(club, at, p.key) for at in (0, 1)]
+    piles = [i for i, h in enumerate(p.game.position, 1) if h]
+    mover, turn = round_ % 2, len(p.game.history) + 1
     seat = 0 if solo else round_ % 2  # who changes the game: Ann, or Bob once in two
-    ops = [Op.move(mover, 0, len(p.game.history) + 1, pile, 1), Op.change(1 - mover, how, seat)]
+    ops = [Op.move(mover, 0, turn, piles[0], 1)]
+    if how == "move":
+        ops.append(Op.move(1 - mover, 0, turn, piles[1], 1))
+    else:
+        ops.append(Op.change(1 - mover, how, seat))
     answers = race(club, p, ops)
     assert 200 in (answers[0][0], answers[1][0]), answers
     as_made_in_turn(club, p, ops, answers)
+    for page in pages:
+        page.shows(p)
+        page.close()
     return answers[0][0], answers[1][0]
 
 
