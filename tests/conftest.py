@@ -94,6 +94,7 @@ LEAD: tuple[tuple[str, ...], ...] = (
         "test_same_answers.py",
         "test_stopping.py",
         "test_processes.py",
+        "test_processes_machine.py",
         "test_backup.py",
         "test_logs.py",
         "test_deploy.py",

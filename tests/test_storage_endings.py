@@ -17,9 +17,11 @@ from nimlab.storage import (
     SCHEMA_VERSION,
     InPlayLimits,
     RecordError,
+    StaleGameError,
     Store,
     TooManyGamesInPlayError,
     import_document,
+    takebacks_of,
 )
 from nimlab.storage.schema import MIGRATIONS, _statements
 
@@ -160,6 +162,32 @@ def test_take_back_forgets_the_later_stored_moves(store: Store) -> None:
         store.take_back_live_moves("nope", 0)
     with pytest.raises(RecordError, match="0 or more"):
         store.take_back_live_moves("kt", -1)
+
+
+def _takebacks(store: Store, key: str) -> int:
+    found = store.live_game_with_version(key)
+    assert found is not None
+    return takebacks_of(found[0][2])
+
+
+def test_take_backs_are_counted_with_the_game_and_kept_when_it_finishes(store: Store) -> None:
+    """Every process reading the game sees the same count (it was one process's memory)."""
+    game = in_play(store, "kc", ["human:Ann", "bot:perfect:Hal"], moves=3)
+    assert _takebacks(store, "kc") == 0
+    store.take_back_live_moves("kc", 1)
+    assert _takebacks(store, "kc") == 1
+    version = store.live_version("kc")
+    assert version is not None
+    store.take_back_live_moves("kc", 0, expect=version)
+    with pytest.raises(StaleGameError):  # a refused take-back is not counted
+        store.take_back_live_moves("kc", 0, expect=version)
+    assert _takebacks(store, "kc") == 2
+    for _ in range(3):
+        game.pop()
+    gid = store.finish_live_game("kc", stopped(game, "abandoned", 0, []), ["ann"])
+    # the rest of the game's data is kept as it was
+    assert store.finished_game("kc") == (gid, {"tokens": {"0": "h"}, "takebacks": 2})
+    assert [takebacks_of({"takebacks": v}) for v in (3, -1, "2", True, None)] == [3, 0, 0, 0, 0]
 
 
 def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:

@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "ChangeFeed": "nimlab.storage.feed",
     "Changes": "nimlab.storage.feed",
     "InPlayLimits": "nimlab.storage.inplay",
+    "takebacks_of": "nimlab.storage.inplay",
     "SCHEMA_VERSION": "nimlab.storage.schema",
     "record_hash": "nimlab.storage.schema",
     "DB_ENV": "nimlab.storage.store",
@@ -89,7 +90,7 @@ if TYPE_CHECKING:
         WriterBusyError,
     )
     from nimlab.storage.feed import Change, ChangeFeed, Changes
-    from nimlab.storage.inplay import InPlayLimits
+    from nimlab.storage.inplay import InPlayLimits, takebacks_of
     from nimlab.storage.schema import SCHEMA_VERSION, record_hash
     from nimlab.storage.store import (
         DB_ENV,
@@ -155,5 +156,6 @@ __all__ = [
     "read_players",
     "record_hash",
     "resolve_db_path",
+    "takebacks_of",
     "upgrade_database",
 ]

@@ -275,6 +275,18 @@ def _insert_moves(
         conn.executemany(_INSERT_MOVE, rows)
 
 
+TAKEBACKS = "takebacks"
+"""The key of a game's data (``meta``) that counts its take-backs (see
+:meth:`GamesInPlay.take_back`)."""
+
+
+def takebacks_of(meta: Mapping[str, Any]) -> int:
+    """How many take-backs a game's data (``meta``, in play or finished) counts (0 when none
+    was stored: a game of an older version counted them in one process's memory only). O(1)."""
+    count = meta.get(TAKEBACKS, 0)
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+
+
 class GamesInPlay:
     """The unfinished games of one database, with their bounds."""
 
@@ -562,10 +574,12 @@ class GamesInPlay:
         return None if row is None else (int(row[0]), json.loads(row[1]))
 
     def take_back(self, key: str, keep: int, *, expect: int | None = None) -> int:
-        """Forget the stored moves of game ``key`` after its first ``keep`` (a take-back), in one
-        transaction; returns how many were deleted. Raises :class:`RecordError` for an unknown
-        key or a negative ``keep``, :class:`StaleGameError` when ``expect`` is given and is no
-        longer the game's version. O(moves deleted)."""
+        """Forget the stored moves of game ``key`` after its first ``keep`` (a take-back) and
+        count it in the game's data (``meta["takebacks"]``, kept when the game finishes: every
+        process reading the game sees the same count), in one transaction; returns how many
+        moves were deleted. Raises :class:`RecordError` for an unknown key or a negative
+        ``keep``, :class:`StaleGameError` when ``expect`` is given and is no longer the game's
+        version. O(moves deleted)."""
         if keep < 0:
             raise RecordError(f"a game keeps 0 or more moves, not {keep}")
         with self._db.write() as conn:
@@ -574,6 +588,16 @@ class GamesInPlay:
                     raise RecordError(f"no game in progress has the key {key!r}")
             else:
                 _fence(conn, key, expect, now(), self._db.dialect)
+            # the row is the fenced change's (locked on PostgreSQL): nobody else writes it now
+            (meta_text,) = conn.execute(
+                "SELECT meta FROM live_games WHERE key = ?", (key,)
+            ).fetchone()
+            meta = json.loads(meta_text)
+            meta[TAKEBACKS] = takebacks_of(meta) + 1
+            conn.execute(
+                "UPDATE live_games SET meta = ? WHERE key = ?",
+                (dumps(meta, "the game's data"), key),
+            )
             gone = conn.execute(
                 "DELETE FROM live_moves WHERE key = ? AND number > ?", (key, keep)
             ).rowcount

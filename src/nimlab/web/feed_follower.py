@@ -14,7 +14,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from nimlab.core.record import GameRecord
-from nimlab.storage import ChangeFeed, Changes, StorageError
+from nimlab.storage import ChangeFeed, Changes, StorageError, takebacks_of
 from nimlab.web import metrics
 from nimlab.web.errors import ApiError, Unavailable
 from nimlab.web.livegame import LiveGame
@@ -138,10 +138,11 @@ class FeedFollower:
         found = await self.live.read(lambda s: s.live_game_with_version(key))
         if found is None:
             return await self._sync_gone(lg)
-        (_, record, _meta), version = found
+        (_, record, meta), version = found
         if version == lg.stored:
             return False
-        self.live.owner.ledger.adopt(lg, GameRecord.from_json(record).moves, version)
+        moves = GameRecord.from_json(record).moves
+        self.live.owner.ledger.adopt(lg, moves, version, takebacks_of(meta))
         return True
 
     async def _sync_gone(self, lg: LiveGame) -> bool:
@@ -152,9 +153,9 @@ class FeedFollower:
         if found is None:
             self.live.owner.ledger.gone(lg, "This game is no longer in play.")
             return True
-        game_id, _meta = found
+        game_id, meta = found
         stored = await self.live.read(lambda s: s.game(game_id))
-        self.live.owner.ledger.adopt_finished(lg, stored.record, game_id)
+        self.live.owner.ledger.adopt_finished(lg, stored.record, game_id, takebacks_of(meta))
         return True
 
     async def changed_elsewhere(self, lg: LiveGame) -> bool:

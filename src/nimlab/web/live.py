@@ -45,6 +45,7 @@ from nimlab.storage import (
     StorageError,
     Store,
     ending_of,
+    takebacks_of,
 )
 from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
@@ -302,11 +303,17 @@ class LiveGames:
         since, is read back from the store as a finished game with its seats' tokens, so its old
         link still leads to it. With ``fresh``, a game in play held here is first checked
         against the database (one indexed read) and read again when another process changed it.
+        The game returned is the one held here when this returns (a copy dropped meanwhile is
+        not: see :meth:`~nimlab.web.feed_follower.FeedFollower.refresh_soon`).
         Raises :class:`NotFound`. O(1) in memory; else a read and a replay on the workers."""
         lg = self.games.get(key)
         if lg is not None:
             if fresh and self._feed is not None:
                 await self.follower.changed_elsewhere(lg)
+                if self.games.get(key) is not lg:
+                    # dropped meanwhile (changed elsewhere, and nothing here held it): a page
+                    # that watched the copy dropped would never be told of a change again
+                    return await self.lookup(key)
             return lg
         if len(key) > 64:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
@@ -339,7 +346,14 @@ class LiveGames:
         if lg is not None:
             return lg
         lg = LiveGame(
-            key, game, usernames, hashes, saved=len(game.history), saved_as=game_id, finishing=True
+            key,
+            game,
+            usernames,
+            hashes,
+            saved=len(game.history),
+            saved_as=game_id,
+            finishing=True,
+            takebacks=takebacks_of(meta),
         )
         ending = ending_of(stored.record, players)
         if ending is not None:

@@ -22,7 +22,7 @@ from nimlab.core.game import Game
 from nimlab.core.narrate import wins_text
 from nimlab.core.players import Player, player_from
 from nimlab.core.setup import GameSetup
-from nimlab.storage import Ending, PlayerRecord
+from nimlab.storage import Ending, PlayerRecord, takebacks_of
 from nimlab.web import metrics
 from nimlab.web.errors import Conflict, Unavailable
 from nimlab.web.schemas import MAX_STONES, TURN_PAGE, MoveOut, PlayerIn, SetupIn
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from nimlab.web.watchers import Subscriber
 
 __all__ = [
+    "CHANGED_ELSEWHERE",
     "LiveGame",
     "Stale",
     "Superseded",
@@ -125,6 +126,11 @@ class Superseded(RuntimeError):
     """The answer is no longer wanted: the game moved on, ended or went away."""
 
 
+CHANGED_ELSEWHERE = "the game changed meanwhile, from another page: look at the game again"
+"""The 409 of a change refused twice because the game changed first elsewhere (its storage's
+message names versions)."""
+
+
 class Stale(Conflict):
     """This process's copy of a game was older than the database's: the change was not written
     (read the game again and judge the change afresh; a 409 if it reaches a client)."""
@@ -212,7 +218,15 @@ def resumed_game(
     players = len(game.players)
     usernames = list(meta.get("usernames") or [None] * players)[:players]
     hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
-    lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), stored=version)
+    lg = LiveGame(
+        key,
+        game,
+        usernames,
+        hashes,
+        saved=len(record["moves"]),
+        stored=version,
+        takebacks=takebacks_of(meta),
+    )
     lg.analysis_allowed = bool(meta.get("analysis", True))
     lg.public = bool(meta.get("public", False))
     owner = meta.get("owner")

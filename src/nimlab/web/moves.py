@@ -75,37 +75,53 @@ class MoveRequests:
         move's number (409), the move is legal (422, the core's message). Nothing changes when a
         check fails. Then the bots reply (waited for up to ``reply_wait`` seconds).
 
-        The checks are made against this process's copy of the game; when one fails, or the
-        database refuses the move because another process changed the game first, the game is
-        read again and the move judged afresh against its current turn (see
-        :mod:`nimlab.web.live`)."""
+        The checks are made against this process's copy of the game; when one fails, when the
+        request is a retry (nothing is written, so no version fences it), or when the database
+        refuses the move (or the bots' replies stored with it) because another process changed
+        the game first, the game is read again and the move judged afresh against its current
+        turn (see :mod:`nimlab.web.live`)."""
         lg = await self.live.lookup(key, fresh=False)
-        game = lg.game
         self.live.owner.check_seat(lg, req.seat, req.token, acting="move")
         synced = not self.live.has_feed  # nobody else changes the game: its copy is the truth
         for _ in range(8):
             try:
                 async with lg.lock:
                     number, replies, retry = await self._play(lg, req)
-                break
             except Stale:
                 await self.live.follower.sync_if_stale(lg)
                 synced = True
+                continue
             except Unavailable:  # the database cannot be used: said as it is
                 raise
             except (ApiError, NimlabError):
                 if synced or not await self.live.follower.changed_elsewhere(lg):
                     raise
                 synced = True
-        else:
-            raise Unavailable("the game changes too fast here to play this move: try again")
-        if retry and lg.saved >= number:
-            return lg, number - 1
-        if not replies and not retry:
-            await self.live.owner.changed(lg)
-            return lg, number - 1
-        # The bots reply at once and their moves are saved with this one (one disk flush).
-        # Nothing is answered before every move played is saved.
+                continue
+            if retry and not synced and await self.live.follower.changed_elsewhere(lg):
+                # nothing was written, so no fence saw the copy: judged again on the game as
+                # stored (the move may have been taken back, or the game gone on, elsewhere)
+                synced = True
+                continue
+            if retry and lg.saved >= number:
+                return lg, number - 1
+            if not replies and not retry:
+                await self.live.owner.changed(lg)
+                return lg, number - 1
+            done = await self._with_replies(lg, req, number)
+            if done is not None:
+                return lg, done
+            synced = True  # the game changed elsewhere: the move was not stored
+        raise Unavailable("the game changes too fast here to play this move: try again")
+
+    async def _with_replies(self, lg: LiveGame, req: MoveIn, number: int) -> int | None:
+        """The bots' replies to move ``number`` (played, not stored yet) waited for and stored
+        with it (one disk flush): the number of the move before it, for the answer, or
+        ``None`` when another process changed the game first (the move was taken back with the
+        copy: judge the request again). Nothing is answered before every move played is
+        saved."""
+        game = lg.game
+        version = lg.stored
         self.live.bots.ensure(lg)
         await self.live.bots.await_replies(lg)
         try:
@@ -117,13 +133,15 @@ class MoveRequests:
             unsaved = False
         history = game.history
         if len(history) < number:
+            if lg.stored != version or lg.saved_as is not None:
+                return None  # read afresh from the database meanwhile (by a bot's turn, or here)
             raise Unavailable("the move could not be saved, so it was not played")
         done = history[number - 1]
         if not _same_move(game, done, req):
             raise _played_first(game, done, req, len(history) + 1)
         if unsaved:
             self.live.watchers.broadcast(lg)
-        return lg, number - 1
+        return number - 1
 
     async def _play(self, lg: LiveGame, req: MoveIn) -> tuple[int, bool, bool]:
         """The checks of :meth:`play` against this copy of the game, then the move played (and

@@ -25,7 +25,14 @@ from nimlab.core.position import Move
 from nimlab.core.record import GameRecord, RecordedMove
 from nimlab.storage import Ending, LimitError, RecordError, StaleGameError, StorageError, ending_of
 from nimlab.web.errors import Conflict, Forbidden
-from nimlab.web.livegame import LiveGame, Stale, database_down, ended_text, token_hash
+from nimlab.web.livegame import (
+    CHANGED_ELSEWHERE,
+    LiveGame,
+    Stale,
+    database_down,
+    ended_text,
+    token_hash,
+)
 
 if TYPE_CHECKING:
     from nimlab.core.bots import Choice
@@ -129,9 +136,9 @@ class GameOwner:
                 )
             )
             self.live.finished(lg.key)
-        except StaleGameError as e:
+        except StaleGameError:
             lg.finishing = False
-            raise Stale(f"{e}: look at the game again") from None
+            raise Stale(CHANGED_ELSEWHERE) from None
         except BaseException:
             lg.finishing = False
             raise
@@ -200,38 +207,49 @@ class GameOwner:
     async def undo(self, lg: LiveGame, seat: int, token: str) -> None:
         """In a game against bots, seat ``seat`` (``token`` proves it) takes back its last move
         and the bots' replies (:class:`Conflict` in a game with other humans, or without a move
-        of that seat); stored first, fenced by the copy's version (:class:`Stale` when another
-        process changed the game first). Its engine work stops first."""
+        of that seat); stored first, fenced by the copy's version. Its engine work stops first.
+        When another process changed the game first, it is judged once more on the game read
+        afresh (:class:`Stale` when it changed again), as :meth:`end` does."""
         name = self.check_seat(lg, seat, token)
-        game = lg.game
-        humans = [s for s, p in enumerate(game.players) if not p.is_bot]
+        humans = [s for s, p in enumerate(lg.game.players) if not p.is_bot]
         if humans != [seat]:
             raise Conflict(
                 "take-backs are only for games against bots: ask the others for a new game"
             )
-        self.in_play(lg)
-        await self.live.bots.halt(lg)
-        async with lg.lock:
+        for attempt in range(2):
             self.in_play(lg)
-            mine = [i for i, turn in enumerate(game.history) if turn.seat == seat]
-            if not mine:
-                raise Conflict(f"{name} has no move to take back")
-            keep = mine[-1]
-            key, expect = lg.key, lg.stored
-            # the store first: if it fails, nothing changed
+            await self.live.bots.halt(lg)
             try:
-                await self.live.write(lambda s: s.take_back_live_moves(key, keep, expect=expect))
-            except StaleGameError as e:
-                raise Stale(f"{e}: look at the game again") from None
-            while len(game.history) > keep:
-                game.pop()
-            lg.saved = keep
-            lg.stored += 1
-            self.live.watchers.rewound(lg, keep)
-            lg.problem = None
-            lg.takebacks += 1
-            self.live.bots.cancel_work(lg)  # what was asked about the later positions is not wanted
+                async with lg.lock:
+                    self.in_play(lg)
+                    await self._undo(lg, seat, name)
+                break
+            except Stale:  # another process changed the game first: judge again on the new state
+                if attempt or not await self.live.follower.sync_if_stale(lg):
+                    raise
         self.live.watchers.broadcast(lg)
+
+    async def _undo(self, lg: LiveGame, seat: int, name: str) -> None:
+        """:meth:`undo` once, with ``lg.lock`` held."""
+        game = lg.game
+        mine = [i for i, turn in enumerate(game.history) if turn.seat == seat]
+        if not mine:
+            raise Conflict(f"{name} has no move to take back")
+        keep = mine[-1]
+        key, expect = lg.key, lg.stored
+        # the store first: if it fails, nothing changed
+        try:
+            await self.live.write(lambda s: s.take_back_live_moves(key, keep, expect=expect))
+        except StaleGameError:
+            raise Stale(CHANGED_ELSEWHERE) from None
+        while len(game.history) > keep:
+            game.pop()
+        lg.saved = keep
+        lg.stored += 1
+        self.live.watchers.rewound(lg, keep)
+        lg.problem = None
+        lg.takebacks += 1
+        self.live.bots.cancel_work(lg)  # what was asked about the later positions is not wanted
 
     @staticmethod
     def in_play(lg: LiveGame) -> None:
@@ -308,14 +326,22 @@ class Ledger:
         try:
             await asyncio.shield(written)
         except (StorageError, RecordError) as e:
-            for _ in moves:
-                lg.game.pop()
-            self.live.learning.moved(lg)
+            self._unplayed(lg, len(moves))
             if isinstance(e, StaleGameError):  # another process changed the game first
                 raise Stale(str(e)) from None
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
             raise database_down("the move could not be saved, so it was not played", e) from None
+
+    def _unplayed(self, lg: LiveGame, count: int) -> None:
+        """Take back the last ``count`` moves, which could not be stored, and tell the open
+        pages: one may have been sent them meanwhile (a page is sent the game as it is, and a
+        human's move waits for the bots' replies to be stored with them)."""
+        for _ in range(count):
+            lg.game.pop()
+        self.live.learning.moved(lg)
+        self.live.watchers.rewound(lg, len(lg.game.history))
+        self.live.watchers.broadcast(lg)
 
     async def finish(self, lg: LiveGame) -> None:
         """Move a finished game from the games in progress to the stored games (and the
@@ -357,15 +383,12 @@ class Ledger:
         except (StorageError, NimlabError) as e:
             lg.finishing = False
             if isinstance(e, StaleGameError):  # another process changed the game first
-                for _ in moves:
-                    game.pop()
-                self.live.learning.moved(lg)
+                self._unplayed(lg, len(moves))
                 raise Stale(str(e)) from None
             if not moves:
                 log.error("game %s could not be stored: %s", lg.key, e)
                 return
-            for _ in moves:
-                game.pop()
+            self._unplayed(lg, len(moves))
             if isinstance(e, LimitError):  # the game has as many moves as a game may have
                 raise
             raise database_down("the move could not be saved, so it was not played", e) from None
@@ -399,17 +422,23 @@ class Ledger:
 
     # -- changes another process made, adopted ------------------------------------------------
 
-    def adopt(self, lg: LiveGame, moves: tuple[RecordedMove, ...], version: int) -> None:
-        """The copy becomes the database's game at ``version`` with ``moves`` (read by the feed
-        follower; call with ``lg.lock`` held)."""
+    def adopt(
+        self, lg: LiveGame, moves: tuple[RecordedMove, ...], version: int, takebacks: int
+    ) -> None:
+        """The copy becomes the database's game at ``version`` with ``moves`` and ``takebacks``
+        take-backs so far (read by the feed follower; call with ``lg.lock`` held)."""
         self.replace_moves(lg, moves)
         lg.stored = version
+        lg.takebacks = takebacks
 
-    def adopt_finished(self, lg: LiveGame, record: dict[str, Any], game_id: int) -> None:
-        """The copy becomes the stored game ``game_id`` (``record``): another process finished,
-        resigned or abandoned it."""
+    def adopt_finished(
+        self, lg: LiveGame, record: dict[str, Any], game_id: int, takebacks: int
+    ) -> None:
+        """The copy becomes the stored game ``game_id`` (``record``, after ``takebacks``
+        take-backs): another process finished, resigned or abandoned it."""
         self.live.bots.cancel_work(lg, keep_driver=True)
         self.replace_moves(lg, GameRecord.from_json(record).moves)
+        lg.takebacks = takebacks
         lg.saved_as = game_id
         lg.finishing = True
         ending = ending_of(record, len(lg.game.players))
