@@ -128,19 +128,13 @@ def a_client_and_its_network_get_their_limits_once_through_two_processes(
     assert 216 <= statuses.count(201) <= 264, statuses.count(201)
 
 
-def _children(server: ServerProcess) -> list[int]:
-    assert server.proc is not None
-    pid = server.proc.pid
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
 def a_process_of_several_on_one_port_killed_is_started_again(server: ServerProcess) -> None:
     """``--workers 2``: a process killed with SIGKILL is replaced; the port serves on."""
-    first = _children(server)
+    first = server.children()
     assert len(first) == 2
     os.kill(first[0], signal.SIGKILL)
     deadline = time.monotonic() + PATIENCE
-    while not (len(now := _children(server)) == 2 and first[0] not in now):
+    while not (len(now := server.children()) == 2 and first[0] not in now):
         assert time.monotonic() < deadline, now
         time.sleep(0.05)
     key, tokens = _create(server.url, [{"name": "Ann"}, {"name": "Bob"}], [2])
@@ -186,10 +180,10 @@ def the_metrics_count_each_thing_once_and_forget_the_processes_killed(
         while _metric(server, "nimlab_requests_in_flight") < 5:  # the 4, and this request
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        first = _children(server)
+        first = server.children()
         for pid in first:
             os.kill(pid, signal.SIGKILL)
-        while not (len(now := _children(server)) == 2 and not set(first) & set(now)):
+        while not (len(now := server.children()) == 2 and not set(first) & set(now)):
             assert time.monotonic() < deadline, now
             time.sleep(0.05)
     finally:
@@ -473,10 +467,10 @@ def test_the_supervisor_logs_in_json_and_each_process_its_stop(postgres_url: str
     """``--workers 2 --log-format json``: every line is JSON, the supervisor's too (a process
     started again was a plain line), and each process says when it stops."""
     server = ServerProcess(postgres_url, args=["--workers", "2", "--log-format", "json"]).start()
-    first = _children(server)
+    first = server.children()
     os.kill(first[0], signal.SIGKILL)
     deadline = time.monotonic() + PATIENCE
-    while not (len(now := _children(server)) == 2 and first[0] not in now):
+    while not (len(now := server.children()) == 2 and first[0] not in now):
         assert time.monotonic() < deadline, now
         time.sleep(0.05)
     wait_for(server.url + "/readyz")

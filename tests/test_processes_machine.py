@@ -31,7 +31,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 import pytest
@@ -94,11 +93,11 @@ class Club:
 
     def kill_worker(self) -> None:
         """SIGKILL one of the first server's two processes; back when it is replaced."""
-        first = _children(self.servers[0])
+        first = self.servers[0].children()
         assert len(first) == 2, first
         os.kill(first[0], signal.SIGKILL)
         until(
-            lambda: len(now := _children(self.servers[0])) == 2 and first[0] not in now,
+            lambda: len(now := self.servers[0].children()) == 2 and first[0] not in now,
             "the process killed is replaced",
         )
 
@@ -131,12 +130,6 @@ def _unless_cut_off(send: Callable[[], tuple[int, Any]]) -> tuple[int, Any] | No
 def _drain(stream: IO[bytes], log: deque[bytes]) -> None:
     for line in stream:
         log.append(line)
-
-
-def _children(server: ServerProcess) -> list[int]:
-    assert server.proc is not None
-    pid = server.proc.pid
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

@@ -191,6 +191,12 @@ class ServerProcess:
             raise
         return self
 
+    def children(self) -> list[int]:
+        """The process ids of the server's children (``--workers N``: its N processes)."""
+        assert self.proc is not None
+        pid = self.proc.pid
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
     def kill(self) -> None:
         """Stop at once, as a crash would (no clean shutdown)."""
         if self.proc is not None:
