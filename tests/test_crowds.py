@@ -295,6 +295,15 @@ def test_reads_of_the_api_are_rate_limited(db: str) -> None:
         assert c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]}).status_code == 201
 
 
+def test_the_schema_documents_the_read_limit_on_every_read(db: str) -> None:
+    """Every read of the API may be refused by the guard (429) before its route runs: each
+    such operation of the published schema says so."""
+    paths = create_app(db, settings=FAST).openapi()["paths"]
+    reads = {p: item["get"]["responses"] for p, item in paths.items() if "get" in item}
+    assert "/api/games/{key}" in reads and "/api/history/{game_id}/analysis" in reads
+    assert [p for p, responses in reads.items() if "429" not in responses] == []
+
+
 def _status(sock: socket.socket) -> bytes:
     """The status line of the answer to a request on ``sock`` (b"" when it was closed)."""
     with contextlib.suppress(OSError):
