@@ -119,7 +119,12 @@ class LimitError(RecordError):
 
 
 class TooManyGamesInPlayError(LimitError):
-    """As many unfinished games are in play (in all, or for one client) as are allowed."""
+    """As many unfinished games are in play (in all, or for one client: ``per_client``) as are
+    allowed."""
+
+    def __init__(self, message: str, *, per_client: bool = False) -> None:
+        super().__init__(message)
+        self.per_client = per_client
 
 
 class TooManyMovesError(LimitError):

@@ -318,7 +318,8 @@ class GamesInPlay:
             if client is not None and mine >= limits.max_per_client:
                 raise TooManyGamesInPlayError(
                     f"you have {mine:,} games in play, as many as one player may have: "
-                    "finish one first"
+                    "finish one first",
+                    per_client=True,
                 )
             added = conn.execute(
                 "INSERT INTO live_games (key, record, meta, created_at, client, touched_at, "

@@ -15,7 +15,7 @@ from nimlab.core.game import Game
 from nimlab.storage import PlayerRecord, Store, TooManyGamesInPlayError, check_username
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import TooManyRequests
-from nimlab.web.guard import Holdings
+from nimlab.web.guard import Holdings, holding_limit
 from nimlab.web.livegame import LiveGame, build_game, token_hash
 from nimlab.web.schemas import SetupIn
 
@@ -100,7 +100,7 @@ class GameStarts:
                 else "this server keeps its last games in play for new players: finish one "
                 "of yours first",
                 retry_after=60.0,
-                limit="network_share" if why == "network" else "reserve_share",
+                limit=holding_limit(why, "max_games_per_client", "max_games_in_play"),
             )
 
     async def create(
@@ -137,7 +137,9 @@ class GameStarts:
                 )
             )
         except TooManyGamesInPlayError as e:
-            raise TooManyRequests(str(e)) from None
+            raise TooManyRequests(
+                str(e), limit="max_games_per_client" if e.per_client else "max_games_in_play"
+            ) from None
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         lg.public = setup.public
