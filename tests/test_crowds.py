@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from fastapi.testclient import TestClient
 from nimlab.theory.budget import current_scope
 from nimlab.web import create_app
 from nimlab.web import learning as learning_module
+from nimlab.web import work as work_module
 from nimlab.web.guard import Holdings, RateLimiter, little, network_of
 from nimlab.web.work import EngineBusy, EngineWorkers
 from processes import PATIENCE, until
@@ -100,7 +102,7 @@ def _blocked(workers: EngineWorkers, client: str, started: list[str]) -> threadi
         running.set()
         assert release.wait(PATIENCE)
 
-    workers.submit("g-hold", "bot", hold, seconds=60, positions=None, client=client)
+    workers.submit(f"g-hold-{client}", "bot", hold, seconds=60, positions=None, client=client)
     assert running.wait(PATIENCE)
     return release
 
@@ -217,6 +219,98 @@ def test_a_game_that_kept_the_engine_busy_does_not_take_the_last_free_worker() -
         again.future.result(PATIENCE)
         assert started[-1] == "busy again"
     finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_newcomer_joins_the_end_of_the_round() -> None:
+    """A network that never ran a job is served after the networks already served once (it
+    counted as served longest ago: a crowd of fresh networks went ahead of a player whose
+    bot reply had come long before)."""
+    workers = EngineWorkers(1)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    release = threading.Event()
+    try:
+        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
+        first.future.result(PATIENCE)
+        release = _blocked(workers, "10.0.0.1", started)
+        fresh = [
+            workers.submit(f"g-n{i}", "bot", _job(started, f"n{i}"), **common, client=f"10.{i}.0.1")
+            for i in (1, 2)
+        ]
+        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        release.set()
+        for job in [*fresh, known]:
+            job.future.result(PATIENCE)
+        assert started == ["k1", "hold", "k2", "n1", "n2"]
+    finally:
+        release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_newcomers_that_used_the_engine_do_not_take_the_last_free_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Newcomers are judged heavy together: once a fresh network's job used more than
+    ``heavy`` engine seconds, the next fresh network waits for a worker other than the last,
+    while a light client that played before takes it (each fresh network of a crowd of perfect
+    bots took the last free worker once: an honest bot reply waited 4.4 s). The engine's clock
+    moves only when a job says so (never timed)."""
+    clock = [1000.0]
+    monkeypatch.setattr(work_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def heavy_job() -> None:
+        started.append("n1")
+        clock[0] += 5.0  # five engine seconds
+
+    workers = EngineWorkers(2, heavy=1.0)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    release = threading.Event()
+    try:
+        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
+        first.future.result(PATIENCE)
+        release = _blocked(workers, "10.0.0.1", started)
+        heavy = workers.submit("g-n1", "bot", heavy_job, **common, client="10.1.0.1")
+        heavy.future.result(PATIENCE)
+        fresh = workers.submit("g-n2", "bot", _job(started, "n2"), **common, client="10.2.0.1")
+        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        known.future.result(PATIENCE)
+        assert started == ["k1", "hold", "n1", "k2"] and not fresh.future.done()
+        release.set()
+        fresh.future.result(PATIENCE)
+        assert started[-1] == "n2"
+    finally:
+        release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_crowd_of_newcomers_arriving_leaves_the_last_free_worker() -> None:
+    """Two newcomers' jobs running at once are a crowd arriving: a third fresh network waits
+    for a worker other than the last, which a light client that played before takes (the
+    first jobs of a crowd of fresh networks took every worker, the last included, before any
+    of them had shown it was heavy)."""
+    workers = EngineWorkers(3)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    releases: list[threading.Event] = []
+    try:
+        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
+        first.future.result(PATIENCE)
+        releases += [_blocked(workers, f"10.{i}.0.1", started) for i in (1, 2)]
+        fresh = workers.submit("g-n3", "bot", _job(started, "n3"), **common, client="10.3.0.1")
+        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        known.future.result(PATIENCE)
+        assert started == ["k1", "hold", "hold", "k2"] and not fresh.future.done()
+        releases[0].set()
+        fresh.future.result(PATIENCE)
+        assert started[-1] == "n3"
+    finally:
+        for release in releases:
+            release.set()
         workers.stop()
         workers.join(PATIENCE)
 
