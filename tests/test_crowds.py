@@ -6,6 +6,7 @@ when nobody waits for it. Counts, never clocks: each test checks who was admitte
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import threading
@@ -430,6 +431,90 @@ def test_a_crowd_of_connections_leaves_room_for_newcomers(db: str) -> None:
         assert [held(f"127.6.{n}.1", 3) for n in range(3)] == [3, 3, 2]  # up to the reserve
         assert held("127.6.0.2", 1) == 0
         assert [held(f"127.7.{n}.1", 1) for n in range(5)] == [1, 1, 1, 1, 0]  # newcomers
+
+
+class _Transport:
+    """A connection as the server's protocol sees it: its peer, what was written, closed."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = (peer, 40000)
+        self.written = b""
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": self.peer, "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+    def write(self, data: bytes) -> None:
+        self.written += bytes(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_protocol(self) -> Any:
+        return None
+
+
+def test_a_refused_connection_is_answered_before_uvicorn_counts_it(db: str) -> None:
+    """A connection beyond its address's or network's bound gets its 429 and is closed without
+    Uvicorn counting it among its connections or reading it (a crowd reconnecting as fast as
+    it was refused filled Uvicorn's bound on connections: 227 of 274 honest moves got 503), and
+    the refusal is counted under its setting."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from nimlab.cli.serve import TOO_MANY_CONNECTIONS, _http_protocol, timed_protocol
+    from nimlab.web import metrics
+
+    settings = FAST.model_copy(
+        update={"max_connections_per_client": 2, "network_allowance": 1.5, "max_concurrency": 64}
+    )
+    held = Holdings.of("connections", settings)
+    config = uvicorn.Config(
+        create_app(db, settings=settings),
+        limit_concurrency=settings.max_concurrency,
+        http=timed_protocol(_http_protocol(), 10.0, held=held),
+    )
+    config.load()
+    state = ServerState()
+    loop = asyncio.new_event_loop()
+
+    def refused() -> float:
+        return metrics.REFUSED.labels("network_share")._value.get()  # type: ignore[no-any-return]
+
+    try:
+        before = refused()
+        opened = []
+        for source in ["127.8.0.1", "127.8.0.1", "127.8.0.2", "127.8.0.2", "127.8.0.3"]:
+            protocol = config.http_protocol_class(
+                config=config, server_state=state, app_state={}, _loop=loop
+            )
+            transport = _Transport(source)
+            protocol.connection_made(transport)
+            opened.append((protocol, transport))
+        assert [t.written == TOO_MANY_CONNECTIONS and t.closed for _, t in opened] == [
+            False,
+            False,
+            False,
+            True,  # the network (a /24) holds 1.5 x 2 = 3
+            True,
+        ]
+        assert len(state.connections) == 3 and held.total == 3
+        assert refused() == before + 2
+        for protocol, transport in opened[3:]:
+            protocol.data_received(b"GET /api/options HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+            protocol.connection_lost(None)
+            assert transport.written == TOO_MANY_CONNECTIONS  # nothing read, nothing answered
+        assert len(state.connections) == 3 and held.total == 3 and not state.tasks
+        opened[0][0].connection_lost(None)
+        assert len(state.connections) == 2 and held.total == 2
+    finally:
+        loop.close()
 
 
 def test_an_analysis_stops_when_its_asker_goes_away(

@@ -169,7 +169,10 @@ def timed_protocol(
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
     that ``held`` refuses (:meth:`nimlab.web.guard.Holdings.of` ``("connections", settings)``):
     from an address that holds ``max_connections_per_client`` already, so one client cannot
-    take every connection the server has. A connection from a
+    take every connection the server has. A refused connection is answered before Uvicorn
+    counts it or reads from it: a crowd reconnecting as fast as it is refused neither costs a
+    request's work nor fills Uvicorn's bound on connections (``max_concurrency``, beyond which
+    everyone is answered 503). A connection from a
     trusted proxy (``proxies``) is not counted here: it carries many clients, whom the app
     counts once their requests name them (:class:`nimlab.web.proxies.ForwardedClient`).
 
@@ -179,24 +182,52 @@ def timed_protocol(
     addresses (slow headers, open WebSockets) leaves room for new clients before the server's
     own bound answers everyone 503."""
 
+    from nimlab.web import metrics
+    from nimlab.web.guard import holding_limit
+
     def admitted(transport: asyncio.Transport) -> str | None:
-        """The address the connection was counted under, or None when it is refused; "" for a
-        trusted proxy's (not counted)."""
+        """The address the connection was counted under, or None when it is refused (counted
+        in the metrics); "" for a trusted proxy's (not counted)."""
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         if proxies is not None and proxies.trusts(host):
             return ""
-        return host if held.take(host) is None else None
+        why = held.take(host)
+        if why is None:
+            return host
+        metrics.refused(holding_limit(why, "max_connections_per_client", "max_concurrency"))
+        return None
 
     class Timed(base):  # type: ignore[misc]
+        _nimlab_refused = False
+
         def connection_made(self, transport: asyncio.Transport) -> None:
+            self._nimlab_host = admitted(transport)
+            if self._nimlab_host is None:  # refused before Uvicorn counts or reads it
+                self._nimlab_refused = True
+                transport.write(TOO_MANY_CONNECTIONS)
+                transport.close()
+                return
             super().connection_made(Corked(transport, self.loop))
             self._nimlab_since = self.loop.time()
             self._nimlab_timer = self.loop.call_later(seconds, self._nimlab_check)
-            self._nimlab_host = admitted(transport)
-            if self._nimlab_host is None:
-                self.transport.write(TOO_MANY_CONNECTIONS)
-                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if not self._nimlab_refused:
+                super().data_received(data)
+
+        def eof_received(self) -> Any:
+            if not self._nimlab_refused:
+                return super().eof_received()
+            return None
+
+        def pause_writing(self) -> None:
+            if not self._nimlab_refused:
+                super().pause_writing()
+
+        def resume_writing(self) -> None:
+            if not self._nimlab_refused:
+                super().resume_writing()
 
         def on_response_complete(self) -> None:
             self.transport.flush()  # the response's head and body leave in one write
@@ -216,6 +247,8 @@ def timed_protocol(
             self._nimlab_timer = self.loop.call_later(max(left, seconds / 4), self._nimlab_check)
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._nimlab_refused:
+                return  # Uvicorn never had it
             self._nimlab_timer.cancel()
             if self._nimlab_host:
                 held.give_back(self._nimlab_host)
