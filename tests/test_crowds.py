@@ -517,6 +517,70 @@ def test_a_refused_connection_is_answered_before_uvicorn_counts_it(db: str) -> N
         loop.close()
 
 
+def test_connections_that_have_not_sent_a_whole_head_are_bounded(db: str) -> None:
+    """Slow headers from a crowd hold only a few connections per address and network: a
+    connection counts as unfinished until its request head is complete (20 addresses of two
+    networks, sending their heads byte by byte and reconnecting when cut, held 820
+    connections at a time)."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from nimlab.cli.serve import (
+        TOO_MANY_CONNECTIONS,
+        _http_protocol,
+        timed_protocol,
+        unfinished_bounds,
+    )
+
+    settings = FAST.model_copy(
+        update={"max_connections_per_client": 16, "network_allowance": 1.5, "max_concurrency": 64}
+    )
+    unfinished = unfinished_bounds(settings)
+    assert (unfinished.per_address, unfinished.per_network) == (4, 6)
+    config = uvicorn.Config(
+        create_app(db, settings=settings),
+        http=timed_protocol(
+            _http_protocol(),
+            10.0,
+            held=Holdings.of("connections", settings),
+            unfinished=unfinished,
+        ),
+    )
+    config.load()
+    state = ServerState()
+    loop = asyncio.new_event_loop()
+
+    def connect(source: str) -> tuple[Any, _Transport]:
+        protocol = config.http_protocol_class(
+            config=config, server_state=state, app_state={}, _loop=loop
+        )
+        transport = _Transport(source)
+        protocol.connection_made(transport)
+        return protocol, transport
+
+    def admitted(source: str, count: int) -> list[tuple[Any, _Transport]]:
+        made = [connect(source) for _ in range(count)]
+        return [(p, t) for p, t in made if t.written != TOO_MANY_CONNECTIONS]
+
+    try:
+        first = admitted("127.8.0.1", 5)
+        assert len(first) == 4  # an address: 4 unfinished
+        assert len(admitted("127.8.0.2", 5)) == 2  # the network: 6
+        assert len(admitted("127.8.1.1", 1)) == 1  # another network
+        protocol, transport = first[0]
+        protocol.data_received(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        loop.run_until_complete(asyncio.gather(*state.tasks))
+        loop.run_until_complete(asyncio.sleep(0))  # (the answer's writes leave together)
+        assert transport.written.startswith(b"HTTP/1.1 200 ")
+        assert len(admitted("127.8.0.1", 2)) == 1  # its head came: one more may start
+        for protocol, _ in first[1:]:  # cut (or gone) before their heads came
+            protocol.connection_lost(None)
+        assert len(admitted("127.8.0.1", 4)) == 3
+        assert unfinished.by_address["127.8.0.1"] == 4 and unfinished.total == 7
+    finally:
+        loop.close()
+
+
 def test_an_analysis_stops_when_its_asker_goes_away(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
