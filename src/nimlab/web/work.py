@@ -15,11 +15,10 @@ Scheduling, so that one game or one client cannot starve the others:
   (:func:`~nimlab.web.guard.network_of`: a /24 of IPv4, a /64 of IPv6) with the fewest jobs
   running, among those the one served longest ago (one never served counts as served when its
   first job came, just before the last one served then: newcomers join the end of the round,
-  not its head), and within it the
-  client (the network address that started the game; a job without one is its own client)
-  chosen the same way, so a crowd of addresses of one network gets one turn in the round like
-  one client, and a client with many heavy games gets one turn like everyone else, and no
-  more;
+  not its head), and within it the client (the network address that started the game; a job
+  without one is its own client) chosen the same way, so a crowd of addresses of one network
+  gets one turn in the round like one client, and a client with many heavy games gets one
+  turn like everyone else, and no more;
 - **the last free worker is kept for light work**: a client (or network) that has a job
   running already, or a client, network or game that used more than ``heavy`` engine seconds
   lately (decaying with a half-life of :data:`HEAVY_HALF_LIFE` seconds), does not take the
