@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -312,6 +313,27 @@ def test_a_crowd_of_newcomers_arriving_leaves_the_last_free_worker() -> None:
     finally:
         for release in releases:
             release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no thread priorities here")
+def test_the_engine_runs_below_the_event_loop() -> None:
+    """Engine threads are scheduled after the threads that answer requests (on two busy
+    cores, the searches of a crowd's perfect bots kept honest answers waiting for a core)."""
+    workers = EngineWorkers(1)
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        job = workers.submit(
+            "g",
+            "bot",
+            lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+            seconds=60,
+            positions=None,
+        )
+        assert job.future.result(PATIENCE) == min(19, mine + work_module.ENGINE_NICE)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    finally:
         workers.stop()
         workers.join(PATIENCE)
 

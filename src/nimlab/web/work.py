@@ -37,6 +37,8 @@ Scheduling, so that one game or one client cannot starve the others:
 - **deep work** (a longer search for a proof after a quick answer) never takes the last free
   worker, and interactive work of the same owner cancels it;
 - the number of waiting jobs is bounded (:class:`EngineBusy` beyond);
+- **the event loop first**: the workers run at a lower priority for the operating system
+  (:data:`ENGINE_NICE`), so requests are answered while every core searches;
 - a job that stored more than ``trim_positions`` positions gives the memory back to the system
   when it ends (:func:`nimlab.web.watchers.give_back_memory`), so a burst of heavy analyses does
   not leave the server's memory at its peak.
@@ -63,7 +65,16 @@ from nimlab.theory.budget import Budget, budget_scope
 from nimlab.web import metrics
 from nimlab.web.guard import network_of
 
-__all__ = ["HALF_LIFE", "HEAVY_HALF_LIFE", "EngineBusy", "EngineWorkers", "Job", "WorkStats"]
+__all__ = [
+    "ENGINE_NICE",
+    "HALF_LIFE",
+    "HEAVY_HALF_LIFE",
+    "EngineBusy",
+    "EngineWorkers",
+    "Job",
+    "WorkStats",
+    "lower_priority",
+]
 
 HALF_LIFE = 10.0
 """Seconds after which half of an owner's past engine time is forgotten by the fair share."""
@@ -74,6 +85,27 @@ when judging whether it is heavy (kept for the last free worker or not): longer 
 share's, so a crowd's networks stay heavy between their moves."""
 
 _PRIORITY = {"bot": 0, "setup": 0, "replay": 0, "hint": 1, "analysis": 2}
+
+ENGINE_NICE = 10
+"""How much lower than the server's other threads the engine's threads are scheduled by the
+operating system (their nice value is raised by this much): on a machine whose cores are all
+busy, the event loop that answers every request is given the processor first (about nine
+tenths of a core against one engine thread), and the engine keeps every core the loop does not
+need. On two cores, beside 30 games of a crowd's perfect bots (three threads searching), an
+honest player's moves had p99 54 ms with the engine at the loop's priority, 20 ms with it
+(bench_abuse --quick --only perfect-bots, medians of three)."""
+
+
+def lower_priority() -> None:
+    """Raise the calling thread's nice value by :data:`ENGINE_NICE` (Linux schedules each
+    thread on its own; elsewhere, or when not allowed, nothing)."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + ENGINE_NICE)
+
 
 NEWCOMERS = "newcomers"
 """The key under which the engine time of newcomers' jobs is counted together (see the module
@@ -383,6 +415,7 @@ class EngineWorkers:
         )
 
     def _work(self) -> None:
+        lower_priority()
         while True:
             with self._cond:
                 job = self._pick()
