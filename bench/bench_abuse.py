@@ -8,15 +8,16 @@ its own with a fresh database and its default settings, while a victim on anothe
 The crowd attacks (issue 23) each run on a fresh server, with an honest client (127.9.0.3)
 measured before, during and ``--after`` seconds (default 60) after the attack, as ratios of its
 p50/p99 to the quiet run, with its 5xx answers, the slowest ``/healthz`` of a probe asking every
-0.1 s beside it, the server's RSS and the CPU it used in the after window. The crowd runs in a
-process of its own (its event loop is not the honest client's: a busy attacker would otherwise
-delay the reading of the honest answers), and the measuring starts once the server has prepared
-its solvers (``/readyz``; the seconds that took are printed):
+0.1 s beside it, the server's RSS and the CPU it used during the attack and in the after
+window. The crowd runs in a process of its own, below the others for the operating system (its
+event loop is not the honest client's, and its processor would be another machine's: a busy
+attacker would otherwise delay the reading of the honest answers), and the measuring starts
+once the server has prepared its solvers (``/readyz``; the seconds that took are printed):
 
 - ``crowd-creates``: ``--crowd`` (default 260) addresses, 10 per /24, each starting 20 games;
 - ``crowd-sockets``: ``--socket-clients`` (default 80) addresses, 10 per /24, 55 WebSockets each;
 - ``slow-headers``: 20 addresses x ``--slow-headers`` (default 250) connections that send half a
-  request head, and reconnect when cut;
+  request head, and reconnect when cut (from ``--crowd-processes`` processes, default 1);
 - ``pipelined-reads``: ``--readers`` (default 20) connections pipelining ``GET /api/games/KEY``;
 - ``heavy-analyses``: analyses and hints of heavy games (Kayles of 1,000 stones, misère games of
   3-5 players, Grundy's game), each request given up after 0.5 s (the asker leaves);
@@ -672,7 +673,11 @@ def _crowd_runner(
 
 def crowd_process(name: str, server: Server, args: argparse.Namespace, stop: Any, out: Any) -> None:
     """The crowd of attack ``name``, in a process of its own, until ``stop`` (an event) is set;
-    puts its counts on ``out``."""
+    puts its counts on ``out``. It runs below the server and the honest client for the
+    operating system (nice +10): an attacker's processor is not the server's, and on a machine
+    of two cores the crowd's processes would otherwise make the honest client wait for a core
+    to read its answers."""
+    os.nice(10)
 
     async def run() -> dict[str, int]:
         crowd = Crowd()
@@ -717,15 +722,29 @@ async def crowd_attack(name: str, server: Server, args: argparse.Namespace) -> N
     context = multiprocessing.get_context("spawn")
     stop, out = context.Event(), context.Queue()
     remote = Server(server.db, server.port)  # (its process stays here)
-    crowd = context.Process(target=crowd_process, args=(name, remote, args, stop, out))
-    crowd.start()
+    shares = args.crowd_processes if name == "slow-headers" else 1
+    share = argparse.Namespace(**vars(args))
+    share.slow_headers = max(1, args.slow_headers // shares)
+    crowds = [
+        context.Process(target=crowd_process, args=(name, remote, share, stop, out))
+        for _ in range(shares)
+    ]
+    for crowd in crowds:
+        crowd.start()
     try:
         await asyncio.sleep(args.ramp)
+        cpu = cpu_seconds(pid)
+        began = time.monotonic()
         lat, refused, health = await measured(server, args.moves, bot)
+        health += f"  server CPU {(cpu_seconds(pid) - cpu) / (time.monotonic() - began):.0%}"
     finally:
         stop.set()
-    counts = await asyncio.to_thread(out.get, True, 120)
-    await asyncio.to_thread(crowd.join, 30)
+    counts: dict[str, int] = {}
+    for _ in crowds:
+        for what, n in (await asyncio.to_thread(out.get, True, 120)).items():
+            counts[what] = counts.get(what, 0) + n
+    for crowd in crowds:
+        await asyncio.to_thread(crowd.join, 30)
     report("during", lat, refused, f"{health}  attack: {dict(sorted(counts.items()))}")
     cpu = cpu_seconds(pid)
     await asyncio.sleep(args.after)
@@ -748,6 +767,12 @@ def main() -> None:
     parser.add_argument("--crowd", type=int, default=260, help="addresses starting games")
     parser.add_argument("--socket-clients", type=int, default=80)
     parser.add_argument("--slow-headers", type=int, default=250, help="per address (20)")
+    parser.add_argument(
+        "--crowd-processes",
+        type=int,
+        default=1,
+        help="processes sharing the slow-headers crowd (an attacker with more cores)",
+    )
     parser.add_argument("--readers", type=int, default=20)
     parser.add_argument("--bot-games", type=int, default=100)
     parser.add_argument("--after", type=float, default=60.0, help="seconds after an attack")
