@@ -7,12 +7,17 @@ its own with a fresh database and its default settings, while a victim on anothe
 
 The crowd attacks (issue 23) each run on a fresh server, with an honest client (127.9.0.3)
 measured before, during and ``--after`` seconds (default 60) after the attack, as ratios of its
-p50/p99 to the quiet run, with the server's RSS and the CPU it used in the after window:
+p50/p99 to the quiet run, with its 5xx answers, the slowest ``/healthz`` of a probe asking every
+0.1 s beside it, the server's RSS and the CPU it used during the attack and in the after
+window. The crowd runs in a process of its own, below the others for the operating system (its
+event loop is not the honest client's, and its processor would be another machine's: a busy
+attacker would otherwise delay the reading of the honest answers), and the measuring starts
+once the server has prepared its solvers (``/readyz``; the seconds that took are printed):
 
 - ``crowd-creates``: ``--crowd`` (default 260) addresses, 10 per /24, each starting 20 games;
 - ``crowd-sockets``: ``--socket-clients`` (default 80) addresses, 10 per /24, 55 WebSockets each;
 - ``slow-headers``: 20 addresses x ``--slow-headers`` (default 250) connections that send half a
-  request head, and reconnect when cut;
+  request head, and reconnect when cut (from ``--crowd-processes`` processes, default 1);
 - ``pipelined-reads``: ``--readers`` (default 20) connections pipelining ``GET /api/games/KEY``;
 - ``heavy-analyses``: analyses and hints of heavy games (Kayles of 1,000 stones, misère games of
   3-5 players, Grundy's game), each request given up after 0.5 s (the asker leaves);
@@ -48,6 +53,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import multiprocessing
 import os
 import signal
 import socket
@@ -64,6 +70,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 ATTACKER = "127.0.0.2"
 VICTIM = "127.9.0.3"
+PROBE = "127.9.0.4"
 ANN, BOB = {"name": "Ann"}, {"name": "Bob"}
 
 
@@ -94,7 +101,8 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> float:
-        """Start and wait until it answers; returns the seconds that took."""
+        """Start and wait until it answers; returns the seconds that took (the solvers may still
+        be prepared: see :meth:`until_ready`)."""
         began = time.monotonic()
         self.proc = subprocess.Popen(
             [
@@ -119,6 +127,16 @@ class Server:
             if self.proc.poll() is not None or time.monotonic() - began > 120:
                 raise RuntimeError("the server did not start")
             time.sleep(0.1)
+
+    def until_ready(self) -> float:
+        """Wait until ``/readyz`` says the solvers are prepared; returns the seconds waited."""
+        began = time.monotonic()
+        while time.monotonic() - began < 600:
+            with contextlib.suppress(httpx.HTTPError, ValueError):
+                if httpx.get(self.url + "/readyz", timeout=5).json().get("solvers") == "ready":
+                    break
+            time.sleep(0.2)
+        return time.monotonic() - began
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -392,7 +410,8 @@ def crowd_address(kind: int, i: int) -> str:
 
 async def honest(server: Server, moves: int, bot: bool) -> tuple[list[float], str]:
     """The honest client: a game between two people (or against a perfect bot, whose replies
-    come in the move's answer), ``moves`` moves; latencies, and what was refused ("" if none)."""
+    come in the move's answer), ``moves`` moves; latencies, and what was refused ("" if none:
+    else the last refusal, with the number of 5xx answers)."""
     second = {"kind": "perfect"} if bot else BOB
     out: list[float] = []
     async with server.client(VICTIM) as c:
@@ -402,6 +421,7 @@ async def honest(server: Server, moves: int, bot: bool) -> tuple[list[float], st
             return out, f"start: {type(e).__name__}"
         if r.status_code != 201:
             return out, f"start: {r.status_code}"
+        errors = 0
         created = r.json()
         key = created["state"]["id"]
         tokens = {s["seat"]: s["token"] for s in created["seats"]}
@@ -425,8 +445,39 @@ async def honest(server: Server, moves: int, bot: bool) -> tuple[list[float], st
                 await asyncio.sleep(float(r.headers.get("retry-after", "1")))
             else:
                 refused = f"move: {r.status_code}"
+                errors += r.status_code >= 500
             await asyncio.sleep(0.05)
-        return out, refused
+        return out, f"{refused} ({errors} answers 5xx)" if errors else refused
+
+
+async def probe_health(server: Server, stop: asyncio.Event) -> tuple[float, int]:
+    """Ask ``/healthz`` every 0.1 s until ``stop``: the slowest answer (s) and the failures."""
+    worst, failed = 0.0, 0
+    async with server.client(PROBE) as c:
+        while not stop.is_set():
+            began = time.perf_counter()
+            try:
+                ok = (await c.get("/healthz", timeout=10)).status_code == 200
+            except httpx.HTTPError:
+                ok = False
+            worst = max(worst, time.perf_counter() - began)
+            failed += not ok
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.1)
+    return worst, failed
+
+
+async def measured(server: Server, moves: int, bot: bool) -> tuple[list[float], str, str]:
+    """:func:`honest` with :func:`probe_health` beside it; the probe's result as text."""
+    stop = asyncio.Event()
+    probe = asyncio.ensure_future(probe_health(server, stop))
+    try:
+        lat, refused = await honest(server, moves, bot)
+    finally:
+        stop.set()
+    worst, failed = await probe
+    health = f"  /healthz worst {worst * 1000:.0f} ms" + (f" ({failed} failed)" if failed else "")
+    return lat, refused, health
 
 
 def cpu_seconds(pid: int) -> float:
@@ -607,6 +658,43 @@ async def perfect_bots(server: Server, crowd: Crowd, games: int) -> None:
     await crowd.stop.wait()
 
 
+def _crowd_runner(
+    name: str, server: Server, args: argparse.Namespace
+) -> Callable[[Crowd], Awaitable[None]]:
+    return {
+        "crowd-creates": lambda crowd: crowd_creates(server, crowd, args.crowd),
+        "crowd-sockets": lambda crowd: crowd_sockets(server, crowd, args.socket_clients),
+        "slow-headers": lambda crowd: slow_headers(server, crowd, args.slow_headers),
+        "pipelined-reads": lambda crowd: pipelined_reads(server, crowd, args.readers),
+        "heavy-analyses": lambda crowd: heavy_analyses(server, crowd, 10),
+        "perfect-bots": lambda crowd: perfect_bots(server, crowd, args.bot_games),
+    }[name]
+
+
+def crowd_process(name: str, server: Server, args: argparse.Namespace, stop: Any, out: Any) -> None:
+    """The crowd of attack ``name``, in a process of its own, until ``stop`` (an event) is set;
+    puts its counts on ``out``. It runs below the server and the honest client for the
+    operating system (nice +10): an attacker's processor is not the server's, and on a machine
+    of two cores the crowd's processes would otherwise make the honest client wait for a core
+    to read its answers."""
+    os.nice(10)
+
+    async def run() -> dict[str, int]:
+        crowd = Crowd()
+        task = asyncio.ensure_future(_crowd_runner(name, server, args)(crowd))
+        await asyncio.to_thread(stop.wait)
+        crowd.stop.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 60)
+        task.cancel()
+        for ws in crowd.held:
+            with contextlib.suppress(Exception):
+                await ws.close()
+        return crowd.counts
+
+    out.put(asyncio.run(run()))
+
+
 async def crowd_attack(name: str, server: Server, args: argparse.Namespace) -> None:
     """Before, during and after one crowd attack: the honest client's p50/p99 and the RSS."""
     bot = name in ("heavy-analyses", "perfect-bots")
@@ -629,33 +717,40 @@ async def crowd_attack(name: str, server: Server, args: argparse.Namespace) -> N
             flush=True,
         )
 
-    lat, refused = await honest(server, args.moves, bot)
-    report("before", lat, refused)
-    crowd = Crowd()
-    run: Callable[[], Awaitable[None]] = {
-        "crowd-creates": lambda: crowd_creates(server, crowd, args.crowd),
-        "crowd-sockets": lambda: crowd_sockets(server, crowd, args.socket_clients),
-        "slow-headers": lambda: slow_headers(server, crowd, args.slow_headers),
-        "pipelined-reads": lambda: pipelined_reads(server, crowd, args.readers),
-        "heavy-analyses": lambda: heavy_analyses(server, crowd, 10),
-        "perfect-bots": lambda: perfect_bots(server, crowd, args.bot_games),
-    }[name]
-    task = asyncio.ensure_future(run())
-    await asyncio.sleep(args.ramp)
-    lat, refused = await honest(server, args.moves, bot)
-    report("during", lat, refused, f"  attack: {dict(sorted(crowd.counts.items()))}")
-    crowd.stop.set()
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(task, 60)
-    task.cancel()
-    for ws in crowd.held:
-        with contextlib.suppress(Exception):
-            await ws.close()
+    lat, refused, health = await measured(server, args.moves, bot)
+    report("before", lat, refused, health)
+    context = multiprocessing.get_context("spawn")
+    stop, out = context.Event(), context.Queue()
+    remote = Server(server.db, server.port)  # (its process stays here)
+    shares = args.crowd_processes if name == "slow-headers" else 1
+    share = argparse.Namespace(**vars(args))
+    share.slow_headers = max(1, args.slow_headers // shares)
+    crowds = [
+        context.Process(target=crowd_process, args=(name, remote, share, stop, out))
+        for _ in range(shares)
+    ]
+    for crowd in crowds:
+        crowd.start()
+    try:
+        await asyncio.sleep(args.ramp)
+        cpu = cpu_seconds(pid)
+        began = time.monotonic()
+        lat, refused, health = await measured(server, args.moves, bot)
+        health += f"  server CPU {(cpu_seconds(pid) - cpu) / (time.monotonic() - began):.0%}"
+    finally:
+        stop.set()
+    counts: dict[str, int] = {}
+    for _ in crowds:
+        for what, n in (await asyncio.to_thread(out.get, True, 120)).items():
+            counts[what] = counts.get(what, 0) + n
+    for crowd in crowds:
+        await asyncio.to_thread(crowd.join, 30)
+    report("during", lat, refused, f"{health}  attack: {dict(sorted(counts.items()))}")
     cpu = cpu_seconds(pid)
     await asyncio.sleep(args.after)
     busy = (cpu_seconds(pid) - cpu) / args.after * 100
-    lat, refused = await honest(server, args.moves, bot)
-    report(f"+{args.after:g} s", lat, refused, f"  server CPU {busy:.0f}% in the wait")
+    lat, refused, health = await measured(server, args.moves, bot)
+    report(f"+{args.after:g} s", lat, refused, f"{health}  server CPU {busy:.0f}% in the wait")
 
 
 def main() -> None:
@@ -672,6 +767,12 @@ def main() -> None:
     parser.add_argument("--crowd", type=int, default=260, help="addresses starting games")
     parser.add_argument("--socket-clients", type=int, default=80)
     parser.add_argument("--slow-headers", type=int, default=250, help="per address (20)")
+    parser.add_argument(
+        "--crowd-processes",
+        type=int,
+        default=1,
+        help="processes sharing the slow-headers crowd (an attacker with more cores)",
+    )
     parser.add_argument("--readers", type=int, default=20)
     parser.add_argument("--bot-games", type=int, default=100)
     parser.add_argument("--after", type=float, default=60.0, help="seconds after an attack")
@@ -694,6 +795,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             server = Server(Path(tmp) / "quiet.db", free_port())
             server.start()
+            print(f"  solvers prepared {server.until_ready():.1f} s after the start", flush=True)
             try:
                 args.quiet_rss = rss_mb(server.pid)
                 args.quiet = line("quiet", asyncio.run(honest(server, args.moves, False))[0], None)
@@ -706,6 +808,7 @@ def main() -> None:
                 print(f"{name}:", flush=True)
                 server = Server(Path(tmp) / f"{name}.db", free_port())
                 server.start()
+                server.until_ready()
                 try:
                     asyncio.run(crowd_attack(name, server, args))
                 finally:

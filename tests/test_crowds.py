@@ -6,12 +6,15 @@ when nobody waits for it. Counts, never clocks: each test checks who was admitte
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 import socket
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from fastapi.testclient import TestClient
 from nimlab.theory.budget import current_scope
 from nimlab.web import create_app
 from nimlab.web import learning as learning_module
+from nimlab.web import work as work_module
 from nimlab.web.guard import Holdings, RateLimiter, little, network_of
 from nimlab.web.work import EngineBusy, EngineWorkers
 from processes import PATIENCE, until
@@ -100,7 +104,7 @@ def _blocked(workers: EngineWorkers, client: str, started: list[str]) -> threadi
         running.set()
         assert release.wait(PATIENCE)
 
-    workers.submit("g-hold", "bot", hold, seconds=60, positions=None, client=client)
+    workers.submit(f"g-hold-{client}", "bot", hold, seconds=60, positions=None, client=client)
     assert running.wait(PATIENCE)
     return release
 
@@ -221,6 +225,119 @@ def test_a_game_that_kept_the_engine_busy_does_not_take_the_last_free_worker() -
         workers.join(PATIENCE)
 
 
+def test_a_newcomer_joins_the_end_of_the_round() -> None:
+    """A network that never ran a job is served after the networks already served once (it
+    counted as served longest ago: a crowd of fresh networks went ahead of a player whose
+    bot reply had come long before)."""
+    workers = EngineWorkers(1)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    release = threading.Event()
+    try:
+        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
+        first.future.result(PATIENCE)
+        release = _blocked(workers, "10.0.0.1", started)
+        fresh = [
+            workers.submit(f"g-n{i}", "bot", _job(started, f"n{i}"), **common, client=f"10.{i}.0.1")
+            for i in (1, 2)
+        ]
+        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        release.set()
+        for job in [*fresh, known]:
+            job.future.result(PATIENCE)
+        assert started == ["k1", "hold", "k2", "n1", "n2"]
+    finally:
+        release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_newcomers_that_used_the_engine_do_not_take_the_last_free_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Newcomers are judged heavy together: once a fresh network's job used more than
+    ``heavy`` engine seconds, the next fresh network waits for a worker other than the last,
+    while a light client that played before takes it (each fresh network of a crowd of perfect
+    bots took the last free worker once: an honest bot reply waited 4.4 s). The engine's clock
+    moves only when a job says so (never timed)."""
+    clock = [1000.0]
+    monkeypatch.setattr(work_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def heavy_job() -> None:
+        started.append("n1")
+        clock[0] += 5.0  # five engine seconds
+
+    workers = EngineWorkers(2, heavy=1.0)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    release = threading.Event()
+    try:
+        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
+        first.future.result(PATIENCE)
+        release = _blocked(workers, "10.0.0.1", started)
+        heavy = workers.submit("g-n1", "bot", heavy_job, **common, client="10.1.0.1")
+        heavy.future.result(PATIENCE)
+        fresh = workers.submit("g-n2", "bot", _job(started, "n2"), **common, client="10.2.0.1")
+        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        known.future.result(PATIENCE)
+        assert started == ["k1", "hold", "n1", "k2"] and not fresh.future.done()
+        release.set()
+        fresh.future.result(PATIENCE)
+        assert started[-1] == "n2"
+    finally:
+        release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_crowd_of_newcomers_arriving_leaves_the_last_free_worker() -> None:
+    """Two newcomers' jobs running at once are a crowd arriving: a third fresh network waits
+    for a worker other than the last, which a light client that played before takes (the
+    first jobs of a crowd of fresh networks took every worker, the last included, before any
+    of them had shown it was heavy)."""
+    workers = EngineWorkers(3)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    releases: list[threading.Event] = []
+    try:
+        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
+        first.future.result(PATIENCE)
+        releases += [_blocked(workers, f"10.{i}.0.1", started) for i in (1, 2)]
+        fresh = workers.submit("g-n3", "bot", _job(started, "n3"), **common, client="10.3.0.1")
+        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        known.future.result(PATIENCE)
+        assert started == ["k1", "hold", "hold", "k2"] and not fresh.future.done()
+        releases[0].set()
+        fresh.future.result(PATIENCE)
+        assert started[-1] == "n3"
+    finally:
+        for release in releases:
+            release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no thread priorities here")
+def test_the_engine_runs_below_the_event_loop() -> None:
+    """Engine threads are scheduled after the threads that answer requests (on two busy
+    cores, the searches of a crowd's perfect bots kept honest answers waiting for a core)."""
+    workers = EngineWorkers(1)
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        job = workers.submit(
+            "g",
+            "bot",
+            lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()),
+            seconds=60,
+            positions=None,
+        )
+        assert job.future.result(PATIENCE) == min(19, mine + work_module.ENGINE_NICE)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    finally:
+        workers.stop()
+        workers.join(PATIENCE)
+
+
 def test_a_job_nobody_waits_for_is_cancelled_and_heavy_work_gives_memory_back() -> None:
     workers = EngineWorkers(1, trim_positions=100)
     started: list[str] = []
@@ -295,6 +412,15 @@ def test_reads_of_the_api_are_rate_limited(db: str) -> None:
         assert c.post("/api/games", json={"players": [ANN, BOB], "piles": [3]}).status_code == 201
 
 
+def test_the_schema_documents_the_read_limit_on_every_read(db: str) -> None:
+    """Every read of the API may be refused by the guard (429) before its route runs: each
+    such operation of the published schema says so."""
+    paths = create_app(db, settings=FAST).openapi()["paths"]
+    reads = {p: item["get"]["responses"] for p, item in paths.items() if "get" in item}
+    assert "/api/games/{key}" in reads and "/api/history/{game_id}/analysis" in reads
+    assert [p for p, responses in reads.items() if "429" not in responses] == []
+
+
 def _status(sock: socket.socket) -> bytes:
     """The status line of the answer to a request on ``sock`` (b"" when it was closed)."""
     with contextlib.suppress(OSError):
@@ -327,6 +453,154 @@ def test_a_crowd_of_connections_leaves_room_for_newcomers(db: str) -> None:
         assert [held(f"127.6.{n}.1", 3) for n in range(3)] == [3, 3, 2]  # up to the reserve
         assert held("127.6.0.2", 1) == 0
         assert [held(f"127.7.{n}.1", 1) for n in range(5)] == [1, 1, 1, 1, 0]  # newcomers
+
+
+class _Transport:
+    """A connection as the server's protocol sees it: its peer, what was written, closed."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = (peer, 40000)
+        self.written = b""
+        self.closed = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": self.peer, "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+    def write(self, data: bytes) -> None:
+        self.written += bytes(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_protocol(self) -> Any:
+        return None
+
+
+def test_a_refused_connection_is_answered_before_uvicorn_counts_it(db: str) -> None:
+    """A connection beyond its address's or network's bound gets its 429 and is closed without
+    Uvicorn counting it among its connections or reading it (a crowd reconnecting as fast as
+    it was refused filled Uvicorn's bound on connections: 227 of 274 honest moves got 503), and
+    the refusal is counted under its setting."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from nimlab.cli.serve import TOO_MANY_CONNECTIONS, _http_protocol, timed_protocol
+    from nimlab.web import metrics
+
+    settings = FAST.model_copy(
+        update={"max_connections_per_client": 2, "network_allowance": 1.5, "max_concurrency": 64}
+    )
+    held = Holdings.of("connections", settings)
+    config = uvicorn.Config(
+        create_app(db, settings=settings),
+        limit_concurrency=settings.max_concurrency,
+        http=timed_protocol(_http_protocol(), 10.0, held=held),
+    )
+    config.load()
+    state = ServerState()
+    loop = asyncio.new_event_loop()
+
+    def refused() -> float:
+        return metrics.REFUSED.labels("network_share")._value.get()  # type: ignore[no-any-return]
+
+    try:
+        before = refused()
+        opened = []
+        for source in ["127.8.0.1", "127.8.0.1", "127.8.0.2", "127.8.0.2", "127.8.0.3"]:
+            protocol = config.http_protocol_class(
+                config=config, server_state=state, app_state={}, _loop=loop
+            )
+            transport = _Transport(source)
+            protocol.connection_made(transport)
+            opened.append((protocol, transport))
+        assert [t.written == TOO_MANY_CONNECTIONS and t.closed for _, t in opened] == [
+            False,
+            False,
+            False,
+            True,  # the network (a /24) holds 1.5 x 2 = 3
+            True,
+        ]
+        assert len(state.connections) == 3 and held.total == 3
+        assert refused() == before + 2
+        for protocol, transport in opened[3:]:
+            protocol.data_received(b"GET /api/options HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+            protocol.connection_lost(None)
+            assert transport.written == TOO_MANY_CONNECTIONS  # nothing read, nothing answered
+        assert len(state.connections) == 3 and held.total == 3 and not state.tasks
+        opened[0][0].connection_lost(None)
+        assert len(state.connections) == 2 and held.total == 2
+    finally:
+        loop.close()
+
+
+def test_connections_that_have_not_sent_a_whole_head_are_bounded(db: str) -> None:
+    """Slow headers from a crowd hold only a few connections per address and network: a
+    connection counts as unfinished until its request head is complete (20 addresses of two
+    networks, sending their heads byte by byte and reconnecting when cut, held 820
+    connections at a time)."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from nimlab.cli.serve import (
+        TOO_MANY_CONNECTIONS,
+        _http_protocol,
+        timed_protocol,
+        unfinished_bounds,
+    )
+
+    settings = FAST.model_copy(
+        update={"max_connections_per_client": 16, "network_allowance": 1.5, "max_concurrency": 64}
+    )
+    unfinished = unfinished_bounds(settings)
+    assert (unfinished.per_address, unfinished.per_network) == (4, 6)
+    config = uvicorn.Config(
+        create_app(db, settings=settings),
+        http=timed_protocol(
+            _http_protocol(),
+            10.0,
+            held=Holdings.of("connections", settings),
+            unfinished=unfinished,
+        ),
+    )
+    config.load()
+    state = ServerState()
+    loop = asyncio.new_event_loop()
+
+    def connect(source: str) -> tuple[Any, _Transport]:
+        protocol = config.http_protocol_class(
+            config=config, server_state=state, app_state={}, _loop=loop
+        )
+        transport = _Transport(source)
+        protocol.connection_made(transport)
+        return protocol, transport
+
+    def admitted(source: str, count: int) -> list[tuple[Any, _Transport]]:
+        made = [connect(source) for _ in range(count)]
+        return [(p, t) for p, t in made if t.written != TOO_MANY_CONNECTIONS]
+
+    try:
+        first = admitted("127.8.0.1", 5)
+        assert len(first) == 4  # an address: 4 unfinished
+        assert len(admitted("127.8.0.2", 5)) == 2  # the network: 6
+        assert len(admitted("127.8.1.1", 1)) == 1  # another network
+        protocol, transport = first[0]
+        protocol.data_received(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        loop.run_until_complete(asyncio.gather(*state.tasks))
+        loop.run_until_complete(asyncio.sleep(0))  # (the answer's writes leave together)
+        assert transport.written.startswith(b"HTTP/1.1 200 ")
+        assert len(admitted("127.8.0.1", 2)) == 1  # its head came: one more may start
+        for protocol, _ in first[1:]:  # cut (or gone) before their heads came
+            protocol.connection_lost(None)
+        assert len(admitted("127.8.0.1", 4)) == 3
+        assert unfinished.by_address["127.8.0.1"] == 4 and unfinished.total == 7
+    finally:
+        loop.close()
 
 
 def test_an_analysis_stops_when_its_asker_goes_away(

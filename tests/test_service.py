@@ -73,6 +73,23 @@ def test_metrics_count_moves_refusals_engine_jobs_and_commits(client: TestClient
     assert any('outcome="answered"' in line for line in jobs), jobs
 
 
+def test_metrics_list_every_refusal_label_in_their_help(client: TestClient) -> None:
+    """The labels of the refusals are one list (metrics.REFUSAL_LIMITS): the help of
+    /metrics names each with what it refuses, each series is there before any refusal, and a
+    refusal counts under the setting that refused it (a client's games in play, not the
+    server's)."""
+    from nimlab.web.metrics import REFUSAL_LIMITS
+
+    text = client.get("/metrics").text
+    (help_line,) = [
+        x for x in text.splitlines() if x.startswith("# HELP nimlab_requests_refused_total ")
+    ]
+    for name, what in REFUSAL_LIMITS.items():
+        assert f"{name}: {what}" in help_line
+        assert f'nimlab_requests_refused_total{{limit="{name}"}}' in text, name
+    assert {"read_rate", "max_games_per_client", "max_concurrency"} <= set(REFUSAL_LIMITS)
+
+
 def test_readiness_says_when_the_database_is_locked(
     db: str, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:

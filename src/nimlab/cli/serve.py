@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from nimlab.web.proxies import TrustedProxies
     from nimlab.web.settings import ServerSettings
 
-__all__ = ["allowed_hosts", "bind", "serve", "timed_protocol"]
+__all__ = ["allowed_hosts", "bind", "serve", "timed_protocol", "unfinished_bounds"]
 
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 
@@ -162,14 +162,40 @@ class Corked:
         return getattr(self._transport, name)
 
 
+def unfinished_bounds(settings: ServerSettings) -> Holdings:
+    """The bounds on connections that have not sent a whole request head yet (slow headers):
+    an eighth of ``max_connections_per_client`` per address (at least 4), by network and in all
+    as for every connection (:meth:`nimlab.web.guard.Holdings.of`)."""
+    from nimlab.web.guard import Holdings
+
+    return Holdings(
+        per_address=max(4, settings.max_connections_per_client // 8),
+        network_allowance=settings.network_allowance,
+        capacity=settings.max_concurrency,
+        network_share=settings.network_share,
+        reserve_share=settings.reserve_share,
+    )
+
+
 def timed_protocol(
-    base: type[Any], seconds: float, *, held: Holdings, proxies: TrustedProxies | None = None
+    base: type[Any],
+    seconds: float,
+    *,
+    held: Holdings,
+    proxies: TrustedProxies | None = None,
+    unfinished: Holdings | None = None,
 ) -> type[Any]:
     """Uvicorn's HTTP protocol ``base``, closing a connection that has no request in progress
     (headers not complete, or idle) for ``seconds``, and answering 429 and closing a connection
     that ``held`` refuses (:meth:`nimlab.web.guard.Holdings.of` ``("connections", settings)``):
     from an address that holds ``max_connections_per_client`` already, so one client cannot
-    take every connection the server has. A connection from a
+    take every connection the server has. A refused connection is answered before Uvicorn
+    counts it or reads from it: a crowd reconnecting as fast as it is refused neither costs a
+    request's work nor fills Uvicorn's bound on connections (``max_concurrency``, beyond which
+    everyone is answered 503). With ``unfinished`` (:func:`unfinished_bounds`), the connections
+    that have not sent a whole request head yet are bounded too, by address and by network,
+    so a crowd sending headers byte by byte holds a few of them, not all it may hold (with a
+    protocol that does not say when a head is complete, no such bound). A connection from a
     trusted proxy (``proxies``) is not counted here: it carries many clients, whom the app
     counts once their requests name them (:class:`nimlab.web.proxies.ForwardedClient`).
 
@@ -179,24 +205,72 @@ def timed_protocol(
     addresses (slow headers, open WebSockets) leaves room for new clients before the server's
     own bound answers everyone 503."""
 
+    from nimlab.web import metrics
+    from nimlab.web.guard import holding_limit
+
+    if not hasattr(base, "on_headers_complete"):
+        unfinished = None
+
     def admitted(transport: asyncio.Transport) -> str | None:
-        """The address the connection was counted under, or None when it is refused; "" for a
-        trusted proxy's (not counted)."""
+        """The address the connection was counted under (in ``held`` and ``unfinished``), or
+        None when it is refused (counted in the metrics); "" for a trusted proxy's (not
+        counted)."""
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if isinstance(peer, tuple) and peer else ""
         if proxies is not None and proxies.trusts(host):
             return ""
-        return host if held.take(host) is None else None
+        why = held.take(host)
+        if why is None and unfinished is not None:
+            why = unfinished.take(host)
+            if why is not None:
+                held.give_back(host)
+        if why is None:
+            return host
+        metrics.refused(holding_limit(why, "max_connections_per_client", "max_concurrency"))
+        return None
 
     class Timed(base):  # type: ignore[misc]
+        _nimlab_refused = False
+        _nimlab_unfinished: str | None = None
+        """The address its unfinished head is counted under, until the head is complete."""
+
+        def _nimlab_finished(self) -> None:
+            if self._nimlab_unfinished and unfinished is not None:
+                unfinished.give_back(self._nimlab_unfinished)
+            self._nimlab_unfinished = None
+
         def connection_made(self, transport: asyncio.Transport) -> None:
+            self._nimlab_host = admitted(transport)
+            if self._nimlab_host is None:  # refused before Uvicorn counts or reads it
+                self._nimlab_refused = True
+                transport.write(TOO_MANY_CONNECTIONS)
+                transport.close()
+                return
+            self._nimlab_unfinished = self._nimlab_host or None
             super().connection_made(Corked(transport, self.loop))
             self._nimlab_since = self.loop.time()
             self._nimlab_timer = self.loop.call_later(seconds, self._nimlab_check)
-            self._nimlab_host = admitted(transport)
-            if self._nimlab_host is None:
-                self.transport.write(TOO_MANY_CONNECTIONS)
-                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if not self._nimlab_refused:
+                super().data_received(data)
+
+        def on_headers_complete(self) -> None:
+            self._nimlab_finished()
+            super().on_headers_complete()
+
+        def eof_received(self) -> Any:
+            if not self._nimlab_refused:
+                return super().eof_received()
+            return None
+
+        def pause_writing(self) -> None:
+            if not self._nimlab_refused:
+                super().pause_writing()
+
+        def resume_writing(self) -> None:
+            if not self._nimlab_refused:
+                super().resume_writing()
 
         def on_response_complete(self) -> None:
             self.transport.flush()  # the response's head and body leave in one write
@@ -216,6 +290,9 @@ def timed_protocol(
             self._nimlab_timer = self.loop.call_later(max(left, seconds / 4), self._nimlab_check)
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._nimlab_refused:
+                return  # Uvicorn never had it
+            self._nimlab_finished()
             self._nimlab_timer.cancel()
             if self._nimlab_host:
                 held.give_back(self._nimlab_host)
@@ -637,6 +714,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
             s.request_timeout,
             held=held,
             proxies=TrustedProxies(s.trusted_proxies),
+            unfinished=unfinished_bounds(s),
         ),
         timeout_keep_alive=math.ceil(s.keep_alive),
         h11_max_incomplete_event_size=16 * 1024,

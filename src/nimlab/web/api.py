@@ -30,6 +30,7 @@ from nimlab.web.schemas import (
     MAX_SETUP_PILES,
     MAX_STONES,
     MAX_TURN,
+    READ_LIMITED,
     AnalysisOut,
     BotKindOut,
     CheckOut,
@@ -196,7 +197,12 @@ async def answer_create(manager: LiveGames, setup: SetupIn, client: str | None) 
     return Response(created, 201, media_type="application/json")
 
 
-@router.get("/options", response_model=OptionsOut, summary="What a setup may choose")
+@router.get(
+    "/options",
+    response_model=OptionsOut,
+    responses=READ_LIMITED,
+    summary="What a setup may choose",
+)
 async def options(request: Request) -> Response:
     manager = live(request)
     largest = manager.settings.max_page
@@ -239,7 +245,7 @@ async def options(request: Request) -> Response:
 @router.get(
     "/game",
     response_model=LoadedGameOut,
-    responses=_ERRORS,
+    responses={**_ERRORS, **READ_LIMITED},
     summary="One game read by the core: its canonical name, title and board (piles or rows)",
 )
 async def load_game_kind(
@@ -289,7 +295,7 @@ Offset = Annotated[int, Query(ge=0, le=1 << 40, description="How many entries to
 @router.get(
     "/games",
     response_model=GameListOut,
-    responses=_ERRORS,
+    responses={**_ERRORS, **READ_LIMITED},
     summary="The games in play their players made public (newest first, a page of them)",
 )
 async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
@@ -312,7 +318,7 @@ async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) 
 @router.get(
     "/games/{key}",
     response_model=GameStateOut,
-    responses=_GAME_ERRORS,
+    responses={**_GAME_ERRORS, **READ_LIMITED},
     summary="A game's state: with since=N the turns after move N (a page of them), else the "
     "last page of turns; a finished game's id still answers (saved_as: its stored game)",
 )
@@ -358,7 +364,7 @@ async def _gone(request: Request) -> None:
 @router.get(
     "/games/{key}/analysis",
     response_model=AnalysisOut,
-    responses={**_GAME_ERRORS, **_BUSY},
+    responses={**_GAME_ERRORS, **_BUSY, **READ_LIMITED},
     summary="Every legal move's value, the nim-sum in binary, the explanation, the value "
     "history; within about 2 s, proven or not (a proof found later is pushed to the game's "
     "WebSocket)",
@@ -387,6 +393,7 @@ async def get_analysis(
     response_model=HintOut,
     responses={
         **_MOVE_ERRORS,
+        **READ_LIMITED,
         202: {
             "model": ErrorOut,
             "description": "The engine is busy with other games: the hint is pushed to the "
@@ -475,7 +482,7 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
 @router.get(
     "/players",
     response_model=list[PlayerRecordOut],
-    responses=_ERRORS,
+    responses={**_ERRORS, **READ_LIMITED},
     summary="Registered players by username (a page of them)",
 )
 async def list_players(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
@@ -542,7 +549,7 @@ async def reset_player(body: UsernameIn, request: Request) -> Response:
 @router.get(
     "/rankings",
     response_model=list[PlayerRecordOut],
-    responses=_ERRORS,
+    responses={**_ERRORS, **READ_LIMITED},
     summary="Players by win rate",
 )
 async def rankings(
@@ -560,7 +567,11 @@ async def rankings(
 @router.get(
     "/history",
     response_model=HistoryOut,
-    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such player"}},
+    responses={
+        **_ERRORS,
+        **READ_LIMITED,
+        404: {"model": ErrorOut, "description": "No such player"},
+    },
     summary="Stored games, newest first (not the games their players kept private)",
 )
 async def history(
@@ -584,7 +595,11 @@ async def history(
 @router.get(
     "/history/{game_id}",
     response_model=ReplayOut,
-    responses={**_ERRORS, 404: {"model": ErrorOut, "description": "No such stored game"}},
+    responses={
+        **_ERRORS,
+        **READ_LIMITED,
+        404: {"model": ErrorOut, "description": "No such stored game"},
+    },
     summary="A stored game, frame by frame, for replay (a private game: with key=, the id it "
     "had in play)",
 )

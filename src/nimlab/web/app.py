@@ -362,7 +362,7 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(NimlabError)
     async def core_error(request: Request, exc: NimlabError) -> JSONResponse:
         if isinstance(exc, TooManyGamesInPlayError):
-            metrics.refused("max_games_in_play")
+            metrics.refused(metrics.refusal_limit(exc.limit))
         return _error(str(exc), _status(exc))
 
     @app.exception_handler(RequestValidationError)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nimlab.web.metrics import RefusalLimit
+
 __all__ = [
     "TOO_DEEP",
     "ApiError",
@@ -55,10 +60,12 @@ class TooManyRequests(ApiError):
 
     status = 429
 
-    def __init__(self, message: str, retry_after: float | None = None, limit: str = "rate") -> None:
+    def __init__(
+        self, message: str, *, limit: RefusalLimit, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-        self.limit = limit
+        self.limit: RefusalLimit = limit
         """The limit's setting (``create_rate``, ``move_rate``...), for the metrics."""
 
 

@@ -48,6 +48,7 @@ from nimlab.web import metrics
 from nimlab.web.logs import request_id
 
 if TYPE_CHECKING:
+    from nimlab.web.metrics import RefusalLimit
     from nimlab.web.settings import ServerSettings
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "Guard",
     "Holdings",
     "RateLimiter",
+    "holding_limit",
     "host_name",
     "little",
     "network_of",
@@ -82,7 +84,7 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 ``Referer`` (share links carry seat tokens)."""
 
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-_LIMITS = {413: "max_body", 421: "allow_host"}
+_LIMITS: dict[int, RefusalLimit] = {413: "max_body", 421: "allow_host"}
 """The setting behind each refusal of the guard, for the metrics."""
 
 MAX_JSON_FIELDS = 4096
@@ -357,6 +359,15 @@ def network_of(client: str) -> str:
         address = address.ipv4_mapped
     prefix = 24 if address.version == 4 else 64
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def holding_limit(why: str, per_address: RefusalLimit, capacity: RefusalLimit) -> RefusalLimit:
+    """The label under which a refusal of :meth:`Holdings.refusal` is counted
+    (:data:`nimlab.web.metrics.REFUSAL_LIMITS`): ``per_address`` or ``capacity`` (the settings
+    of those bounds of what is held), ``network_share`` or ``reserve_share``."""
+    return {"address": per_address, "network": "network_share", "capacity": capacity}.get(
+        why, "reserve_share"
+    )
 
 
 def little(per_address: int) -> int:

@@ -43,6 +43,7 @@ from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_a
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
 from nimlab.web.schemas import (
+    READ_LIMITED,
     AnalysisOut,
     ErrorOut,
     GameId,
@@ -226,6 +227,7 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
         404: {"model": ErrorOut, "description": "No such stored game"},
         422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
         503: {"model": ErrorOut, "description": "The engine is overloaded"},
+        **READ_LIMITED,
     },
     summary="The analysis after move `at` of a stored game, with its whole value history (a "
     "private game: with key=, the id it had in play)",

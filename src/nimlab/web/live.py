@@ -66,6 +66,7 @@ from nimlab.web.livegame import (
     state_json_of,
     status_of,
 )
+from nimlab.web.metrics import RefusalLimit
 from nimlab.web.moves import MoveRequests
 from nimlab.web.owner import GameOwner
 from nimlab.web.schemas import MAX_STONES
@@ -428,14 +429,16 @@ class LiveGames:
         if client is None:
             return
         s = self.settings
+        setting: RefusalLimit
         if action == "create":
-            rate, burst = s.create_rate / 60.0, s.create_burst
+            rate, burst, setting = s.create_rate / 60.0, s.create_burst, "create_rate"
         elif action == "register":
             rate, burst = s.register_per_hour / 3600.0, s.register_per_hour
+            setting = "register_per_hour"
         elif action == "read":
-            rate, burst = s.read_rate, s.read_burst
+            rate, burst, setting = s.read_rate, s.read_burst, "read_rate"
         else:
-            rate, burst = s.move_rate, s.move_burst
+            rate, burst, setting = s.move_rate, s.move_burst, "move_rate"
         wait = await self.limits.take_both(action, client, rate, burst, s.network_allowance)
         if wait > 0:
             what = {"create": "new games", "register": "new players", "read": "requests"}.get(
@@ -444,5 +447,5 @@ class LiveGames:
             raise TooManyRequests(
                 f"too many {what} from {client}: try again in {max(1, round(wait))} s",
                 retry_after=wait,
-                limit=f"{action}_rate",
+                limit=setting,
             )

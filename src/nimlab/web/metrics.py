@@ -5,9 +5,10 @@
 - ``nimlab_games_in_play``: the games in play in the database, read at each scrape (the club's,
   counted once however many processes serve it);
 - ``nimlab_websockets_open`` and ``nimlab_requests_in_flight``: what the server holds now;
-- ``nimlab_requests_refused_total{limit}``: requests refused by each limit, named as the setting
-  (``create_rate``, ``move_rate``, ``max_games_in_play``, ``max_body``, ``allow_host``), and
-  ``unavailable`` (503: the engine or the database is overloaded or stopping);
+- ``nimlab_requests_refused_total{limit}``: requests (and connections, WebSockets) refused by
+  each limit, named as the setting that refused them; :data:`REFUSAL_LIMITS` lists every label
+  and what it refuses (the metric's help names them too), ``unavailable`` being the 503s (the
+  engine or the database is overloaded or stopping);
 - ``nimlab_engine_jobs_total{kind,outcome}`` and ``nimlab_engine_job_seconds{kind}``: engine work
   by outcome (``answered``; ``not_proven``: its budget ran out before any answer;
   ``cancelled``; ``failed``) and its time;
@@ -39,7 +40,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONTENT_TYPE_LATEST",
+    "REFUSAL_LIMITS",
+    "RefusalLimit",
     "RouteMetrics",
     "change_feed",
     "database_error",
@@ -85,7 +88,65 @@ SOCKETS = Gauge("nimlab_websockets_open", "Game pages listening.", multiprocess_
 IN_FLIGHT = Gauge(
     "nimlab_requests_in_flight", "HTTP requests being answered.", multiprocess_mode="livesum"
 )
-REFUSED = Counter("nimlab_requests_refused", "Requests refused, by limit.", ["limit"])
+RefusalLimit = Literal[
+    "allow_host",
+    "max_body",
+    "read_rate",
+    "create_rate",
+    "move_rate",
+    "register_per_hour",
+    "max_games_in_play",
+    "max_games_per_client",
+    "max_connections_per_client",
+    "max_sockets_per_client",
+    "max_watchers_per_game",
+    "max_concurrency",
+    "network_share",
+    "reserve_share",
+    "unavailable",
+]
+"""The labels of ``nimlab_requests_refused_total``: the setting that refused (``unavailable``:
+the 503s of an engine or database overloaded or stopping). The one list: :data:`REFUSAL_LIMITS`
+and the metric's help are made from it, and the type checker holds every count to it."""
+
+REFUSAL_LIMITS: dict[RefusalLimit, str] = {
+    "allow_host": "a Host header this server does not answer for (421)",
+    "max_body": "a request body too large (413)",
+    "read_rate": "reads of the API (GET /api/...) beyond the client's rate (429)",
+    "create_rate": "new games beyond the client's rate (429)",
+    "move_rate": "moves beyond the client's rate (429)",
+    "register_per_hour": "players registered beyond the client's rate (429)",
+    "max_games_in_play": "a new game beyond the games in play the server keeps (429)",
+    "max_games_per_client": "a new game beyond the client's games in play (429)",
+    "max_connections_per_client": "a connection beyond the client's (429, closed)",
+    "max_sockets_per_client": "a game page beyond the client's WebSockets (closed)",
+    "max_watchers_per_game": "a game page beyond the game's WebSockets (closed)",
+    "max_concurrency": "a connection or game page beyond what the server holds in all",
+    "network_share": "beyond its network's share of games, WebSockets or connections",
+    "reserve_share": "the last part of games, WebSockets or connections, kept for newcomers",
+    "unavailable": "the engine or the database is overloaded or stopping (503)",
+}
+"""Every label of ``nimlab_requests_refused_total`` and what it refuses (:data:`RefusalLimit`)."""
+assert tuple(REFUSAL_LIMITS) == get_args(RefusalLimit)
+
+
+def refusal_limit(name: str) -> RefusalLimit:
+    """The label of a bound another layer names as text (the storage's
+    ``TooManyGamesInPlayError.limit``); ValueError for a name not in the one list."""
+    if name not in REFUSAL_LIMITS:
+        raise ValueError(f"{name!r} is not a label of nimlab_requests_refused_total")
+    return name
+
+
+REFUSED = Counter(
+    "nimlab_requests_refused",
+    "Requests, connections and WebSockets refused, by the setting that refused them: "
+    + "; ".join(f"{name}: {what}" for name, what in REFUSAL_LIMITS.items())
+    + ".",
+    ["limit"],
+)
+for _limit in REFUSAL_LIMITS:  # each at 0 from the start: a refusal is an increase
+    REFUSED.labels(_limit)
 ENGINE_JOBS = Counter(
     "nimlab_engine_jobs", "Engine jobs, by kind and outcome.", ["kind", "outcome"]
 )
@@ -178,8 +239,8 @@ def move_answered(started: float) -> None:
     MOVE_SECONDS.observe(time.perf_counter() - started)
 
 
-def refused(limit: str) -> None:
-    """A request refused by ``limit`` (the setting's name, or ``unavailable``)."""
+def refused(limit: RefusalLimit) -> None:
+    """A request, connection or WebSocket refused by ``limit`` (:data:`REFUSAL_LIMITS`)."""
     REFUSED.labels(limit).inc()
 
 

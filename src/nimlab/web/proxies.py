@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from nimlab.web import metrics
-from nimlab.web.guard import Holdings
+from nimlab.web.guard import Holdings, holding_limit
 
 __all__ = ["FORWARDING_HEADERS", "TOO_MANY_CONNECTIONS", "ForwardedClient", "TrustedProxies"]
 
@@ -119,11 +119,7 @@ class ForwardedClient:
         host = client or ""
         why = self.open.take(host)
         if why is not None:
-            metrics.refused(
-                {"address": "max_connections_per_client", "network": "network_share"}.get(
-                    why, "reserve_share"
-                )
-            )
+            metrics.refused(holding_limit(why, "max_connections_per_client", "max_concurrency"))
             await _refuse(scope, send)
             return
         try:

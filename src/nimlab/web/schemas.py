@@ -20,6 +20,7 @@ __all__ = [
     "MAX_KEY",
     "MAX_SETUP_PILES",
     "MAX_STONES",
+    "READ_LIMITED",
     "TURN_PAGE",
     "AnalysisOut",
     "BoardOut",
@@ -270,6 +271,17 @@ class ErrorOut(BaseModel):
 
     detail: str
     request_id: str | None = None
+
+
+READ_LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {
+        "model": ErrorOut,
+        "description": "Too many reads of the API from this client (read_rate): wait and retry",
+    },
+}
+"""The answer every read of the API (``GET /api/...``) may get, documented on each such route:
+the server's guard takes one token of the client's read limit before the route runs
+(:class:`nimlab.web.guard.Guard`)."""
 
 
 class BoardOut(BaseModel):

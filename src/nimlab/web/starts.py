@@ -16,6 +16,7 @@ from nimlab.core.errors import PlayerError
 from nimlab.core.game import Game
 from nimlab.storage import PlayerRecord, Store, TooManyGamesInPlayError, check_username
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web import metrics
 from nimlab.web.errors import TooManyRequests
 from nimlab.web.guard import network_of
 from nimlab.web.livegame import LiveGame, Stale, build_game, resumed_game, token_hash
@@ -153,7 +154,9 @@ class GameStarts:
                 )
             )
         except TooManyGamesInPlayError as e:
-            raise TooManyRequests(str(e), retry_after=60.0, limit=e.limit) from None
+            raise TooManyRequests(
+                str(e), retry_after=60.0, limit=metrics.refusal_limit(e.limit)
+            ) from None
         lg = LiveGame(key, game, usernames, hashes, saved=len(record["moves"]), client=client)
         lg.analysis_allowed = setup.analysis
         lg.public = setup.public

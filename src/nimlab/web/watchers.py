@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nimlab.web import metrics
-from nimlab.web.guard import Holdings
+from nimlab.web.guard import Holdings, holding_limit
 from nimlab.web.livegame import LiveGame, state_text
 
 if TYPE_CHECKING:
@@ -106,17 +106,19 @@ class Watchers:
         back with :meth:`release`), else why not (at most ``max_sockets_per_client`` per client
         and ``max_watchers_per_game`` per game, settings). O(1)."""
         if len(lg.subscribers) >= self.live.settings.max_watchers_per_game:
+            metrics.refused("max_watchers_per_game")
             return (
                 f"this game has {len(lg.subscribers):,} open pages, as many as one game may "
                 "have: try again later"
             )
         if client is not None:
             why = self.sockets.take(client)
+            if why is not None:
+                metrics.refused(holding_limit(why, "max_sockets_per_client", "max_concurrency"))
             if why == "address":
                 mine = self.sockets.holds(client)
                 return f"you have {mine:,} game pages open, as many as one client may: close one"
             if why is not None:
-                metrics.refused("network_share" if why == "network" else "reserve_share")
                 return (
                     "too many game pages are open from your network, or on this server: "
                     "try again later"
