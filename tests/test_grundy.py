@@ -306,6 +306,26 @@ def test_guy_smith_bound_is_exact(code: str, period: int, preperiod: int, t: int
     assert f"2*n0 + p + t = {need - period:,}" in enough.certificate()
 
 
+@pytest.mark.parametrize(("code", "n"), [("0.77", 9_000), ("0.137", 5_000), ("0.356", 20_000)])
+def test_values_copied_from_a_proven_period_report_what_computing_them_all_does(
+    code: str, n: int
+) -> None:
+    """``"auto"`` proves the period on the way and copies the rest from it (no second scan of
+    every value); computing every value (``"sparse"`` looks for a period only at the end) gives
+    the same values, period, preperiod, proof length and rare heaps."""
+    rule = TakeAndBreak.octal(code)
+    copied = grundy_sequence(rule, n)
+    computed = grundy_sequence(rule, n, method="sparse")
+    assert copied.proven and computed.proven
+    assert values(copied) == values(computed)
+
+    def facts(s: GrundySequence) -> tuple[object, ...]:
+        return (s.period, s.preperiod, s.proof_length, s.rare_count, s.last_rare, s.rare_mask)
+
+    assert facts(copied) == facts(computed)
+    assert copied.certificate() == computed.certificate()
+
+
 def _scan_by_definition(seq: list[int], t: int, splitting: bool) -> tuple[int, int, int, int]:
     """(proven p, its tail, found p, its tail) by checking every p against the definitions."""
     count = len(seq)

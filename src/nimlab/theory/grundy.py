@@ -478,10 +478,13 @@ class GrundyRun:
                     return engine.result(stopped=stopped)
                 scan = engine.scan()
                 if scan.proven_p > 0:
+                    before = engine.count
                     engine.fill_periodic(scan, self.limit)
                     if progress is not None:
                         progress(engine.count, self.limit)
-                    return engine.result()
+                    # the copies extend the repeating tail: no second scan of all the values
+                    added = engine.count - before
+                    return engine.result(replace(scan, proven_z=scan.proven_z + added))
                 self._scan_at = 2 * goal
         while True:
             goal = self._goal
