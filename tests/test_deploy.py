@@ -580,6 +580,22 @@ def test_no_executable_memory_is_one_line_not_a_traceback(
     assert "MemoryDenyWriteExecute" in line
 
 
+def test_loading_a_kernel_does_not_import_scipys_linear_algebra() -> None:
+    """Numba's BLAS probe is answered "no BLAS" while its array functions load (no kernel uses
+    BLAS), so a kernel loads without SciPy's linear algebra; SciPy still imports afterwards."""
+    code = (
+        "import sys; from nimlab.theory import _grundy_kernels as k;"
+        " assert k.parity_table(3, 8).tolist() == [0, 1, 1, 0, 0, 1, 1, 0];"
+        " print(sorted(m for m in sys.modules if m.startswith('scipy.linalg')));"
+        " import scipy.linalg.cython_blas; print('later', 'scipy.linalg' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "later True"]
+
+
 def test_nothing_writable_compiles_the_solvers_without_a_cache(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

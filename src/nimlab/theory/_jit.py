@@ -10,6 +10,12 @@ Numba finds a place; when it does not, the cache goes to a private folder of thi
 temporary folder (made with mode 0700, and used only when this user owns it and nobody else may
 write it: a cache is code this process loads), else kernels are compiled without a cache. Either
 way one warning says so, with the setting that avoids it (``NUMBA_CACHE_DIR``).
+
+Loading the first kernel makes Numba import its array functions, which probe for BLAS by
+importing SciPy's linear algebra (0.15 to 0.25 s, a fifth of ``nimlab grundy``'s whole start):
+no kernel uses BLAS, so this module imports them first with that probe answered "no BLAS"
+(:func:`_skip_blas_probe`). Numba then sums products of floats in ``np.convolve`` and
+``np.correlate`` by a loop instead of BLAS (same results); ``np.dot`` still finds BLAS.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -91,6 +98,22 @@ def _choose() -> str:
     )
     return ""
 
+
+def _skip_blas_probe() -> None:
+    """Import Numba's array functions with their BLAS probe answered "no BLAS" at once, unless
+    they or SciPy's linear algebra are imported already (then nothing is saved)."""
+    probe = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    sys.modules[probe] = None  # type: ignore[assignment]  # importing it raises ImportError
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if sys.modules.get(probe, 0) is None:
+            del sys.modules[probe]  # SciPy imports normally afterwards
+
+
+_skip_blas_probe()
 
 CACHE = _choose()
 """Where the compiled kernels are cached: "numba" (Numba's own choice: ``NUMBA_CACHE_DIR``,
