@@ -99,37 +99,49 @@ def test_sparse_search_in_blocks_is_exact(
     assert got == naive_grundy(rule, n)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
-    rule=octal_rules,
+    rule=st.one_of(octal_rules, octal_rules.map(lambda r: TakeAndBreak(r.digits, d0=4))),
     n=st.integers(0, 200),
     mask=st.integers(1, 255),
     far_block=st.integers(1, 9),
     middle=st.integers(0, 6),
     unequal=st.booleans(),
+    threads=st.sampled_from([1, 2]),
 )
-def test_two_threads_give_the_plain_values(
-    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool
+def test_rare_heaps_paired_by_blocks_give_the_plain_values(
+    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool, threads: int
 ) -> None:
-    """With two threads the other one pairs the large rare heaps and the splits nearest the
-    middle for the next block of heaps: tiny blocks (many of them, with every kind of rare
-    heap and split divided between the threads) give the plain values, also when splits into
-    equal heaps are forbidden."""
-    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE")
+    """The large rare heaps are paired a block of heaps at a time: on two threads the other one
+    pairs them (and the splits nearest the middle) for the next block, on one thread this one
+    does before each block. Tiny blocks (many of them, with every kind of rare heap and split
+    divided between the two kernels) give the plain values, also when splits into equal heaps
+    are forbidden."""
+    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE", "_CHUNK_SECONDS")
     saved = [getattr(grundy_module, name) for name in names]
-    for name, value in zip(names, (2, far_block, 1, middle), strict=True):
+    for name, value in zip(names, (threads, far_block, 1, middle, 0.0), strict=True):
         setattr(grundy_module, name, value)
     try:
-        if unequal:
-            engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=True)
-            engine.extend(n, None, n)
-            got = values(engine.result())
-        else:
-            got = values(_sequence_with_mask(rule, n, mask))
+        engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=unequal)
+        blocks = 0
+        run_far = engine._run_far
+
+        def counted(stop: int, together: bool) -> bool:
+            nonlocal blocks
+            assert together == (threads == 2)
+            blocks += 1
+            return run_far(stop, together)
+
+        engine._run_far = counted  # type: ignore[method-assign]
+        engine.chunk = 3 * far_block + 1  # calls of a few blocks each (blocks start early)
+        engine.extend(n, None, n)
+        got = values(engine.result())
     finally:
         for name, value in zip(names, saved, strict=True):
             setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+    if n > 12 * far_block and engine.nrare > 4 * far_block:
+        assert blocks > 0  # (blocks were really used)
 
 
 def naive_unequal(rule: TakeAndBreak, n: int) -> list[int]:
