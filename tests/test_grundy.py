@@ -99,12 +99,55 @@ def test_sparse_search_in_blocks_is_exact(
     assert got == naive_grundy(rule, n)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    stop=st.integers(3, 120),
+    splits=st.sets(st.integers(0, 5), min_size=1, max_size=3),
+    unequal=st.integers(0, 1),
+    middle=st.integers(0, 5),
+)
+def test_far_pairing_marks_exactly_its_options(
+    data: st.DataObject, stop: int, splits: set[int], unequal: int, middle: int
+) -> None:
+    """``sparse_far`` (several heaps per pass over the rare heaps where a block has room, one
+    heap at a time elsewhere) marks for each heap exactly the values of its splits with a rare
+    heap of the indices given, and of its ``middle`` splits nearest the middle: by definition."""
+    from nimlab.theory import _grundy_kernels as kernels
+
+    g = np.array(data.draw(st.lists(st.integers(0, 63), min_size=stop, max_size=stop)), np.uint16)
+    start = data.draw(st.integers(1, stop - 1))
+    pos = sorted(data.draw(st.sets(st.integers(1, stop - 1), max_size=40)))
+    val = [int(g[r]) for r in pos]
+    lo = data.draw(st.integers(0, len(pos)))
+    hi = data.draw(st.integers(lo, len(pos)))
+    split_k = np.array(sorted(splits), np.int64)
+    far = np.full((stop - start, 128), 7, np.uint8)
+    rare_pos, rare_val = np.array(pos, np.int64), np.array(val, np.int64)
+    args = (g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, middle, far)
+    kernels.sparse_far(*args)
+    for n in range(start, stop):
+        want = set()
+        for k in sorted(splits):
+            tot = n - k
+            if tot < 2:
+                continue
+            for r, w in zip(pos[lo:hi], val[lo:hi], strict=True):
+                if r < tot and not (unequal and 2 * r == tot):
+                    want.add(w ^ int(g[tot - r]))
+            top = (tot - unequal) // 2
+            want |= {int(g[a] ^ g[tot - a]) for a in range(max(1, top - middle + 1), top + 1)}
+        row = far[n - start]
+        assert set(np.flatnonzero(row).tolist()) == want, n
+        assert set(row.tolist()) <= {0, 1}
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     rule=st.one_of(octal_rules, octal_rules.map(lambda r: TakeAndBreak(r.digits, d0=4))),
-    n=st.integers(0, 200),
+    n=st.integers(0, 300),
     mask=st.integers(1, 255),
-    far_block=st.integers(1, 9),
+    far_block=st.integers(1, 40),
     middle=st.integers(0, 6),
     unequal=st.booleans(),
     threads=st.sampled_from([1, 2]),
@@ -112,11 +155,11 @@ def test_sparse_search_in_blocks_is_exact(
 def test_rare_heaps_paired_by_blocks_give_the_plain_values(
     rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool, threads: int
 ) -> None:
-    """The large rare heaps are paired a block of heaps at a time: on two threads the other one
-    pairs them (and the splits nearest the middle) for the next block, on one thread this one
-    does before each block. Tiny blocks (many of them, with every kind of rare heap and split
-    divided between the two kernels) give the plain values, also when splits into equal heaps
-    are forbidden."""
+    """The large rare heaps are paired a block of heaps at a time (four heaps per pass over the
+    rare heaps where the block has room): on two threads the other one pairs them (and the
+    splits nearest the middle) for the next block, on one thread this one does before each
+    block. Small blocks (many of them, with every kind of rare heap and split divided between
+    the two kernels) give the plain values, also when splits into equal heaps are forbidden."""
     names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE", "_CHUNK_SECONDS")
     saved = [getattr(grundy_module, name) for name in names]
     for name, value in zip(names, (threads, far_block, 1, middle, 0.0), strict=True):
