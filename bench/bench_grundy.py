@@ -225,8 +225,10 @@ def full_notation() -> None:
 
 
 RACE_GAMES = "0.6,0.14,0.36,0.16,0.356"
-ALIKE_GAMES = "0.07,4.7,0.345,0.104"
-"""Other octal games to race, "alike" the five of the issue: ``--games alike``."""
+ALIKE_GAMES = "0.37,0.64,0.56,0.106,0.07"
+"""Other octal games to race, "alike" the five of the issue (open games with rare values:
+0.37, 0.64 and 0.56 like 0.6, 0.106 like 0.16 with few; Dawson's Kayles proven periodic):
+``--games alike``."""
 PEERS = os.environ.get("NIMLAB_PEERS", "/work/shared/peers")
 PREVIOUS = "58bf219"
 """nimlab before the vectorised search and the second thread (one thread, every pending value
