@@ -362,7 +362,7 @@ def race(
     kernels loaded, which also gives G(N - 1) and the largest value). Medians of ``repeat``
     runs; the agreement with ogs is checked at every size. Prints the ratios ogs / nimlab, a
     table of them at the end, and returns the number of disagreements."""
-    nimlab = shutil.which("nimlab") or os.path.join(os.path.dirname(sys.executable), "nimlab")
+    nimlab = [sys.executable, "-m", "nimlab"]  # (this interpreter and its PYTHONPATH)
     ogs = ogs_driver()
     old_src = previous_source(rev) if rev else None
     old_env = dict(os.environ, PYTHONPATH=old_src) if old_src else None
@@ -374,7 +374,7 @@ def race(
     table: dict[tuple[str, int], str] = {}
     wrong = 0
     for game in games:  # kernels compiled and cached, for both versions
-        wall([nimlab, "grundy", game, "--max", "5000"], 3600)
+        wall([*nimlab, "grundy", game, "--max", "5000"], 3600)
         if old_env is not None:
             wall([*old_cli, "grundy", game, "--max", "5000"], 3600, old_env)
     for size in sizes:
@@ -409,7 +409,7 @@ def _race_one(
     size: int,
     warm: bool,
     repeat: int,
-    nimlab: str,
+    nimlab: list[str],
     ogs: str | None,
     old_cli: list[str],
     old_env: dict[str, str] | None,
@@ -440,11 +440,14 @@ def _race_one(
     else:
         args = ["grundy", game, "--max", str(size), "--json"]
         for _ in range(repeat):
-            took, _ = wall([nimlab, *args], 7200)
-            now_t.append(took or float("inf"))
+            took, out = wall([*nimlab, *args], 7200)
+            if took is None or _answered(out) != size:
+                cells.append("FAILED (nimlab grundy gave no answer)")
+                return cells, (None, peer), "-"
+            now_t.append(took)
             if old_env is not None:
-                took, _ = wall([*old_cli, *args], 7200, old_env)
-                old_t.append(took or float("inf"))
+                took, out = wall([*old_cli, *args], 7200, old_env)
+                old_t.append(took if took is not None and _answered(out) == size else float("inf"))
             if ogs:
                 peer.run(max(10.0, 3 * now_t[-1]))
         peer_t = peer.walls or []
@@ -472,6 +475,14 @@ def _race_one(
     if lib:
         cells.append(lib)
     return cells, (says, peer), ratio
+
+
+def _answered(out: str) -> int | None:
+    """How many values a ``nimlab grundy --json`` answer says it computed (None: no answer)."""
+    try:
+        return int(json.loads(out)["max"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def median(xs: list[float]) -> float:
