@@ -162,7 +162,7 @@ _FAR_MIDDLE = 512
 """... and the splits of each heap nearest its middle, at first this many of them (the search
 for the pending rare values starts below them), then as many as keep both threads busy."""
 _CROWDED_WALL = 0.05
-_CROWDED_CPU = 1.1
+_CROWDED_CPU = 1.25
 _CROWDED_SPELL = 4
 """Two threads that ran at least ``_CROWDED_WALL`` seconds on less than ``_CROWDED_CPU`` cores
 (the machine is crowded) leave the pairing to one thread for ``_CROWDED_SPELL`` times as many
