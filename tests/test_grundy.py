@@ -3,7 +3,6 @@ values and periods, the exact Guy–Smith bound, and the API's edges."""
 
 from __future__ import annotations
 
-import math
 import random
 from functools import reduce
 from operator import xor
@@ -152,40 +151,27 @@ def test_far_pairing_marks_exactly_its_options(
     middle=st.integers(0, 6),
     unequal=st.booleans(),
     threads=st.sampled_from([1, 2]),
-    crowded=st.booleans(),
 )
 def test_rare_heaps_paired_by_blocks_give_the_plain_values(
-    rule: TakeAndBreak,
-    n: int,
-    mask: int,
-    far_block: int,
-    middle: int,
-    unequal: bool,
-    threads: int,
-    crowded: bool,
+    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool, threads: int
 ) -> None:
     """The large rare heaps are paired a block of heaps at a time (four heaps per pass over the
     rare heaps where the block has room): on two threads the other one pairs them (and the
     splits nearest the middle) for the next block, on one thread this one does before each
-    block, and so does it with two threads on a crowded machine. Small blocks (many of them,
-    with every kind of rare heap and split divided between the two kernels) give the plain
-    values, also when splits into equal heaps are forbidden."""
-    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE")
-    names += ("_CHUNK_SECONDS", "_CROWDED_WALL")
+    block. Small blocks (many of them, with every kind of rare heap and split divided between
+    the two kernels) give the plain values, also when splits into equal heaps are forbidden."""
+    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE", "_CHUNK_SECONDS")
     saved = [getattr(grundy_module, name) for name in names]
-    # (a crowded machine is told, never measured: no test depends on the load)
-    for name, value in zip(names, (threads, far_block, 1, middle, 0.0, math.inf), strict=True):
+    for name, value in zip(names, (threads, far_block, 1, middle, 0.0), strict=True):
         setattr(grundy_module, name, value)
     try:
         engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=unequal)
-        if crowded:
-            engine.crowded_until = n  # (as after two threads ran on hardly more than one core)
         blocks = 0
         run_far = engine._run_far
 
         def counted(stop: int, together: bool) -> bool:
             nonlocal blocks
-            assert together == (threads == 2 and not crowded)
+            assert together == (threads == 2)
             blocks += 1
             return run_far(stop, together)
 

@@ -161,12 +161,6 @@ _FAR_RARE = 64
 _FAR_MIDDLE = 512
 """... and the splits of each heap nearest its middle, at first this many of them (the search
 for the pending rare values starts below them), then as many as keep both threads busy."""
-_CROWDED_WALL = 0.05
-_CROWDED_CPU = 1.25
-_CROWDED_SPELL = 4
-"""Two threads that ran at least ``_CROWDED_WALL`` seconds on less than ``_CROWDED_CPU`` cores
-(the machine is crowded) leave the pairing to one thread for ``_CROWDED_SPELL`` times as many
-heaps, then try again."""
 _NO_FAR = np.zeros((0, 0), dtype=np.uint8)
 """The sparse method compares its last pending values with this many pairs at a time."""
 _CHUNK_SECONDS: Final = 0.25
@@ -958,10 +952,6 @@ class _Engine:
         """At most this many threads (a second one only where it pays, see ``_run_far``)."""
         self.far_middle = _FAR_MIDDLE
         """How many splits nearest the middle the other thread takes (adapted as it runs)."""
-        self.crowded_until = 0
-        """Heaps below this one pair their large rare heaps on this thread: the second thread
-        found no core of its own lately (a crowded machine), where one thread does the same
-        work with less CPU (no middle splits twice, no waiting). Tried again after a while."""
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
         self.chunk = 1 << 12
@@ -1072,7 +1062,7 @@ class _Engine:
             self._choose_mask(force=False)
             return
         while self.count < stop:
-            together = min(self.threads, _THREADS) > 1 and self.count >= self.crowded_until
+            together = min(self.threads, _THREADS) > 1
             if self._far_worthwhile(together):
                 if not self._run_far(stop, together):
                     return
@@ -1148,7 +1138,6 @@ class _Engine:
         half = self.size // 2
         buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
         pool = _far_pool() if together else None
-        began, cpu, first = time.perf_counter(), time.process_time(), self.count
 
         def far_job(
             start: int, end: int, hi: int, known: int, out: npt.NDArray[np.uint8]
@@ -1205,10 +1194,6 @@ class _Engine:
                 self.far_middle = max(0, self.far_middle)
                 lo, hi, middle = job.result()
             base, which = nxt, 1 - which
-        wall = time.perf_counter() - began
-        if together and wall >= _CROWDED_WALL and time.process_time() - cpu < _CROWDED_CPU * wall:
-            # two threads used hardly more than one core: one thread for a while
-            self.crowded_until = self.count + _CROWDED_SPELL * (self.count - first)
         return True
 
     def fill_periodic(self, scan: _Scan, stop: int) -> None:
