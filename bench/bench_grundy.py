@@ -309,8 +309,8 @@ def previous_source(rev: str) -> str | None:
 class Peer:
     """ogs on one game and size: the best of RC and RC2 (both on the first run, then the faster
     one), its process wall times, its own compute times, and what it says G(N - 1) and the
-    largest value are. ``capped``: stopped at the cap (max(10 s, 3x nimlab's time)) at least
-    once, so its times are lower bounds."""
+    largest value are. ``capped``: neither method finished within the cap (max(10 s, 3x
+    nimlab's time)) at least once, so its times are lower bounds."""
 
     binary: str
     game: str
@@ -327,12 +327,12 @@ class Peer:
             took, out = wall([self.binary, self.game, str(self.size - 1), method], cap)
             m = OGS_LINE.search(out)
             if took is None or m is None:
-                self.capped = True
                 continue
             self.says = (int(m[2]), int(m[3]))
             if took < best_wall:
                 best_wall, best_compute = took, float(m[1])
                 self.method = self.method or method
+        self.capped = self.capped or best_wall >= cap  # neither method finished
         self.walls = [*(self.walls or []), best_wall]
         self.computes = [*(self.computes or []), best_compute]
 
