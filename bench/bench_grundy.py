@@ -9,18 +9,25 @@ The quick run also times a game with a digit before the point (4.16: splits that
 against the pure-Python twin, and shows that G(10**30) of Dawson's Kayles costs what G(10)
 costs once the period is proven (ratio ~1).
 
-    python bench/bench_grundy.py --race     # nimlab against ogs (rare/common RC and RC2, when
-                                            # cargo is there) and nimlab's previous revision
-    python bench/bench_grundy.py --race --size 16777216 --games 0.16,0.356 --repeat 1
+    python bench/bench_grundy.py --race                 # nimlab against ogs at 2^20, 2^24, 2^26
+    python bench/bench_grundy.py --race --quick         # 2^20 only, one run per game
+    python bench/bench_grundy.py --race --sizes 24 --games alike --repeat 1
 
 Machines are noisy (and often shared): compare the ratios, not the absolute times. Times are
 wall-clock and CPU seconds of the call itself; Numba compilation is excluded by a warm-up call.
-The race times whole processes (start-up included), as a user meets them, the median of
-``--repeat`` runs: ``nimlab grundy CODE --max N --json`` now, the same command at the revision
-``--previous`` (unpacked from git into a temporary folder: the method before the vectorised
-search and the second thread) and ogs; then the library alone in a bare Python process (kernels
-loaded, no command line) on one and on two threads, in values/s and values per CPU second,
-checked against ogs's G(N - 1) and largest value.
+
+The race (against the ogs crate's rare/common solvers RC and RC2, built with cargo from the
+peers' folder, as the peers' race.py does) prints, for each size in ``--sizes``, the median of
+``--repeat`` runs per game and the ratio ogs / nimlab, then a table of the ratios. Sizes up to
+``--in-process`` (2^20) are raced warm and in-process: a running Python times
+``nimlab.grundy(code, N)`` (start-up and kernels paid before), ogs its own compute time. Larger
+sizes are raced as whole processes, start-up included, as a user meets them: ``nimlab grundy
+CODE --max N --json`` against the ogs driver's process (ogs stopped at max(10 s, 3x nimlab's
+time), shown "+"); then the library alone in a process (kernels loaded) says how much of the
+time start-up and the rest took. Every size checks G(N - 1) and the largest value against
+ogs's (exit status 1 on a disagreement). ``--previous REV`` races a revision of this repository
+too (unpacked from git into a temporary folder), in the same runs. The load average is printed
+before and after each size.
 """
 
 from __future__ import annotations
@@ -218,10 +225,28 @@ def full_notation() -> None:
 
 
 RACE_GAMES = "0.6,0.14,0.36,0.16,0.356"
+ALIKE_GAMES = "0.37,0.64,0.56,0.106,0.07"
+"""Other octal games to race, "alike" the five of the issue (open games with rare values:
+0.37, 0.64 and 0.56 like 0.6, 0.106 like 0.16 with few; Dawson's Kayles proven periodic):
+``--games alike``."""
 PEERS = os.environ.get("NIMLAB_PEERS", "/work/shared/peers")
 PREVIOUS = "58bf219"
 """nimlab before the vectorised search and the second thread (one thread, every pending value
-looked for pair by pair): ``--previous REV`` names another revision of this repository."""
+looked for pair by pair): pass ``--previous 58bf219`` (or another revision) to race it too."""
+WARM = (
+    "import json, sys, time, nimlab\n"
+    "code, n, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
+    "nimlab.grundy(code, 5000)\n"
+    "walls = []\n"
+    "for _ in range(runs):\n"
+    "    began = time.perf_counter()\n"
+    "    g = nimlab.grundy(code, n, seconds=86400)\n"
+    "    walls.append(time.perf_counter() - began)\n"
+    "print(json.dumps({'walls': walls, 'last': g.values[-1], 'max': max(g.values),\n"
+    "                  'stopped': g.stopped}))\n"
+)
+"""A running Python (start-up and kernels paid by a first small call) timing ``runs`` calls of
+``nimlab.grundy(code, n)``, the library as a user calls it (the values as a tuple of ints)."""
 LIBRARY = (
     "import json, sys, time; import nimlab.theory.grundy as G;"
     " from nimlab.theory.octal import TakeAndBreak; G.warm_up();"
@@ -233,6 +258,7 @@ LIBRARY = (
 )
 """The library alone in a bare process, kernels loaded first: the computation's own wall and
 CPU seconds, on at most ``argv[3]`` threads."""
+OGS_LINE = re.compile(r"time=\s*([0-9.]+)s.*G\(n\)=(\d+) max=(\d+)")
 
 
 def ogs_driver() -> str | None:
@@ -279,71 +305,184 @@ def previous_source(rev: str) -> str | None:
     return os.path.join(folder, "src")
 
 
-def race(games: list[str], size: int, rev: str, repeat: int) -> None:
-    """Whole-process wall time of ``nimlab grundy GAME --max N --json`` now, at revision
-    ``rev`` and of ogs (best of RC and RC2), side by side; then the library alone (kernels
-    loaded) on one and two threads: values/s and values per CPU second (per core)."""
-    nimlab = shutil.which("nimlab") or os.path.join(os.path.dirname(sys.executable), "nimlab")
+@dataclass
+class Peer:
+    """ogs on one game and size: the best of RC and RC2 (both on the first run, then the faster
+    one), its process wall times, its own compute times, and what it says G(N - 1) and the
+    largest value are. ``capped``: neither method finished within the cap (max(10 s, 3x
+    nimlab's time)) at least once, so its times are lower bounds."""
+
+    binary: str
+    game: str
+    size: int
+    method: str | None = None
+    walls: list[float] | None = None
+    computes: list[float] | None = None
+    says: tuple[int, int] | None = None
+    capped: bool = False
+
+    def run(self, cap: float) -> None:
+        best_wall, best_compute = cap, cap
+        for method in (self.method,) if self.method else ("rc", "rc2"):
+            took, out = wall([self.binary, self.game, str(self.size - 1), method], cap)
+            m = OGS_LINE.search(out)
+            if took is None or m is None:
+                continue
+            self.says = (int(m[2]), int(m[3]))
+            if took < best_wall:
+                best_wall, best_compute = took, float(m[1])
+                self.method = self.method or method
+        self.capped = self.capped or best_wall >= cap  # neither method finished
+        self.walls = [*(self.walls or []), best_wall]
+        self.computes = [*(self.computes or []), best_compute]
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def _exponent(text: str) -> int:
+    """``"24"`` is 2^24 values; a larger number is a count of values itself."""
+    n = int(text)
+    return 1 << n if n < 64 else n
+
+
+def _size_name(size: int) -> str:
+    e = size.bit_length() - 1
+    return f"2^{e}" if size == 1 << e else f"{size:,}"
+
+
+def race(
+    games: list[str], sizes: list[int], rev: str | None, repeat: int, in_process_up_to: int
+) -> int:
+    """Race ogs at every size: up to ``in_process_up_to`` values in-process and warm (a running
+    Python calls ``nimlab.grundy(code, n)`` with start-up and kernels paid; ogs's own compute
+    time), beyond it as whole processes (``nimlab grundy CODE --max N --json`` against the ogs
+    driver's process, start-up included, as race.py does; then the library alone in a process,
+    kernels loaded, which also gives G(N - 1) and the largest value). Medians of ``repeat``
+    runs; the agreement with ogs is checked at every size. Prints the ratios ogs / nimlab, a
+    table of them at the end, and returns the number of disagreements."""
+    nimlab = [sys.executable, "-m", "nimlab"]  # (this interpreter and its PYTHONPATH)
     ogs = ogs_driver()
-    old_src = previous_source(rev)
-    old_env = None
-    if old_src is not None:
-        old_env = dict(os.environ, PYTHONPATH=old_src)
+    old_src = previous_source(rev) if rev else None
+    old_env = dict(os.environ, PYTHONPATH=old_src) if old_src else None
     old_cli = [sys.executable, "-c", "import sys; from nimlab.cli import main; main()"]
     print(
-        f"race to {size:,} values, median of {repeat} (whole processes; ogs: "
-        f"{'best of RC, RC2' if ogs else 'none'}; previous: {rev if old_src else 'none'})"
+        f"grundy race, median of {repeat} (ogs: {'best of RC, RC2' if ogs else 'not found'}; "
+        f"previous: {rev if old_src else 'none'}; {os.cpu_count()} cores, {_load()})"
     )
-    args = ["grundy", "", "--max", str(size), "--json"]
-    for game in games:
-        args[1] = game
-        # warm: compiled kernels in the cache, both versions
-        wall([nimlab, *args[:2], "--max", "5000"], 3600)
+    table: dict[tuple[str, int], str] = {}
+    wrong = 0
+    for game in games:  # kernels compiled and cached, for both versions
+        wall([*nimlab, "grundy", game, "--max", "5000"], 3600)
         if old_env is not None:
-            wall([*old_cli, *args[:2], "--max", "5000"], 3600, old_env)
-        now_t, old_t, ogs_t = [], [], []
-        capped = False
-        ogs_says = None
-        for _ in range(repeat):
-            n_t, _ = wall([nimlab, *args], 3600)
-            now_t.append(n_t or float("inf"))
-            if old_env is not None:
-                o_t, _ = wall([*old_cli, *args], 3600, old_env)
-                old_t.append(o_t or float("inf"))
+            wall([*old_cli, "grundy", game, "--max", "5000"], 3600, old_env)
+    for size in sizes:
+        warm = size <= in_process_up_to
+        kind = (
+            "in-process, warm (nimlab.grundy in a running Python; ogs: its own compute time)"
+            if warm
+            else "whole processes (nimlab grundy CODE --max N --json; ogs: its process)"
+        )
+        print(f"\n{_size_name(size)} = {size:,} values, {kind}; {_load()}")
+        for game in games:
+            cells, says, ratio = _race_one(game, size, warm, repeat, nimlab, ogs, old_cli, old_env)
+            print("  ".join(cells))
+            nimlab_says, peer = says
+            if peer.says is not None and nimlab_says is not None and nimlab_says != peer.says:
+                wrong += 1
+                print(f"{'':>8}DISAGREE: ogs G(N-1), max = {peer.says}, nimlab {nimlab_says}")
+            table[game, size] = ratio
+            sys.stdout.flush()
+        print(f"({_load()})")
+    print("\nogs / nimlab (goal: 2x; '+': ogs stopped at its cap, a lower bound)")
+    print(f"{'game':>7}" + "".join(f"{_size_name(s):>12}" for s in sizes))
+    for game in games:
+        print(f"{game:>7}" + "".join(f"{table[game, s]:>12}" for s in sizes))
+    if wrong:
+        print(f"{wrong} disagreements with ogs")
+    return wrong
+
+
+def _race_one(
+    game: str,
+    size: int,
+    warm: bool,
+    repeat: int,
+    nimlab: list[str],
+    ogs: str | None,
+    old_cli: list[str],
+    old_env: dict[str, str] | None,
+) -> tuple[list[str], tuple[tuple[int, int] | None, Peer], str]:
+    """One game at one size: the row's cells, (nimlab's and ogs's G(N - 1) and largest value),
+    and the ratio's text."""
+    peer = Peer(ogs or "", game, size)
+    now_t: list[float] = []
+    old_t: list[float] = []
+    says: tuple[int, int] | None = None
+    cells = [f"{game:>7}"]
+    lib = ""
+    if warm:
+        _, out = wall([sys.executable, "-c", WARM, game, str(size), str(repeat)], 3600)
+        if out:
+            r = json.loads(out)
+            now_t = r["walls"]
+            says = (r["last"], r["max"])
+            if r["stopped"]:
+                cells.append(f"STOPPED ({r['stopped']})")
+        if old_env is not None:
+            _, out = wall([sys.executable, "-c", WARM, game, str(size), str(repeat)], 3600, old_env)
+            old_t = json.loads(out)["walls"] if out else []
+        for run in range(repeat):
             if ogs:
-                best = None
-                for method in ("rc", "rc2"):
-                    cap = max(10.0, 3 * now_t[-1])
-                    p_t, p_out = wall([ogs, game, str(size - 1), method], cap)
-                    capped = capped or p_t is None
-                    m = re.search(r"G\(n\)=(\d+) max=(\d+)", p_out)
-                    ogs_says = (int(m[1]), int(m[2])) if m else ogs_says
-                    best = min(best or cap, p_t or cap)
-                ogs_t.append(best or float("inf"))
-        cells = [f"{game:>6}", f"nimlab {_rate(median(now_t), size)}"]
-        if old_t:
-            cells.append(f"previous {_rate(median(old_t), size)}")
-            cells.append(f"previous/nimlab {median(old_t) / median(now_t):5.2f}x")
-        if ogs_t:
-            more = "+" if capped else ""  # ogs stopped at the cap at least once
-            cells.append(f"ogs {_rate(median(ogs_t), size)}{more}")
-            cells.append(f"ogs/nimlab {median(ogs_t) / median(now_t):5.2f}x{more}")
-        print("  ".join(cells))
-        lib = []
-        for threads in (1, 2):
-            _, out = wall([sys.executable, "-c", LIBRARY, game, str(size), str(threads)], 3600)
-            if out:
-                r = json.loads(out)
-                if ogs_says is not None and (r["last"], r["max"]) != ogs_says:
-                    lib.append(f"DISAGREE with ogs: G(n), max {ogs_says}, nimlab {r}")
-                lib.append(
-                    f"library on {threads} thread{'s' if threads > 1 else ''}: "
-                    f"{size / r['wall'] / 1e6:5.2f}M values/s, "
-                    f"{size / r['cpu'] / 1e6:5.2f}M per CPU second"
-                )
-        if lib:
-            print(f"{'':>8}" + "; ".join(lib))
-        sys.stdout.flush()
+                peer.run(max(10.0, 3 * now_t[min(run, len(now_t) - 1)] + 1.0) if now_t else 600)
+        peer_t = peer.computes or []
+    else:
+        args = ["grundy", game, "--max", str(size), "--json"]
+        for _ in range(repeat):
+            took, out = wall([*nimlab, *args], 7200)
+            if took is None or _answered(out) != size:
+                cells.append("FAILED (nimlab grundy gave no answer)")
+                return cells, (None, peer), "-"
+            now_t.append(took)
+            if old_env is not None:
+                took, out = wall([*old_cli, *args], 7200, old_env)
+                old_t.append(took if took is not None and _answered(out) == size else float("inf"))
+            if ogs:
+                peer.run(max(10.0, 3 * now_t[-1]))
+        peer_t = peer.walls or []
+        _, out = wall([sys.executable, "-c", LIBRARY, game, str(size), "2"], 7200)
+        if out:
+            r = json.loads(out)
+            says = (r["last"], r["max"])
+            lib = (
+                f"library alone {_rate(r['wall'], size)} ({r['cpu'] / r['wall']:.2f} cores), "
+                f"start-up and the rest {median(now_t) - r['wall']:.2f} s"
+            )
+    ratio = "-"
+    if now_t:
+        cells.append(f"nimlab {_rate(median(now_t), size)}")
+    if old_t:
+        cells.append(f"previous {_rate(median(old_t), size)}")
+        cells.append(f"previous/nimlab {median(old_t) / median(now_t):5.2f}x")
+    if peer_t and now_t:
+        more = "+" if peer.capped else ""
+        ratio = f"{max(median(peer_t), 1e-6) / median(now_t):.2f}x{more}"
+        cells.append(f"ogs ({peer.method}) {_rate(median(peer_t), size)}{more}")
+        cells.append(f"ogs/nimlab {ratio}")
+    if says is not None:
+        cells.append(f"G(N-1) {says[0]}, max {says[1]}")
+    if lib:
+        cells.append(lib)
+    return cells, (says, peer), ratio
+
+
+def _answered(out: str) -> int | None:
+    """How many values a ``nimlab grundy --json`` answer says it computed (None: no answer)."""
+    try:
+        return int(json.loads(out)["max"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def median(xs: list[float]) -> float:
@@ -351,7 +490,10 @@ def median(xs: list[float]) -> float:
 
 
 def _rate(seconds: float, size: int) -> str:
-    return f"{seconds:6.2f} s {size / seconds / 1e6:5.2f}M/s"
+    seconds = max(seconds, 1e-6)  # (ogs prints its time to the millisecond)
+    if seconds < 1:
+        return f"{seconds * 1e3:7.1f} ms {size / seconds / 1e6:6.2f}M/s"
+    return f"{seconds:7.2f} s  {size / seconds / 1e6:6.2f}M/s"
 
 
 def main() -> None:
@@ -359,15 +501,36 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="run every published target")
     parser.add_argument("--only", action="append", default=[], help="run only these targets")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--race", action="store_true", help="nimlab against ogs and before")
-    parser.add_argument("--size", type=int, default=1 << 20, help="values in the race")
-    parser.add_argument("--games", default=RACE_GAMES, help="games in the race")
-    parser.add_argument("--previous", default=PREVIOUS, help="the revision to race against")
+    parser.add_argument("--race", action="store_true", help="nimlab against ogs")
+    parser.add_argument(
+        "--sizes",
+        default="20,24,26",
+        help="race sizes: exponents (20 is 2^20 values) or counts, comma-separated",
+    )
+    parser.add_argument("--size", type=int, help="race one size (a count of values)")
+    parser.add_argument(
+        "--in-process",
+        type=_exponent,
+        default=1 << 20,
+        help="sizes up to this one race in-process and warm, larger ones as whole processes",
+    )
+    parser.add_argument(
+        "--games", default=RACE_GAMES, help=f"games in the race ('alike': {ALIKE_GAMES})"
+    )
+    parser.add_argument("--previous", help="also race this revision of nimlab (e.g. 58bf219)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per game (the median)")
+    parser.add_argument(
+        "--quick", action="store_true", help="the race at 2^20 only, one run per game"
+    )
     args = parser.parse_args()
     if args.race:
-        race(args.games.split(","), args.size, args.previous, args.repeat)
-        return
+        sizes = [args.size] if args.size else [_exponent(x) for x in args.sizes.split(",")]
+        repeat = args.repeat
+        if args.quick:
+            sizes, repeat = [1 << 20], 1
+        games = (ALIKE_GAMES if args.games == "alike" else args.games).split(",")
+        wrong = race(games, sizes, args.previous, repeat, args.in_process)
+        sys.exit(1 if wrong else 0)
     if args.child:
         print(json.dumps(run_target(args.child)))
         return

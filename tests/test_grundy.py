@@ -99,37 +99,92 @@ def test_sparse_search_in_blocks_is_exact(
     assert got == naive_grundy(rule, n)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
-    rule=octal_rules,
-    n=st.integers(0, 200),
+    data=st.data(),
+    stop=st.integers(3, 120),
+    splits=st.sets(st.integers(0, 5), min_size=1, max_size=3),
+    unequal=st.integers(0, 1),
+    middle=st.integers(0, 5),
+)
+def test_far_pairing_marks_exactly_its_options(
+    data: st.DataObject, stop: int, splits: set[int], unequal: int, middle: int
+) -> None:
+    """``sparse_far`` (several heaps per pass over the rare heaps where a block has room, one
+    heap at a time elsewhere) marks for each heap exactly the values of its splits with a rare
+    heap of the indices given, and of its ``middle`` splits nearest the middle: by definition."""
+    from nimlab.theory import _grundy_kernels as kernels
+
+    g = np.array(data.draw(st.lists(st.integers(0, 63), min_size=stop, max_size=stop)), np.uint16)
+    start = data.draw(st.integers(1, stop - 1))
+    pos = sorted(data.draw(st.sets(st.integers(1, stop - 1), max_size=40)))
+    val = [int(g[r]) for r in pos]
+    lo = data.draw(st.integers(0, len(pos)))
+    hi = data.draw(st.integers(lo, len(pos)))
+    split_k = np.array(sorted(splits), np.int64)
+    far = np.full((stop - start, 128), 7, np.uint8)
+    rare_pos, rare_val = np.array(pos, np.int64), np.array(val, np.int64)
+    args = (g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, middle, far)
+    kernels.sparse_far(*args)
+    for n in range(start, stop):
+        want = set()
+        for k in sorted(splits):
+            tot = n - k
+            if tot < 2:
+                continue
+            for r, w in zip(pos[lo:hi], val[lo:hi], strict=True):
+                if r < tot and not (unequal and 2 * r == tot):
+                    want.add(w ^ int(g[tot - r]))
+            top = (tot - unequal) // 2
+            want |= {int(g[a] ^ g[tot - a]) for a in range(max(1, top - middle + 1), top + 1)}
+        row = far[n - start]
+        assert set(np.flatnonzero(row).tolist()) == want, n
+        assert set(row.tolist()) <= {0, 1}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rule=st.one_of(octal_rules, octal_rules.map(lambda r: TakeAndBreak(r.digits, d0=4))),
+    n=st.integers(0, 300),
     mask=st.integers(1, 255),
-    far_block=st.integers(1, 9),
+    far_block=st.integers(1, 40),
     middle=st.integers(0, 6),
     unequal=st.booleans(),
+    threads=st.sampled_from([1, 2]),
 )
-def test_two_threads_give_the_plain_values(
-    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool
+def test_rare_heaps_paired_by_blocks_give_the_plain_values(
+    rule: TakeAndBreak, n: int, mask: int, far_block: int, middle: int, unequal: bool, threads: int
 ) -> None:
-    """With two threads the other one pairs the large rare heaps and the splits nearest the
-    middle for the next block of heaps: tiny blocks (many of them, with every kind of rare
-    heap and split divided between the threads) give the plain values, also when splits into
-    equal heaps are forbidden."""
-    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE")
+    """The large rare heaps are paired a block of heaps at a time (four heaps per pass over the
+    rare heaps where the block has room): on two threads the other one pairs them (and the
+    splits nearest the middle) for the next block, on one thread this one does before each
+    block. Small blocks (many of them, with every kind of rare heap and split divided between
+    the two kernels) give the plain values, also when splits into equal heaps are forbidden."""
+    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE", "_CHUNK_SECONDS")
     saved = [getattr(grundy_module, name) for name in names]
-    for name, value in zip(names, (2, far_block, 1, middle), strict=True):
+    for name, value in zip(names, (threads, far_block, 1, middle, 0.0), strict=True):
         setattr(grundy_module, name, value)
     try:
-        if unequal:
-            engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=True)
-            engine.extend(n, None, n)
-            got = values(engine.result())
-        else:
-            got = values(_sequence_with_mask(rule, n, mask))
+        engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=unequal)
+        blocks = 0
+        run_far = engine._run_far
+
+        def counted(stop: int, together: bool) -> bool:
+            nonlocal blocks
+            assert together == (threads == 2)
+            blocks += 1
+            return run_far(stop, together)
+
+        engine._run_far = counted  # type: ignore[method-assign]
+        engine.chunk = 3 * far_block + 1  # calls of a few blocks each (blocks start early)
+        engine.extend(n, None, n)
+        got = values(engine.result())
     finally:
         for name, value in zip(names, saved, strict=True):
             setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+    if n > 12 * far_block and engine.nrare > 4 * far_block:
+        assert blocks > 0  # (blocks were really used)
 
 
 def naive_unequal(rule: TakeAndBreak, n: int) -> list[int]:
@@ -304,6 +359,26 @@ def test_guy_smith_bound_is_exact(code: str, period: int, preperiod: int, t: int
     assert enough.proof_length == need
     assert "(not proven)" in short.certificate()
     assert f"2*n0 + p + t = {need - period:,}" in enough.certificate()
+
+
+@pytest.mark.parametrize(("code", "n"), [("0.77", 9_000), ("0.137", 5_000), ("0.356", 20_000)])
+def test_values_copied_from_a_proven_period_report_what_computing_them_all_does(
+    code: str, n: int
+) -> None:
+    """``"auto"`` proves the period on the way and copies the rest from it (no second scan of
+    every value); computing every value (``"sparse"`` looks for a period only at the end) gives
+    the same values, period, preperiod, proof length and rare heaps."""
+    rule = TakeAndBreak.octal(code)
+    copied = grundy_sequence(rule, n)
+    computed = grundy_sequence(rule, n, method="sparse")
+    assert copied.proven and computed.proven
+    assert values(copied) == values(computed)
+
+    def facts(s: GrundySequence) -> tuple[object, ...]:
+        return (s.period, s.preperiod, s.proof_length, s.rare_count, s.last_rare, s.rare_mask)
+
+    assert facts(copied) == facts(computed)
+    assert copied.certificate() == computed.certificate()
 
 
 def _scan_by_definition(seq: list[int], t: int, splitting: bool) -> tuple[int, int, int, int]:

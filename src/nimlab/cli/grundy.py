@@ -407,7 +407,7 @@ def _to_json(
     if run is not None:  # a long run: its seconds of computing, over every resume
         out["seconds"] = round(run.seconds, 3)
     if values:
-        out["values"] = [int(v) for v in s.values]
+        out["values"] = s.values.tolist()
     # a period only with its proof: a repetition no theorem proves is named as a guess (as
     # nimlab.grundy's guessed_period), never "period"
     if s.proven:

@@ -202,7 +202,7 @@ def grundy(
     if ruleset.game.grundy_support:
         raise RulesetError(f"no Grundy values: {ruleset.game.grundy_support}")
     seq = GrundyRun(ruleset.rule, n, prove=prove).run(seconds=seconds)
-    values = tuple(int(v) for v in seq.values)
+    values = tuple(seq.values.tolist())  # Python ints, at C speed (2**20 values: ~10 ms)
     if seq.proven and seq.period is not None:
         return GrundyValues(
             title=ruleset.game.title,

@@ -478,10 +478,13 @@ class GrundyRun:
                     return engine.result(stopped=stopped)
                 scan = engine.scan()
                 if scan.proven_p > 0:
+                    before = engine.count
                     engine.fill_periodic(scan, self.limit)
                     if progress is not None:
                         progress(engine.count, self.limit)
-                    return engine.result()
+                    # the copies extend the repeating tail: no second scan of all the values
+                    added = engine.count - before
+                    return engine.result(replace(scan, proven_z=scan.proven_z + added))
                 self._scan_at = 2 * goal
         while True:
             goal = self._goal
@@ -863,6 +866,13 @@ def _far_pool() -> ThreadPoolExecutor:
         return _POOL
 
 
+def _far_reach(together: bool) -> int:
+    """The least rare heap paired a block of heaps at a time: its partners for every heap of
+    the block lie below the block (``together``: below the block before it, which the other
+    thread's pairing runs beside)."""
+    return 2 * _FAR_BLOCK if together else _FAR_BLOCK
+
+
 def _wht(h: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Walsh–Hadamard transform: ``out[m] = sum_v h[v] (-1)^popcount(v & m)``; len a power of 2."""
     size = len(h)
@@ -1052,8 +1062,9 @@ class _Engine:
             self._choose_mask(force=False)
             return
         while self.count < stop:
-            if min(self.threads, _THREADS) > 1 and self._far_worthwhile():
-                if not self._run_far(stop):
+            together = min(self.threads, _THREADS) > 1
+            if self._far_worthwhile(together):
+                if not self._run_far(stop, together):
                     return
                 continue
             status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0)
@@ -1105,24 +1116,28 @@ class _Engine:
         self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
         return int(status)
 
-    def _far_worthwhile(self) -> bool:
-        """Whether enough rare heaps lie far below the next heaps to share the pairing."""
-        reach = 2 * _FAR_BLOCK
+    def _far_worthwhile(self, together: bool) -> bool:
+        """Whether enough rare heaps lie far below the next heaps to pair them a block of heaps
+        at a time (``together``: on the other thread, for the block after this one)."""
+        reach = _far_reach(together)
         return (
             self.count >= 2 * reach
             and self.nrare - int(np.searchsorted(self.rare_pos[: self.nrare], reach)) >= _FAR_RARE
         )
 
-    def _run_far(self, stop: int) -> bool:
-        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, on two threads: while this
-        one runs the sparse kernel on a block, the other pairs the rare heaps of at least
-        ``2 * _FAR_BLOCK`` for the next block (:func:`sparse_far`; their partners lie below the
-        block being computed, so both read only finished values). Returns False when the
-        values outgrew the sparse method (the rest was computed by the plain one)."""
-        reach = 2 * _FAR_BLOCK
+    def _run_far(self, stop: int, together: bool) -> bool:
+        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, the rare heaps of at least
+        :func:`_far_reach` paired for a whole block at once (:func:`sparse_far`, four heaps
+        per pass over the rare heaps: cheaper per pair than heap by heap; their partners lie
+        below the block, so it reads only finished values). ``together``: on two threads, the
+        other one pairs them for the next block (and the splits nearest the middle) while this
+        one runs the sparse kernel on a block; else this thread does it before each block.
+        Returns False when the values outgrew the sparse method (the rest was computed by the
+        plain one)."""
+        reach = _far_reach(together)
         half = self.size // 2
         buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
-        pool = _far_pool()
+        pool = _far_pool() if together else None
 
         def far_job(
             start: int, end: int, hi: int, known: int, out: npt.NDArray[np.uint8]
@@ -1130,7 +1145,8 @@ class _Engine:
             pos, val = self.rare_pos, self.rare_val
             lo = int(np.searchsorted(pos[:hi], reach))
             # the middle splits of heap end - 1 reach up to (end - 1) / 2 + middle
-            middle = self.far_middle if (end - 1) // 2 + self.far_middle < known else 0
+            fits = (end - 1) // 2 + self.far_middle < known
+            middle = self.far_middle if together and fits else 0
             _k.sparse_far(
                 self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, middle, out
             )
@@ -1143,7 +1159,7 @@ class _Engine:
         while self.count < stop:
             nxt = min(stop, base + _FAR_BLOCK)
             job = None
-            if nxt < stop:
+            if nxt < stop and pool is not None:
                 end = min(stop, nxt + _FAR_BLOCK)
                 job = pool.submit(far_job, nxt, end, self.nrare, base, buffers[1 - which])
             try:
@@ -1165,14 +1181,18 @@ class _Engine:
             finally:
                 if job is not None and self.count < nxt:
                     job.result()  # (an error above) never leave the other thread writing
-            if job is None:
+            if nxt >= stop:
                 break
-            # share the work evenly: more middle splits for the other thread while it is
-            # done first, fewer while this one waits for it
-            step = max(1, self.far_middle // 8)
-            self.far_middle = self.far_middle + step if job.done() else self.far_middle - step
-            self.far_middle = max(0, self.far_middle)
-            lo, hi, middle = job.result()
+            if job is None:  # this thread pairs them for the next block, now that it is done
+                end = min(stop, nxt + _FAR_BLOCK)
+                lo, hi, middle = far_job(nxt, end, self.nrare, nxt, buffers[1 - which])
+            else:
+                # share the work evenly: more middle splits for the other thread while it is
+                # done first, fewer while this one waits for it
+                step = max(1, self.far_middle // 8)
+                self.far_middle += step if job.done() else -step
+                self.far_middle = max(0, self.far_middle)
+                lo, hi, middle = job.result()
             base, which = nxt, 1 - which
         return True
 
