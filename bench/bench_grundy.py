@@ -47,6 +47,7 @@ from typing import Any
 
 from nimlab.theory.grundy import grundy_sequence, grundy_value, naive_grundy
 from nimlab.theory.octal import TakeAndBreak
+from revisions import source_at
 
 
 @dataclass(frozen=True)
@@ -230,9 +231,6 @@ ALIKE_GAMES = "0.37,0.64,0.56,0.106,0.07"
 0.37, 0.64 and 0.56 like 0.6, 0.106 like 0.16 with few; Dawson's Kayles proven periodic):
 ``--games alike``."""
 PEERS = os.environ.get("NIMLAB_PEERS", "/work/shared/peers")
-PREVIOUS = "58bf219"
-"""nimlab before the vectorised search and the second thread (one thread, every pending value
-looked for pair by pair): pass ``--previous 58bf219`` (or another revision) to race it too."""
 WARM = (
     "import json, sys, time, nimlab\n"
     "code, n, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
@@ -286,23 +284,6 @@ def wall(
     except subprocess.TimeoutExpired:
         return None, ""
     return time.perf_counter() - began, out.stdout
-
-
-def previous_source(rev: str) -> str | None:
-    """The ``src`` folder of revision ``rev`` of this repository, unpacked into a temporary
-    folder (its kernels compile there once), or None without git or that revision."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    folder = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"nimlab-previous-{rev}")
-    if os.path.isdir(os.path.join(folder, "src", "nimlab")):
-        return os.path.join(folder, "src")
-    os.makedirs(folder, exist_ok=True)
-    archive = subprocess.run(
-        ["git", "-C", root, "archive", rev, "src"], capture_output=True, check=False
-    )
-    if archive.returncode != 0:
-        return None
-    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-    return os.path.join(folder, "src")
 
 
 @dataclass
@@ -364,7 +345,7 @@ def race(
     table of them at the end, and returns the number of disagreements."""
     nimlab = [sys.executable, "-m", "nimlab"]  # (this interpreter and its PYTHONPATH)
     ogs = ogs_driver()
-    old_src = previous_source(rev) if rev else None
+    old_src = source_at(rev) if rev else None
     old_env = dict(os.environ, PYTHONPATH=old_src) if old_src else None
     old_cli = [sys.executable, "-c", "import sys; from nimlab.cli import main; main()"]
     print(
