@@ -1,6 +1,9 @@
+import atexit
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +13,11 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).parent))
 
 import postgres  # a module of tests/, found through the path set above
+
+# The tests never read or write the user's own data (the default database is under
+# XDG_DATA_HOME): a folder of this run's instead, for this process and every child it starts.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="nimlab-test-data-")
+atexit.register(shutil.rmtree, os.environ["XDG_DATA_HOME"], ignore_errors=True)
 
 settings.register_profile("default", deadline=None, max_examples=100)
 settings.load_profile("default")
