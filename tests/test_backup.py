@@ -13,6 +13,7 @@ import pytest
 
 from nimlab.storage import SCHEMA_VERSION, Store
 from processes import PATIENCE, nimlab
+from schemas import back_to_version
 from webtools import ServerProcess, call
 
 
@@ -114,18 +115,7 @@ def _old_schema(db: Path) -> None:
     with Store.open(db) as store:
         store.add_player("ann", given="Ann", family="A")
     conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("DROP TABLE rate_buckets")  # version 9
-    conn.execute("DROP TABLE held_counts")
-    conn.execute("DROP TABLE server_processes")
-    conn.execute("DROP INDEX live_games_network")
-    conn.execute("ALTER TABLE live_games DROP COLUMN network")
-    conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
-    conn.execute("DROP INDEX live_games_listed")  # version 7
-    conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
-    conn.execute("DROP TABLE live_changes")  # version 6
-    conn.execute("ALTER TABLE live_games DROP COLUMN version")
-    conn.execute("DROP TABLE delete_requests")  # version 5
-    conn.execute("UPDATE schema_version SET version = 4")
+    back_to_version(conn, 4)
     conn.execute("PRAGMA journal_mode = DELETE")  # the whole database in its one file
     conn.close()
 

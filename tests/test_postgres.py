@@ -30,6 +30,7 @@ from nimlab.storage import (
 from nimlab.storage.connection import shown_db
 from nimlab.web import create_app
 from processes import PATIENCE, nimlab
+from schemas import back_to_version
 
 
 def _finished(players: tuple[str, str] = ("human:Ann", "bot:perfect:Hal")) -> Game:
@@ -392,17 +393,7 @@ def test_an_old_postgres_schema_is_refused_until_migrated_after_a_dump(
     with Store.open(url) as store:
         store.add_player("ann", given="Ann", family="A")
     with psycopg.connect(url, autocommit=True) as conn:  # back to what schema version 4 was
-        conn.execute("DROP TABLE rate_buckets")
-        conn.execute("DROP TABLE held_counts")
-        conn.execute("DROP TABLE server_processes")
-        conn.execute("ALTER TABLE live_games DROP COLUMN network")
-        conn.execute("ALTER TABLE games DROP COLUMN private")
-        conn.execute("DROP INDEX live_games_listed")
-        conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
-        conn.execute("DROP TABLE live_changes")
-        conn.execute("ALTER TABLE live_games DROP COLUMN version")
-        conn.execute("DROP TABLE delete_requests")
-        conn.execute("UPDATE schema_version SET version = 4")
+        back_to_version(conn, 4)
     for command in (("db",), ("players", "show")):
         r = nimlab(*command, "--db", url)
         assert r.returncode == 1, r.stderr

@@ -37,6 +37,7 @@ from nimlab.web.errors import Unavailable
 from nimlab.web.live import LiveGames
 from nimlab.web.work import EngineWorkers
 from processes import PATIENCE, until
+from schemas import back_to_version
 from webtools import FAST as SETTINGS
 from webtools import free_port
 
@@ -229,20 +230,9 @@ def _back_to_version_4(db: str, *, early: bool) -> None:
     """Make the database what version 4 was: no delete requests; ``early``: the first version
     4, whose keys of finished games had no data column."""
     with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE rate_buckets")  # version 9
-        conn.execute("DROP TABLE held_counts")
-        conn.execute("DROP TABLE server_processes")
-        conn.execute("DROP INDEX live_games_network")
-        conn.execute("ALTER TABLE live_games DROP COLUMN network")
-        conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
-        conn.execute("DROP INDEX live_games_listed")  # version 7
-        conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
-        conn.execute("DROP TABLE live_changes")  # version 6
-        conn.execute("ALTER TABLE live_games DROP COLUMN version")
-        conn.execute("DROP TABLE delete_requests")
+        back_to_version(conn, 4)
         if early:
             conn.execute("ALTER TABLE finished_keys DROP COLUMN meta")
-        conn.execute("UPDATE schema_version SET version = 4")
 
 
 @pytest.mark.parametrize("early", [False, True])

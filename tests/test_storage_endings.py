@@ -24,6 +24,7 @@ from nimlab.storage import (
     takebacks_of,
 )
 from nimlab.storage.schema import MIGRATIONS, _statements
+from schemas import back_to_version
 
 
 @pytest.fixture
@@ -247,13 +248,7 @@ def test_a_version_7_database_keeps_its_private_web_games_private(db: Path) -> N
         done.push("1 1")
         store.save_game(done.to_record())
     with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE rate_buckets")  # version 9
-        conn.execute("DROP TABLE held_counts")
-        conn.execute("DROP TABLE server_processes")
-        conn.execute("DROP INDEX live_games_network")
-        conn.execute("ALTER TABLE live_games DROP COLUMN network")
-        conn.execute("ALTER TABLE games DROP COLUMN private")
-        conn.execute("UPDATE schema_version SET version = 7")
+        back_to_version(conn, 7)
     with Store.open(db, upgrade=True) as store:  # (nimlab db migrate)
         private = {store.finished_game(k)[0] for k in ("priv",)}  # type: ignore[index]
         assert {g.id for g in store.games(limit=None) if g.private} == private
@@ -275,15 +270,7 @@ def test_a_version_6_database_keeps_its_public_games_listed(db: Path) -> None:
         store.add_live_game("priv", begun, {"public": False})
         store.add_live_game("old", begun, {})
     with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE rate_buckets")  # version 9
-        conn.execute("DROP TABLE held_counts")
-        conn.execute("DROP TABLE server_processes")
-        conn.execute("DROP INDEX live_games_network")
-        conn.execute("ALTER TABLE live_games DROP COLUMN network")
-        conn.execute("ALTER TABLE games DROP COLUMN private")  # version 8
-        conn.execute("DROP INDEX live_games_listed")
-        conn.execute("ALTER TABLE live_games DROP COLUMN listed_at")
-        conn.execute("UPDATE schema_version SET version = 6")
+        back_to_version(conn, 6)
     with Store.open(db, upgrade=True) as store:
         assert store.public_games_in_play(limit=10) == [("pub", 0)]
 
@@ -296,12 +283,7 @@ def test_a_version_8_database_counts_its_games_in_play_by_network_from_then_on(d
     with Store.open(db) as store:
         store.add_live_game("old", begun, {}, client="10.0.0.1")
     with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE rate_buckets")
-        conn.execute("DROP TABLE held_counts")
-        conn.execute("DROP TABLE server_processes")
-        conn.execute("DROP INDEX live_games_network")
-        conn.execute("ALTER TABLE live_games DROP COLUMN network")
-        conn.execute("UPDATE schema_version SET version = 8")
+        back_to_version(conn, 8)
     limits = InPlayLimits(max_per_client=1, max_per_network=1)
     with Store.open(db, upgrade=True, limits=limits) as store:  # (nimlab db migrate)
         assert store.db.problems() == []
