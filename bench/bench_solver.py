@@ -36,15 +36,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from nimlab.theory.octal import TakeAndBreak
+from memo_reference import ENDS, MISERE, RULE, memoised_solver
 from nimlab.theory.outcome import Outcome
-from nimlab.theory.positions import Canon, canonical, children
+from nimlab.theory.positions import Canon, canonical
 from nimlab.theory.retrograde import DenseSolver, table_size
 from nimlab.theory.solver import ExactSolver, Value
-
-RULE = TakeAndBreak.nim()
-MISERE = True
-ENDS: frozenset[Canon] = frozenset({(2, 2, 2), (1, 2, 3), (1, 1, 2, 2)})
 
 T = TypeVar("T")
 
@@ -71,29 +67,9 @@ def best_of(repeats: int, run: Callable[[], T]) -> tuple[float, T]:
 
 
 def lru_baseline(position: Canon) -> Value:
-    """The plain memoised recursion: lru_cache over sorted tuples, full remoteness (a fresh cache
-    per call, so every call is cold)."""
-
-    @functools.lru_cache(maxsize=None)  # noqa: UP033 -- the baseline named in the brief
-    def solve(pos: Canon) -> tuple[bool, int]:
-        if not pos or pos in ENDS:
-            return MISERE, 0
-        best_win: int | None = None
-        worst_loss = 0
-        moved = False
-        for child in children(RULE, pos):
-            moved = True
-            next_wins, remoteness = solve(child)
-            if not next_wins:
-                best_win = remoteness if best_win is None else min(best_win, remoteness)
-            else:
-                worst_loss = max(worst_loss, remoteness)
-        if not moved:
-            return MISERE, 0
-        if best_win is not None:
-            return True, best_win + 1
-        return False, worst_loss + 1
-
+    """The plain memoised recursion (:mod:`memo_reference`), a fresh cache per call, so every
+    call is cold."""
+    solve = memoised_solver()
     next_wins, remoteness = solve(position)
     return Value(Outcome.of(next_wins), remoteness)
 
@@ -161,44 +137,9 @@ def run_child(*args: str, env: dict[str, str] | None = None) -> dict[str, float]
     return result
 
 
-REFERENCE = """
-import functools, json, sys
-from nimlab.theory.octal import TakeAndBreak
-from nimlab.theory.positions import canonical, children
-
-RULE = TakeAndBreak.nim()
-ENDS = frozenset({(2, 2, 2), (1, 2, 3), (1, 1, 2, 2)})
-
-
-@functools.lru_cache(maxsize=None)
-def solve(pos):
-    if not pos or pos in ENDS:
-        return True, 0
-    best_win = None
-    worst_loss = 0
-    moved = False
-    for child in children(RULE, pos):
-        moved = True
-        next_wins, remoteness = solve(child)
-        if not next_wins:
-            best_win = remoteness if best_win is None else min(best_win, remoteness)
-        else:
-            worst_loss = max(worst_loss, remoteness)
-    if not moved:
-        return True, 0
-    if best_win is not None:
-        return True, best_win + 1
-    return False, worst_loss + 1
-
-
-with open(sys.argv[1]) as lines:
-    for line in lines:
-        next_wins, remoteness = solve(canonical(json.loads(line)))
-        print(json.dumps(["N" if next_wins else "P", remoteness]))
-"""
-"""The reference process of the batch: :func:`lru_baseline`'s recursion (misère, the same end
-positions) with one cache for the whole batch, printing ``[outcome, remoteness]`` per line; it
-imports only the position helpers it needs (no NumPy, no Numba)."""
+REFERENCE = str(Path(__file__).with_name("memo_reference.py"))
+"""The reference process of the batch: :func:`lru_baseline`'s recursion with one cache for the
+whole batch (see :mod:`memo_reference`)."""
 
 
 def batch_positions() -> list[list[int]]:
@@ -236,7 +177,7 @@ def main_batch(repeat: int) -> None:
         nimlab = ["-m", "nimlab", "analyze", "--batch", str(path), "--misere", "--defaults"]
         cpu_run(nimlab, env)  # writes the bytecode (and compiles the kernels when not cached)
         runs = [cpu_run(nimlab, env) for _ in range(repeat)]
-        refs = [cpu_run(["-c", REFERENCE, str(path)], env) for _ in range(repeat)]
+        refs = [cpu_run([REFERENCE, str(path)], env) for _ in range(repeat)]
     answers = [json.loads(line) for line in runs[0][2].splitlines()]
     expected = [json.loads(line) for line in refs[0][2].splitlines()]
     assert [[a["outcome"], a["remoteness"]] for a in answers] == expected
