@@ -7,7 +7,6 @@ here measures time: each waits for a condition (the bench measures speed)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -19,12 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.sync.client import ClientConnection
-from websockets.sync.client import connect as ws_connect
 
 from processes import PATIENCE, nimlab
 from test_reliability import client_from
-from webtools import ServerProcess, call, wait_for
+from webtools import LivePage, ServerProcess, call, wait_for
 
 pytestmark = pytest.mark.reliability
 
@@ -278,36 +275,20 @@ def _create(
     return created["state"]["id"], [s["token"] for s in seats]
 
 
-class Watcher:
+class Watcher(LivePage):
     """An open page of a game on one server: every turn it was sent, checked to come in order
     (each message's turns follow those already seen: none skipped)."""
 
     def __init__(self, server: ServerProcess, key: str) -> None:
-        self.exits = contextlib.ExitStack()  # the connection is a context manager
-        self.ws: ClientConnection = self.exits.enter_context(
-            ws_connect(f"ws://127.0.0.1:{server.port}/api/games/{key}/live", open_timeout=PATIENCE)
-        )
         self.turns: list[str] = []
         self.over = False
-        self.cond = threading.Condition()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
+        super().__init__(f"ws://127.0.0.1:{server.port}/api/games/{key}/live")
 
-    def _read(self) -> None:
-        try:
-            for text in self.ws:
-                message = json.loads(text)
-                if message["type"] != "state":
-                    continue
-                state = message["state"]
-                with self.cond:
-                    assert state["turns_from"] <= len(self.turns), "a turn was skipped"
-                    del self.turns[state["turns_from"] :]
-                    self.turns += [t["text"] for t in state["turns"]]
-                    self.over = state["over"]
-                    self.cond.notify_all()
-        except Exception:  # closed
-            return
+    def seen(self, state: dict[str, Any]) -> None:
+        assert state["turns_from"] <= len(self.turns), "a turn was skipped"
+        del self.turns[state["turns_from"] :]
+        self.turns += [t["text"] for t in state["turns"]]
+        self.over = state["over"]
 
     def wait_for(self, count: int, over: bool = False) -> list[str]:
         with self.cond:
@@ -315,10 +296,6 @@ class Watcher:
                 lambda: len(self.turns) >= count and self.over == over, PATIENCE
             ), (self.turns, count)
             return list(self.turns)
-
-    def close(self) -> None:
-        self.exits.close()
-        self.thread.join(PATIENCE)
 
 
 def _state(server: ServerProcess, key: str) -> dict[str, Any]:

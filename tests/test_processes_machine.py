@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import itertools
-import json
 import os
 import signal
 import threading
@@ -43,7 +42,6 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from websockets.sync.client import connect as ws_connect
 
 import postgres
 from nimlab.core.errors import NimlabError
@@ -51,7 +49,7 @@ from nimlab.core.game import Game
 from nimlab.core.position import Move
 from nimlab.storage import Store
 from processes import PATIENCE, until
-from webtools import ServerProcess, call
+from webtools import LivePage, ServerProcess, call
 
 pytestmark = pytest.mark.reliability
 
@@ -544,47 +542,27 @@ PAGE_PATIENCE = PATIENCE / 10
 when the test fails, and then again at each example hypothesis tries while shrinking)."""
 
 
-class Page:
+class Page(LivePage):
     """An open page of a game on one process: the turns it was sent, in order (none skipped: each
     message's turns follow those it had, after a take-back from where the moves were taken
     back), whether the game is over, its take-backs; ``gone`` once its connection closed (its
     process killed or stopped)."""
 
     def __init__(self, club: Club, at: int, key: str) -> None:
-        url = f"ws://127.0.0.1:{club.servers[at].port}/api/games/{key}/live"
-        self.exits = contextlib.ExitStack()  # the connection is a context manager
-        self.ws = self.exits.enter_context(ws_connect(url, open_timeout=PATIENCE))
         self.turns: list[tuple[int, int, int, int]] = []
         self.over = False
         self.takebacks = 0
         self.skipped: list[dict[str, Any]] = []
-        self.gone = False
-        self.cond = threading.Condition()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
+        super().__init__(f"ws://127.0.0.1:{club.servers[at].port}/api/games/{key}/live")
 
-    def _read(self) -> None:
-        try:
-            for text in self.ws:
-                message = json.loads(text)
-                if message["type"] != "state":
-                    continue
-                state = message["state"]
-                with self.cond:
-                    if state["turns_from"] > len(self.turns):
-                        self.skipped.append(state)
-                    del self.turns[state["turns_from"] :]
-                    self.turns += [
-                        (t["number"], t["seat"], t["move"]["pile"], t["move"]["take"])
-                        for t in state["turns"]
-                    ]
-                    self.over, self.takebacks = state["over"], state["takebacks"]
-                    self.cond.notify_all()
-        except Exception:  # closed
-            pass
-        with self.cond:
-            self.gone = True
-            self.cond.notify_all()
+    def seen(self, state: dict[str, Any]) -> None:
+        if state["turns_from"] > len(self.turns):
+            self.skipped.append(state)
+        del self.turns[state["turns_from"] :]
+        self.turns += [
+            (t["number"], t["seat"], t["move"]["pile"], t["move"]["take"]) for t in state["turns"]
+        ]
+        self.over, self.takebacks = state["over"], state["takebacks"]
 
     def shows(self, p: Played) -> None:
         """The page shows the reference's game (once the last change has reached it)."""
@@ -600,10 +578,6 @@ class Page:
                 (p.turns(0, history), p.over, p.takebacks),
             )
             assert not self.skipped, self.skipped
-
-    def close(self) -> None:
-        self.exits.close()
-        self.thread.join(PATIENCE)
 
 
 class TwoProcessesAnswerAsOne(RuleBasedStateMachine):

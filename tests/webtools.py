@@ -3,6 +3,7 @@ process of its own), and the options for Debian's Chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -233,3 +234,43 @@ def validated_live_state(lg: Any, since: int | None = None) -> Any:
     from nimlab.web.views import legal_moves_out
 
     return GameStateOut.model_validate(state_data_of(lg, since, legal_moves_out(lg.game)))
+
+
+class LivePage:
+    """A game's page open on a server: its WebSocket (``ws://...``, ``url``) read on a thread of
+    its own. Each state message is handed to :meth:`seen` with ``cond`` held (then waiters are
+    woken); ``gone`` once the connection closed (its process killed or stopped). A subclass
+    sets its own fields before calling this ``__init__``, which starts the reading."""
+
+    def __init__(self, url: str) -> None:
+        from websockets.sync.client import connect as ws_connect
+
+        self.exits = contextlib.ExitStack()  # the connection is a context manager
+        self.ws = self.exits.enter_context(ws_connect(url, open_timeout=PATIENCE))
+        self.gone = False
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def seen(self, state: dict[str, Any]) -> None:
+        """Take in one state the page was sent (``cond`` is held)."""
+        raise NotImplementedError
+
+    def _read(self) -> None:
+        try:
+            for text in self.ws:
+                message = json.loads(text)
+                if message["type"] != "state":
+                    continue
+                with self.cond:
+                    self.seen(message["state"])
+                    self.cond.notify_all()
+        except Exception:  # closed
+            pass
+        with self.cond:
+            self.gone = True
+            self.cond.notify_all()
+
+    def close(self) -> None:
+        self.exits.close()
+        self.thread.join(PATIENCE)
