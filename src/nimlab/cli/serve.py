@@ -503,8 +503,6 @@ def serve(**options: Any) -> None:
     from nimlab.cli.prepare import check_executable_memory
 
     check_executable_memory()  # (the solvers are prepared while the server answers)
-    if settings.workers > 1:
-        _prepare_if_cached()
     shown = f"  ({settings.workers} processes)" if settings.workers > 1 else ""
     url = f"http://{_url_host(host)}:{port}"
     typer.echo(f"nimlab is serving on {url}{shown}  (Ctrl+C stops it)")
@@ -578,9 +576,9 @@ def _shared_database(db: str | None) -> bool:
 def serve_processes(
     count: int, make_app: Callable[[], Any], sock: socket.socket, settings: ServerSettings
 ) -> None:
-    """Serve with ``count`` processes on the one listening socket ``sock`` (each prepares the
-    solvers it does not share with this process in the background; the kernel shares the
-    connections among them).
+    """Serve with ``count`` processes on the one listening socket ``sock`` (the kernel shares the
+    connections among them). The solvers are loaded here first when all of them are in the
+    kernel cache, so that the processes share them; else each prepares them in the background.
     This process supervises them: a stop signal (SIGTERM, Ctrl+C) is passed on to each and
     waited for; a process that dies otherwise (a crash, SIGKILL) is started again. Returns once
     every process has stopped."""
@@ -624,6 +622,7 @@ def serve_processes(
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
     metrics.forget_dead_processes()  # the gauges of an earlier run on the same folder
+    _prepare_if_cached()
     for slot in range(count):
         spawn(slot)
     while children:
