@@ -7,6 +7,7 @@ from typing import Any
 from nimlab.storage.schema import SCHEMA_VERSION
 
 ADDED_BY: dict[int, tuple[str, ...]] = {
+    10: ("DROP TABLE engine_claims",),  # the engine work the processes share
     9: (  # the shared rate limits and counts, the network of each game in play
         "DROP TABLE rate_buckets",
         "DROP TABLE held_counts",

@@ -215,7 +215,7 @@ def test_a_version_3_database_is_upgraded_and_keeps_its_games(db: Path) -> None:
         assert summary.ending is None and summary.winner_seat == 0
         assert store.finished_game("x") is None
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 9
+    assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION == 10
     conn.close()
 
 

@@ -31,9 +31,15 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 """The tables copied, each with its primary key, in an order their foreign keys allow."""
 
-NOT_COPIED = ("live_changes", "rate_buckets", "held_counts", "server_processes")
+NOT_COPIED = (
+    "live_changes",
+    "rate_buckets",
+    "held_counts",
+    "server_processes",
+    "engine_claims",
+)
 """The tables of the servers running now (announcements of changes, rate limits, what their
-clients hold), not of the club: left out of a copy."""
+clients hold, the engine work they share), not of the club: left out of a copy."""
 
 BATCH = 1000
 """Rows read and written at a time (bounds the memory a copy takes)."""
@@ -133,8 +139,8 @@ _READ = {
 
 def _check_tables(db: Database) -> None:
     """Refuse a source with a table this copy does not know (it would be left behind)."""
-    # live_changes, rate_buckets, held_counts, server_processes: announcements, limits and
-    # counts of the servers running now, not the club's data
+    # NOT_COPIED: announcements, limits, counts and engine work of the servers running now,
+    # not the club's data
     known = {t for t, _ in TABLES} | {"schema_version", *NOT_COPIED}
     unknown = sorted(table_names(db.conn, dialect=db.dialect) - known)
     if unknown:

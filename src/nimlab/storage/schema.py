@@ -272,7 +272,22 @@ clients, and what each process's clients hold (:mod:`~nimlab.storage.held`). Gam
 before have no network (they count for their client alone)."""
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8, _V9)
+_V10 = """
+CREATE TABLE engine_claims (
+    game_key   TEXT NOT NULL REFERENCES live_games(key) ON DELETE CASCADE,
+    kind       TEXT NOT NULL,                -- hint, analysis
+    move_count INTEGER NOT NULL,             -- the position: after this many moves
+    process    TEXT NOT NULL,                -- the server process working it out
+    answer     TEXT,                         -- JSON: its answer so far (NULL: none yet)
+    final      INTEGER NOT NULL DEFAULT 0,   -- 1: no deeper answer follows
+    PRIMARY KEY (game_key, kind)
+);
+"""
+"""Version 10: the hints and analyses of games in play are worked out by one of the processes
+serving the database at a time, which the others wait for (:mod:`~nimlab.storage.claims`)."""
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8, _V9, _V10)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

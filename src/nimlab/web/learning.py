@@ -2,18 +2,27 @@
 within the move budget, cached per move, and when not proven within it, searched deeper and
 pushed to the game's pages when found (as is an answer the engine could not start on within
 ``compute_wait``). A move played cancels what was asked about the position before it (see
-:meth:`nimlab.web.owner.GameOwner.moved`).
+:meth:`nimlab.web.owner.GameOwner.moved`). When processes share the database, each hint and
+analysis is worked out by the one that claimed it, and the others wait for its answers
+(:mod:`nimlab.web.claims`): a claim given up (nobody waits for it there) or of a process that
+died is taken over by the next one asking.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nimlab.core.errors import GameOverError, NimlabError
 from nimlab.core.game import Game
+from nimlab.storage import StorageError
+from nimlab.storage.claims import Claim
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web.claims import CLAIM_POLL, WorkClaims
 from nimlab.web.errors import ApiError, Forbidden, Unavailable
 from nimlab.web.livegame import LiveGame, Superseded, engine_waits
 from nimlab.web.schemas import AnalysisOut, HintOut
@@ -112,6 +121,84 @@ class Learnings:
         return entry.result
 
     async def _learn_run(self, lg: LiveGame, kind: str, entry: Learning) -> None:
+        """Work out ``entry``, or wait for the process that claimed it (when processes share
+        the database: see :mod:`nimlab.web.claims`)."""
+        claims = self.live.claims
+        if claims is None:
+            await self._work_out(lg, kind, entry, None)
+            return
+        claim = await self._claimed(lg, kind, entry, claims)
+        if claim is None:
+            return  # answered by the process that holds the claim
+        done = False
+
+        async def store(result: AnalysisOut | HintOut | Unavailable, final: bool) -> None:
+            nonlocal done
+            answer = (
+                json.dumps({"unavailable": result.message})
+                if isinstance(result, Unavailable)
+                else result.model_dump_json()
+            )
+            with contextlib.suppress(StorageError):  # (the others then work it out themselves)
+                done = await claims.answer(lg.key, kind, entry.count, answer, final=final) and final
+
+        quick = None if claim.answer is None else _parsed(kind, claim.answer)
+        if isinstance(quick, Unavailable):  # (a last answer: never taken over)
+            quick = None
+        try:
+            await self._work_out(lg, kind, entry, quick, store)
+        finally:
+            if not done:
+                claims.give_up(lg.key, kind, entry.count)
+
+    async def _claimed(
+        self, lg: LiveGame, kind: str, entry: Learning, claims: WorkClaims
+    ) -> Claim | None:
+        """Claim ``entry``'s work for this process, or, while another live process holds the
+        claim, take its answers into ``entry`` (and the game's pages) as they come: ``None``
+        once its last answer came, the claim once this process holds it (the other gave it up
+        or died)."""
+        seen: str | None = None
+        while True:
+            try:
+                claim = await claims.claim(lg.key, kind, entry.count)
+            except StorageError:  # the database cannot be used: worked out here, unshared
+                return Claim(claims.process, None, final=False)
+            if claim.process == claims.process:
+                return claim
+            if claim.answer is not None and claim.answer != seen:
+                seen = claim.answer
+                self._answered(lg, kind, entry, _parsed(kind, claim.answer))
+            if claim.final:
+                return None
+            await asyncio.sleep(CLAIM_POLL)
+
+    def _answered(
+        self, lg: LiveGame, kind: str, entry: Learning, result: AnalysisOut | HintOut | Unavailable
+    ) -> None:
+        """``result`` is ``entry``'s answer now: the waiting requests get it, and the game's
+        pages when it came after they stopped waiting or is a deeper one."""
+        if isinstance(result, Unavailable):
+            entry.error = result
+            entry.ready.set()
+            return
+        first = not entry.ready.is_set()
+        entry.result = result
+        entry.ready.set()
+        if entry.late or not first:
+            self.live.watchers.push(lg, {"type": kind, kind: result.model_dump()})
+
+    async def _work_out(
+        self,
+        lg: LiveGame,
+        kind: str,
+        entry: Learning,
+        quick: AnalysisOut | HintOut | None,
+        store: Callable[[AnalysisOut | HintOut | Unavailable, bool], Awaitable[None]] | None = None,
+    ) -> None:
+        """Work out ``entry`` on the engine: its quick answer (unless ``quick`` is given: found
+        by a process that stopped before its deeper search), then, when that is not proven,
+        a deeper one; each is handed to ``store`` (with whether it is the last)."""
         game = lg.game
         count = entry.count
 
@@ -125,30 +212,36 @@ class Learnings:
                 raise Superseded("the game moved on")
             return result
 
-        try:
-            quick = await self.live.compute(lg.key, kind, run, client=lg.client)
-        except Superseded:
-            return
-        except (NimlabError, ApiError) as e:
-            entry.error = e
-            entry.ready.set()
-            return
-        except BudgetExceeded:
-            if kind != "analysis":
-                entry.error = Unavailable("the engine ran out of its budget before it could guess")
+        if quick is None:
+            try:
+                quick = await self.live.compute(lg.key, kind, run, client=lg.client)
+            except Superseded:
+                return
+            except (NimlabError, ApiError) as e:
+                entry.error = e
                 entry.ready.set()
                 return
-            quick = blank_analysis(count, available=False, note="Not proven: beyond the budget.")
+            except BudgetExceeded:
+                if kind != "analysis":
+                    entry.error = Unavailable(
+                        "the engine ran out of its budget before it could guess"
+                    )
+                    entry.ready.set()
+                    if store is not None:
+                        await store(entry.error, True)
+                    return
+                quick = blank_analysis(
+                    count, available=False, note="Not proven: beyond the budget."
+                )
         deeper = (
             not quick.proven
             and self.live.settings.deep_seconds > self.live.settings.move_seconds
             and not game.is_over
         )
         quick = quick.model_copy(update={"pending": deeper})
-        entry.result = quick
-        entry.ready.set()
-        if entry.late:
-            self.live.watchers.push(lg, {"type": kind, kind: quick.model_dump()})
+        self._answered(lg, kind, entry, quick)
+        if store is not None:
+            await store(quick, not deeper)
         if not deeper:
             return
         try:
@@ -158,8 +251,9 @@ class Learnings:
         if len(game.history) != count or lg.learning.get(kind) is not entry:
             return
         deep = deep.model_copy(update={"pending": False})
-        entry.result = deep
-        self.live.watchers.push(lg, {"type": kind, kind: deep.model_dump()})
+        self._answered(lg, kind, entry, deep)
+        if store is not None:
+            await store(deep, True)
 
     async def analysis(self, key: str) -> AnalysisOut:
         lg = await self.live.lookup(key)
@@ -209,3 +303,13 @@ class Learnings:
             raise Forbidden("this game's setup allows no hints during play")
         result: HintOut | None = await self._learn(lg, "hint")
         return result
+
+
+def _parsed(kind: str, answer: str) -> AnalysisOut | HintOut | Unavailable:
+    """An answer stored by the process that worked it out (see :meth:`Learnings._learn_run`)."""
+    data = json.loads(answer)
+    if "unavailable" in data:
+        return Unavailable(str(data["unavailable"]))
+    if kind == "analysis":
+        return AnalysisOut.model_validate(data)
+    return HintOut.model_validate(data)

@@ -49,11 +49,12 @@ from nimlab.storage import (
 )
 from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
+from nimlab.web.claims import WorkClaims
 from nimlab.web.errors import ApiError, NotFound, TooManyRequests, Unavailable
 from nimlab.web.feed_follower import FeedFollower
 from nimlab.web.guard import Holdings
 from nimlab.web.learning import Learnings
-from nimlab.web.limits import ClientLimits, LocalLimits, SharedLimits
+from nimlab.web.limits import ALIVE, ClientLimits, LocalLimits, SharedLimits
 from nimlab.web.livegame import (
     LiveGame,
     Stale,
@@ -123,6 +124,8 @@ class LiveGames:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.limits: ClientLimits = LocalLimits()
         """The rate limits per client: in the database when other processes may serve it."""
+        self.claims: WorkClaims | None = None
+        """The hints and analyses shared with the other processes serving the database."""
         self.held: dict[str, Holdings] = {}
         """What clients hold at once, by kind, counted with the other processes' (the server
         and the app add theirs before :meth:`start`)."""
@@ -159,6 +162,7 @@ class LiveGames:
         self._writer = LoopWriter(store, observe=metrics.db_commit)
         if store.path != ":memory:":
             self.limits = SharedLimits(str(store.path), workers=s.workers)
+            self.claims = WorkClaims(str(store.path), self.limits.process, ALIVE)
             self.held["sockets"] = self.watchers.sockets
             for what, holdings in self.held.items():
                 self.limits.share(what, holdings)
@@ -207,6 +211,8 @@ class LiveGames:
         if self._writer is not None:
             await self._writer.close()
         self.limits.close()
+        if self.claims is not None:
+            self.claims.close()
         if self._reader is not None:
             self._reader.close()
         if self.feed_thread is not None:
