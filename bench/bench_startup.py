@@ -1,7 +1,7 @@
 """The closed-form answers' whole command time, against importing the CLI's own libraries.
 
-Each question below is answered by a formula or a theorem (no search, no compiled solver), so
-its time is nimlab's start: Python, the imports, reading the arguments, printing. It is shown
+Each question of QUESTIONS is answered by a formula or a theorem (no search, no compiled solver),
+so its time is nimlab's start: Python, the imports, reading the arguments, printing. It is shown
 as a ratio to ``python -c "import typer, rich"`` (the libraries every command needs) measured
 in the same run: the least CPU time (user + system) of ``--repeat`` runs each, with bytecode
 cached (the first run of each writes it; ``PYTHONDONTWRITEBYTECODE`` is unset for the runs).
@@ -22,12 +22,27 @@ import sys
 QUESTIONS: list[tuple[str, list[str]]] = [
     ("analyze 3 4 5", ["analyze", "3", "4", "5"]),
     ("analyze --game wythoff 3 5", ["analyze", "--game", "wythoff", "3", "5"]),
+    ("analyze --game lasker --misere 3 4", ["analyze", "--game", "lasker", "--misere", "3", "4"]),
+    ("analyze --game kayles 3 4", ["analyze", "--game", "kayles", "3", "4"]),
+    ("analyze --game moore:2 3 4 5", ["analyze", "--game", "moore:2", "3", "4", "5"]),
+    ("analyze --game staircase 3 4 5", ["analyze", "--game", "staircase", "3", "4", "5"]),
+    ("analyze --game fibonacci 20", ["analyze", "--game", "fibonacci", "20"]),
+    (
+        "analyze --game subtraction:1,3,4 10 12",
+        ["analyze", "--game", "subtraction:1,3,4", "10", "12"],
+    ),
+    ("analyze --game 0.137 5 9", ["analyze", "--game", "0.137", "5", "9"]),
+]
+SEARCHED: list[tuple[str, list[str], str]] = [
     (
         "analyze --game lasker --misere 3 10 12",
         ["analyze", "--game", "lasker", "--misere", "3", "10", "12"],
+        "its outcome is Bouton's misere rule, but the remoteness of each of its 48 moves is a "
+        "search of 7,967 positions in pure Python",
     ),
-    ("analyze --game kayles 3 4", ["analyze", "--game", "kayles", "3", "4"]),
 ]
+"""Answers whose outcome is a closed form but whose remoteness is a search: shown beside the
+goal, not held to it."""
 BASELINE = ["-c", "import typer, rich"]
 GOAL = 2.0
 
@@ -66,6 +81,9 @@ def main() -> None:
         worst = max(worst, t / base)
         print(f"  {'nimlab ' + name:<48} {t * 1000:7.1f} ms  {t / base:5.2f}x")
     print(f"  worst: {worst:.2f}x ({'within' if worst <= GOAL else 'beyond'} {GOAL:g}x)")
+    for name, argv, why in SEARCHED:
+        t = best_time(["-m", "nimlab", *argv], args.repeat, env)
+        print(f"  {'nimlab ' + name:<48} {t * 1000:7.1f} ms  {t / base:5.2f}x  (a search: {why})")
 
 
 if __name__ == "__main__":

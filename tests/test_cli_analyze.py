@@ -375,8 +375,14 @@ from nimlab.cli.app import app
 for args in [
     ["3", "4", "5"],
     ["--game", "wythoff", "3", "5"],
+    ["--game", "lasker", "--misere", "3", "4"],
     ["--game", "lasker", "--misere", "3", "10", "12"],
     ["--game", "kayles", "3", "4"],
+    ["--game", "moore:2", "3", "4", "5"],
+    ["--game", "staircase", "3", "4", "5"],
+    ["--game", "fibonacci", "20"],
+    ["--game", "subtraction:1,3,4", "10", "12"],
+    ["--game", "0.137", "5", "9"],
 ]:
     r = CliRunner().invoke(app, ["analyze", *args])
     assert r.exit_code == 0, (args, r.output)
