@@ -143,6 +143,15 @@ def test_two_processes_work_out_a_hint_or_an_analysis_once(database: str) -> Non
         until(lambda: _ready(b.get(f"/api/games/{key}/hint")), "b's hint of the next position")
         assert on_b == ["hint"]
 
+        # a quick answer stored, then its deeper search given up: that answer is the last one
+        claims.claim(key, "analysis", 1, process_a, ALIVE)
+        quick = analysis_out(Game("nim", [3, 4, 5], ["human:Ann", "human:Bob"]))
+        quick = quick.model_copy(update={"pending": True, "note": "quick"})
+        claims.answer(key, "analysis", 1, process_a, quick.model_dump_json(), final=False)
+        claims.give_up(key, "analysis", 1, process_a)
+        last = b.get(f"/api/games/{key}/analysis").json()
+        assert last["note"] == "quick" and not last["pending"] and on_b == ["hint"]
+
 
 def _ready(answer: Any, kind: str = "hint") -> Any:
     """The answer's body when it is the answer itself (not "on its way": 202 for a hint)."""

@@ -166,9 +166,12 @@ class Learnings:
                 return Claim(claims.process, None, final=False)
             if claim.process == claims.process:
                 return claim
-            if claim.answer is not None and claim.answer != seen:
+            if claim.answer is not None and (claim.answer != seen or claim.final):
                 seen = claim.answer
-                self._answered(lg, kind, entry, _parsed(kind, claim.answer))
+                result = _parsed(kind, claim.answer)
+                if claim.final and not isinstance(result, Unavailable):  # no deeper one follows
+                    result = result.model_copy(update={"pending": False})
+                self._answered(lg, kind, entry, result)
             if claim.final:
                 return None
             await asyncio.sleep(CLAIM_POLL)
