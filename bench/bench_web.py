@@ -27,6 +27,9 @@ database of its own (also on a server given by ``--postgres``, whatever database
 
 Run: ``python bench/bench_web.py`` (``--fast-games 50 --fast-seconds 20 --games 500 --seconds 60
 --setups sqlite:1``); ``--setups sqlite:1,postgresql:1,postgresql:2 --games 300`` for issue 18.
+``--previous REV`` measures the server of revision REV beside this one and prints the ratios;
+with ``--rounds N`` both run at once and (a) loads them in turn, N slices each (before, after,
+after, before, ...), so that what else the machine runs weighs on both alike.
 """
 
 from __future__ import annotations
@@ -366,6 +369,75 @@ def measure(
     )
 
 
+def measure_pair(
+    names: tuple[str, str],
+    dbs: tuple[Path | str, Path | str],
+    processes: int,
+    args: argparse.Namespace,
+    source: str,
+) -> tuple[Figures, Figures]:
+    """(a) for the server of ``source`` (before) and this one (after), both running at once and
+    loaded in turn, ``args.rounds`` slices of ``args.fast_seconds / rounds`` seconds each in the
+    order before, after, after, before, ... (what else the machine runs meanwhile weighs on
+    both alike); then (b) for each, one after the other."""
+    servers = [start_server(dbs[0], processes, source), start_server(dbs[1], processes)]
+    sides: list[dict[str, Any]] = [
+        {"fast": [], "errors": [], "time": 0.0, "cpu": 0.0, "client": 0.0, "postgres": None}
+        for _ in servers
+    ]
+    costs: list[dict[str, float]] = [{}, {}]
+    slice_seconds = args.fast_seconds / args.rounds
+    try:
+        for _proc, url in servers:  # warm up: not measured
+            run(load(url, args.fast_games, args.warmup, 0.0))
+        for i in range(args.rounds):
+            for side in (0, 1) if i % 2 == 0 else (1, 0):
+                proc, url = servers[side]
+                db, got = dbs[side], sides[side]
+                before = database_counters(db)
+                t, cpu = time.monotonic(), cpu_seconds(proc.pid)
+                client, postgres = own_cpu_seconds(), postgres_cpu_seconds(db)
+                fast, errors, _ = run(load(url, args.fast_games, slice_seconds, 0.0))
+                got["time"] += time.monotonic() - t
+                got["cpu"] += cpu_seconds(proc.pid) - cpu
+                got["client"] += own_cpu_seconds() - client
+                after_postgres = postgres_cpu_seconds(db)
+                if postgres is not None and after_postgres is not None:
+                    got["postgres"] = (got["postgres"] or 0.0) + after_postgres - postgres
+                after = database_counters(db)
+                for k in after:
+                    if k in before:
+                        costs[side][k] = costs[side].get(k, 0.0) + after[k] - before[k]
+                got["fast"] += fast
+                got["errors"] += errors
+        figures = []
+        for side, (proc, url) in enumerate(servers):
+            got = sides[side]
+            paced, errors2, memory = run(
+                load(url, args.games, args.seconds, 1.0, proc.pid, warmup=args.warmup)
+            )
+            moves = max(1, len(got["fast"]))
+            figures.append(
+                Figures(
+                    names[side],
+                    got["fast"],
+                    got["time"],
+                    got["cpu"],
+                    paced,
+                    memory,
+                    got["errors"] + errors2,
+                    {k: v / moves for k, v in costs[side].items()},
+                    got["client"],
+                    got["postgres"],
+                )
+            )
+    finally:
+        for proc, _url in servers:
+            proc.terminate()
+            proc.wait(60)
+    return figures[0], figures[1]
+
+
 def own_cpu_seconds() -> float:
     """CPU seconds (user + system) this process used so far: the load generator."""
     times = os.times()
@@ -487,6 +559,14 @@ def main() -> None:
         help="also measure each setup with the server of revision REV of this repository "
         "(unpacked from git), just before this code's, and print after/before ratios",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --previous: run both servers at once and load them in turn, this many "
+        "slices of (a) each, in the order before, after, after, before, ... (default: "
+        "%(default)s: (a) of before, then of after)",
+    )
     parser.add_argument("--serve", nargs=3, metavar=("PORT", "DB", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -513,16 +593,22 @@ def main() -> None:
                 if cluster is None:
                     cluster = stack.enter_context(postgres_cluster(args.postgres))
                 db = new_postgres_database(cluster)
-            if old_source is not None:
-                old_db: Path | str = tmp / f"bench-{len(results)}-before.db"
-                if cluster is not None and kind != "sqlite":
-                    old_db = new_postgres_database(cluster)
-                name_before = f"{name}, before ({args.previous})"
-                before = measure(name_before, old_db, processes, args, old_source)
-                results.append(before)
-            results.append(measure(name, db, processes, args))
-            if old_source is not None:
-                pairs.append((results[-2], results[-1]))
+            if old_source is None:
+                results.append(measure(name, db, processes, args))
+                continue
+            old_db: Path | str = tmp / f"bench-{len(results)}-before.db"
+            if cluster is not None and kind != "sqlite":
+                old_db = new_postgres_database(cluster)
+            name_before = f"{name}, before ({args.previous})"
+            if args.rounds > 1:
+                pair = measure_pair((name_before, name), (old_db, db), processes, args, old_source)
+            else:
+                pair = (
+                    measure(name_before, old_db, processes, args, old_source),
+                    measure(name, db, processes, args),
+                )
+            results += pair
+            pairs.append(pair)
     print("A person against the perfect bot on plain Nim (3-5 piles of 3-15), on this machine")
     core_med, _ = report("baseline: core Game.push + play_bot (in process)", core)
     print(f"(a) as fast as possible, {args.fast_games} games (closed loop):")
@@ -558,7 +644,8 @@ def main() -> None:
                 f"{statistics.median(r.memory[-third:]):.0f} MB, max {max(r.memory):.0f} MB"
             )
     if pairs:
-        print(f"after / before ({args.previous}), measured one after the other in this run:")
+        how = f"in turn, {args.rounds} slices each" if args.rounds > 1 else "one after the other"
+        print(f"after / before ({args.previous}), measured {how} in this run:")
     for before, after in pairs:
         rates = [len(r.fast) / r.fast_time for r in (before, after)]
         cpus = [r.fast_cpu / max(1, len(r.fast)) for r in (before, after)]
