@@ -25,32 +25,34 @@ from nimlab.web.access import GameKeyQuery, client_of, live, require_admin, stor
 from nimlab.web.errors import NotFound, Unavailable
 from nimlab.web.live import LiveGame, LiveGames, ended_text, engine_waits
 from nimlab.web.livegame import state_text
-from nimlab.web.schemas import (
+from nimlab.web.schemas_in import (
     MAX_NAME,
     MAX_SETUP_PILES,
     MAX_STONES,
     MAX_TURN,
+    GameId,
+    GameKey,
+    MoveIn,
+    RegisterIn,
+    SetupIn,
+    UsernameIn,
+)
+from nimlab.web.schemas_out import (
     READ_LIMITED,
     AnalysisOut,
     BotKindOut,
     CheckOut,
     CreatedOut,
     ErrorOut,
-    GameId,
-    GameKey,
     GameKindOut,
     GameListOut,
     GameStateOut,
     HintOut,
     HistoryOut,
     LoadedGameOut,
-    MoveIn,
     OptionsOut,
     PlayerRecordOut,
-    RegisterIn,
     ReplayOut,
-    SetupIn,
-    UsernameIn,
 )
 from nimlab.web.views import created_json, replay_frames
 

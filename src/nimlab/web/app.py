@@ -37,7 +37,7 @@ from nimlab.web.guard import Guard, Holdings
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
 from nimlab.web.proxies import ForwardedClient, TrustedProxies
-from nimlab.web.schemas import whole_number
+from nimlab.web.schemas_in import whole_number
 from nimlab.web.settings import ServerSettings
 
 __all__ = ["STATIC_DIR", "ServerSettings", "create_app"]

@@ -16,7 +16,7 @@ from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.errors import ApiError, Forbidden, Unavailable
 from nimlab.web.livegame import LiveGame, Superseded, engine_waits
-from nimlab.web.schemas import AnalysisOut, HintOut
+from nimlab.web.schemas_out import AnalysisOut, HintOut
 from nimlab.web.views import analysis_after, analysis_out, blank_analysis, hint_out
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Core objects as the web API's models (:mod:`nimlab.web.schemas`).
+"""Core objects as the web API's models (:mod:`nimlab.web.schemas_out`).
 
 Rendering only: every value comes from the core (boards, turns, narration in
 :mod:`nimlab.core.narrate`, the hint and value history in :mod:`nimlab.core.review`, the
@@ -46,7 +46,7 @@ from nimlab.theory.engine import interactive_budget
 from nimlab.theory.nim import nim_sum
 from nimlab.theory.octal import TakeAndBreak
 from nimlab.theory.outcome import Outcome
-from nimlab.web.schemas import (
+from nimlab.web.schemas_out import (
     LEGAL_LIMIT,
     AnalysisOut,
     BoardOut,
