@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from nimlab.core.errors import GameOverError, NimlabError
 from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web.analysis_views import analysis_after, analysis_out, blank_analysis, hint_out
 from nimlab.web.errors import ApiError, Forbidden, Unavailable
 from nimlab.web.livegame import LiveGame, Superseded, engine_waits
 from nimlab.web.schemas_out import AnalysisOut, HintOut
-from nimlab.web.views import analysis_after, analysis_out, blank_analysis, hint_out
 
 if TYPE_CHECKING:
     from nimlab.web.live import LiveGames
