@@ -13,7 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "ADMIN_ONLY",
+    "BUSY",
+    "INPUT_ERRORS",
     "LEGAL_LIMIT",
+    "LIMITED",
     "READ_LIMITED",
     "TURN_PAGE",
     "AnalysisOut",
@@ -68,6 +72,40 @@ READ_LIMITED: dict[int | str, dict[str, Any]] = {
 """The answer every read of the API (``GET /api/...``) may get, documented on each such route:
 the server's guard takes one token of the client's read limit before the route runs
 (:class:`nimlab.web.guard.Guard`)."""
+
+INPUT_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
+    413: {"model": ErrorOut, "description": "The request body is too large"},
+    422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
+}
+"""The answers to a request the API cannot read: not JSON, too large, or invalid (every route
+that reads a body or parameters documents them)."""
+
+BUSY: dict[int | str, dict[str, Any]] = {
+    503: {"model": ErrorOut, "description": "The engine or the database is overloaded"},
+}
+"""The answer of a route that waits for the engine or the database when either is overloaded."""
+
+LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {
+        "model": ErrorOut,
+        "description": "Too many requests from this client (or games in play): wait and retry",
+    },
+}
+"""The answer of a route that takes a token of one of the client's limits (moves, new games,
+registrations) beyond it."""
+
+ADMIN_ONLY: dict[int | str, dict[str, Any]] = {
+    401: {
+        "model": ErrorOut,
+        "description": "The server has an admin token: send it as Authorization: Bearer TOKEN",
+    },
+    403: {
+        "model": ErrorOut,
+        "description": "The server has no admin token and the request is not from its machine",
+    },
+}
+"""The answers of a route only the admin may use (:func:`nimlab.web.access.require_admin`)."""
 
 
 class BoardOut(BaseModel):
