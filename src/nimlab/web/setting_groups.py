@@ -217,7 +217,8 @@ class RateSettings(BaseModel):
 
 
 class GamesInPlaySettings(BaseModel):
-    """How many games may be in play, and how long an untouched one is kept."""
+    """How many games may be in play (in all and per client), how many moves one may have,
+    and how long an untouched one is kept."""
 
     max_games_in_play: int = Field(
         default=5000, ge=1, description="Unfinished games in the database (429 beyond)."
