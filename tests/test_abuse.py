@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from nimlab.theory.budget import current_scope
 from nimlab.web import create_app
 from nimlab.web import learning as learning_module
-from nimlab.web.schemas import TURN_PAGE, HintOut, MoveOut
+from nimlab.web.schemas_out import TURN_PAGE, HintOut, MoveOut
 from nimlab.web.work import EngineWorkers
 from processes import until
 from webtools import FAST, end_test, shared_app

@@ -14,7 +14,7 @@ from nimlab.storage import Store
 from nimlab.storage.claims import EngineClaims
 from nimlab.storage.held import HeldCounts
 from nimlab.web import create_app
-from nimlab.web.views import analysis_out
+from nimlab.web.analysis_views import analysis_out
 from processes import until
 from webtools import FAST, SHARED
 

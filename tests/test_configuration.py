@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
+from nimlab.web import setting_groups
 from nimlab.web import settings as configuration
+from nimlab.web.setting_groups import GROUPS
 from nimlab.web.settings import ServerSettings, SettingsError, settings_fields, settings_table
 from processes import nimlab
 from webtools import ServerProcess
@@ -21,6 +24,22 @@ def test_the_docs_table_is_made_from_the_class() -> None:
     assert settings_table() in doc, "run scripts/configuration-table"
     for name, _ in settings_fields():
         assert f"`NIMLAB_{name.upper()}`" in doc
+
+
+def test_the_settings_come_group_by_group_in_the_groups_order() -> None:
+    """ServerSettings inherits every group of web/setting_groups.py, and its settings (the
+    table's, --help's and --print-config's order) are the groups' in GROUPS' order: a group
+    left out of the bases or of GROUPS, or put in the wrong place, fails here."""
+    grouped = [name for group in GROUPS for name in group.model_fields]
+    assert [name for name, _ in settings_fields()] == grouped
+    defined = {
+        c
+        for c in vars(setting_groups).values()
+        if isinstance(c, type)
+        and issubclass(c, BaseModel)
+        and c.__module__ == setting_groups.__name__
+    }
+    assert defined == set(GROUPS)
 
 
 def test_a_flag_wins_over_the_environment_which_wins_over_the_file(

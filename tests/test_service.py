@@ -218,7 +218,7 @@ def test_serve_answers_at_once_while_it_prepares_the_solvers_in_the_background(
     import nimlab.theory
     from nimlab.cli.prepare import PREPARE_GATE
     from nimlab.core.game import Game
-    from nimlab.web.views import analysis_out
+    from nimlab.web.analysis_views import analysis_out
     from webtools import ServerProcess, call, seed_kernel_cache
 
     cache, gate = tmp_path / "kernels", tmp_path / "go"

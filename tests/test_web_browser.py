@@ -1168,7 +1168,7 @@ def post_json(url: str, body: dict[str, Any]) -> Any:
 
 
 def test_a_long_game_is_paged_in_and_new_moves_are_appended(page: Page, fast_server: Any) -> None:
-    from nimlab.web.schemas import TURN_PAGE
+    from nimlab.web.schemas_out import TURN_PAGE
 
     body = {"players": [{"name": "Ann"}, {"name": "Bob"}], "piles": [70, 70]}
     created = page.request.post(fast_server.url + "/api/games", data=body).json()

@@ -22,14 +22,10 @@ from nimlab.core.players import BOT_KINDS, BOT_TITLES
 from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
 from nimlab.web import ServerSettings, create_app
 from nimlab.web import starts as starts_module
-from nimlab.web.schemas import AnalysisOut, GameStateOut, HintOut, PlayerIn, ReplayFrame
-from nimlab.web.views import (
-    analysis_out,
-    hint_out,
-    legal_moves_out,
-    move_out,
-    replay_frames,
-)
+from nimlab.web.analysis_views import analysis_out, hint_out
+from nimlab.web.schemas_in import PlayerIn
+from nimlab.web.schemas_out import AnalysisOut, GameStateOut, HintOut, ReplayFrame
+from nimlab.web.views import legal_moves_out, move_out, replay_frames
 from processes import until
 from webtools import PATIENT, end_test, shared_app, validated_state
 

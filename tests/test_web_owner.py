@@ -19,7 +19,7 @@ OWNED = {"stored", "saved", "saved_as", "ended", "ended_winner", "finishing", "t
 CHANGES = {"push", "pop", "play_recorded", "undo_for"}
 """A Game's methods that change its moves."""
 
-COPIES = {"views.py"}
+COPIES = {"analysis_views.py"}
 """Modules that change games of their own (copies, for an analysis), never a game in play."""
 
 

@@ -23,7 +23,8 @@ from nimlab.core.games import GAMES
 from nimlab.core.players import Player, parse_bot
 from nimlab.core.setup import GameSetup
 from nimlab.web import create_app
-from nimlab.web.schemas import MAX_STONES, CreatedOut, GameStateOut
+from nimlab.web.schemas_in import MAX_STONES
+from nimlab.web.schemas_out import CreatedOut, GameStateOut
 from nimlab.web.views import (
     created_json,
     legal_moves_out,

@@ -219,7 +219,7 @@ class ServerProcess:
 def validated_state(game: Any, usernames: list[str | None], key: str = "k") -> Any:
     """A game's state as the validated model: the reference the server's JSON writer is
     compared with (the server itself never builds the model)."""
-    from nimlab.web.schemas import GameStateOut
+    from nimlab.web.schemas_out import GameStateOut
     from nimlab.web.views import legal_moves_out, state_data
 
     return GameStateOut.model_validate(
@@ -230,7 +230,7 @@ def validated_state(game: Any, usernames: list[str | None], key: str = "k") -> A
 def validated_live_state(lg: Any, since: int | None = None) -> Any:
     """:func:`validated_state` of a live game, with its lifecycle (what its JSON must equal)."""
     from nimlab.web.livegame import state_data_of
-    from nimlab.web.schemas import GameStateOut
+    from nimlab.web.schemas_out import GameStateOut
     from nimlab.web.views import legal_moves_out
 
     return GameStateOut.model_validate(state_data_of(lg, since, legal_moves_out(lg.game)))

@@ -15,7 +15,7 @@ from nimlab.storage import GameNotFoundError, Store, StoredGame
 from nimlab.web.errors import Forbidden, Unauthorized
 from nimlab.web.live import LiveGames
 from nimlab.web.proxies import FORWARDING_HEADERS, TrustedProxies
-from nimlab.web.schemas import MAX_KEY
+from nimlab.web.schemas_in import MAX_KEY
 
 __all__ = [
     "GameKeyQuery",

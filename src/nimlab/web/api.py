@@ -1,4 +1,7 @@
-"""The JSON API under ``/api`` and the live WebSocket of each game (thin: parse, call, render)."""
+"""The JSON API under ``/api`` (thin: parse, call, render): a game's start, its moves, its state,
+its analysis and hints, and the live WebSocket of each game. The app matches them first, then
+the club's routes (players, rankings, history, replay: :mod:`nimlab.web.club`), then a game's
+life beyond its moves (resign, undo, delete: :mod:`nimlab.web.lifecycle`)."""
 
 from __future__ import annotations
 
@@ -6,53 +9,51 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel
+from fastapi.responses import Response
 
 from nimlab.core.errors import NimlabError
-from nimlab.core.game import Game
 from nimlab.core.games import GAMES, parse_game
 from nimlab.core.narrate import player_label
-from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD, parse_bot
-from nimlab.core.ruleset import DEFAULT_END_POSITIONS, Ruleset
+from nimlab.core.players import BOT_KINDS, BOT_TITLES, MAX_LOOKAHEAD
+from nimlab.core.ruleset import DEFAULT_END_POSITIONS
 from nimlab.core.setup import FIRST_CHOICES
-from nimlab.storage import GameSummary, PlayerRecord, Store, check_username, ending_of
 from nimlab.web import metrics
-from nimlab.web.access import GameKeyQuery, client_of, live, require_admin, stored_game
+from nimlab.web.access import client_of, live
+from nimlab.web.answers import Limit, Offset, json_answer, page_of
+from nimlab.web.club import add_player
 from nimlab.web.errors import NotFound, Unavailable
-from nimlab.web.live import LiveGame, LiveGames, ended_text, engine_waits
+from nimlab.web.live import LiveGame, LiveGames, engine_waits
 from nimlab.web.livegame import state_text
-from nimlab.web.schemas import (
-    MAX_NAME,
+from nimlab.web.schemas_in import (
     MAX_SETUP_PILES,
     MAX_STONES,
     MAX_TURN,
+    GameKey,
+    MoveIn,
+    SetupIn,
+)
+from nimlab.web.schemas_out import (
+    BUSY,
+    INPUT_ERRORS,
+    LIMITED,
     READ_LIMITED,
     AnalysisOut,
     BotKindOut,
     CheckOut,
     CreatedOut,
     ErrorOut,
-    GameId,
-    GameKey,
     GameKindOut,
     GameListOut,
     GameStateOut,
     HintOut,
-    HistoryOut,
     LoadedGameOut,
-    MoveIn,
     OptionsOut,
     PlayerRecordOut,
-    RegisterIn,
-    ReplayOut,
-    SetupIn,
-    UsernameIn,
 )
-from nimlab.web.views import created_json, replay_frames
+from nimlab.web.views import created_json
 
 __all__ = ["answer_create", "answer_move", "refused_body", "router"]
 
@@ -61,80 +62,21 @@ router = APIRouter(prefix="/api")
 T = TypeVar("T")
 
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
-    413: {"model": ErrorOut, "description": "The request body is too large"},
-    422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
-}
-_BUSY: dict[int | str, dict[str, Any]] = {
-    503: {"model": ErrorOut, "description": "The engine or the database is overloaded"},
-}
-_LIMITED: dict[int | str, dict[str, Any]] = {
-    429: {
-        "model": ErrorOut,
-        "description": "Too many requests from this client (or games in play): wait and retry",
-    },
-}
-_ADMIN: dict[int | str, dict[str, Any]] = {
-    401: {
-        "model": ErrorOut,
-        "description": "The server has an admin token: send it as Authorization: Bearer TOKEN",
-    },
-    403: {
-        "model": ErrorOut,
-        "description": "The server has no admin token and the request is not from its machine",
-    },
-}
 _SETUP_ERRORS: dict[int | str, dict[str, Any]] = {
-    **_ERRORS,
-    **_BUSY,
+    **INPUT_ERRORS,
+    **BUSY,
     404: {"model": ErrorOut, "description": "A registered username in the setup is unknown"},
 }
 _GAME_ERRORS: dict[int | str, dict[str, Any]] = {
-    **_ERRORS,
+    **INPUT_ERRORS,
     404: {"model": ErrorOut, "description": "No game with that id is in play"},
 }
 _MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
     **_GAME_ERRORS,
-    **_BUSY,
+    **BUSY,
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
     409: {"model": ErrorOut, "description": "Not that seat's turn, stale, or the game is over"},
 }
-
-
-def _json(content: Any, status: int = 200) -> Response:
-    """A JSON answer: a pydantic model is serialised by pydantic itself (in compiled code, with
-    no intermediate dicts), anything else by the standard JSON encoder."""
-    if isinstance(content, BaseModel):
-        return Response(content.model_dump_json(), status, media_type="application/json")
-    return JSONResponse(content, status_code=status)
-
-
-def _player_json(p: PlayerRecord) -> dict[str, Any]:
-    return p.to_json()
-
-
-def _describe(ruleset: str) -> str:
-    try:
-        return Ruleset.parse(ruleset).describe()
-    except NimlabError:
-        return ruleset
-
-
-def _summary_json(s: GameSummary) -> dict[str, Any]:
-    return {
-        "id": s.id,
-        "ruleset": s.ruleset,
-        "description": _describe(s.ruleset),
-        "players": [seat.name for seat in s.seats],
-        "winner": None if s.winner is None else s.winner.name,
-        "move_count": s.move_count,
-        "started_at": s.started_at,
-        "finished_at": s.finished_at,
-        "source": s.source,
-        "ending": s.ending,
-        "winners": [seat.name for seat in s.seats if seat.won],
-    }
 
 
 # -- setting up -----------------------------------------------------------------------------------
@@ -146,7 +88,7 @@ def _summary_json(s: GameSummary) -> dict[str, Any]:
 @router.post(
     "/games/{key}/moves",
     response_model=GameStateOut,
-    responses={**_MOVE_ERRORS, **_LIMITED},
+    responses={**_MOVE_ERRORS, **LIMITED},
     summary="Play a move for a seat (its token proves it); bots reply before the answer, which "
     "holds the new turns only (a retry with the same turn gets the same answer)",
 )
@@ -170,7 +112,7 @@ async def answer_move(manager: LiveGames, key: str, move: MoveIn, client: str | 
     "/games",
     response_model=CreatedOut,
     status_code=201,
-    responses={**_SETUP_ERRORS, **_LIMITED},
+    responses={**_SETUP_ERRORS, **LIMITED},
     summary="Start a game; the answer has each human seat's token and share link",
 )
 async def create_game(setup: SetupIn, request: Request) -> Response:
@@ -239,13 +181,13 @@ async def options(request: Request) -> Response:
         max_stones=MAX_STONES,
         registered=[PlayerRecordOut.model_validate(p.to_json()) for p in registered],
     )
-    return _json(out)
+    return json_answer(out)
 
 
 @router.get(
     "/game",
     response_model=LoadedGameOut,
-    responses={**_ERRORS, **READ_LIMITED},
+    responses={**INPUT_ERRORS, **READ_LIMITED},
     summary="One game read by the core: its canonical name, title and board (piles or rows)",
 )
 async def load_game_kind(
@@ -255,7 +197,7 @@ async def load_game_kind(
     out = LoadedGameOut(
         name=kind.name, title=kind.title, board=kind.board, strategies=list(kind.strategies)
     )
-    return _json(out)
+    return json_answer(out)
 
 
 @router.post(
@@ -266,7 +208,7 @@ async def load_game_kind(
 )
 async def check_setup(setup: SetupIn, request: Request) -> Response:
     game = await live(request).starts.check(setup, client_of(request))
-    return _json(
+    return json_answer(
         {
             "ok": True,
             "description": game.ruleset.describe(),
@@ -278,29 +220,15 @@ async def check_setup(setup: SetupIn, request: Request) -> Response:
 # -- games in play --------------------------------------------------------------------------------
 
 
-def _page(request: Request, limit: int | None) -> int:
-    """How many entries one answer of a list holds: ``limit``, the default page (``page_size``),
-    at most the largest page (``max_page``)."""
-    s = live(request).settings
-    return min(s.page_size, s.max_page) if limit is None else min(limit, s.max_page)
-
-
-Limit = Annotated[
-    int | None,
-    Query(ge=1, le=1_000_000, description="How many entries (default and bound: the server's)"),
-]
-Offset = Annotated[int, Query(ge=0, le=1 << 40, description="How many entries to skip")]
-
-
 @router.get(
     "/games",
     response_model=GameListOut,
-    responses={**_ERRORS, **READ_LIMITED},
+    responses={**INPUT_ERRORS, **READ_LIMITED},
     summary="The games in play their players made public (newest first, a page of them)",
 )
 async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
     manager = live(request)
-    page = await manager.public_games(_page(request, limit), offset)  # the database's list
+    page = await manager.public_games(page_of(request, limit), offset)  # the database's list
     entries = [
         {
             "id": lg.key,
@@ -312,7 +240,7 @@ async def list_games(request: Request, limit: Limit = None, offset: Offset = 0) 
         }
         for lg in page
     ]
-    return _json({"games": entries})
+    return json_answer({"games": entries})
 
 
 @router.get(
@@ -364,7 +292,7 @@ async def _gone(request: Request) -> None:
 @router.get(
     "/games/{key}/analysis",
     response_model=AnalysisOut,
-    responses={**_GAME_ERRORS, **_BUSY, **READ_LIMITED},
+    responses={**_GAME_ERRORS, **BUSY, **READ_LIMITED},
     summary="Every legal move's value, the nim-sum in binary, the explanation, the value "
     "history; within about 2 s, proven or not (a proof found later is pushed to the game's "
     "WebSocket)",
@@ -385,7 +313,7 @@ async def get_analysis(
     learning = live(request).learning
     work = learning.analysis(key) if at is None else learning.analysis_at(key, at)
     done = await unless_gone(request, work)
-    return GONE if done is None else _json(done[0])
+    return GONE if done is None else json_answer(done[0])
 
 
 @router.get(
@@ -410,14 +338,14 @@ async def get_hint(key: GameKey, request: Request) -> Response:
     hint = done[0]
     if hint is None:
         waits = engine_waits()
-        return _json(
+        return json_answer(
             {
                 "detail": f"{waits[0].lower()}{waits[1:]}: the hint will be sent to this "
                 "game's pages as soon as it is worked out"
             },
             202,
         )
-    return _json(hint)
+    return json_answer(hint)
 
 
 @router.websocket("/games/{key}/live")
@@ -476,158 +404,6 @@ async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None
         closed.cancel()
 
 
-# -- the registry ---------------------------------------------------------------------------------
-
-
-@router.get(
-    "/players",
-    response_model=list[PlayerRecordOut],
-    responses={**_ERRORS, **READ_LIMITED},
-    summary="Registered players by username (a page of them)",
-)
-async def list_players(request: Request, limit: Limit = None, offset: Offset = 0) -> Response:
-    size = _page(request, limit)
-    players = await live(request).read(lambda s: s.players(limit=size, offset=offset))
-    return _json([_player_json(p) for p in players])
-
-
-@router.post(
-    "/players",
-    response_model=PlayerRecordOut,
-    status_code=201,
-    responses={
-        **_ERRORS,
-        **_LIMITED,
-        409: {"model": ErrorOut, "description": "The username is taken"},
-    },
-    summary="Register a human, or an AI player with a bot spec (so many per client per hour)",
-)
-async def add_player(body: RegisterIn, request: Request) -> Response:
-    await live(request).limit("register", client_of(request))
-    bot = None if body.bot is None or not body.bot.strip() else str(parse_bot(body.bot))
-
-    def add(store: Store) -> PlayerRecord:
-        return store.add_player(body.username, given=body.given, family=body.family, bot=bot)
-
-    return _json(_player_json(await live(request).write(add)), 201)
-
-
-@router.post(
-    "/players/remove",
-    response_model=list[PlayerRecordOut],
-    responses={**_ERRORS, **_ADMIN, 404: {"model": ErrorOut, "description": "No such player"}},
-    summary="Remove a registered player (their past games stay)",
-)
-async def remove_player(body: UsernameIn, request: Request) -> Response:
-    require_admin(request)
-    username = check_username(body.username)
-
-    def remove(store: Store) -> list[PlayerRecord]:
-        store.remove_player(username)
-        return store.players()
-
-    return _json([_player_json(p) for p in await live(request).write(remove)])
-
-
-@router.post(
-    "/players/reset",
-    response_model=list[PlayerRecordOut],
-    responses={**_ERRORS, **_ADMIN, 404: {"model": ErrorOut, "description": "No such player"}},
-    summary="Set a player's games played and won to 0",
-)
-async def reset_player(body: UsernameIn, request: Request) -> Response:
-    require_admin(request)
-    username = check_username(body.username)
-
-    def reset(store: Store) -> list[PlayerRecord]:
-        store.reset_stats(username)
-        return store.players()
-
-    return _json([_player_json(p) for p in await live(request).write(reset)])
-
-
-@router.get(
-    "/rankings",
-    response_model=list[PlayerRecordOut],
-    responses={**_ERRORS, **READ_LIMITED},
-    summary="Players by win rate",
-)
-async def rankings(
-    request: Request,
-    order: Literal["desc", "asc"] = "desc",
-    limit: Annotated[int, Query(ge=1, le=1000)] = 10,
-) -> Response:
-    players = await live(request).read(lambda s: s.rankings(ascending=order == "asc", limit=limit))
-    return _json([_player_json(p) for p in players])
-
-
-# -- stored games ---------------------------------------------------------------------------------
-
-
-@router.get(
-    "/history",
-    response_model=HistoryOut,
-    responses={
-        **_ERRORS,
-        **READ_LIMITED,
-        404: {"model": ErrorOut, "description": "No such player"},
-    },
-    summary="Stored games, newest first (not the games their players kept private)",
-)
-async def history(
-    request: Request,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    player: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME)] = None,
-    offset: Offset = 0,
-) -> Response:
-    username = None if player is None else check_username(player)
-    size = min(limit, live(request).settings.max_page)
-
-    def games(store: Store) -> list[GameSummary]:
-        if username is not None:
-            store.get_player(username)
-        return store.games(username=username, limit=size, offset=offset, private=False)
-
-    summaries = await live(request).read(games)
-    return _json({"games": [_summary_json(s) for s in summaries]})
-
-
-@router.get(
-    "/history/{game_id}",
-    response_model=ReplayOut,
-    responses={
-        **_ERRORS,
-        **READ_LIMITED,
-        404: {"model": ErrorOut, "description": "No such stored game"},
-    },
-    summary="A stored game, frame by frame, for replay (a private game: with key=, the id it "
-    "had in play)",
-)
-async def replay(game_id: GameId, request: Request, key: GameKeyQuery = None) -> Response:
-    manager = live(request)
-    stored = await stored_game(request, game_id, key)
-    try:
-        game = await manager.compute(
-            f"replay:{game_id}", "replay", lambda: Game.from_record(stored.record)
-        )
-    except NimlabError as e:
-        raise NimlabError(f"game #{game_id} cannot be replayed: {e}") from None
-    frames = replay_frames(game)
-    ending = ending_of(stored.record, len(game.players))
-    if ending is not None:  # the last frame says how it stopped
-        last = frames[-1]
-        last.note = " ".join(x for x in (last.note, ended_text(list(game.players), ending)) if x)
-    return _json(
-        {
-            "game": _summary_json(stored.summary),
-            "rows": game.ruleset.rules.splits,
-            "frames": [f.model_dump() for f in frames],
-            "words": list(game.ruleset.rules.piece_words),
-            "move_shape": game.ruleset.rules.move_shape,
-        }
-    )
-
-
 _BODY_LIMITS: dict[Any, str] = {play_move: "move", create_game: "create", add_player: "register"}
 """The routes whose requests take a token of a client's limit, and the limit's action."""
 
@@ -640,8 +416,3 @@ async def refused_body(request: Request) -> None:
     action = _BODY_LIMITS.get(getattr(request.scope.get("route"), "endpoint", None))
     if action is not None:
         await live(request).limit(action, client_of(request))
-
-
-from nimlab.web.lifecycle import router as _lifecycle  # noqa: E402  (resign, undo, delete, ...)
-
-router.include_router(_lifecycle)

@@ -28,7 +28,7 @@ from nimlab.storage import (
     TooManyGamesInPlayError,
     UnknownPlayerError,
 )
-from nimlab.web import logs, metrics
+from nimlab.web import club, lifecycle, logs, metrics
 from nimlab.web import settings as configuration
 from nimlab.web.api import refused_body, router
 from nimlab.web.direct import DirectPlay
@@ -37,7 +37,7 @@ from nimlab.web.guard import Guard, Holdings
 from nimlab.web.live import LiveGames
 from nimlab.web.logs import request_id
 from nimlab.web.proxies import ForwardedClient, TrustedProxies
-from nimlab.web.schemas import whole_number
+from nimlab.web.schemas_in import whole_number
 from nimlab.web.settings import ServerSettings
 
 __all__ = ["STATIC_DIR", "ServerSettings", "create_app"]
@@ -96,7 +96,11 @@ def create_app(
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    # The API's routers, in the order a request is matched against them: a game's (the most
+    # requested first), the club's, and a game's life beyond its moves.
     app.include_router(router)
+    app.include_router(club.router)
+    app.include_router(lifecycle.router, prefix="/api")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     index = STATIC_DIR / "index.html"

@@ -30,7 +30,7 @@ from starlette.routing import Route
 
 from nimlab.web.api import answer_create, answer_move, create_game, play_move, router
 from nimlab.web.live import LiveGames
-from nimlab.web.schemas import MAX_KEY, MoveIn, SetupIn
+from nimlab.web.schemas_in import MAX_KEY, MoveIn, SetupIn
 
 __all__ = ["DirectPlay"]
 

@@ -22,11 +22,11 @@ from nimlab.core.game import Game
 from nimlab.storage import StorageError
 from nimlab.storage.claims import Claim
 from nimlab.theory.budget import BudgetExceeded
+from nimlab.web.analysis_views import analysis_after, analysis_out, blank_analysis, hint_out
 from nimlab.web.claims import CLAIM_POLL, WorkClaims
 from nimlab.web.errors import ApiError, Forbidden, Unavailable
 from nimlab.web.livegame import LiveGame, Superseded, engine_waits
-from nimlab.web.schemas import AnalysisOut, HintOut
-from nimlab.web.views import analysis_after, analysis_out, blank_analysis, hint_out
+from nimlab.web.schemas_out import AnalysisOut, HintOut
 
 if TYPE_CHECKING:
     from nimlab.web.live import LiveGames

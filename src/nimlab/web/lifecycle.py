@@ -40,19 +40,11 @@ from nimlab.core.errors import NimlabError
 from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_admin, stored_game
+from nimlab.web.analysis_views import analysis_after, blank_analysis
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
-from nimlab.web.schemas import (
-    READ_LIMITED,
-    AnalysisOut,
-    ErrorOut,
-    GameId,
-    GameKey,
-    GameStateOut,
-    SeatIn,
-    StopIn,
-)
-from nimlab.web.views import analysis_after, blank_analysis
+from nimlab.web.schemas_in import GameId, GameKey, SeatIn, StopIn
+from nimlab.web.schemas_out import READ_LIMITED, AnalysisOut, ErrorOut, GameStateOut
 
 __all__ = ["DeletedOut", "router"]
 

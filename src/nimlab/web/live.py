@@ -70,7 +70,7 @@ from nimlab.web.livegame import (
 from nimlab.web.metrics import RefusalLimit
 from nimlab.web.moves import MoveRequests
 from nimlab.web.owner import GameOwner
-from nimlab.web.schemas import MAX_STONES
+from nimlab.web.schemas_in import MAX_STONES
 from nimlab.web.settings import ServerSettings
 from nimlab.web.starts import GameStarts
 from nimlab.web.watchers import Watchers, give_back_memory

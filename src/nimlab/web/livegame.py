@@ -25,7 +25,8 @@ from nimlab.core.setup import GameSetup
 from nimlab.storage import Ending, PlayerRecord, takebacks_of
 from nimlab.web import metrics
 from nimlab.web.errors import Conflict, Unavailable
-from nimlab.web.schemas import MAX_STONES, TURN_PAGE, MoveOut, PlayerIn, SetupIn
+from nimlab.web.schemas_in import MAX_STONES, PlayerIn, SetupIn
+from nimlab.web.schemas_out import TURN_PAGE, MoveOut
 from nimlab.web.views import moves_for_json, state_data, state_json, status_text
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from nimlab.core.game import Game, Turn
 from nimlab.core.position import Move
 from nimlab.web.errors import ApiError, Conflict, Unavailable
 from nimlab.web.livegame import LiveGame, Stale
-from nimlab.web.schemas import MoveIn
+from nimlab.web.schemas_in import MoveIn
 
 if TYPE_CHECKING:
     from nimlab.web.live import LiveGames

@@ -20,16 +20,27 @@ import os
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
-    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+)
+
+from nimlab.web.setting_groups import (
+    ClientShareSettings,
+    ConnectionSettings,
+    EngineSettings,
+    GamesInPlaySettings,
+    ListeningSettings,
+    LogSettings,
+    PageSettings,
+    RateSettings,
+    UpkeepSettings,
 )
 
 if TYPE_CHECKING:
@@ -56,23 +67,27 @@ _FILE_VALUES: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.Con
     "nimlab_settings_file", default=None
 )
 
-Names = Annotated[tuple[str, ...], NoDecode]
-"""A list of names: a list in the file, comma- or space-separated in the environment."""
-
 
 class SettingsError(ValueError):
     """A setting has a value it may not have (the message names the setting)."""
 
 
-class ServerSettings(BaseSettings):
-    """How the server listens, logs, and how much one request, one game and one client may ask.
-
-    Engine work (see :mod:`nimlab.web.work`): ``engine_threads`` threads; a bot move, the first
-    answer to a hint or an analysis, and a setup check each get ``move_seconds`` and
-    ``job_positions`` stored positions; when that answer is not proven, a deeper search gets
-    ``deep_seconds`` and its proven answer is pushed to the game's pages. ``reply_wait`` and
-    ``compute_wait`` bound how long a request waits for the bots' replies or a hint/analysis
-    before it answers (what comes later arrives over the game's WebSocket).
+class ServerSettings(
+    # pydantic takes the fields of the last base first: the groups are listed last one first,
+    # so that the settings come in GROUPS' order.
+    PageSettings,
+    UpkeepSettings,
+    ClientShareSettings,
+    GamesInPlaySettings,
+    RateSettings,
+    EngineSettings,
+    LogSettings,
+    ConnectionSettings,
+    ListeningSettings,
+    BaseSettings,
+):
+    """How the server listens, logs, and how much one request, one game and one client may ask:
+    every setting of the groups of :mod:`nimlab.web.setting_groups`, in their order.
 
     Constructed directly (``ServerSettings(move_rate=5)``), the keywords win over ``NIMLAB_*``
     variables, which win over the defaults; :meth:`load` adds a TOML file below them.
@@ -86,255 +101,12 @@ class ServerSettings(BaseSettings):
         validate_default=True,
     )
 
-    # -- listening ----------------------------------------------------------------------------
-    host: str = Field(
-        default="127.0.0.1", description="The address to listen on (0.0.0.0: every network)."
-    )
-    port: int = Field(default=8000, ge=0, le=65535, description="The port (0: any free port).")
-    db: str | None = Field(
-        default=None,
-        description="The database: an SQLite file, or a PostgreSQL URL "
-        "(postgresql://USER:PASSWORD@HOST/DATABASE) (default: nimlab.db in your user data "
-        "directory).",
-    )
-    workers: int = Field(
-        default=1,
-        ge=1,
-        le=64,
-        description="Server processes sharing the port and the database (more than 1 needs a "
-        "PostgreSQL database: --db postgresql://...).",
-    )
-    allow_host: Names = Field(
-        default=(),
-        description="More host names requests may use, besides this machine's own names and "
-        "addresses (e.g. the name a proxy forwards); * turns the check off.",
-    )
-    trusted_proxies: Names = Field(
-        default=(),
-        description="Addresses or networks (CIDR) of reverse proxies: only a request from one "
-        "of them has its client taken from X-Forwarded-For (and its connections are counted "
-        "per client behind it).",
-    )
-    admin_token: SecretStr | None = Field(
-        default=None,
-        description="Removing players, resetting statistics and deleting stored games need "
-        "this token (Authorization: Bearer TOKEN); without one, only requests straight from "
-        "this machine may (from loopback, not through a proxy). Environment or file only (a "
-        "flag would show in the process list).",
-    )
-    admin_token_file: Path | None = Field(
-        default=None, description="A file whose first line is the admin token."
-    )
-    # -- connections --------------------------------------------------------------------------
-    request_timeout: float = Field(
-        default=10.0,
-        ge=0.1,
-        le=3600,
-        description="Seconds a connection may take to send a request's headers.",
-    )
-    keep_alive: float = Field(
-        default=5.0,
-        ge=0.1,
-        le=3600,
-        description="Seconds an idle keep-alive connection stays open.",
-    )
-    ws_max_size: int = Field(
-        default=64 * 1024,
-        ge=1024,
-        le=16 * 1024 * 1024,
-        description="The largest WebSocket message accepted, in bytes.",
-    )
-    max_concurrency: int = Field(
-        default=4096,
-        ge=1,
-        le=1_000_000,
-        description="Connections and requests served at once (503 beyond).",
-    )
-    shutdown_timeout: float = Field(
-        default=5.0,
-        ge=0,
-        le=3600,
-        description="Seconds a stop (SIGTERM, Ctrl+C) waits for requests in flight.",
-    )
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
-        default="info", description="The least important log lines written (to stderr)."
-    )
-    log_format: Literal["text", "json"] = Field(
-        default="text", description="text: a line for people; json: one JSON object per line."
-    )
-    # -- limits -------------------------------------------------------------------------------
-    bot_pace: float = Field(
-        default=0.8, ge=0, le=60, description="Seconds between moves when only bots are left."
-    )
-    reply_wait: float = Field(
-        default=10.0,
-        gt=0,
-        le=600,
-        description="Seconds a move request waits for the bots' replies (later ones arrive "
-        "over the game's WebSocket).",
-    )
-    compute_wait: float = Field(
-        default=2.0,
-        gt=0,
-        le=600,
-        description="Seconds a hint or analysis request waits before it answers.",
-    )
-    engine_threads: int = Field(default=3, ge=1, le=64, description="Engine threads.")
-    move_seconds: float = Field(
-        default=2.0,
-        gt=0,
-        le=3600,
-        description="Engine time for a bot move, a first hint or analysis, a setup check.",
-    )
-    deep_seconds: float = Field(
-        default=20.0,
-        gt=0,
-        le=86400,
-        description="Engine time for the deeper search after an answer that is not proven.",
-    )
-    job_positions: int = Field(
-        default=2_000_000, ge=1000, le=10**9, description="Positions one engine job may store."
-    )
-    max_body: int = Field(
-        default=1024 * 1024,
-        ge=1024,
-        le=1024**3,
-        description="The largest request body, in bytes (413).",
-    )
-    create_rate: float = Field(
-        default=30.0, ge=0, description="New games per minute per client (429 beyond; 0: no limit)."
-    )
-    create_burst: int = Field(default=20, ge=1, description="New games a client may start at once.")
-    move_rate: float = Field(
-        default=20.0, ge=0, description="Moves per second per client (429 beyond; 0: no limit)."
-    )
-    move_burst: int = Field(default=40, ge=1, description="Moves a client may send at once.")
-    read_rate: float = Field(
-        default=20.0,
-        ge=0,
-        description="Reads of the API (GET /api/...) per second per client (429 beyond; 0: no "
-        "limit); pages and static files are not counted.",
-    )
-    read_burst: int = Field(default=100, ge=1, description="API reads a client may send at once.")
-    max_games_in_play: int = Field(
-        default=5000, ge=1, description="Unfinished games in the database (429 beyond)."
-    )
-    max_games_per_client: int = Field(default=50, ge=1, description="Unfinished games per client.")
-    max_moves_per_game: int = Field(
-        default=10_000, ge=1, description="Moves in one game (422 beyond)."
-    )
-    game_expiry_days: int = Field(
-        default=7, ge=1, description="Days after which an untouched unfinished game is deleted."
-    )
-    idle_game_expiry_hours: int = Field(
-        default=3,
-        ge=1,
-        le=100_000,
-        description="Hours after which an untouched unfinished game no person has moved in yet "
-        "(nobody, or only bots) is deleted; one a person moved in is kept game_expiry_days.",
-    )
-    # -- what one client may take from the others --------------------------------------------
-    network_allowance: float = Field(
-        default=4.0,
-        ge=1,
-        le=10_000,
-        description="A network (the /24 of an IPv4 address, the /64 of an IPv6 one) gets this "
-        "many times one client's allowance of every per-client limit (rates, games in play, "
-        "WebSockets, connections, engine jobs waiting).",
-    )
-    network_share: float = Field(
-        default=0.1,
-        gt=0,
-        le=1,
-        description="The largest share of the games in play, WebSockets or connections one "
-        "network may hold.",
-    )
-    reserve_share: float = Field(
-        default=0.1,
-        ge=0,
-        lt=1,
-        description="The last share of the games in play, WebSockets and connections: kept for "
-        "networks holding little (less than an eighth of one client's bound).",
-    )
-    engine_jobs_per_client: int = Field(
-        default=16,
-        ge=1,
-        le=100_000,
-        description="Engine jobs a client asked for (hints, analyses, setup checks) waiting at "
-        "once (503 beyond).",
-    )
-    max_connections_per_client: int = Field(
-        default=256, ge=1, description="Connections one client address holds at once (429 beyond)."
-    )
-    max_sockets_per_client: int = Field(
-        default=64,
-        ge=1,
-        description="WebSockets (open game pages) one client holds at once (closed with 1013).",
-    )
-    max_watchers_per_game: int = Field(
-        default=500, ge=1, description="WebSockets (open pages) of one game at once (1013 beyond)."
-    )
-    register_per_hour: int = Field(
-        default=60, ge=1, description="Players one client may register per hour (429 beyond)."
-    )
-    body_timeout: float = Field(
-        default=10.0,
-        gt=0,
-        le=3600,
-        description="Seconds a request body may take to arrive after its headers (408 beyond).",
-    )
-    unwatched_pause: float = Field(
-        default=60.0,
-        ge=0,
-        description="Seconds a game of bots only plays on with nobody watching it.",
-    )
-    takeover_grace: float = Field(
-        default=2.0,
-        ge=0,
-        le=3600,
-        description="Seconds a process waits, after another process last changed a game, before "
-        "it plays that game's bot itself (the other process may have stopped); the database "
-        "lets only one of them play the move.",
-    )
-    expiry_interval: float = Field(
-        default=600.0,
-        gt=0,
-        description="Seconds between two sweeps of expired games in play while serving.",
-    )
-    page_size: int = Field(
-        default=100, ge=1, le=100_000, description="Entries in one answer of a list by default."
-    )
-    max_page: int = Field(
-        default=1000,
-        ge=1,
-        le=100_000,
-        description="The most entries one answer of a list may ask for (limit=).",
-    )
     # -- filled in by the server --------------------------------------------------------------
     allowed_hosts: tuple[str, ...] | None = Field(
         default=None, json_schema_extra={"setting": False}
     )
     """The host names a request's ``Host`` may name (``None``: any), from ``host`` and
     ``allow_host`` (see ``nimlab.cli.serve.allowed_hosts``)."""
-
-    @field_validator("allow_host", "trusted_proxies", mode="before")
-    @classmethod
-    def _split(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(v for v in value.replace(",", " ").split() if v)
-        return value
-
-    @field_validator("trusted_proxies")
-    @classmethod
-    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        import ipaddress
-
-        for item in value:
-            try:
-                ipaddress.ip_network(item, strict=False)
-            except ValueError:
-                raise ValueError(f"{item!r} is not an address or a network (CIDR)") from None
-        return value
 
     @classmethod
     def settings_customise_sources(
@@ -347,13 +119,6 @@ class ServerSettings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         file = InitSettingsSource(settings_cls, init_kwargs=dict(_FILE_VALUES.get() or {}))
         return (init_settings, env_settings, file)
-
-    def admin_secret(self) -> str | None:
-        """The admin token (``None``: none is set)."""
-        token: Any = self.admin_token
-        if isinstance(token, SecretStr):
-            token = token.get_secret_value()
-        return str(token) if token else None
 
     def in_play_limits(self) -> InPlayLimits:
         """The bounds on games in play these settings give the store (by network and for

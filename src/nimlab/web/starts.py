@@ -20,7 +20,7 @@ from nimlab.web import metrics
 from nimlab.web.errors import TooManyRequests
 from nimlab.web.guard import network_of
 from nimlab.web.livegame import LiveGame, Stale, build_game, resumed_game, token_hash
-from nimlab.web.schemas import SetupIn
+from nimlab.web.schemas_in import SetupIn
 
 if TYPE_CHECKING:
     from nimlab.web.live import LiveGames
