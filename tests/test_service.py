@@ -139,6 +139,11 @@ def test_a_database_outage_answers_a_plain_503_and_logs_what_failed(
     created_route = 'nimlab_http_requests_total{route="/api/games",status="201"}'
     assert metric(after, created_route) == metric(before, created_route) + 1
     assert key not in after  # routes by template: no game's key is a label
+    client.post(f"/api/games/{key}/resign", json={"seat": 0, "token": "wrong"})
+    resigned = client.get("/metrics").text  # the whole path, whichever router serves it
+    assert metric(
+        resigned, 'nimlab_http_requests_total{route="/api/games/{key}/resign",status="403"}'
+    )
     assert metric(after, "nimlab_engine_jobs_waiting") >= 0
     assert metric(after, "process_open_fds") > 0 and metric(after, "process_max_fds") > 0
     assert metric(after, "nimlab_change_feed_up") == 1

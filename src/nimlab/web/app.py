@@ -100,7 +100,7 @@ def create_app(
     # requested first), the club's, and a game's life beyond its moves.
     app.include_router(router)
     app.include_router(club.router)
-    app.include_router(lifecycle.router, prefix="/api")
+    app.include_router(lifecycle.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     index = STATIC_DIR / "index.html"

@@ -48,7 +48,7 @@ from nimlab.web.schemas_out import READ_LIMITED, AnalysisOut, ErrorOut, GameStat
 
 __all__ = ["DeletedOut", "router"]
 
-router = APIRouter()
+router = APIRouter(prefix="/api")
 
 
 _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {
