@@ -40,7 +40,10 @@ from typing import Protocol
 from nimlab.storage import StorageError
 from nimlab.storage.buckets import RateBuckets
 from nimlab.storage.held import HeldCounts
+from nimlab.web.errors import TooManyRequests
 from nimlab.web.guard import Holdings, RateLimiter, network_of
+from nimlab.web.metrics import RefusalLimit
+from nimlab.web.settings import ServerSettings
 
 __all__ = [
     "ALIVE",
@@ -50,6 +53,7 @@ __all__ = [
     "ClientLimits",
     "LocalLimits",
     "SharedLimits",
+    "take_or_refuse",
 ]
 
 log = logging.getLogger("nimlab.web")
@@ -335,3 +339,35 @@ class SharedLimits:
                 break
             if self._held[key].refill is None:
                 del self._held[key]
+
+
+async def take_or_refuse(
+    limits: ClientLimits, settings: ServerSettings, action: str, client: str | None
+) -> None:
+    """Take one of ``client``'s tokens for ``action`` (``create``, ``move``, ``register`` or
+    ``read``, at the rates ``settings`` give) and one of its network's; raises
+    :class:`~nimlab.web.errors.TooManyRequests` when either has none left (nothing for a
+    request without a client)."""
+    if client is None:
+        return
+    s = settings
+    setting: RefusalLimit
+    if action == "create":
+        rate, burst, setting = s.create_rate / 60.0, s.create_burst, "create_rate"
+    elif action == "register":
+        rate, burst = s.register_per_hour / 3600.0, s.register_per_hour
+        setting = "register_per_hour"
+    elif action == "read":
+        rate, burst, setting = s.read_rate, s.read_burst, "read_rate"
+    else:
+        rate, burst, setting = s.move_rate, s.move_burst, "move_rate"
+    wait = await limits.take_both(action, client, rate, burst, s.network_allowance)
+    if wait > 0:
+        what = {"create": "new games", "register": "new players", "read": "requests"}.get(
+            action, "moves"
+        )
+        raise TooManyRequests(
+            f"too many {what} from {client}: try again in {max(1, round(wait))} s",
+            retry_after=wait,
+            limit=setting,
+        )

@@ -37,24 +37,21 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nimlab.core.game import Game
 from nimlab.storage import (
     ChangeFeed,
     LoopWriter,
     StaleGameError,
     StorageError,
     Store,
-    ending_of,
-    takebacks_of,
 )
 from nimlab.web import metrics
 from nimlab.web.bots_driver import BotDriver
 from nimlab.web.claims import WorkClaims
-from nimlab.web.errors import ApiError, NotFound, TooManyRequests, Unavailable
+from nimlab.web.errors import ApiError, NotFound, Unavailable
 from nimlab.web.feed_follower import FeedFollower
 from nimlab.web.guard import Holdings
 from nimlab.web.learning import Learnings
-from nimlab.web.limits import ALIVE, ClientLimits, LocalLimits, SharedLimits
+from nimlab.web.limits import ALIVE, ClientLimits, LocalLimits, SharedLimits, take_or_refuse
 from nimlab.web.livegame import (
     LiveGame,
     Stale,
@@ -63,11 +60,9 @@ from nimlab.web.livegame import (
     database_down,
     ended_text,
     engine_waits,
-    resumed_game,
     state_json_of,
     status_of,
 )
-from nimlab.web.metrics import RefusalLimit
 from nimlab.web.moves import MoveRequests
 from nimlab.web.owner import GameOwner
 from nimlab.web.schemas_in import MAX_STONES
@@ -325,49 +320,10 @@ class LiveGames:
         if len(key) > 64:
             raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
         if self._feed is not None:
-            playing = await self.read(lambda s: s.live_game_with_version(key))
-            if playing is not None:
-                (_, record, meta), version = playing
-                lg = self.games.get(key)  # read by another request meanwhile
-                if lg is not None:
-                    return lg
-                lg = resumed_game(key, record, meta, version)
-                if lg is None:
-                    raise NotFound(f"game {key!r} cannot be resumed")
-                self.games[key] = lg
-                self.bots.ensure(lg, grace=self.bots.grace)
+            lg = await self.starts.from_elsewhere(key)
+            if lg is not None:
                 return lg
-        found = await self.read(lambda s: s.finished_game(key))
-        if found is None:
-            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
-        game_id, meta = found
-        stored = await self.read(lambda s: s.game(game_id))
-        game = await self.compute(
-            f"stored:{game_id}", "replay", lambda: Game.from_record(stored.record)
-        )
-        players = len(game.players)
-        usernames = [seat.username for seat in stored.summary.seats][:players]
-        usernames += [None] * (players - len(usernames))
-        hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
-        lg = self.games.get(key)  # restored by another request meanwhile
-        if lg is not None:
-            return lg
-        lg = LiveGame(
-            key,
-            game,
-            usernames,
-            hashes,
-            saved=len(game.history),
-            saved_as=game_id,
-            finishing=True,
-            takebacks=takebacks_of(meta),
-        )
-        ending = ending_of(stored.record, players)
-        if ending is not None:
-            self.owner.ledger.stopped(lg, ending)
-        self.games[key] = lg
-        self.finished(key)
-        return lg
+        return await self.starts.restored(key)
 
     async def public_games(self, limit: int, offset: int = 0) -> list[LiveGame]:
         """The games in play their players made public, newest first: ``limit`` of them after
@@ -429,29 +385,6 @@ class LiveGames:
     # -- limits -------------------------------------------------------------------------------
 
     async def limit(self, action: str, client: str | None) -> None:
-        """Take one of the client's tokens for ``action`` (``create``, ``move``, ``register`` or
-        ``read``), counted with every process serving the database (:attr:`limits`); raises
-        :class:`TooManyRequests` when it has none left."""
-        if client is None:
-            return
-        s = self.settings
-        setting: RefusalLimit
-        if action == "create":
-            rate, burst, setting = s.create_rate / 60.0, s.create_burst, "create_rate"
-        elif action == "register":
-            rate, burst = s.register_per_hour / 3600.0, s.register_per_hour
-            setting = "register_per_hour"
-        elif action == "read":
-            rate, burst, setting = s.read_rate, s.read_burst, "read_rate"
-        else:
-            rate, burst, setting = s.move_rate, s.move_burst, "move_rate"
-        wait = await self.limits.take_both(action, client, rate, burst, s.network_allowance)
-        if wait > 0:
-            what = {"create": "new games", "register": "new players", "read": "requests"}.get(
-                action, "moves"
-            )
-            raise TooManyRequests(
-                f"too many {what} from {client}: try again in {max(1, round(wait))} s",
-                retry_after=wait,
-                limit=setting,
-            )
+        """Take one of the client's tokens for ``action``, counted with every process serving
+        the database (:func:`~nimlab.web.limits.take_or_refuse`)."""
+        await take_or_refuse(self.limits, self.settings, action, client)

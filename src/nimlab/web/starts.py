@@ -1,7 +1,8 @@
 """New games (:class:`GameStarts`): a setup checked (the core's checks, with the web app's
 bounds), a game started (stored as in play before it is answered, a fresh token for each human
 seat, or for a game of bots only the token that stops it), the registered players a setup
-names; and the games in play a process resumes as it starts.
+names; the games in play a process resumes as it starts; and the games it comes to hold later,
+read from the database (in play on another process, or finished).
 """
 
 from __future__ import annotations
@@ -14,10 +15,17 @@ from typing import TYPE_CHECKING
 
 from nimlab.core.errors import PlayerError
 from nimlab.core.game import Game
-from nimlab.storage import PlayerRecord, Store, TooManyGamesInPlayError, check_username
+from nimlab.storage import (
+    PlayerRecord,
+    Store,
+    TooManyGamesInPlayError,
+    check_username,
+    ending_of,
+    takebacks_of,
+)
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web import metrics
-from nimlab.web.errors import TooManyRequests
+from nimlab.web.errors import NotFound, TooManyRequests
 from nimlab.web.guard import network_of
 from nimlab.web.livegame import LiveGame, Stale, build_game, resumed_game, token_hash
 from nimlab.web.schemas_in import SetupIn
@@ -66,6 +74,63 @@ class GameStarts:
         # the count was read before the games: other processes may have started some in
         # between ("resumed 10 of 7 games in play"); those read are in play too
         log.info("resumed %d of %d games in play", resumed, max(held, len(entries)))
+
+    async def from_elsewhere(self, key: str) -> LiveGame | None:
+        """Game ``key`` in play, started or last held by another process, read from the
+        database and held here (its bots played on from here after the takeover grace); or
+        ``None`` when it is not in play. One read and a replay."""
+        live = self.live
+        playing = await live.read(lambda s: s.live_game_with_version(key))
+        if playing is None:
+            return None
+        (_, record, meta), version = playing
+        lg = live.games.get(key)  # read by another request meanwhile
+        if lg is not None:
+            return lg
+        lg = resumed_game(key, record, meta, version)
+        if lg is None:
+            raise NotFound(f"game {key!r} cannot be resumed")
+        live.games[key] = lg
+        live.bots.ensure(lg, grace=live.bots.grace)
+        return lg
+
+    async def restored(self, key: str) -> LiveGame:
+        """Game ``key``, which finished (or was resigned or abandoned) before the last restart
+        or was dropped from memory since, read back from the store as a finished game with its
+        seats' tokens, so that its old link still leads to it. Raises :class:`NotFound`. Two
+        reads and a replay on the engine's workers."""
+        live = self.live
+        found = await live.read(lambda s: s.finished_game(key))
+        if found is None:
+            raise NotFound(f"there is no game {key!r} in play (finished games are in the history)")
+        game_id, meta = found
+        stored = await live.read(lambda s: s.game(game_id))
+        game = await live.compute(
+            f"stored:{game_id}", "replay", lambda: Game.from_record(stored.record)
+        )
+        players = len(game.players)
+        usernames = [seat.username for seat in stored.summary.seats][:players]
+        usernames += [None] * (players - len(usernames))
+        hashes = {int(k): str(v) for k, v in (meta.get("tokens") or {}).items()}
+        lg = live.games.get(key)  # restored by another request meanwhile
+        if lg is not None:
+            return lg
+        lg = LiveGame(
+            key,
+            game,
+            usernames,
+            hashes,
+            saved=len(game.history),
+            saved_as=game_id,
+            finishing=True,
+            takebacks=takebacks_of(meta),
+        )
+        ending = ending_of(stored.record, players)
+        if ending is not None:
+            live.owner.ledger.stopped(lg, ending)
+        live.games[key] = lg
+        live.finished(key)
+        return lg
 
     async def registered(self, setup: SetupIn) -> dict[str, PlayerRecord]:
         """The registry records of the usernames in a setup; raises for unknown ones."""
