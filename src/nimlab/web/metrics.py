@@ -219,8 +219,19 @@ class RouteMetrics:
             await self.app(scope, receive, sending)
         finally:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
-            HTTP_REQUESTS.labels(route, str(status)).inc()
-            HTTP_SECONDS.labels(route).observe(time.perf_counter() - started)
+            series = _ROUTE_SERIES.get((route, status))
+            if series is None:  # (bounded: the routes' templates times the statuses answered)
+                series = _ROUTE_SERIES[route, status] = (
+                    HTTP_REQUESTS.labels(route, str(status)),
+                    HTTP_SECONDS.labels(route),
+                )
+            series[0].inc()
+            series[1].observe(time.perf_counter() - started)
+
+
+_ROUTE_SERIES: dict[tuple[str, int], tuple[Any, Any]] = {}
+"""The counter and histogram of each route and status answered so far (asking for them by
+label each time costs a lock and a validation per request)."""
 
 
 def database_error() -> None:
