@@ -7,7 +7,10 @@ from typing import Any
 from nimlab.storage.schema import SCHEMA_VERSION
 
 ADDED_BY: dict[int, tuple[str, ...]] = {
-    10: ("DROP TABLE engine_claims",),  # the engine work the processes share
+    10: (  # the engine work the processes share; no index on when a game was last moved in
+        "DROP TABLE engine_claims",
+        "CREATE INDEX live_games_touched ON live_games(touched_at)",
+    ),
     9: (  # the shared rate limits and counts, the network of each game in play
         "DROP TABLE rate_buckets",
         "DROP TABLE held_counts",

@@ -609,8 +609,9 @@ class GamesInPlay:
         """Delete the games in play not touched (started or moved in) for ``older_than``
         (default: the limits' ``expire_after``) before ``at`` (default: now), and, without
         ``older_than``, those no person has moved in (no move stored by a seat that is not a
-        bot) not touched for the limits' ``idle_after``; returns their keys. O(games untouched
-        for ``idle_after`` x their moves + expired games + their moves)."""
+        bot) not touched for the limits' ``idle_after``; returns their keys. O(games in play +
+        games untouched for ``idle_after`` x their moves + expired games + their moves): the
+        time of the last move has no index, which every move would write."""
         age = self.limits.expire_after if older_than is None else older_than
         idle = self.limits.idle_after if older_than is None else None
         when = (at or datetime.now(UTC)).astimezone(UTC)

@@ -272,7 +272,7 @@ clients, and what each process's clients hold (:mod:`~nimlab.storage.held`). Gam
 before have no network (they count for their client alone)."""
 
 
-_V10 = """
+_V10_SQL = """
 CREATE TABLE engine_claims (
     game_key   TEXT NOT NULL REFERENCES live_games(key) ON DELETE CASCADE,
     kind       TEXT NOT NULL,                -- hint, analysis
@@ -282,12 +282,25 @@ CREATE TABLE engine_claims (
     final      INTEGER NOT NULL DEFAULT 0,   -- 1: no deeper answer follows
     PRIMARY KEY (game_key, kind)
 );
+DROP INDEX live_games_touched;
 """
-"""Version 10: the hints and analyses of games in play are worked out by one of the processes
-serving the database at a time, which the others wait for (:mod:`~nimlab.storage.claims`)."""
 
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8, _V9, _V10)
+def _v10(conn: Connection) -> None:
+    """Version 10: the hints and analyses of games in play are worked out by one of the
+    processes serving the database at a time, which the others wait for
+    (:mod:`~nimlab.storage.claims`). A move no longer writes an index entry: ``touched_at``,
+    which every move changes, loses its index (the expiry sweep, every few minutes, reads the
+    games in play whole instead), and on PostgreSQL the pages of ``live_games`` keep room for a
+    row's next version, so that a move's update of its game stays in its page and touches no
+    index (a heap-only tuple)."""
+    for statement in _statements(_V10_SQL):
+        conn.execute(_ddl(conn, statement))
+    if not isinstance(conn, sqlite3.Connection):
+        conn.execute("ALTER TABLE live_games SET (fillfactor = 70)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _v3, _V4, _v5, _v6, _v7, _v8, _V9, _v10)
 """``MIGRATIONS[n - 1]`` takes the database from version ``n - 1`` to ``n``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
