@@ -6,6 +6,7 @@ frame). Thin, like :mod:`nimlab.web.api`: checks, then the store
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -111,14 +112,7 @@ async def add_player(body: RegisterIn, request: Request) -> Response:
     summary="Remove a registered player (their past games stay)",
 )
 async def remove_player(body: UsernameIn, request: Request) -> Response:
-    require_admin(request)
-    username = check_username(body.username)
-
-    def remove(store: Store) -> list[PlayerRecord]:
-        store.remove_player(username)
-        return store.players()
-
-    return json_answer([_player_json(p) for p in await live(request).write(remove)])
+    return await _players_after(request, body, Store.remove_player)
 
 
 @router.post(
@@ -132,14 +126,21 @@ async def remove_player(body: UsernameIn, request: Request) -> Response:
     summary="Set a player's games played and won to 0",
 )
 async def reset_player(body: UsernameIn, request: Request) -> Response:
+    return await _players_after(request, body, Store.reset_stats)
+
+
+async def _players_after(
+    request: Request, body: UsernameIn, change: Callable[[Store, str], object]
+) -> Response:
+    """An administrator's ``change`` of the player ``body`` names, answered with every player."""
     require_admin(request)
     username = check_username(body.username)
 
-    def reset(store: Store) -> list[PlayerRecord]:
-        store.reset_stats(username)
+    def run(store: Store) -> list[PlayerRecord]:
+        change(store, username)
         return store.players()
 
-    return json_answer([_player_json(p) for p in await live(request).write(reset)])
+    return json_answer([_player_json(p) for p in await live(request).write(run)])
 
 
 @router.get(
