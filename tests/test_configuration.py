@@ -150,10 +150,8 @@ def test_serve_logs_in_json_its_start_its_stop_and_unknown_variables(tmp_path: P
     server = ServerProcess(
         tmp_path / "j.db", args=["--log-format", "json"], env={"NIMLAB_MOVE_RTAE": "3"}
     ).start()
-    assert server.proc is not None
-    proc = server.proc
     server.stop()
-    log = proc.stderr.read().decode() if proc.stderr else ""
+    log = server.logged()
     lines = [json.loads(line) for line in log.splitlines() if line.strip()]
     messages = [line["message"] for line in lines]
     assert any("NIMLAB_MOVE_RTAE" in m and "NIMLAB_MOVE_RATE" in m for m in messages), log

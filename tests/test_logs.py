@@ -66,10 +66,8 @@ def test_errors_are_logged_once_with_their_request_id_and_no_secret(tmp_path: Pa
         move = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 1}
         assert call(f"{url}/api/games/{key}/moves", "POST", move)[0] == 200
     finally:
-        assert server.proc is not None
-        proc = server.proc
         server.stop()
-    log = proc.stderr.read().decode() if proc.stderr else ""
+    log = server.logged()
     lines = [json.loads(line) for line in log.splitlines() if line.strip()]
     assert [e[0] for e in errors] == [403, 429, 401, 422]
     for status, headers, body in errors:

@@ -451,10 +451,8 @@ def test_the_supervisor_logs_in_json_and_each_process_its_stop(postgres_url: str
         assert time.monotonic() < deadline, now
         time.sleep(0.05)
     wait_for(server.url + "/readyz")
-    proc = server.proc
-    assert proc is not None and proc.stderr is not None
     server.stop()
-    lines = [json.loads(line) for line in proc.stderr.read().decode().splitlines() if line]
+    lines = [json.loads(line) for line in server.logged().splitlines() if line]
     messages = [line["message"] for line in lines]
     assert any(m.startswith(f"server process {first[0]} ended (-9)") for m in messages), messages
     assert sum(m.startswith("started: ") for m in messages) == 1, messages

@@ -278,9 +278,8 @@ def test_serve_answers_at_once_while_it_prepares_the_solvers_in_the_background(
         while ready["solvers"] != "ready":
             status, ready = call(url + "/readyz")
     finally:
-        proc = server.proc
         server.stop()
-    log = proc.stderr.read().decode() if proc is not None and proc.stderr else ""
+    log = server.logged()
     assert "preparing the solvers in the background (about " in log, log
     assert "Traceback" not in log, log
 

@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -170,6 +171,10 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | zygote.Forked | None = None
         self.args = list(args or [])
         self.env = dict(env or {})
+        self.log: deque[bytes] = deque(maxlen=100_000)
+        """What the server wrote to its standard error so far, line by line (read as it comes:
+        a pipe nobody reads fills up after 64 KiB, and the server then waits to log)."""
+        self._reading: threading.Thread | None = None
 
     def start(self) -> ServerProcess:
         """Start the server and wait until it answers."""
@@ -181,7 +186,17 @@ class ServerProcess:
         env = dict(os.environ) | self.env
         argv = ["serve", "--port", str(self.port), "--db", str(self.db), *self.args]
         self.proc = zygote.start(argv, env)
+        stream = self.proc.stderr
+        assert stream is not None
+        self._reading = threading.Thread(target=self.log.extend, args=(stream,), daemon=True)
+        self._reading.start()
         return self
+
+    def logged(self) -> str:
+        """Everything the server wrote to its standard error (whole once it has stopped)."""
+        if self.proc is None and self._reading is not None:
+            self._reading.join(PATIENCE)
+        return b"".join(self.log).decode()
 
     def wait(self) -> ServerProcess:
         """Until the server answers (or has failed to start)."""
