@@ -362,6 +362,62 @@ def test_a_job_nobody_waits_for_is_cancelled_and_heavy_work_gives_memory_back() 
         workers.join(PATIENCE)
 
 
+def test_games_of_bots_only_share_the_workers_they_are_given() -> None:
+    """At most ``bots_only`` moves of games of bots only run at once, whoever started them: a
+    later move of a game people play takes a free worker before them (30 games of a crowd's
+    perfect bots kept every engine thread searching in Python, and an honest player's replies
+    waited for the interpreter)."""
+    workers = EngineWorkers(3, bots_only=1)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    release, running = threading.Event(), threading.Event()
+
+    def show1() -> None:
+        started.append("show1")
+        running.set()
+        assert release.wait(PATIENCE)
+
+    try:
+        first = workers.submit("g-s1", "bot", show1, **common, client="10.1.0.1", bots_only=True)
+        assert running.wait(PATIENCE)
+        second = workers.submit(
+            "g-s2", "bot", _job(started, "show2"), **common, client="10.2.0.1", bots_only=True
+        )
+        played = workers.submit("g-p", "bot", _job(started, "people"), **common, client="10.3.0.1")
+        played.future.result(PATIENCE)
+        # two workers were free, and the second show came first: it waits for the first
+        assert started == ["show1", "people"] and workers.waiting() == 1
+        assert not second.future.done()
+        release.set()
+        first.future.result(PATIENCE)
+        second.future.result(PATIENCE)
+        assert started == ["show1", "people", "show2"]
+    finally:
+        release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_a_game_of_bots_only_asks_the_engine_as_one(db: str) -> None:
+    """The moves of a game of bots only are marked for the engine (which gives those games
+    ``bots_only_threads`` workers together); a bot's reply to a person is not."""
+    heavy = {"piles": [30, 30], "game": "kayles", "misere": True}
+    perfect = {"kind": "perfect"}
+    with TestClient(create_app(db, settings=FAST.model_copy(update={"bot_pace": 0.01}))) as c:
+        live = c.app.state.live  # type: ignore[attr-defined]
+        workers = live.workers
+        assert workers.bots_only == live.settings.bots_only_threads == 1
+        show = c.post("/api/games", json=heavy | {"players": [perfect] * 3}).json()
+        people = c.post("/api/games", json=heavy | {"players": [perfect, ANN, BOB]}).json()
+        keys = {show["state"]["id"]: True, people["state"]["id"]: False}
+        until(
+            lambda: {j.owner for j in workers.started if j.kind == "bot"} >= set(keys),
+            "a bot move of each game on the engine",
+        )
+        marks = {(j.owner, j.bots_only) for j in workers.started if j.owner in keys}
+        assert marks == set(keys.items())
+
+
 # -- the server ------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """The bots of the games in play (:class:`BotDriver`): each game whose bot is to move has one
 task (its driver) that works the bot's move out on the engine's workers within the move budget
 and hands it to :meth:`nimlab.web.owner.GameOwner.bot_turn`, which plays and stores it. A game of
-bots only plays at ``bot_pace`` and only while someone watches it. With several processes, the
+bots only plays at ``bot_pace``, only while someone watches it, and on the engine's
+``bots_only_threads`` threads that all games of bots only share. With several processes, the
 process that played the move before a bot's plays the bot; another takes over a game whose bot
 nobody played for ``takeover_grace`` seconds (:meth:`BotDriver.ensure` with a grace).
 """
@@ -157,7 +158,9 @@ class BotDriver:
         """The bot to move's choice, worked out on the engine's workers (the game's pages are
         told it is thinking when that takes more than a moment)."""
         task = asyncio.ensure_future(
-            self.live.compute(lg.key, "bot", lg.game.bot_choice, client=lg.client)
+            self.live.compute(
+                lg.key, "bot", lg.game.bot_choice, client=lg.client, bots_only=lg.bots_only
+            )
         )
         try:
             done, _ = await asyncio.wait({task}, timeout=0.25)
