@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -396,6 +398,33 @@ def test_games_of_bots_only_share_the_workers_they_are_given() -> None:
         release.set()
         workers.stop()
         workers.join(PATIENCE)
+
+
+def test_the_server_hands_the_interpreter_to_the_event_loop_often(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``nimlab serve`` lets a thread running Python code keep the interpreter's lock at most
+    0.1 ms while another waits for it: the event loop waits that long after each of its system
+    calls while an engine thread searches in Python (at 1 ms, an honest player's moves beside
+    a crowd's perfect bots were several times slower). Nothing is served here."""
+    from nimlab.cli import serve
+
+    seen: list[float] = []
+
+    class Uvicorn:
+        def run(self, sockets: list[socket.socket]) -> None:
+            seen.append(sys.getswitchinterval())
+
+    monkeypatch.setattr(serve, "_stopping_server", lambda config, timeout: Uvicorn())
+    for name in ("collect", "freeze", "set_threshold"):  # the test process's collector stays
+        monkeypatch.setattr(gc, name, lambda *args: None)
+    before = sys.getswitchinterval()
+    try:
+        with socket.socket() as sock:
+            serve.run_server(create_app(db, settings=FAST), sock, settings=FAST)
+    finally:
+        sys.setswitchinterval(before)
+    assert seen == [pytest.approx(serve.SWITCH_INTERVAL)] and serve.SWITCH_INTERVAL <= 0.0001
 
 
 def test_a_game_of_bots_only_asks_the_engine_as_one(db: str) -> None:
