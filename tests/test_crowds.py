@@ -455,6 +455,36 @@ def test_a_game_of_bots_only_asks_the_engine_as_one(db: str) -> None:
         assert marks == set(keys.items())
 
 
+def test_a_move_of_a_game_nobody_watches_any_more_is_not_searched(db: str) -> None:
+    """A game of bots only whose move waited for the engine while its page was open, and
+    whose page closed meanwhile, is not searched when its turn comes: it pauses (a crowd's
+    games queued a move each on the shared thread, searched for minutes after they left)."""
+    settings = FAST.model_copy(
+        update={"engine_threads": 1, "bots_only_threads": 1, "unwatched_pause": 0.0}
+    )
+    started: list[str] = []
+    release = threading.Event()
+    with TestClient(create_app(db, settings=settings)) as c:
+        live = c.app.state.live  # type: ignore[attr-defined]
+        workers = live.workers
+        try:
+            release = _blocked(workers, "10.0.0.1", started)
+            setup = {"players": [{"kind": "random"}] * 2, "piles": [10**6] * 3}
+            key = c.post("/api/games", json=setup).json()["state"]["id"]
+            lg = live.games[key]
+            until(lambda: lg.paused, "the game to pause: nobody watches it")
+            with c.websocket_connect(f"/api/games/{key}/live") as ws:
+                assert ws.receive_json()["type"] == "state"
+                until(lambda: workers.waiting() == 1, "its move to wait for the engine")
+                moves = len(lg.game.history)
+            until(lambda: not lg.subscribers, "the page to close")
+            release.set()
+            until(lambda: lg.paused and workers.waiting() == 0, "the game to pause again")
+            assert len(lg.game.history) == moves and started == ["hold"]
+        finally:
+            release.set()
+
+
 # -- the server ------------------------------------------------------------------------------------
 
 
