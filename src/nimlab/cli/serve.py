@@ -680,8 +680,8 @@ quarter of the old ones: Python's own rule). A middle collection holds the inter
 event loop waits for all of it; it examines what survived the young ones since the last, and a
 bot's search in Python (a crowd's perfect bots) leaves many survivors: at (20,000, 20, 20) a
 middle collection took 78 ms (loop stalled 74 ms, twice in 12 s beside 30 games of three perfect
-bots), at (20,000, 2, 20) 8 ms at most (no stall over 30 ms). Full collections keep about the
-same pace as at (20,000, 20, 20): every 400 young ones at most."""
+bots), after 2 young ones 8-11 ms at most (no stall from the collector over 30 ms). Full
+collections keep the pace they had at (20,000, 20, 20): at most one every 400 young ones."""
 
 
 SWITCH_INTERVAL = 0.0001

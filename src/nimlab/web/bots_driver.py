@@ -3,9 +3,9 @@ task (its driver) that works the bot's move out on the engine's workers within t
 and hands it to :meth:`nimlab.web.owner.GameOwner.bot_turn`, which plays and stores it. A game of
 bots only plays at ``bot_pace``, only while someone watches it (a move whose turn on the engine
 comes when nobody watches any more is not searched), and on the engine's ``bots_only_threads``
-threads that all games of bots only share. With several processes, the
-process that played the move before a bot's plays the bot; another takes over a game whose bot
-nobody played for ``takeover_grace`` seconds (:meth:`BotDriver.ensure` with a grace).
+threads that all games of bots only share. With several processes, the process that played the
+move before a bot's plays the bot; another takes over a game whose bot nobody played for
+``takeover_grace`` seconds (:meth:`BotDriver.ensure` with a grace).
 """
 
 from __future__ import annotations
