@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -360,6 +362,127 @@ def test_a_job_nobody_waits_for_is_cancelled_and_heavy_work_gives_memory_back() 
     finally:
         workers.stop()
         workers.join(PATIENCE)
+
+
+def test_games_of_bots_only_share_the_workers_they_are_given() -> None:
+    """At most ``bots_only`` moves of games of bots only run at once, whoever started them: a
+    later move of a game people play takes a free worker before them (30 games of a crowd's
+    perfect bots kept every engine thread searching in Python, and an honest player's replies
+    waited for the interpreter)."""
+    workers = EngineWorkers(3, bots_only=1)
+    started: list[str] = []
+    common: dict[str, Any] = {"seconds": 60, "positions": None}
+    release, running = threading.Event(), threading.Event()
+
+    def show1() -> None:
+        started.append("show1")
+        running.set()
+        assert release.wait(PATIENCE)
+
+    try:
+        first = workers.submit("g-s1", "bot", show1, **common, client="10.1.0.1", bots_only=True)
+        assert running.wait(PATIENCE)
+        second = workers.submit(
+            "g-s2", "bot", _job(started, "show2"), **common, client="10.2.0.1", bots_only=True
+        )
+        played = workers.submit("g-p", "bot", _job(started, "people"), **common, client="10.3.0.1")
+        played.future.result(PATIENCE)
+        # two workers were free, and the second show came first: it waits for the first
+        assert started == ["show1", "people"] and workers.waiting() == 1
+        assert not second.future.done()
+        release.set()
+        first.future.result(PATIENCE)
+        second.future.result(PATIENCE)
+        assert started == ["show1", "people", "show2"]
+    finally:
+        release.set()
+        workers.stop()
+        workers.join(PATIENCE)
+
+
+def test_the_server_never_keeps_the_event_loop_from_the_interpreter_long(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``nimlab serve`` lets a thread running Python code keep the interpreter's lock at most
+    0.1 ms while another waits for it: the event loop waits that long after each of its system
+    calls while an engine thread searches in Python (at 1 ms, an honest player's moves beside
+    a crowd's perfect bots were several times slower). And the collector's middle generation,
+    which holds the interpreter while it examines what the young collections left, runs after
+    at most 2 of them (after 20, beside a crowd's perfect bots searching in Python, it stalled
+    the event loop 74 ms). Nothing is served here."""
+    from nimlab.cli import serve
+
+    seen: list[float] = []
+    thresholds: list[tuple[int, ...]] = []
+
+    class Uvicorn:
+        def run(self, sockets: list[socket.socket]) -> None:
+            seen.append(sys.getswitchinterval())
+
+    monkeypatch.setattr(serve, "_stopping_server", lambda config, timeout: Uvicorn())
+    for name in ("collect", "freeze"):  # the test process's collector stays as it is
+        monkeypatch.setattr(gc, name, lambda *args: None)
+    monkeypatch.setattr(gc, "set_threshold", lambda *args: thresholds.append(args))
+    before = sys.getswitchinterval()
+    try:
+        with socket.socket() as sock:
+            serve.run_server(create_app(db, settings=FAST), sock, settings=FAST)
+    finally:
+        sys.setswitchinterval(before)
+    assert seen == [pytest.approx(serve.SWITCH_INTERVAL)] and serve.SWITCH_INTERVAL <= 0.0001
+    assert thresholds == [serve.GC_THRESHOLDS]
+    young, middle, full = serve.GC_THRESHOLDS
+    assert young >= 10_000 and middle <= 2 and young * middle * full >= 20_000 * 20 * 20
+
+
+def test_a_game_of_bots_only_asks_the_engine_as_one(db: str) -> None:
+    """The moves of a game of bots only are marked for the engine (which gives those games
+    ``bots_only_threads`` workers together); a bot's reply to a person is not."""
+    heavy = {"piles": [30, 30], "game": "kayles", "misere": True}
+    perfect = {"kind": "perfect"}
+    with TestClient(create_app(db, settings=FAST.model_copy(update={"bot_pace": 0.01}))) as c:
+        live = c.app.state.live  # type: ignore[attr-defined]
+        workers = live.workers
+        assert workers.bots_only == live.settings.bots_only_threads == 1
+        show = c.post("/api/games", json=heavy | {"players": [perfect] * 3}).json()
+        people = c.post("/api/games", json=heavy | {"players": [perfect, ANN, BOB]}).json()
+        keys = {show["state"]["id"]: True, people["state"]["id"]: False}
+        until(
+            lambda: {j.owner for j in workers.started if j.kind == "bot"} >= set(keys),
+            "a bot move of each game on the engine",
+        )
+        marks = {(j.owner, j.bots_only) for j in workers.started if j.owner in keys}
+        assert marks == set(keys.items())
+
+
+def test_a_move_of_a_game_nobody_watches_any_more_is_not_searched(db: str) -> None:
+    """A game of bots only whose move waited for the engine while its page was open, and
+    whose page closed meanwhile, is not searched when its turn comes: it pauses (a crowd's
+    games queued a move each on the shared thread, searched for minutes after they left)."""
+    settings = FAST.model_copy(
+        update={"engine_threads": 1, "bots_only_threads": 1, "unwatched_pause": 0.0}
+    )
+    started: list[str] = []
+    release = threading.Event()
+    with TestClient(create_app(db, settings=settings)) as c:
+        live = c.app.state.live  # type: ignore[attr-defined]
+        workers = live.workers
+        try:
+            release = _blocked(workers, "10.0.0.1", started)
+            setup = {"players": [{"kind": "random"}] * 2, "piles": [10**6] * 3}
+            key = c.post("/api/games", json=setup).json()["state"]["id"]
+            lg = live.games[key]
+            until(lambda: lg.paused, "the game to pause: nobody watches it")
+            with c.websocket_connect(f"/api/games/{key}/live") as ws:
+                assert ws.receive_json()["type"] == "state"
+                until(lambda: workers.waiting() == 1, "its move to wait for the engine")
+                moves = len(lg.game.history)
+            until(lambda: not lg.subscribers, "the page to close")
+            release.set()
+            until(lambda: lg.paused and workers.waiting() == 0, "the game to pause again")
+            assert len(lg.game.history) == moves and started == ["hold"]
+        finally:
+            release.set()
 
 
 # -- the server ------------------------------------------------------------------------------------

@@ -670,18 +670,31 @@ serve.__annotations__ = {p.name: p.annotation for p in serve.__signature__.param
 app.command("serve")(serve)
 
 
-GC_THRESHOLD = 20_000
-"""Allocations between two young-generation collections in the server (Python's default, 700,
-makes the collector run every few requests; the server's objects are short-lived)."""
+GC_THRESHOLDS = (20_000, 2, 200)
+"""The garbage collector's thresholds in the server (:func:`gc.set_threshold`): allocations
+between two young-generation collections (Python's default, 700, makes the collector run every
+few requests; the server's objects are short-lived), young collections between two of the middle
+generation, and middle ones between two full ones (when the objects waiting for one are a
+quarter of the old ones: Python's own rule). A middle collection holds the interpreter, so the
+event loop waits for all of it; it examines what survived the young ones since the last, and a
+bot's search in Python (a crowd's perfect bots) leaves many survivors: at (20,000, 20, 20) a
+middle collection took 78 ms (loop stalled 74 ms, twice in 12 s beside 30 games of three perfect
+bots), after 2 young ones 8-11 ms at most (no stall from the collector over 30 ms). Full
+collections keep the pace they had at (20,000, 20, 20): at most one every 400 young ones."""
 
 
-SWITCH_INTERVAL = 0.001
+SWITCH_INTERVAL = 0.0001
 """Seconds a thread running Python code keeps the interpreter lock while another thread waits
 for it (Python's default is 0.005). The event loop gives the lock up at each of its system calls
 and then waits this long for it whenever an engine thread runs Python code (a bot's paranoid
-search). With the default, two people's moves beside 20 heavy games of bots had a 99th
-percentile about 2.7 times as high as with this value (median of five runs of
-``bench/bench_abuse.py --only heavy-bots``)."""
+search): several times per request. With the default, two people's moves beside 20 heavy games
+of bots had a 99th percentile about 2.7 times as high as with 1 ms (median of five runs of
+``bench/bench_abuse.py --only heavy-bots``). Beside 30 games of a crowd's perfect bots (three
+players: a search in Python for every move, on one engine thread), 1 ms was still too long: the
+event loop's timers were late by 1.2 ms at the median (0.4 ms at 0.2 ms), a move request took
+8-11 ms inside the server (1.3-3.5 ms at 0.2 ms), and an honest player's moves against a bot
+p50 14-19 ms (5 ms at 0.1 ms; 100 moves a run, on two cores shared with other work at load 2-3).
+Threads that all run Python lose no measurable speed to the shorter turns."""
 
 
 def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None = None) -> None:
@@ -727,7 +740,7 @@ def run_server(app: Any, sock: socket.socket, *, settings: ServerSettings | None
     )
     gc.collect()
     gc.freeze()
-    gc.set_threshold(GC_THRESHOLD, 20, 20)
+    gc.set_threshold(*GC_THRESHOLDS)
     sys.setswitchinterval(SWITCH_INTERVAL)
     _stopping_server(config, s.shutdown_timeout).run(sockets=[sock])
 

@@ -1,9 +1,11 @@
 """The bots of the games in play (:class:`BotDriver`): each game whose bot is to move has one
 task (its driver) that works the bot's move out on the engine's workers within the move budget
 and hands it to :meth:`nimlab.web.owner.GameOwner.bot_turn`, which plays and stores it. A game of
-bots only plays at ``bot_pace`` and only while someone watches it. With several processes, the
-process that played the move before a bot's plays the bot; another takes over a game whose bot
-nobody played for ``takeover_grace`` seconds (:meth:`BotDriver.ensure` with a grace).
+bots only plays at ``bot_pace``, only while someone watches it (a move whose turn on the engine
+comes when nobody watches any more is not searched), and on the engine's ``bots_only_threads``
+threads that all games of bots only share. With several processes, the process that played the
+move before a bot's plays the bot; another takes over a game whose bot nobody played for
+``takeover_grace`` seconds (:meth:`BotDriver.ensure` with a grace).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from nimlab.core.bots import Choice
 from nimlab.core.errors import NimlabError
+from nimlab.theory.budget import current_scope
 from nimlab.web.errors import ApiError
 from nimlab.web.livegame import LiveGame, Superseded
 
@@ -24,6 +27,11 @@ if TYPE_CHECKING:
 __all__ = ["BotDriver"]
 
 log = logging.getLogger("nimlab.web")
+
+
+class _Unwatched(Exception):
+    """A move of a game of bots only reached the engine when nobody watched the game any more:
+    nothing was searched (the game pauses until someone looks)."""
 
 
 class BotDriver:
@@ -118,6 +126,9 @@ class BotDriver:
                         if lg.key not in self.live.games or lg.finishing:
                             return
                         continue
+                    except _Unwatched:
+                        lg.thinking = False
+                        continue
                 played = await self.live.owner.bot_turn(lg, count, choice)
                 if played is None:
                     return
@@ -155,9 +166,22 @@ class BotDriver:
 
     async def _think(self, lg: LiveGame) -> Choice:
         """The bot to move's choice, worked out on the engine's workers (the game's pages are
-        told it is thinking when that takes more than a moment)."""
+        told it is thinking when that takes more than a moment). A game of bots only that
+        nobody watches any more when its turn on the engine comes is not searched: the job is
+        cancelled and :class:`_Unwatched` raised (a crowd's games queued many moves on the
+        engine's shared thread while their pages were open, searched long after they closed)."""
+        bots_only = lg.bots_only
+
+        def choose() -> Choice:
+            if bots_only and not self._watched(lg):
+                scope = current_scope()
+                if scope is not None:
+                    scope.cancel()  # counted as cancelled, not as failed
+                raise _Unwatched
+            return lg.game.bot_choice()
+
         task = asyncio.ensure_future(
-            self.live.compute(lg.key, "bot", lg.game.bot_choice, client=lg.client)
+            self.live.compute(lg.key, "bot", choose, client=lg.client, bots_only=bots_only)
         )
         try:
             done, _ = await asyncio.wait({task}, timeout=0.25)

@@ -152,6 +152,7 @@ class LiveGames:
             s.engine_threads,
             per_client=s.engine_jobs_per_client,
             network_allowance=s.network_allowance,
+            bots_only=s.bots_only_threads,
         )
         store = Store.open(self.db, limits=self.settings.in_play_limits())
         self._writer = LoopWriter(store, observe=metrics.db_commit)
@@ -267,10 +268,13 @@ class LiveGames:
         *,
         client: str | None = None,
         deep: bool = False,
+        bots_only: bool = False,
     ) -> T:
         """Run engine work for ``owner`` (a game's key, or a client) on the engine's workers,
-        within the settings' budget (``deep``: the longer one). Raises :class:`Superseded` when
-        it was cancelled, :class:`Unavailable` when the engine is stopping or overloaded."""
+        within the settings' budget (``deep``: the longer one; ``bots_only``: a move of a game
+        of bots only, which share ``bots_only_threads`` of them). Raises :class:`Superseded`
+        when it was cancelled, :class:`Unavailable` when the engine is stopping or
+        overloaded."""
         workers = self.workers
         if workers is None:
             raise Unavailable("the server is starting or stopping")
@@ -284,6 +288,7 @@ class LiveGames:
                 positions=s.job_positions,
                 client=client,
                 deep=deep,
+                bots_only=bots_only,
             )
         except EngineBusy as e:
             raise Unavailable(str(e)) from None

@@ -173,6 +173,13 @@ class EngineSettings(BaseModel):
         description="Seconds a hint or analysis request waits before it answers.",
     )
     engine_threads: int = Field(default=3, ge=1, le=64, description="Engine threads.")
+    bots_only_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Engine threads the games of bots only use at once, all of them together "
+        "(the others are kept for games people play).",
+    )
     move_seconds: float = Field(
         default=2.0,
         gt=0,

@@ -36,9 +36,15 @@ Scheduling, so that one game or one client cannot starve the others:
   new game is served before its games that keep the engine busy;
 - **deep work** (a longer search for a proof after a quick answer) never takes the last free
   worker, and interactive work of the same owner cancels it;
+- **games of bots only share a few workers**: at most ``bots_only`` of their jobs run at once,
+  whoever started them (nobody waits for their moves: they play at ``bot_pace``), so a crowd's
+  games of bots only leave the other workers to the games people play, and the interpreter
+  to the event loop most of the time;
 - the number of waiting jobs is bounded (:class:`EngineBusy` beyond);
 - **the event loop first**: the workers run at a lower priority for the operating system
-  (:data:`ENGINE_NICE`), so requests are answered while every core searches;
+  (:data:`ENGINE_NICE`), so requests are answered while every core searches (and the server
+  makes the interpreter hand its lock over often:
+  :data:`nimlab.cli.serve.SWITCH_INTERVAL`);
 - a job that stored more than ``trim_positions`` positions gives the memory back to the system
   when it ends (:func:`nimlab.web.watchers.give_back_memory`), so a burst of heavy analyses does
   not leave the server's memory at its peak.
@@ -139,6 +145,8 @@ class Job:
     newcomer: bool = False
     """Whether it has a client, and its client and network had never run a job when it
     started."""
+    bots_only: bool = False
+    """A move of a game of bots only (see ``bots_only`` of :class:`EngineWorkers`)."""
 
     @cached_property
     def turn_of(self) -> str:
@@ -203,7 +211,8 @@ class EngineWorkers:
     """``workers`` threads running :class:`Job` s fairly (see the module docstring); at most
     ``max_waiting`` jobs wait at once, ``per_client`` of one client (``None``: no bound) and
     ``per_client * network_allowance`` of one network; a client that used more than ``heavy``
-    engine seconds lately does not take the last free worker; a job that stored more than
+    engine seconds lately does not take the last free worker; at most ``bots_only`` jobs of
+    games of bots only run at once (``None``: no bound); a job that stored more than
     ``trim_positions`` positions gives memory back when it ends."""
 
     def __init__(
@@ -214,11 +223,15 @@ class EngineWorkers:
         per_client: int | None = None,
         network_allowance: float = 4.0,
         heavy: float = 1.0,
+        bots_only: int | None = None,
         trim_positions: int = 200_000,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
+        if bots_only is not None and bots_only < 1:
+            raise ValueError(f"bots_only must be at least 1, not {bots_only}")
         self.workers = workers
+        self.bots_only = bots_only
         self.max_waiting = max_waiting
         self.per_client = per_client
         self.per_network = (
@@ -256,11 +269,13 @@ class EngineWorkers:
         positions: int | None,
         client: str | None = None,
         deep: bool = False,
+        bots_only: bool = False,
     ) -> Job:
         """Queue ``fn`` for ``owner``; its budget allows ``seconds`` from when it starts and
-        ``positions`` stored positions. Interactive work cancels the owner's deep work. Raises
+        ``positions`` stored positions; ``bots_only``: a move of a game of bots only (they
+        share ``bots_only`` workers). Interactive work cancels the owner's deep work. Raises
         :class:`EngineBusy` when too many jobs wait. O(waiting jobs of this owner)."""
-        job = Job(owner, kind, fn, seconds, positions, client, deep)
+        job = Job(owner, kind, fn, seconds, positions, client, deep, bots_only=bots_only)
         job.budget = Budget(positions=positions)
         with self._cond:
             if self._stopped:
@@ -348,6 +363,9 @@ class EngineWorkers:
     def _pick(self) -> Job | None:
         """The next job to run, or None (called with the lock held). O(waiting jobs)."""
         deep_running = sum(1 for j in self._running.values() if j.deep)
+        bots_only_full = self.bots_only is not None and self.bots_only <= sum(
+            1 for j in self._running.values() if j.bots_only
+        )
         free = self.workers - len(self._running)
         running: dict[str, int] = {}
         for j in self._running.values():
@@ -367,6 +385,8 @@ class EngineWorkers:
             if job.owner in self._running:
                 continue
             if job.deep and (free <= 1 or deep_running >= self.workers - 1):
+                continue
+            if job.bots_only and bots_only_full:
                 continue
             who, net = job.turn_of, job.network
             if last and (
