@@ -222,6 +222,28 @@ def test_classic_games_agree_across_methods(code: str) -> None:
     assert values(grundy_sequence(rule, 4000)) == quadratic
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    digits=st.lists(st.integers(0, 7), min_size=1, max_size=4).filter(
+        lambda ds: any(d & 4 for d in ds)
+    ),
+    d0=st.sampled_from([0, 4]),
+    n=st.integers(2100, 3000),
+    threads=st.sampled_from([1, 2]),
+)
+def test_rare_heaps_paired_with_every_removal_at_once(
+    digits: list[int], d0: int, n: int, threads: int
+) -> None:
+    """The sparse kernel pairs the rare heaps below ``n - kmax`` with every splitting removal in
+    one pass (one, two or more removals) and the few larger ones removal by removal: past the
+    first 2,048 values, with hundreds of rare heaps on either side of that bound, the values
+    are the plain kernel's."""
+    rule = TakeAndBreak(tuple(digits), d0=d0)
+    plain = values(grundy_sequence(rule, n, method="quadratic"))
+    run = grundy_module.GrundyRun(rule, n, method="sparse", threads=threads)
+    assert values(run.run()) == plain
+
+
 def test_growing_the_value_range_and_rare_list(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tiny starting arrays force every 'grow' path of both kernels."""
     monkeypatch.setattr(grundy_module, "_INITIAL_SIZE", 4)

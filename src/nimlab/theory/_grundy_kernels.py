@@ -154,11 +154,13 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     into (a, b), ``parity(G(a) ^ G(b)) ^ phi(n)`` equals 1 only when exactly one of a, b is rare.
     So the options of heap n whose value v has ``partab[v] != phi(n)`` ("common at n") are all
     found by pairing each rare heap with its partner: O(R) per splitting digit, R = number of
-    rare heaps. The first common-at-n value c that is not an option bounds the mex; the
-    rare-at-n values below c that are still unmarked are then looked for among all pairs, and
-    the scan stops as soon as all of them are found (small heaps that found the hardest value
-    recently are tried first, then pairs from both ends of the heap inwards, ``MARK`` from each
-    end at a time, marked without counting and counted after each block). Once at most
+    rare heaps (the rare heaps below ``n - kmax`` in one pass for every splitting removal, with
+    no bound tests; the few larger ones removal by removal). The first common-at-n value c that
+    is not an option bounds the mex; the rare-at-n values below c that are still unmarked are
+    then looked for among all pairs, and the scan stops as soon as all of them are found (small
+    heaps that found the hardest value recently are tried first, then pairs from both ends of
+    the heap inwards, ``MARK`` from each end at a time, marked without counting, then the list
+    of values still pending is shortened to those still unmarked). Once at most
     ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
     pending value is found within about 150 pairs, the last one after about 2,000 -- the rest
     of the pairs is compared ``block`` at a time with all of them at once, without branches, so
@@ -185,7 +187,10 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     kmin = split_k[0]
     nwhole = whole_k.shape[0]
     nleave = leave_k.shape[0]
+    kmax = split_k[nsplit - 1]
     pend = np.zeros(FEW, np.int64)
+    plist = np.empty(half, np.int64)
+    below = 0
     for n in range(start, stop):
         if nrare == cap:
             return n, nrare, nhot, RARE_FULL
@@ -203,18 +208,50 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             for v in range(half):
                 if row[v]:
                     seen[v] = n
+        # rare heaps below n - kmax pair with every splitting removal: one pass over them, no
+        # bound tests (all but the few largest rare heaps); the rest removal by removal
+        while below < nrare and rare_pos[below] < n - kmax:
+            below += 1
+        tail_lo = 0
+        tail_hi = far_hi
+        if unequal == 0:
+            tail_lo = min(far_lo, below)
+            tail_hi = max(far_hi, below)
+            un = np.uint64(n)
+            for part in range(2):
+                i0 = 0 if part == 0 else far_hi
+                i1 = tail_lo if part == 0 else tail_hi
+                if nsplit == 1:
+                    u0 = un - np.uint64(kmin)
+                    for i in range(i0, i1):
+                        ub = u0 - np.uint64(rare_pos[i])
+                        seen[np.uint64(rare_val[i]) ^ np.uint64(g[ub])] = n
+                elif nsplit == 2:
+                    u0 = un - np.uint64(kmin)
+                    u1 = un - np.uint64(split_k[1])
+                    for i in range(i0, i1):
+                        w = np.uint64(rare_val[i])
+                        ur = np.uint64(rare_pos[i])
+                        seen[w ^ np.uint64(g[u0 - ur])] = n
+                        seen[w ^ np.uint64(g[u1 - ur])] = n
+                else:
+                    for i in range(i0, i1):
+                        w = np.uint64(rare_val[i])
+                        ub = un - np.uint64(rare_pos[i])
+                        for j in range(nsplit):
+                            seen[w ^ np.uint64(g[ub - np.uint64(split_k[j])])] = n
         for j in range(nsplit):
             tot = n - split_k[j]
             if tot < 2:
                 break
-            for i in range(far_lo):
+            for i in range(tail_lo, far_lo):
                 r = rare_pos[i]
                 if r >= tot:
                     break
                 if unequal and 2 * r == tot:
                     continue
                 seen[rare_val[i] ^ g[np.uint64(tot - r)]] = n
-            for i in range(far_hi, nrare):
+            for i in range(tail_hi, nrare):
                 r = rare_pos[i]
                 if r >= tot:
                     break
@@ -228,10 +265,12 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             if seen[v] != n:
                 if partab[v] != phi:
                     break
+                plist[pending] = v
                 pending += 1
             v += 1
         c = v
         value = c
+        nlist = pending
         if pending > 0:
             remaining = pending
             # first the small heaps that completed recent searches (a move-to-front list), then
@@ -243,7 +282,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     tot = n - split_k[j]
                     if tot - a < a + unequal:
                         break
-                    x = g[a] ^ g[tot - a]
+                    x = np.int64(g[a] ^ g[tot - a])
                     fresh = (seen[x] != n) & (x < c)
                     seen[x] = n
                     remaining -= fresh
@@ -268,9 +307,14 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                         seen[g[ua] ^ g[ut - ua]] = n
                 lo = lo_end + 1
                 hi = hi_start - 1
-                remaining = 0
-                for v in range(c):
-                    remaining += seen[v] != n
+                # the values still pending (a shrinking list: no scan of all values below c)
+                left = 0
+                for i in range(nlist):
+                    pv = plist[i]
+                    plist[left] = pv
+                    left += seen[pv] != n
+                nlist = left
+                remaining = left
             if remaining > 0 and lo <= hi:
                 # at most FEW values pending (every unmarked value below c): the pairs lo .. hi
                 # left are compared with all of them at once, ``block`` pairs at a time from
@@ -278,9 +322,10 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 # vector instructions of it)
                 last_lo = -1
                 np_ = 0
-                for v in range(c):
-                    if seen[v] != n:
-                        pend[np_] = v
+                for i in range(nlist):
+                    pv = plist[i]
+                    if seen[pv] != n:
+                        pend[np_] = pv
                         np_ += 1
                 from_lo = True
                 while lo <= hi and remaining > 0:
@@ -326,7 +371,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                                 if remaining == 0:
                                     # the pair that found the last one, for the hot list
                                     for b in range(bottom, top + 1):
-                                        if (g[b] ^ g[tot - b]) == pv:
+                                        if np.int64(g[b] ^ g[tot - b]) == pv:
                                             last_lo = b
                                             break
                         if remaining == 0:
