@@ -521,7 +521,10 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
     zreq = (count + t + 1) // 2
     zmax_seen = -1
     best_p = -1
-    exc = np.empty(0, np.int64)
+    # (allocated once: an array assigned inside the loop would cost two atomic reference
+    # count updates per period examined; untouched pages cost nothing)
+    xroom = min(xcap, count) if provable and splitting else 0
+    exc = np.empty(xroom, np.int64)
     nexc = 0
     cover_lo = count
     prune = provable and splitting
@@ -564,7 +567,6 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
             if not provable:
                 return -1, -1, found_p, found_z, found_p, found_z
             if prune:
-                exc = np.empty(xcap, np.int64)
                 bottom = max(0, count - zreq - pmax)
                 x = count - z - p - 1
                 cover_lo = bottom
@@ -572,7 +574,7 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
                     if g[x] != g[x + p]:
                         exc[nexc] = x
                         nexc += 1
-                        if nexc == xcap:
+                        if nexc == xroom:
                             cover_lo = x
                             break
                     x -= 1
