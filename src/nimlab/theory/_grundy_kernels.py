@@ -135,8 +135,6 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     rare_pos,
     rare_val,
     nrare,
-    hot,
-    nhot,
     seen,
     unequal,
     block,
@@ -157,10 +155,11 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     rare heaps (the rare heaps below ``n - kmax`` in one pass for every splitting removal, with
     no bound tests; the few larger ones removal by removal). The first common-at-n value c that
     is not an option bounds the mex; the rare-at-n values below c that are still unmarked are
-    then looked for among all pairs, and the scan stops as soon as all of them are found (small
-    heaps that found the hardest value recently are tried first, then pairs from both ends of
-    the heap inwards, ``MARK`` from each end at a time, marked without counting, then the list
-    of values still pending is shortened to those still unmarked). Once at most
+    then looked for among all pairs, and the scan stops as soon as all of them are found (pairs
+    from both ends of the heap inwards, ``MARK`` from each end at a time, marked without
+    counting, then the list of values still pending is shortened to those still unmarked; a
+    move-to-front list of small heaps that had found the last value, tried first, cost more
+    than it saved: 0.36 and 0.56 12-15% more CPU). Once at most
     ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
     pending value is found within about 150 pairs, the last one after about 2,000 -- the rest
     of the pairs is compared ``block`` at a time with all of them at once, without branches, so
@@ -171,14 +170,12 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     ``rare_pos[:nrare]`` / ``rare_val[:nrare]`` are the rare heaps below ``start`` and their
     values; the kernel appends to them. With ``unequal`` (1) no split may leave two equal heaps
     (the pairs are otherwise the same: an equal split has both parts rare or both common).
-    ``hot[:nhot]`` is the move-to-front list of small heaps whose pairs recently found the last
-    pending value (kept by the caller between calls).
     ``far[n - far_base, v]`` is 1 when :func:`sparse_far` found v as an option of heap n by
     pairing the rare heaps of indices ``far_lo .. far_hi - 1``: the kernel pairs only the others
     (with ``far_lo == far_hi`` all of them; ``far`` is only read then, and ``start .. stop``
     must lie in its rows), and found the options of the ``far_middle`` splits nearest the middle
     of each splitting removal: the search starts that far below the middle.
-    Returns ``(next_n, nrare, nhot, status)``; with ``RARE_FULL`` heap ``next_n`` is not
+    Returns ``(next_n, nrare, status)``; with ``RARE_FULL`` heap ``next_n`` is not
     computed yet (enlarge the rare arrays and call again).
     """
     half = seen.shape[0] // 2
@@ -193,7 +190,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     below = 0
     for n in range(start, stop):
         if nrare == cap:
-            return n, nrare, nhot, RARE_FULL
+            return n, nrare, RARE_FULL
         for i in range(nwhole):
             if whole_k[i] == n:
                 seen[0] = n
@@ -204,9 +201,9 @@ def sparse_extend(  # type: ignore[no-untyped-def]
         phi = positional & ((n - k0) & 1)
         # every split with at least one rare part (some found by sparse_far beforehand)
         if far_hi > far_lo:
-            row = far[n - far_base]
+            fr = n - far_base  # (no row view: a view per heap costs atomic reference counts)
             for v in range(half):
-                if row[v]:
+                if far[fr, v]:
                     seen[v] = n
         # rare heaps below n - kmax pair with every splitting removal: one pass over them, no
         # bound tests (all but the few largest rare heaps); the rest removal by removal
@@ -273,26 +270,11 @@ def sparse_extend(  # type: ignore[no-untyped-def]
         nlist = pending
         if pending > 0:
             remaining = pending
-            # first the small heaps that completed recent searches (a move-to-front list), then
-            # all splits from both ends of the heap inwards; every XOR met is a genuine option,
-            # so it may be marked freely
-            for h in range(nhot):
-                a = hot[h]
-                for j in range(nsplit):
-                    tot = n - split_k[j]
-                    if tot - a < a + unequal:
-                        break
-                    x = np.int64(g[a] ^ g[tot - a])
-                    fresh = (seen[x] != n) & (x < c)
-                    seen[x] = n
-                    remaining -= fresh
-                if remaining == 0:
-                    break
-            # then the pairs (a, tot - a) from both ends of 1 .. (n - kmin) / 2 inwards, until
-            # at most FEW values are pending
+            # the pairs (a, tot - a) from both ends of 1 .. (n - kmin) / 2 inwards; every XOR
+            # met is a genuine option, so it may be marked freely
+            # (marked without counting until at most FEW values are pending)
             lo = 1
             hi = (n - kmin) // 2 - far_middle
-            last_lo = -1
             while lo <= hi and remaining > FEW:
                 # mark MARK pairs from each end (no counting: it vectorises), then count
                 lo_end = min(lo + MARK - 1, hi)
@@ -320,7 +302,6 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 # left are compared with all of them at once, ``block`` pairs at a time from
                 # either end in turn (unsigned indices and no early exit: the compiler makes
                 # vector instructions of it)
-                last_lo = -1
                 np_ = 0
                 for i in range(nlist):
                     pv = plist[i]
@@ -368,12 +349,6 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                             if (hit >> i) & 1 and seen[pv] != n:
                                 seen[pv] = n
                                 remaining -= 1
-                                if remaining == 0:
-                                    # the pair that found the last one, for the hot list
-                                    for b in range(bottom, top + 1):
-                                        if np.int64(g[b] ^ g[tot - b]) == pv:
-                                            last_lo = b
-                                            break
                         if remaining == 0:
                             break
                         np_ = 0
@@ -387,19 +362,6 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                         p1 = np.uint16(pend[1])
                         p2 = np.uint16(pend[2])
                         p3 = np.uint16(pend[3])
-            if remaining == 0 and last_lo > 0:
-                # move last_lo to the front of the hot list
-                h = 0
-                while h < nhot and hot[h] != last_lo:
-                    h += 1
-                if h == nhot:
-                    if nhot < hot.shape[0]:
-                        nhot += 1
-                    h = nhot - 1
-                while h > 0:
-                    hot[h] = hot[h - 1]
-                    h -= 1
-                hot[0] = last_lo
             if remaining > 0:
                 v = 0
                 while seen[v] == n:
@@ -411,8 +373,8 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             rare_val[nrare] = value
             nrare += 1
         if value >= half:
-            return n + 1, nrare, nhot, GROW
-    return stop, nrare, nhot, DONE
+            return n + 1, nrare, GROW
+    return stop, nrare, DONE
 
 
 @njit(cache=True, nogil=True)

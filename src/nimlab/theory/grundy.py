@@ -148,8 +148,6 @@ _DENSE_SHARE = 0.5
 heaps rare (no sparse space, yet): pairing every rare heap would cost more than the plain scan."""
 _EXCEPTIONS_CAP: Final = 1 << 22
 """At most this many exceptions of a candidate period are kept to prune the period scan."""
-_HOT: Final = 64
-"""Length of the sparse method's move-to-front list of useful small heaps."""
 _BLOCK = 256
 _THREADS = min(2, os.cpu_count() or 1)
 """Threads of the sparse method (two share the pairing with rare heaps when it pays)."""
@@ -946,8 +944,6 @@ class _Engine:
         self.rare_pos = np.zeros(0, dtype=np.int64)
         self.rare_val = np.zeros(0, dtype=np.int64)
         self.nrare = 0
-        self.hot = np.zeros(_HOT, dtype=np.int64)
-        self.nhot = 0
         self.threads = 2
         """At most this many threads (a second one only where it pays, see ``_run_far``)."""
         self.far_middle = _FAR_MIDDLE
@@ -1089,7 +1085,7 @@ class _Engine:
         far_middle: int,
     ) -> int:
         """One call of the sparse kernel from ``count`` towards ``stop``; returns its status."""
-        nxt, nrare, nhot, status = _k.sparse_extend(
+        nxt, nrare, status = _k.sparse_extend(
             self.g,
             self.count,
             stop,
@@ -1102,8 +1098,6 @@ class _Engine:
             self.rare_pos,
             self.rare_val,
             self.nrare,
-            self.hot,
-            self.nhot,
             self.seen,
             self.unequal,
             _BLOCK,
@@ -1113,7 +1107,7 @@ class _Engine:
             far_hi,
             far_middle,
         )
-        self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+        self.count, self.nrare = int(nxt), int(nrare)
         return int(status)
 
     def _far_worthwhile(self, together: bool) -> bool:
@@ -1239,8 +1233,8 @@ class _Engine:
         for parity in (0, 1):
             first = lo + ((parity - lo) & 1)
             if first < hi:
-                counts = np.bincount(self.g[first:hi:2], minlength=1 << 16)
-                self.hist[parity, : len(counts)] += counts[: 1 << 16]
+                counts = np.bincount(self.g[first:hi:2])[: 1 << 16]
+                self.hist[parity, : len(counts)] += counts
         self.hist_upto = hi
 
     def _choose_mask(self, *, force: bool) -> None:
