@@ -386,19 +386,39 @@ def sparse_far(  # type: ignore[no-untyped-def]
     ``a <= (tot - unequal) / 2`` for each splitting removal: ``far[n - start, v] = 1`` for each
     (rows cleared first), for :func:`sparse_extend`. Reads only ``g[i]`` for those heaps, so it
     may run on another thread while :func:`sparse_extend` computes the values before ``start``,
-    provided they are computed already. O((stop - start) (hi - lo + middle) + rows)."""
+    provided they are computed already. Four heaps share one pass over the rare heaps (their
+    partners lie side by side); the rare heaps below ``n - kmax`` need no bound test there.
+    O((stop - start) (hi - lo + middle) + rows)."""
     nsplit = split_k.shape[0]
     kmax = split_k[nsplit - 1]
+    width = far.shape[1]
+    below = lo
     n = start
     while n < stop:
         if unequal == 0 and n + 3 < stop and n - kmax >= 2:
             # four heaps at once: one pass over the rare heaps, four partners side by side
             base = n - start
             for d in range(4):
-                far[base + d, :] = 0
+                for v in range(width):  # (no row views: each costs atomic reference counts)
+                    far[base + d, v] = 0
+            # the rare heaps below n - kmax pair with every removal for all four heaps: one
+            # pass, unsigned indices, no bound tests
+            while below < hi and rare_pos[below] < n - kmax:
+                below += 1
+            ub = np.uint64(base)
+            un = np.uint64(n)
+            for j in range(nsplit):
+                uk = un - np.uint64(split_k[j])
+                for i in range(np.uint64(lo), np.uint64(below)):
+                    w = np.uint64(rare_val[i])
+                    b = uk - np.uint64(rare_pos[i])
+                    far[ub, w ^ np.uint64(g[b])] = 1
+                    far[ub + np.uint64(1), w ^ np.uint64(g[b + np.uint64(1)])] = 1
+                    far[ub + np.uint64(2), w ^ np.uint64(g[b + np.uint64(2)])] = 1
+                    far[ub + np.uint64(3), w ^ np.uint64(g[b + np.uint64(3)])] = 1
             for j in range(nsplit):
                 tot = n - split_k[j]
-                i = lo
+                i = below
                 while i < hi:
                     r = rare_pos[i]
                     if r >= tot:
@@ -424,8 +444,9 @@ def sparse_far(  # type: ignore[no-untyped-def]
                         far[base + d, g[a] ^ g[tot + d - a]] = 1
             n += 4
             continue
-        row = far[n - start]
-        row[:] = 0
+        row = n - start
+        for v in range(width):
+            far[row, v] = 0
         for j in range(nsplit):
             tot = n - split_k[j]
             if tot < 2:
@@ -436,10 +457,10 @@ def sparse_far(  # type: ignore[no-untyped-def]
                     break
                 if unequal and 2 * r == tot:
                     continue
-                row[rare_val[i] ^ g[np.uint64(tot - r)]] = 1
+                far[row, rare_val[i] ^ g[np.uint64(tot - r)]] = 1
             top = (tot - unequal) // 2
             for a in range(max(1, top - middle + 1), top + 1):
-                row[g[a] ^ g[tot - a]] = 1
+                far[row, g[a] ^ g[tot - a]] = 1
         n += 1
 
 
