@@ -25,6 +25,9 @@ FEW = 4
 """The sparse kernel compares blocks of pairs with at most this many pending values at once."""
 MARK = 32
 """... and before, marks this many pairs from each end at a time."""
+FIRST = 64
+"""When at most ``FEW`` values are pending from the start, the first blocks of pairs compared
+with them are this long, then twice as long from each end in turn up to ``block``."""
 
 
 @njit(cache=True, nogil=True)
@@ -309,6 +312,9 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                         pend[np_] = pv
                         np_ += 1
                 from_lo = True
+                # (short blocks first when few values were pending from the start: they are
+                # often found among the first pairs)
+                size = min(block, FIRST) if lo == 1 else block
                 while lo <= hi and remaining > 0:
                     for i in range(np_, FEW):
                         pend[i] = pend[0]
@@ -318,12 +324,13 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     p3 = np.uint16(pend[3])
                     if from_lo:
                         bottom = lo
-                        upper = min(hi, lo + block - 1)
+                        upper = min(hi, lo + size - 1)
                         lo = upper + 1
                     else:
                         upper = hi
-                        bottom = max(lo, hi - block + 1)
+                        bottom = max(lo, hi - size + 1)
                         hi = bottom - 1
+                        size = min(block, 2 * size)
                     from_lo = not from_lo
                     for j in range(nsplit):
                         tot = n - split_k[j]
