@@ -23,8 +23,10 @@ GROW = 1
 RARE_FULL = 2
 FEW = 4
 """The sparse kernel compares blocks of pairs with at most this many pending values at once."""
-MARK = 32
-"""... and before, marks this many pairs from each end at a time."""
+MARK0 = 32
+MARK = 128
+"""... and before, marks pairs from each end, MARK0 at first, then twice as many each time up
+to this many."""
 FIRST = 64
 """When at most ``FEW`` values are pending from the start, the first blocks of pairs compared
 with them are this long, then twice as long from each end in turn up to ``block``."""
@@ -159,11 +161,11 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     no bound tests; the few larger ones removal by removal). The first common-at-n value c that
     is not an option bounds the mex; the rare-at-n values below c that are still unmarked are
     then looked for among all pairs, and the scan stops as soon as all of them are found (pairs
-    from both ends of the heap inwards, ``MARK`` from each end at a time, marked without
-    counting, then the list of values still pending is shortened to those still unmarked; a
-    move-to-front list of small heaps that had found the last value, tried first, cost more
-    than it saved: 0.36 and 0.56 12-15% more CPU). Once at most
-    ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
+    from both ends of the heap inwards, ``MARK0`` from each end at first, then twice as many
+    each time up to ``MARK``, marked without counting, then the list of values still pending is
+    shortened to those still unmarked; a move-to-front list of small heaps that had found the
+    last value, tried first, cost more than it saved: 0.36 and 0.56 12-15% more CPU). Once at
+    most ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
     pending value is found within about 150 pairs, the last one after about 2,000 -- the rest
     of the pairs is compared ``block`` at a time with all of them at once, without branches, so
     that the compiler turns it into vector instructions (several times fewer cycles per pair).
@@ -278,10 +280,14 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             # (marked without counting until at most FEW values are pending)
             lo = 1
             hi = (n - kmin) // 2 - far_middle
+            mark = MARK0
             while lo <= hi and remaining > FEW:
-                # mark MARK pairs from each end (no counting: it vectorises), then count
-                lo_end = min(lo + MARK - 1, hi)
-                hi_start = max(hi - MARK + 1, lo_end + 1)
+                # mark ``mark`` pairs from each end (no counting: it vectorises), then count;
+                # twice as many next time, up to MARK (few values pending are often found among
+                # the first pairs, many take thousands)
+                lo_end = min(lo + mark - 1, hi)
+                hi_start = max(hi - mark + 1, lo_end + 1)
+                mark = min(MARK, 2 * mark)
                 for j in range(nsplit):
                     tot = n - split_k[j]
                     half_tot = (tot - unequal) // 2
