@@ -146,6 +146,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     far,
     far_base,
     far_lo,
+    far_lag,
     far_hi,
     far_middle,
 ):
@@ -176,10 +177,11 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     values; the kernel appends to them. With ``unequal`` (1) no split may leave two equal heaps
     (the pairs are otherwise the same: an equal split has both parts rare or both common).
     ``far[n - far_base, v]`` is 1 when :func:`sparse_far` found v as an option of heap n by
-    pairing the rare heaps of indices ``far_lo .. far_hi - 1``: the kernel pairs only the others
-    (with ``far_lo == far_hi`` all of them; ``far`` is only read then, and ``start .. stop``
-    must lie in its rows), and found the options of the ``far_middle`` splits nearest the middle
-    of each splitting removal: the search starts that far below the middle.
+    pairing the rare heaps of indices ``far_lo .. far_hi - 1`` at least ``n - far_base +
+    far_lag``: the kernel pairs only the others (without rows in ``far`` all of them; with rows,
+    ``start .. stop`` must lie in them), and found the options of the ``far_middle`` splits
+    nearest the middle of each splitting removal: the search starts that far below the
+    middle.
     Returns ``(next_n, nrare, status)``; with ``RARE_FULL`` heap ``next_n`` is not
     computed yet (enlarge the rare arrays and call again).
     """
@@ -193,6 +195,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     pend = np.zeros(FEW, np.int64)
     plist = np.empty(half, np.int64)
     below = 0
+    at = far_lo
     for n in range(start, stop):
         if nrare == cap:
             return n, nrare, RARE_FULL
@@ -205,11 +208,15 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 seen[g[n - k]] = n
         phi = positional & ((n - k0) & 1)
         # every split with at least one rare part (some found by sparse_far beforehand)
-        if far_hi > far_lo:
+        flo = far_lo  # this kernel pairs the rare heaps of index < flo and >= far_hi
+        if far.shape[0] > 0:
             fr = n - far_base  # (no row view: a view per heap costs atomic reference counts)
             for v in range(half):
                 if far[fr, v]:
                     seen[v] = n
+            while at < far_hi and rare_pos[at] < fr + far_lag:
+                at += 1
+            flo = max(far_lo, at)
         # rare heaps below n - kmax pair with every splitting removal: one pass over them, no
         # bound tests (all but the few largest rare heaps); the rest removal by removal
         while below < nrare and rare_pos[below] < n - kmax:
@@ -217,7 +224,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
         tail_lo = 0
         tail_hi = far_hi
         if unequal == 0:
-            tail_lo = min(far_lo, below)
+            tail_lo = min(flo, below)
             tail_hi = max(far_hi, below)
             un = np.uint64(n)
             for part in range(2):
@@ -246,7 +253,7 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             tot = n - split_k[j]
             if tot < 2:
                 break
-            for i in range(tail_lo, far_lo):
+            for i in range(tail_lo, flo):
                 r = rare_pos[i]
                 if r >= tot:
                     break
@@ -392,19 +399,23 @@ def sparse_extend(  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def sparse_far(  # type: ignore[no-untyped-def]
-    g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, middle, far
+    g, start, stop, split_k, rare_pos, rare_val, lo, lag, hi, unequal, middle, far
 ):
-    """The options of heaps ``start .. stop - 1`` that pair a rare heap of index ``lo .. hi - 1``
-    with its partner, and those of the ``middle`` splits (a, tot - a) with the largest
-    ``a <= (tot - unequal) / 2`` for each splitting removal: ``far[n - start, v] = 1`` for each
-    (rows cleared first), for :func:`sparse_extend`. Reads only ``g[i]`` for those heaps, so it
-    may run on another thread while :func:`sparse_extend` computes the values before ``start``,
-    provided they are computed already. Four heaps share one pass over the rare heaps (their
-    partners lie side by side); the rare heaps below ``n - kmax`` need no bound test there.
-    O((stop - start) (hi - lo + middle) + rows)."""
+    """The options of heaps ``start .. stop - 1`` that pair a rare heap with its partner, those
+    of index ``lo .. hi - 1`` and at least ``(n - start) + lag`` for heap n, and those of the
+    ``middle`` splits (a, tot - a) with the largest ``a <= (tot - unequal) / 2`` for each
+    splitting removal: ``far[n - start, v] = 1`` for each (rows cleared first), for
+    :func:`sparse_extend`. Reads only ``g[i]`` for those heaps, so it may run on another
+    thread while :func:`sparse_extend` computes the values before ``start``, provided they are
+    computed already: with ``lag = start - known + 1`` every partner lies below ``known``,
+    later heaps of the block taking only larger rare heaps. Four heaps share one pass over the
+    rare heaps (their partners lie side by side); the rare heaps below ``n - kmax`` need no
+    bound test there. O((stop - start) (hi - lo + middle) + rows)."""
     nsplit = split_k.shape[0]
     kmax = split_k[nsplit - 1]
     width = far.shape[1]
+    first = np.zeros(4, np.int64)
+    at = lo  # the first rare heap of heap n (they only grow with n)
     below = lo
     n = start
     while n < stop:
@@ -414,15 +425,19 @@ def sparse_far(  # type: ignore[no-untyped-def]
             for d in range(4):
                 for v in range(width):  # (no row views: each costs atomic reference counts)
                     far[base + d, v] = 0
+                while at < hi and rare_pos[at] < base + d + lag:
+                    at += 1
+                first[d] = at
             # the rare heaps below n - kmax pair with every removal for all four heaps: one
             # pass, unsigned indices, no bound tests
+            below = max(below, at)
             while below < hi and rare_pos[below] < n - kmax:
                 below += 1
             ub = np.uint64(base)
             un = np.uint64(n)
             for j in range(nsplit):
                 uk = un - np.uint64(split_k[j])
-                for i in range(np.uint64(lo), np.uint64(below)):
+                for i in range(np.uint64(at), np.uint64(below)):
                     w = np.uint64(rare_val[i])
                     b = uk - np.uint64(rare_pos[i])
                     far[ub, w ^ np.uint64(g[b])] = 1
@@ -431,6 +446,12 @@ def sparse_far(  # type: ignore[no-untyped-def]
                     far[ub + np.uint64(3), w ^ np.uint64(g[b + np.uint64(3)])] = 1
             for j in range(nsplit):
                 tot = n - split_k[j]
+                # the few rare heaps of only the first of the four (their lag is smaller)
+                for d in range(3):
+                    for i in range(first[d], at):
+                        r = rare_pos[i]
+                        if r < tot + d:
+                            far[base + d, rare_val[i] ^ g[tot + d - r]] = 1
                 i = below
                 while i < hi:
                     r = rare_pos[i]
@@ -460,11 +481,13 @@ def sparse_far(  # type: ignore[no-untyped-def]
         row = n - start
         for v in range(width):
             far[row, v] = 0
+        while at < hi and rare_pos[at] < row + lag:
+            at += 1
         for j in range(nsplit):
             tot = n - split_k[j]
             if tot < 2:
                 break
-            for i in range(lo, hi):
+            for i in range(at, hi):
                 r = rare_pos[i]
                 if r >= tot:
                     break

@@ -1063,7 +1063,7 @@ class _Engine:
                 if not self._run_far(stop, together):
                     return
                 continue
-            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0)
+            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0, 0)
             if status == _k.GROW:
                 self._grow()
                 if self.sparse_from is None:
@@ -1081,6 +1081,7 @@ class _Engine:
         far: npt.NDArray[np.uint8],
         far_base: int,
         far_lo: int,
+        far_lag: int,
         far_hi: int,
         far_middle: int,
     ) -> int:
@@ -1104,6 +1105,7 @@ class _Engine:
             far,
             far_base,
             far_lo,
+            far_lag,
             far_hi,
             far_middle,
         )
@@ -1120,35 +1122,38 @@ class _Engine:
         )
 
     def _run_far(self, stop: int, together: bool) -> bool:
-        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, the rare heaps of at least
-        :func:`_far_reach` paired for a whole block at once (:func:`sparse_far`, four heaps
-        per pass over the rare heaps: cheaper per pair than heap by heap; their partners lie
-        below the block, so it reads only finished values). ``together``: on two threads, the
-        other one pairs them for the next block (and the splits nearest the middle) while this
-        one runs the sparse kernel on a block; else this thread does it before each block.
+        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, the rare heaps whose
+        partners are known paired for a whole block at once (:func:`sparse_far`, four heaps
+        per pass over the rare heaps: cheaper per pair than heap by heap; it reads only finished
+        values): heap n of a block from s takes those of at least n - s + 1, the smaller ones
+        are paired heap by heap. ``together``: on two threads, the other one pairs them for
+        the next block (those of at least n - s + 513, and the splits nearest the middle)
+        while this one runs the sparse kernel on a block; else this thread does it before each
+        block.
         Returns False when the values outgrew the sparse method (the rest was computed by the
         plain one)."""
-        reach = _far_reach(together)
         half = self.size // 2
         buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
         pool = _far_pool() if together else None
 
         def far_job(
             start: int, end: int, hi: int, known: int, out: npt.NDArray[np.uint8]
-        ) -> tuple[int, int, int]:
+        ) -> tuple[int, int, int, int]:
             pos, val = self.rare_pos, self.rare_val
-            lo = int(np.searchsorted(pos[:hi], reach))
+            # heap n pairs the rare heaps of at least n - known + 1: every partner is known
+            lag = start - known + 1
+            lo = int(np.searchsorted(pos[:hi], lag))
             # the middle splits of heap end - 1 reach up to (end - 1) / 2 + middle
             fits = (end - 1) // 2 + self.far_middle < known
             middle = self.far_middle if together and fits else 0
             _k.sparse_far(
-                self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, middle, out
+                self.g, start, end, self.split_k, pos, val, lo, lag, hi, self.unequal, middle, out
             )
-            return lo, hi, middle
+            return lo, lag, hi, middle
 
         base = self.count
         end = min(stop, base + _FAR_BLOCK)
-        lo, hi, middle = far_job(base, end, self.nrare, base, buffers[0])
+        lo, lag, hi, middle = far_job(base, end, self.nrare, base, buffers[0])
         which = 0
         while self.count < stop:
             nxt = min(stop, base + _FAR_BLOCK)
@@ -1158,7 +1163,7 @@ class _Engine:
                 job = pool.submit(far_job, nxt, end, self.nrare, base, buffers[1 - which])
             try:
                 while self.count < nxt:
-                    status = self._sparse_call(nxt, buffers[which], base, lo, hi, middle)
+                    status = self._sparse_call(nxt, buffers[which], base, lo, lag, hi, middle)
                     if status == _k.GROW:
                         if job is not None:
                             job.result()
@@ -1179,14 +1184,14 @@ class _Engine:
                 break
             if job is None:  # this thread pairs them for the next block, now that it is done
                 end = min(stop, nxt + _FAR_BLOCK)
-                lo, hi, middle = far_job(nxt, end, self.nrare, nxt, buffers[1 - which])
+                lo, lag, hi, middle = far_job(nxt, end, self.nrare, nxt, buffers[1 - which])
             else:
                 # share the work evenly: more middle splits for the other thread while it is
                 # done first, fewer while this one waits for it
                 step = max(1, self.far_middle // 8)
                 self.far_middle += step if job.done() else -step
                 self.far_middle = max(0, self.far_middle)
-                lo, hi, middle = job.result()
+                lo, lag, hi, middle = job.result()
             base, which = nxt, 1 - which
         return True
 
