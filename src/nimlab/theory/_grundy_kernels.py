@@ -232,19 +232,19 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 i1 = tail_lo if part == 0 else tail_hi
                 if nsplit == 1:
                     u0 = un - np.uint64(kmin)
-                    for i in range(i0, i1):
+                    for i in range(np.uint64(i0), np.uint64(i1)):
                         ub = u0 - np.uint64(rare_pos[i])
                         seen[np.uint64(rare_val[i]) ^ np.uint64(g[ub])] = n
                 elif nsplit == 2:
                     u0 = un - np.uint64(kmin)
                     u1 = un - np.uint64(split_k[1])
-                    for i in range(i0, i1):
+                    for i in range(np.uint64(i0), np.uint64(i1)):
                         w = np.uint64(rare_val[i])
                         ur = np.uint64(rare_pos[i])
                         seen[w ^ np.uint64(g[u0 - ur])] = n
                         seen[w ^ np.uint64(g[u1 - ur])] = n
                 else:
-                    for i in range(i0, i1):
+                    for i in range(np.uint64(i0), np.uint64(i1)):
                         w = np.uint64(rare_val[i])
                         ub = un - np.uint64(rare_pos[i])
                         for j in range(nsplit):
