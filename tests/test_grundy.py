@@ -111,8 +111,9 @@ def test_far_pairing_marks_exactly_its_options(
     data: st.DataObject, stop: int, splits: set[int], unequal: int, middle: int
 ) -> None:
     """``sparse_far`` (several heaps per pass over the rare heaps where a block has room, one
-    heap at a time elsewhere) marks for each heap exactly the values of its splits with a rare
-    heap of the indices given, and of its ``middle`` splits nearest the middle: by definition."""
+    heap at a time elsewhere) marks for each heap n exactly the values of its splits with a rare
+    heap of the indices given and of at least ``n - start + lag``, and of its ``middle`` splits
+    nearest the middle: by definition."""
     from nimlab.theory import _grundy_kernels as kernels
 
     g = np.array(data.draw(st.lists(st.integers(0, 63), min_size=stop, max_size=stop)), np.uint16)
@@ -121,10 +122,11 @@ def test_far_pairing_marks_exactly_its_options(
     val = [int(g[r]) for r in pos]
     lo = data.draw(st.integers(0, len(pos)))
     hi = data.draw(st.integers(lo, len(pos)))
+    lag = data.draw(st.integers(0, 12))
     split_k = np.array(sorted(splits), np.int64)
     far = np.full((stop - start, 128), 7, np.uint8)
     rare_pos, rare_val = np.array(pos, np.int64), np.array(val, np.int64)
-    args = (g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, middle, far)
+    args = (g, start, stop, split_k, rare_pos, rare_val, lo, lag, hi, unequal, middle, far)
     kernels.sparse_far(*args)
     for n in range(start, stop):
         want = set()
@@ -133,6 +135,8 @@ def test_far_pairing_marks_exactly_its_options(
             if tot < 2:
                 continue
             for r, w in zip(pos[lo:hi], val[lo:hi], strict=True):
+                if r < n - start + lag:
+                    continue  # (later heaps of the block take only larger rare heaps)
                 if r < tot and not (unequal and 2 * r == tot):
                     want.add(w ^ int(g[tot - r]))
             top = (tot - unequal) // 2
@@ -220,6 +224,28 @@ def test_classic_games_agree_across_methods(code: str) -> None:
     assert quadratic[:300] == naive_grundy(rule, 300)
     assert values(grundy_sequence(rule, 4000, method="sparse")) == quadratic
     assert values(grundy_sequence(rule, 4000)) == quadratic
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    digits=st.lists(st.integers(0, 7), min_size=1, max_size=4).filter(
+        lambda ds: any(d & 4 for d in ds)
+    ),
+    d0=st.sampled_from([0, 4]),
+    n=st.integers(2100, 3000),
+    threads=st.sampled_from([1, 2]),
+)
+def test_rare_heaps_paired_with_every_removal_at_once(
+    digits: list[int], d0: int, n: int, threads: int
+) -> None:
+    """The sparse kernel pairs the rare heaps below ``n - kmax`` with every splitting removal in
+    one pass (one, two or more removals) and the few larger ones removal by removal: past the
+    first 2,048 values, with hundreds of rare heaps on either side of that bound, the values
+    are the plain kernel's."""
+    rule = TakeAndBreak(tuple(digits), d0=d0)
+    plain = values(grundy_sequence(rule, n, method="quadratic"))
+    run = grundy_module.GrundyRun(rule, n, method="sparse", threads=threads)
+    assert values(run.run()) == plain
 
 
 def test_growing_the_value_range_and_rare_list(monkeypatch: pytest.MonkeyPatch) -> None:

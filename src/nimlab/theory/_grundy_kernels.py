@@ -23,8 +23,13 @@ GROW = 1
 RARE_FULL = 2
 FEW = 4
 """The sparse kernel compares blocks of pairs with at most this many pending values at once."""
-MARK = 32
-"""... and before, marks this many pairs from each end at a time."""
+MARK0 = 32
+MARK = 128
+"""... and before, marks pairs from each end, MARK0 at first, then twice as many each time up
+to this many."""
+FIRST = 64
+"""When at most ``FEW`` values are pending from the start, the first blocks of pairs compared
+with them are this long, then twice as long from each end in turn up to ``block``."""
 
 
 @njit(cache=True, nogil=True)
@@ -135,14 +140,13 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     rare_pos,
     rare_val,
     nrare,
-    hot,
-    nhot,
     seen,
     unequal,
     block,
     far,
     far_base,
     far_lo,
+    far_lag,
     far_hi,
     far_middle,
 ):
@@ -154,12 +158,15 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     into (a, b), ``parity(G(a) ^ G(b)) ^ phi(n)`` equals 1 only when exactly one of a, b is rare.
     So the options of heap n whose value v has ``partab[v] != phi(n)`` ("common at n") are all
     found by pairing each rare heap with its partner: O(R) per splitting digit, R = number of
-    rare heaps. The first common-at-n value c that is not an option bounds the mex; the
-    rare-at-n values below c that are still unmarked are then looked for among all pairs, and
-    the scan stops as soon as all of them are found (small heaps that found the hardest value
-    recently are tried first, then pairs from both ends of the heap inwards, ``MARK`` from each
-    end at a time, marked without counting and counted after each block). Once at most
-    ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
+    rare heaps (the rare heaps below ``n - kmax`` in one pass for every splitting removal, with
+    no bound tests; the few larger ones removal by removal). The first common-at-n value c that
+    is not an option bounds the mex; the rare-at-n values below c that are still unmarked are
+    then looked for among all pairs, and the scan stops as soon as all of them are found (pairs
+    from both ends of the heap inwards, ``MARK0`` from each end at first, then twice as many
+    each time up to ``MARK``, marked without counting, then the list of values still pending is
+    shortened to those still unmarked; a move-to-front list of small heaps that had found the
+    last value, tried first, cost more than it saved: 0.36 and 0.56 12-15% more CPU). Once at
+    most ``FEW`` values are pending -- the last ones take most of the pairs: for 0.6 the median
     pending value is found within about 150 pairs, the last one after about 2,000 -- the rest
     of the pairs is compared ``block`` at a time with all of them at once, without branches, so
     that the compiler turns it into vector instructions (several times fewer cycles per pair).
@@ -169,14 +176,13 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     ``rare_pos[:nrare]`` / ``rare_val[:nrare]`` are the rare heaps below ``start`` and their
     values; the kernel appends to them. With ``unequal`` (1) no split may leave two equal heaps
     (the pairs are otherwise the same: an equal split has both parts rare or both common).
-    ``hot[:nhot]`` is the move-to-front list of small heaps whose pairs recently found the last
-    pending value (kept by the caller between calls).
     ``far[n - far_base, v]`` is 1 when :func:`sparse_far` found v as an option of heap n by
-    pairing the rare heaps of indices ``far_lo .. far_hi - 1``: the kernel pairs only the others
-    (with ``far_lo == far_hi`` all of them; ``far`` is only read then, and ``start .. stop``
-    must lie in its rows), and found the options of the ``far_middle`` splits nearest the middle
-    of each splitting removal: the search starts that far below the middle.
-    Returns ``(next_n, nrare, nhot, status)``; with ``RARE_FULL`` heap ``next_n`` is not
+    pairing the rare heaps of indices ``far_lo .. far_hi - 1`` at least ``n - far_base +
+    far_lag``: the kernel pairs only the others (without rows in ``far`` all of them; with rows,
+    ``start .. stop`` must lie in them), and found the options of the ``far_middle`` splits
+    nearest the middle of each splitting removal: the search starts that far below the
+    middle.
+    Returns ``(next_n, nrare, status)``; with ``RARE_FULL`` heap ``next_n`` is not
     computed yet (enlarge the rare arrays and call again).
     """
     half = seen.shape[0] // 2
@@ -185,10 +191,14 @@ def sparse_extend(  # type: ignore[no-untyped-def]
     kmin = split_k[0]
     nwhole = whole_k.shape[0]
     nleave = leave_k.shape[0]
+    kmax = split_k[nsplit - 1]
     pend = np.zeros(FEW, np.int64)
+    plist = np.empty(half, np.int64)
+    below = 0
+    at = far_lo
     for n in range(start, stop):
         if nrare == cap:
-            return n, nrare, nhot, RARE_FULL
+            return n, nrare, RARE_FULL
         for i in range(nwhole):
             if whole_k[i] == n:
                 seen[0] = n
@@ -198,23 +208,59 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                 seen[g[n - k]] = n
         phi = positional & ((n - k0) & 1)
         # every split with at least one rare part (some found by sparse_far beforehand)
-        if far_hi > far_lo:
-            row = far[n - far_base]
+        flo = far_lo  # this kernel pairs the rare heaps of index < flo and >= far_hi
+        if far.shape[0] > 0:
+            fr = n - far_base  # (no row view: a view per heap costs atomic reference counts)
             for v in range(half):
-                if row[v]:
+                if far[fr, v]:
                     seen[v] = n
+            while at < far_hi and rare_pos[at] < fr + far_lag:
+                at += 1
+            flo = max(far_lo, at)
+        # rare heaps below n - kmax pair with every splitting removal: one pass over them, no
+        # bound tests (all but the few largest rare heaps); the rest removal by removal
+        while below < nrare and rare_pos[below] < n - kmax:
+            below += 1
+        tail_lo = 0
+        tail_hi = far_hi
+        if unequal == 0:
+            tail_lo = min(flo, below)
+            tail_hi = max(far_hi, below)
+            un = np.uint64(n)
+            for part in range(2):
+                i0 = 0 if part == 0 else far_hi
+                i1 = tail_lo if part == 0 else tail_hi
+                if nsplit == 1:
+                    u0 = un - np.uint64(kmin)
+                    for i in range(np.uint64(i0), np.uint64(i1)):
+                        ub = u0 - np.uint64(rare_pos[i])
+                        seen[np.uint64(rare_val[i]) ^ np.uint64(g[ub])] = n
+                elif nsplit == 2:
+                    u0 = un - np.uint64(kmin)
+                    u1 = un - np.uint64(split_k[1])
+                    for i in range(np.uint64(i0), np.uint64(i1)):
+                        w = np.uint64(rare_val[i])
+                        ur = np.uint64(rare_pos[i])
+                        seen[w ^ np.uint64(g[u0 - ur])] = n
+                        seen[w ^ np.uint64(g[u1 - ur])] = n
+                else:
+                    for i in range(np.uint64(i0), np.uint64(i1)):
+                        w = np.uint64(rare_val[i])
+                        ub = un - np.uint64(rare_pos[i])
+                        for j in range(nsplit):
+                            seen[w ^ np.uint64(g[ub - np.uint64(split_k[j])])] = n
         for j in range(nsplit):
             tot = n - split_k[j]
             if tot < 2:
                 break
-            for i in range(far_lo):
+            for i in range(tail_lo, flo):
                 r = rare_pos[i]
                 if r >= tot:
                     break
                 if unequal and 2 * r == tot:
                     continue
                 seen[rare_val[i] ^ g[np.uint64(tot - r)]] = n
-            for i in range(far_hi, nrare):
+            for i in range(tail_hi, nrare):
                 r = rare_pos[i]
                 if r >= tot:
                     break
@@ -228,36 +274,27 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             if seen[v] != n:
                 if partab[v] != phi:
                     break
+                plist[pending] = v
                 pending += 1
             v += 1
         c = v
         value = c
+        nlist = pending
         if pending > 0:
             remaining = pending
-            # first the small heaps that completed recent searches (a move-to-front list), then
-            # all splits from both ends of the heap inwards; every XOR met is a genuine option,
-            # so it may be marked freely
-            for h in range(nhot):
-                a = hot[h]
-                for j in range(nsplit):
-                    tot = n - split_k[j]
-                    if tot - a < a + unequal:
-                        break
-                    x = g[a] ^ g[tot - a]
-                    fresh = (seen[x] != n) & (x < c)
-                    seen[x] = n
-                    remaining -= fresh
-                if remaining == 0:
-                    break
-            # then the pairs (a, tot - a) from both ends of 1 .. (n - kmin) / 2 inwards, until
-            # at most FEW values are pending
+            # the pairs (a, tot - a) from both ends of 1 .. (n - kmin) / 2 inwards; every XOR
+            # met is a genuine option, so it may be marked freely
+            # (marked without counting until at most FEW values are pending)
             lo = 1
             hi = (n - kmin) // 2 - far_middle
-            last_lo = -1
+            mark = MARK0
             while lo <= hi and remaining > FEW:
-                # mark MARK pairs from each end (no counting: it vectorises), then count
-                lo_end = min(lo + MARK - 1, hi)
-                hi_start = max(hi - MARK + 1, lo_end + 1)
+                # mark ``mark`` pairs from each end (no counting: it vectorises), then count;
+                # twice as many next time, up to MARK (few values pending are often found among
+                # the first pairs, many take thousands)
+                lo_end = min(lo + mark - 1, hi)
+                hi_start = max(hi - mark + 1, lo_end + 1)
+                mark = min(MARK, 2 * mark)
                 for j in range(nsplit):
                     tot = n - split_k[j]
                     half_tot = (tot - unequal) // 2
@@ -268,21 +305,29 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                         seen[g[ua] ^ g[ut - ua]] = n
                 lo = lo_end + 1
                 hi = hi_start - 1
-                remaining = 0
-                for v in range(c):
-                    remaining += seen[v] != n
+                # the values still pending (a shrinking list: no scan of all values below c)
+                left = 0
+                for i in range(nlist):
+                    pv = plist[i]
+                    plist[left] = pv
+                    left += seen[pv] != n
+                nlist = left
+                remaining = left
             if remaining > 0 and lo <= hi:
                 # at most FEW values pending (every unmarked value below c): the pairs lo .. hi
                 # left are compared with all of them at once, ``block`` pairs at a time from
                 # either end in turn (unsigned indices and no early exit: the compiler makes
                 # vector instructions of it)
-                last_lo = -1
                 np_ = 0
-                for v in range(c):
-                    if seen[v] != n:
-                        pend[np_] = v
+                for i in range(nlist):
+                    pv = plist[i]
+                    if seen[pv] != n:
+                        pend[np_] = pv
                         np_ += 1
                 from_lo = True
+                # (short blocks first when few values were pending from the start: they are
+                # often found among the first pairs)
+                size = min(block, FIRST) if lo == 1 else block
                 while lo <= hi and remaining > 0:
                     for i in range(np_, FEW):
                         pend[i] = pend[0]
@@ -292,12 +337,13 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                     p3 = np.uint16(pend[3])
                     if from_lo:
                         bottom = lo
-                        upper = min(hi, lo + block - 1)
+                        upper = min(hi, lo + size - 1)
                         lo = upper + 1
                     else:
                         upper = hi
-                        bottom = max(lo, hi - block + 1)
+                        bottom = max(lo, hi - size + 1)
                         hi = bottom - 1
+                        size = min(block, 2 * size)
                     from_lo = not from_lo
                     for j in range(nsplit):
                         tot = n - split_k[j]
@@ -323,12 +369,6 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                             if (hit >> i) & 1 and seen[pv] != n:
                                 seen[pv] = n
                                 remaining -= 1
-                                if remaining == 0:
-                                    # the pair that found the last one, for the hot list
-                                    for b in range(bottom, top + 1):
-                                        if (g[b] ^ g[tot - b]) == pv:
-                                            last_lo = b
-                                            break
                         if remaining == 0:
                             break
                         np_ = 0
@@ -342,19 +382,6 @@ def sparse_extend(  # type: ignore[no-untyped-def]
                         p1 = np.uint16(pend[1])
                         p2 = np.uint16(pend[2])
                         p3 = np.uint16(pend[3])
-            if remaining == 0 and last_lo > 0:
-                # move last_lo to the front of the hot list
-                h = 0
-                while h < nhot and hot[h] != last_lo:
-                    h += 1
-                if h == nhot:
-                    if nhot < hot.shape[0]:
-                        nhot += 1
-                    h = nhot - 1
-                while h > 0:
-                    hot[h] = hot[h - 1]
-                    h -= 1
-                hot[0] = last_lo
             if remaining > 0:
                 v = 0
                 while seen[v] == n:
@@ -366,32 +393,66 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             rare_val[nrare] = value
             nrare += 1
         if value >= half:
-            return n + 1, nrare, nhot, GROW
-    return stop, nrare, nhot, DONE
+            return n + 1, nrare, GROW
+    return stop, nrare, DONE
 
 
 @njit(cache=True, nogil=True)
 def sparse_far(  # type: ignore[no-untyped-def]
-    g, start, stop, split_k, rare_pos, rare_val, lo, hi, unequal, middle, far
+    g, start, stop, split_k, rare_pos, rare_val, lo, lag, hi, unequal, middle, far
 ):
-    """The options of heaps ``start .. stop - 1`` that pair a rare heap of index ``lo .. hi - 1``
-    with its partner, and those of the ``middle`` splits (a, tot - a) with the largest
-    ``a <= (tot - unequal) / 2`` for each splitting removal: ``far[n - start, v] = 1`` for each
-    (rows cleared first), for :func:`sparse_extend`. Reads only ``g[i]`` for those heaps, so it
-    may run on another thread while :func:`sparse_extend` computes the values before ``start``,
-    provided they are computed already. O((stop - start) (hi - lo + middle) + rows)."""
+    """The options of heaps ``start .. stop - 1`` that pair a rare heap with its partner, those
+    of index ``lo .. hi - 1`` and at least ``(n - start) + lag`` for heap n, and those of the
+    ``middle`` splits (a, tot - a) with the largest ``a <= (tot - unequal) / 2`` for each
+    splitting removal: ``far[n - start, v] = 1`` for each (rows cleared first), for
+    :func:`sparse_extend`. Reads only ``g[i]`` for those heaps, so it may run on another
+    thread while :func:`sparse_extend` computes the values before ``start``, provided they are
+    computed already: with ``lag = start - known + 1`` every partner lies below ``known``,
+    later heaps of the block taking only larger rare heaps. Four heaps share one pass over the
+    rare heaps (their partners lie side by side); the rare heaps below ``n - kmax`` need no
+    bound test there. O((stop - start) (hi - lo + middle) + rows)."""
     nsplit = split_k.shape[0]
     kmax = split_k[nsplit - 1]
+    width = far.shape[1]
+    first = np.zeros(4, np.int64)
+    at = lo  # the first rare heap of heap n (they only grow with n)
+    below = lo
     n = start
     while n < stop:
         if unequal == 0 and n + 3 < stop and n - kmax >= 2:
             # four heaps at once: one pass over the rare heaps, four partners side by side
             base = n - start
             for d in range(4):
-                far[base + d, :] = 0
+                for v in range(width):  # (no row views: each costs atomic reference counts)
+                    far[base + d, v] = 0
+                while at < hi and rare_pos[at] < base + d + lag:
+                    at += 1
+                first[d] = at
+            # the rare heaps below n - kmax pair with every removal for all four heaps: one
+            # pass, unsigned indices, no bound tests
+            below = max(below, at)
+            while below < hi and rare_pos[below] < n - kmax:
+                below += 1
+            ub = np.uint64(base)
+            un = np.uint64(n)
+            for j in range(nsplit):
+                uk = un - np.uint64(split_k[j])
+                for i in range(np.uint64(at), np.uint64(below)):
+                    w = np.uint64(rare_val[i])
+                    b = uk - np.uint64(rare_pos[i])
+                    far[ub, w ^ np.uint64(g[b])] = 1
+                    far[ub + np.uint64(1), w ^ np.uint64(g[b + np.uint64(1)])] = 1
+                    far[ub + np.uint64(2), w ^ np.uint64(g[b + np.uint64(2)])] = 1
+                    far[ub + np.uint64(3), w ^ np.uint64(g[b + np.uint64(3)])] = 1
             for j in range(nsplit):
                 tot = n - split_k[j]
-                i = lo
+                # the few rare heaps of only the first of the four (their lag is smaller)
+                for d in range(3):
+                    for i in range(first[d], at):
+                        r = rare_pos[i]
+                        if r < tot + d:
+                            far[base + d, rare_val[i] ^ g[tot + d - r]] = 1
+                i = below
                 while i < hi:
                     r = rare_pos[i]
                     if r >= tot:
@@ -417,22 +478,25 @@ def sparse_far(  # type: ignore[no-untyped-def]
                         far[base + d, g[a] ^ g[tot + d - a]] = 1
             n += 4
             continue
-        row = far[n - start]
-        row[:] = 0
+        row = n - start
+        for v in range(width):
+            far[row, v] = 0
+        while at < hi and rare_pos[at] < row + lag:
+            at += 1
         for j in range(nsplit):
             tot = n - split_k[j]
             if tot < 2:
                 break
-            for i in range(lo, hi):
+            for i in range(at, hi):
                 r = rare_pos[i]
                 if r >= tot:
                     break
                 if unequal and 2 * r == tot:
                     continue
-                row[rare_val[i] ^ g[np.uint64(tot - r)]] = 1
+                far[row, rare_val[i] ^ g[np.uint64(tot - r)]] = 1
             top = (tot - unequal) // 2
             for a in range(max(1, top - middle + 1), top + 1):
-                row[g[a] ^ g[tot - a]] = 1
+                far[row, g[a] ^ g[tot - a]] = 1
         n += 1
 
 
@@ -476,7 +540,10 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
     zreq = (count + t + 1) // 2
     zmax_seen = -1
     best_p = -1
-    exc = np.empty(0, np.int64)
+    # (allocated once: an array assigned inside the loop would cost two atomic reference
+    # count updates per period examined; untouched pages cost nothing)
+    xroom = min(xcap, count) if provable and splitting else 0
+    exc = np.empty(xroom, np.int64)
     nexc = 0
     cover_lo = count
     prune = provable and splitting
@@ -519,7 +586,6 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
             if not provable:
                 return -1, -1, found_p, found_z, found_p, found_z
             if prune:
-                exc = np.empty(xcap, np.int64)
                 bottom = max(0, count - zreq - pmax)
                 x = count - z - p - 1
                 cover_lo = bottom
@@ -527,7 +593,7 @@ def period_scan(g, count, t, splitting, provable, pmax, xcap):  # type: ignore[n
                     if g[x] != g[x + p]:
                         exc[nexc] = x
                         nexc += 1
-                        if nexc == xcap:
+                        if nexc == xroom:
                             cover_lo = x
                             break
                     x -= 1

@@ -148,8 +148,6 @@ _DENSE_SHARE = 0.5
 heaps rare (no sparse space, yet): pairing every rare heap would cost more than the plain scan."""
 _EXCEPTIONS_CAP: Final = 1 << 22
 """At most this many exceptions of a candidate period are kept to prune the period scan."""
-_HOT: Final = 64
-"""Length of the sparse method's move-to-front list of useful small heaps."""
 _BLOCK = 256
 _THREADS = min(2, os.cpu_count() or 1)
 """Threads of the sparse method (two share the pairing with rare heaps when it pays)."""
@@ -946,8 +944,6 @@ class _Engine:
         self.rare_pos = np.zeros(0, dtype=np.int64)
         self.rare_val = np.zeros(0, dtype=np.int64)
         self.nrare = 0
-        self.hot = np.zeros(_HOT, dtype=np.int64)
-        self.nhot = 0
         self.threads = 2
         """At most this many threads (a second one only where it pays, see ``_run_far``)."""
         self.far_middle = _FAR_MIDDLE
@@ -1067,7 +1063,7 @@ class _Engine:
                 if not self._run_far(stop, together):
                     return
                 continue
-            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0)
+            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0, 0)
             if status == _k.GROW:
                 self._grow()
                 if self.sparse_from is None:
@@ -1085,11 +1081,12 @@ class _Engine:
         far: npt.NDArray[np.uint8],
         far_base: int,
         far_lo: int,
+        far_lag: int,
         far_hi: int,
         far_middle: int,
     ) -> int:
         """One call of the sparse kernel from ``count`` towards ``stop``; returns its status."""
-        nxt, nrare, nhot, status = _k.sparse_extend(
+        nxt, nrare, status = _k.sparse_extend(
             self.g,
             self.count,
             stop,
@@ -1102,18 +1099,17 @@ class _Engine:
             self.rare_pos,
             self.rare_val,
             self.nrare,
-            self.hot,
-            self.nhot,
             self.seen,
             self.unequal,
             _BLOCK,
             far,
             far_base,
             far_lo,
+            far_lag,
             far_hi,
             far_middle,
         )
-        self.count, self.nrare, self.nhot = int(nxt), int(nrare), int(nhot)
+        self.count, self.nrare = int(nxt), int(nrare)
         return int(status)
 
     def _far_worthwhile(self, together: bool) -> bool:
@@ -1126,35 +1122,38 @@ class _Engine:
         )
 
     def _run_far(self, stop: int, together: bool) -> bool:
-        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, the rare heaps of at least
-        :func:`_far_reach` paired for a whole block at once (:func:`sparse_far`, four heaps
-        per pass over the rare heaps: cheaper per pair than heap by heap; their partners lie
-        below the block, so it reads only finished values). ``together``: on two threads, the
-        other one pairs them for the next block (and the splits nearest the middle) while this
-        one runs the sparse kernel on a block; else this thread does it before each block.
+        """Compute up to ``stop`` in blocks of ``_FAR_BLOCK`` heaps, the rare heaps whose
+        partners are known paired for a whole block at once (:func:`sparse_far`, four heaps
+        per pass over the rare heaps: cheaper per pair than heap by heap; it reads only finished
+        values): heap n of a block from s takes those of at least n - s + 1, the smaller ones
+        are paired heap by heap. ``together``: on two threads, the other one pairs them for
+        the next block (those of at least n - s + 513, and the splits nearest the middle)
+        while this one runs the sparse kernel on a block; else this thread does it before each
+        block.
         Returns False when the values outgrew the sparse method (the rest was computed by the
         plain one)."""
-        reach = _far_reach(together)
         half = self.size // 2
         buffers = [np.empty((_FAR_BLOCK, half), dtype=np.uint8) for _ in range(2)]
         pool = _far_pool() if together else None
 
         def far_job(
             start: int, end: int, hi: int, known: int, out: npt.NDArray[np.uint8]
-        ) -> tuple[int, int, int]:
+        ) -> tuple[int, int, int, int]:
             pos, val = self.rare_pos, self.rare_val
-            lo = int(np.searchsorted(pos[:hi], reach))
+            # heap n pairs the rare heaps of at least n - known + 1: every partner is known
+            lag = start - known + 1
+            lo = int(np.searchsorted(pos[:hi], lag))
             # the middle splits of heap end - 1 reach up to (end - 1) / 2 + middle
             fits = (end - 1) // 2 + self.far_middle < known
             middle = self.far_middle if together and fits else 0
             _k.sparse_far(
-                self.g, start, end, self.split_k, pos, val, lo, hi, self.unequal, middle, out
+                self.g, start, end, self.split_k, pos, val, lo, lag, hi, self.unequal, middle, out
             )
-            return lo, hi, middle
+            return lo, lag, hi, middle
 
         base = self.count
         end = min(stop, base + _FAR_BLOCK)
-        lo, hi, middle = far_job(base, end, self.nrare, base, buffers[0])
+        lo, lag, hi, middle = far_job(base, end, self.nrare, base, buffers[0])
         which = 0
         while self.count < stop:
             nxt = min(stop, base + _FAR_BLOCK)
@@ -1164,7 +1163,7 @@ class _Engine:
                 job = pool.submit(far_job, nxt, end, self.nrare, base, buffers[1 - which])
             try:
                 while self.count < nxt:
-                    status = self._sparse_call(nxt, buffers[which], base, lo, hi, middle)
+                    status = self._sparse_call(nxt, buffers[which], base, lo, lag, hi, middle)
                     if status == _k.GROW:
                         if job is not None:
                             job.result()
@@ -1185,14 +1184,14 @@ class _Engine:
                 break
             if job is None:  # this thread pairs them for the next block, now that it is done
                 end = min(stop, nxt + _FAR_BLOCK)
-                lo, hi, middle = far_job(nxt, end, self.nrare, nxt, buffers[1 - which])
+                lo, lag, hi, middle = far_job(nxt, end, self.nrare, nxt, buffers[1 - which])
             else:
                 # share the work evenly: more middle splits for the other thread while it is
                 # done first, fewer while this one waits for it
                 step = max(1, self.far_middle // 8)
                 self.far_middle += step if job.done() else -step
                 self.far_middle = max(0, self.far_middle)
-                lo, hi, middle = job.result()
+                lo, lag, hi, middle = job.result()
             base, which = nxt, 1 - which
         return True
 
@@ -1239,8 +1238,8 @@ class _Engine:
         for parity in (0, 1):
             first = lo + ((parity - lo) & 1)
             if first < hi:
-                counts = np.bincount(self.g[first:hi:2], minlength=1 << 16)
-                self.hist[parity, : len(counts)] += counts[: 1 << 16]
+                counts = np.bincount(self.g[first:hi:2])[: 1 << 16]
+                self.hist[parity, : len(counts)] += counts
         self.hist_upto = hi
 
     def _choose_mask(self, *, force: bool) -> None:

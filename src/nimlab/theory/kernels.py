@@ -77,7 +77,7 @@ def _warm_grundy_sparse() -> None:
     # the second thread's kernel, with the argument types of long runs
     ints = np.zeros(1, np.int64)
     far = np.zeros((1, 2), np.uint8)
-    k.sparse_far(np.zeros(4, np.uint16), 2, 3, ints, ints, ints, 0, 0, 0, 0, far)
+    k.sparse_far(np.zeros(4, np.uint16), 2, 3, ints, ints, ints, 0, 1, 0, 0, 0, far)
 
 
 def _warm_retrograde() -> None:
