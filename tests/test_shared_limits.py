@@ -11,6 +11,7 @@ import asyncio
 import json
 import math
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -22,7 +23,6 @@ from hypothesis import strategies as st
 
 from nimlab.core.game import Game
 from nimlab.storage import InPlayLimits, Store, TooManyGamesInPlayError
-from nimlab.storage import buckets as buckets_module
 from nimlab.storage import held as held_module
 from nimlab.storage.buckets import RateBuckets
 from nimlab.storage.held import HeldCounts
@@ -42,8 +42,8 @@ def test_a_bucket_takes_what_an_exact_bucket_would(tmp_path: Any) -> None:
     the wait when it has none is the time to its next token."""
     db = tmp_path / "buckets.db"
     clock = [1000.0]
-    original = buckets_module.time.time
-    buckets_module.time.time = lambda: clock[0]  # type: ignore[assignment]
+    original = time.time
+    time.time = lambda: clock[0]  # type: ignore[assignment]
     store = RateBuckets.open(db)
     try:
         run = [0]
@@ -83,7 +83,7 @@ def test_a_bucket_takes_what_an_exact_bucket_would(tmp_path: Any) -> None:
         assert store.take("move", "empty long", STILL, 3, 1)[0] == 0  # kept: still empty
     finally:
         store.close()
-        buckets_module.time.time = original  # type: ignore[assignment]
+        time.time = original  # type: ignore[assignment]
 
 
 def test_two_connections_never_spend_one_token_twice(database: str) -> None:
@@ -269,8 +269,8 @@ def test_what_other_processes_hold_is_summed_while_they_live(tmp_path: Any) -> N
     sum of the others', without those not seen for ``alive`` seconds; one not seen for
     FORGET_AFTER seconds is deleted by the next that publishes, one that stops deletes its own."""
     clock = [5000.0]
-    original = held_module.time.time
-    held_module.time.time = lambda: clock[0]  # type: ignore[assignment]
+    original = time.time
+    time.time = lambda: clock[0]  # type: ignore[assignment]
     store = RateBuckets.open(tmp_path / "held.db")
     try:
         counts = HeldCounts(store.db)
@@ -295,7 +295,7 @@ def test_what_other_processes_hold_is_summed_while_they_live(tmp_path: Any) -> N
         assert counts.others("p4", alive=1e9) == {}
     finally:
         store.close()
-        held_module.time.time = original  # type: ignore[assignment]
+        time.time = original  # type: ignore[assignment]
 
 
 def test_two_processes_share_what_their_clients_hold(database: str) -> None:

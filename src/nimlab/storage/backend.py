@@ -12,12 +12,14 @@ broken constraint); :class:`~nimlab.storage.connection.Database` turns them into
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 __all__ = [
     "DB_ERRORS",
     "INTEGRITY_ERRORS",
+    "PG_NOW",
     "BackendError",
     "Connection",
     "Cursor",
@@ -70,3 +72,21 @@ DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, BackendError)
 
 INTEGRITY_ERRORS: tuple[type[Exception], ...] = (sqlite3.IntegrityError, IntegrityViolation)
 """The errors of a broken constraint, on either database."""
+
+
+PG_NOW = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) AS DOUBLE PRECISION)"
+"""PostgreSQL's time now in seconds since 1970: the clock every machine serving one database
+shares (the tables the servers keep together: rate buckets, held counts, engine claims)."""
+
+
+def now_sql(dialect: str) -> str:
+    """The SQL of the servers' shared time now, in seconds since 1970: the database's on
+    PostgreSQL (:data:`PG_NOW`), a ``?`` parameter on SQLite, whose value :func:`now_params`
+    gives (every process of an SQLite file is on one machine, with one clock)."""
+    return "?" if dialect == "sqlite" else PG_NOW
+
+
+def now_params(dialect: str) -> tuple[float, ...]:
+    """The parameters :func:`now_sql` needs: this machine's time on SQLite, none on
+    PostgreSQL."""
+    return (time.time(),) if dialect == "sqlite" else ()

@@ -20,7 +20,7 @@ import math
 import os
 import time
 
-from nimlab.storage.backend import DB_ERRORS
+from nimlab.storage.backend import DB_ERRORS, PG_NOW, now_params, now_sql
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import ReadOnlyError
 
@@ -42,7 +42,7 @@ def _take_sql(dialect: str) -> str:
         rate, burst, want = "?3", "?4", "?5"
     else:
         least, greatest = "LEAST", "GREATEST"
-        now = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) AS DOUBLE PRECISION)"
+        now = PG_NOW
 
         def whole(x: str) -> str:
             return f"CAST(FLOOR({x}) AS BIGINT)"
@@ -65,11 +65,7 @@ def _take_sql(dialect: str) -> str:
 
 def _prune_sql(dialect: str) -> str:
     """Delete the buckets full again (parameter on SQLite: the time now)."""
-    now = (
-        "?"
-        if dialect == "sqlite"
-        else "CAST(EXTRACT(EPOCH FROM statement_timestamp()) AS DOUBLE PRECISION)"
-    )
+    now = now_sql(dialect)
     return f"DELETE FROM rate_buckets WHERE tokens + ({now} - at) * rate >= burst"
 
 
@@ -79,7 +75,6 @@ class RateBuckets:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._sqlite = db.dialect == "sqlite"
         self._take = _take_sql(db.dialect)
         self._prune = _prune_sql(db.dialect)
         self._pruned = time.monotonic()
@@ -124,8 +119,7 @@ class RateBuckets:
             raise ReadOnlyError(f"the database {self._db.name} was opened read-only")
         want = max(1, min(int(want), int(burst)))
         params: tuple[object, ...] = (action, client, float(rate), float(burst), float(want))
-        if self._sqlite:
-            params += (time.time(),)
+        params += now_params(self._db.dialect)
         try:
             row = self._db.conn.execute(self._take, params).fetchone()
             if time.monotonic() - self._pruned >= PRUNE_EVERY:
@@ -139,8 +133,7 @@ class RateBuckets:
         """Delete the buckets that are full again (a bucket not there is full); how many.
         O(buckets)."""
         self._pruned = time.monotonic()
-        params: tuple[object, ...] = (time.time(),) if self._sqlite else ()
         try:
-            return self._db.conn.execute(self._prune, params).rowcount
+            return self._db.conn.execute(self._prune, now_params(self._db.dialect)).rowcount
         except DB_ERRORS as e:
             raise storage_error(e, "the rate limits could not be written") from None

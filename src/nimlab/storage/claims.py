@@ -19,16 +19,13 @@ Time is the database's on PostgreSQL and this machine's on SQLite, as for
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 
-from nimlab.storage.backend import DB_ERRORS
+from nimlab.storage.backend import DB_ERRORS, now_params, now_sql
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import ReadOnlyError
 
 __all__ = ["Claim", "EngineClaims"]
-
-_PG_NOW = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) AS DOUBLE PRECISION)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +45,7 @@ class EngineClaims:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._now = "?" if db.dialect == "sqlite" else _PG_NOW
+        self._now = now_sql(db.dialect)
         now = self._now
         self._claim = (
             "INSERT INTO engine_claims (game_key, kind, move_count, process, answer, final) "
@@ -73,7 +70,7 @@ class EngineClaims:
         self._db.close()
 
     def _stamp(self) -> tuple[float, ...]:
-        return (time.time(),) if self._db.dialect == "sqlite" else ()
+        return now_params(self._db.dialect)
 
     def claim(self, key: str, kind: str, count: int, process: str, alive: float) -> Claim:
         """Claim the ``kind`` (hint, analysis) of game ``key`` after ``count`` moves for

@@ -16,10 +16,9 @@ of :meth:`RateBuckets.open <nimlab.storage.buckets.RateBuckets.open>` serves the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 
-from nimlab.storage.backend import DB_ERRORS, Connection
+from nimlab.storage.backend import DB_ERRORS, Connection, now_params, now_sql
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import ReadOnlyError
 
@@ -28,8 +27,6 @@ __all__ = ["FORGET_AFTER", "HeldCounts"]
 FORGET_AFTER = 60.0
 """Seconds after which the counts of a process not seen are deleted."""
 
-_PG_NOW = "CAST(EXTRACT(EPOCH FROM statement_timestamp()) AS DOUBLE PRECISION)"
-
 
 class HeldCounts:
     """The counts held by the processes serving one database (see the module docstring). Not
@@ -37,10 +34,10 @@ class HeldCounts:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._now = "?" if db.dialect == "sqlite" else _PG_NOW
+        self._now = now_sql(db.dialect)
 
     def _stamp(self) -> tuple[float, ...]:
-        return (time.time(),) if self._db.dialect == "sqlite" else ()
+        return now_params(self._db.dialect)
 
     def publish(self, process: str, changed: Mapping[tuple[str, str], int]) -> None:
         """Say that ``process`` is alive and holds, of each ``(what, client)`` of ``changed``,
