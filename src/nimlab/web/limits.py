@@ -28,8 +28,6 @@ answers again (tried again every :data:`RETRY_AFTER` seconds).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
 import logging
 import math
 import secrets
@@ -43,6 +41,7 @@ from nimlab.storage.held import HeldCounts
 from nimlab.web.errors import TooManyRequests
 from nimlab.web.guard import Holdings, RateLimiter, network_of
 from nimlab.web.metrics import RefusalLimit
+from nimlab.web.own_connection import OwnConnection
 from nimlab.web.settings import ServerSettings
 
 __all__ = [
@@ -145,8 +144,7 @@ class SharedLimits:
         self.db = db
         self.workers = max(1, workers)
         self.max_clients = max_clients
-        self._buckets: RateBuckets | None = None
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, "nimlab-limits")
+        self._buckets = OwnConnection(lambda: RateBuckets.open(db), "nimlab-limits")
         self._held: dict[tuple[str, str], _Held] = {}
         self._fallback = RateLimiter()
         self._down_until = -math.inf
@@ -161,16 +159,9 @@ class SharedLimits:
         """Stop the thread and close the connection (tokens held are forgotten, the counts this
         process published are deleted)."""
 
-        def close() -> None:
-            if self._buckets is not None:
-                if self._shared:
-                    with contextlib.suppress(StorageError):
-                        HeldCounts(self._buckets.db).leave(self.process)
-                self._buckets.close()
-                self._buckets = None
-
-        self._thread.submit(close)
-        self._thread.shutdown(wait=True)
+        process = self.process
+        leave = (lambda b: HeldCounts(b.db).leave(process)) if self._shared else None
+        self._buckets.close(leave)
 
     async def take_both(
         self, action: str, client: str, rate: float, burst: int, network_allowance: float
@@ -249,8 +240,8 @@ class SharedLimits:
 
         async def refill() -> None:
             try:
-                taken, wait = await asyncio.wrap_future(
-                    self._thread.submit(self._take, action, client, rate, burst, want)
+                taken, wait = await self._buckets.run(
+                    lambda b: b.take(action, client, rate, burst, want)
                 )
                 held.tokens += taken
                 if not taken:
@@ -259,20 +250,6 @@ class SharedLimits:
                 held.refill = None
 
         return asyncio.ensure_future(refill())
-
-    def _take(
-        self, action: str, client: str, rate: float, burst: int, want: int
-    ) -> tuple[int, float]:
-        """On this object's thread: the database's take (the connection opened when first
-        needed, and again after it failed)."""
-        if self._buckets is None:
-            self._buckets = RateBuckets.open(self.db)
-        try:
-            return self._buckets.take(action, client, rate, burst, want)
-        except StorageError:
-            self._buckets.close()
-            self._buckets = None
-            raise
 
     def share(self, what: str, holdings: Holdings) -> None:
         """See :class:`ClientLimits`."""
@@ -307,7 +284,7 @@ class SharedLimits:
         published = {} if self._syncs % REPUBLISH_EVERY == 0 else self._published
         changed = {k: n for k, n in current.items() if published.get(k) != n}
         changed.update({k: 0 for k in self._published if k not in current})
-        others = await asyncio.wrap_future(self._thread.submit(self._exchange, changed))
+        others = await self._buckets.run(lambda b: self._exchange(HeldCounts(b.db), changed))
         self._published = current
         self._syncs += 1
         elsewhere: dict[str, dict[str, int]] = {what: {} for what in self._shared}
@@ -317,18 +294,12 @@ class SharedLimits:
         for what, held in self._shared.items():
             held.held_elsewhere(elsewhere[what])
 
-    def _exchange(self, changed: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
-        """On this object's thread: publish ``changed``, read the other processes' counts."""
-        if self._buckets is None:
-            self._buckets = RateBuckets.open(self.db)
-        counts = HeldCounts(self._buckets.db)
-        try:
-            counts.publish(self.process, changed)
-            return counts.others(self.process, ALIVE)
-        except StorageError:
-            self._buckets.close()
-            self._buckets = None
-            raise
+    def _exchange(
+        self, counts: HeldCounts, changed: dict[tuple[str, str], int]
+    ) -> dict[tuple[str, str], int]:
+        """On the connection's thread: publish ``changed``, read the other processes' counts."""
+        counts.publish(self.process, changed)
+        return counts.others(self.process, ALIVE)
 
     def _forget(self) -> None:
         """Forget the least recently used buckets held here (none waiting for the database)
