@@ -115,6 +115,14 @@ def _job(started: list[str], name: str) -> Callable[[], None]:
     return lambda: started.append(name)
 
 
+def _submit(workers: EngineWorkers, started: list[str], key: str, name: str, client: str) -> Any:
+    """A bot move of game ``key`` for ``client`` that records its start in ``started`` as
+    ``name`` (a minute's budget)."""
+    return workers.submit(
+        key, "bot", _job(started, name), seconds=60, positions=None, client=client
+    )
+
+
 def test_the_engine_serves_networks_in_turn_then_their_clients() -> None:
     """Three addresses of one network get one turn in the round, as one client would (each
     address was one client: the network got three turns for each of the others' one)."""
@@ -233,17 +241,12 @@ def test_a_newcomer_joins_the_end_of_the_round() -> None:
     bot reply had come long before)."""
     workers = EngineWorkers(1)
     started: list[str] = []
-    common: dict[str, Any] = {"seconds": 60, "positions": None}
     release = threading.Event()
     try:
-        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
-        first.future.result(PATIENCE)
+        _submit(workers, started, "g-k", "k1", "10.9.0.1").future.result(PATIENCE)
         release = _blocked(workers, "10.0.0.1", started)
-        fresh = [
-            workers.submit(f"g-n{i}", "bot", _job(started, f"n{i}"), **common, client=f"10.{i}.0.1")
-            for i in (1, 2)
-        ]
-        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        fresh = [_submit(workers, started, f"g-n{i}", f"n{i}", f"10.{i}.0.1") for i in (1, 2)]
+        known = _submit(workers, started, "g-k", "k2", "10.9.0.1")
         release.set()
         for job in [*fresh, known]:
             job.future.result(PATIENCE)
@@ -274,13 +277,12 @@ def test_newcomers_that_used_the_engine_do_not_take_the_last_free_worker(
     common: dict[str, Any] = {"seconds": 60, "positions": None}
     release = threading.Event()
     try:
-        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
-        first.future.result(PATIENCE)
+        _submit(workers, started, "g-k", "k1", "10.9.0.1").future.result(PATIENCE)
         release = _blocked(workers, "10.0.0.1", started)
         heavy = workers.submit("g-n1", "bot", heavy_job, **common, client="10.1.0.1")
         heavy.future.result(PATIENCE)
-        fresh = workers.submit("g-n2", "bot", _job(started, "n2"), **common, client="10.2.0.1")
-        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        fresh = _submit(workers, started, "g-n2", "n2", "10.2.0.1")
+        known = _submit(workers, started, "g-k", "k2", "10.9.0.1")
         known.future.result(PATIENCE)
         assert started == ["k1", "hold", "n1", "k2"] and not fresh.future.done()
         release.set()
@@ -299,14 +301,12 @@ def test_a_crowd_of_newcomers_arriving_leaves_the_last_free_worker() -> None:
     of them had shown it was heavy)."""
     workers = EngineWorkers(3)
     started: list[str] = []
-    common: dict[str, Any] = {"seconds": 60, "positions": None}
     releases: list[threading.Event] = []
     try:
-        first = workers.submit("g-k", "bot", _job(started, "k1"), **common, client="10.9.0.1")
-        first.future.result(PATIENCE)
+        _submit(workers, started, "g-k", "k1", "10.9.0.1").future.result(PATIENCE)
         releases += [_blocked(workers, f"10.{i}.0.1", started) for i in (1, 2)]
-        fresh = workers.submit("g-n3", "bot", _job(started, "n3"), **common, client="10.3.0.1")
-        known = workers.submit("g-k", "bot", _job(started, "k2"), **common, client="10.9.0.1")
+        fresh = _submit(workers, started, "g-n3", "n3", "10.3.0.1")
+        known = _submit(workers, started, "g-k", "k2", "10.9.0.1")
         known.future.result(PATIENCE)
         assert started == ["k1", "hold", "hold", "k2"] and not fresh.future.done()
         releases[0].set()
