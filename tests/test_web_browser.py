@@ -1565,6 +1565,16 @@ def wait_selected(page: Page, move: dict[str, Any]) -> None:
     )
 
 
+def marks_valued(page: Page, root: str, n: int) -> None:
+    """Until the board at ``root`` shows ``n`` value marks, each with its value (a row's
+    strip of takes shows a plain mark, its size, until the analysis gives the move's value)."""
+    page.wait_for_function(
+        """([s, n]) => { const m = document.querySelectorAll(s);
+          return m.length === n && [...m].every((x) => !x.classList.contains('plain')); }""",
+        arg=[root + " .vmark", n],
+    )
+
+
 def count_is(page: Page, selector: str, n: int) -> None:
     """Until ``selector`` matches ``n`` elements (checked at each frame: expect's polling
     would add a tenth of a second to each step of the every-game test)."""
@@ -1758,7 +1768,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     assert want[move_key(move)][0] == "win", (game, want)
     page.click("#learn summary")
     page.check("#show-values")
-    count_is(page, "#board .vmark", len(want))
+    marks_valued(page, "#board", len(want))
     assert shown_values(page, "#board") == want
     explanation = page.locator("#explanation").inner_text()
     verdict = page.inner_text("#verdict")
@@ -1795,7 +1805,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
     panels = [(verdict, explanation, want)]
     after = api_values(page.request.get(server.url + f"/api/games/{key}/analysis").json())
     assert {cls for cls, _ in after.values()} == {"lose"}
-    count_is(page, "#board .vmark", len(after))
+    marks_valued(page, "#board", len(after))
     assert shown_values(page, "#board") == after
     panels.append((page.inner_text("#verdict"), page.locator("#explanation").inner_text(), after))
     bob = page.request.get(server.url + f"/api/games/{key}").json()["moves"][0]
@@ -1819,7 +1829,7 @@ def test_every_game_shows_the_values_the_api_gives_and_plays_its_winning_move(
         page.locator("#replay-moves li a").nth(frame).click()
         prefix = "Before this move: " if frame else ""
         expect(page.locator("#replay-verdict")).to_have_text(prefix + live_verdict)
-        count_is(page, "#replay-board .vmark", len(values))
+        marks_valued(page, "#replay-board", len(values))
         assert shown_values(page, "#replay-board") == values
         assert page.locator("#replay-explanation").inner_text() == live_explanation
     no_js_errors(page)
