@@ -166,6 +166,7 @@ class ServerProcess:
         env: dict[str, str] | None = None,
     ) -> None:
         self.db = db
+        self._chose_port = port is None
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | zygote.Forked | None = None
@@ -199,13 +200,33 @@ class ServerProcess:
         return b"".join(self.log).decode()
 
     def wait(self) -> ServerProcess:
-        """Until the server answers (or has failed to start)."""
-        try:
-            wait_for(self.url + "/api/games")
-        except OSError:
-            self.stop()
-            raise
-        return self
+        """Until the server answers. A server that ends first fails the test with its log,
+        unless it found the port it was given taken (another test's server took it after
+        :func:`free_port` chose it): then it starts again on another port, up to twice."""
+        deadline = time.monotonic() + PATIENCE
+        tries = 0
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/api/games", timeout=2):
+                    return self
+            except OSError:
+                pass
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                self.proc = None
+                log = self.logged()
+                if self._chose_port and "is in use" in log and tries < 2:
+                    tries += 1
+                    self.port = free_port()
+                    self.url = f"http://127.0.0.1:{self.port}"
+                    self.log.clear()
+                    self.spawn()
+                    continue
+                raise AssertionError(f"the server ended before it answered:\n{log}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"the server never answered:\n{self.logged()}")
+            time.sleep(0.05)
 
     def children(self) -> list[int]:
         """The process ids of the server's children (``--workers N``: its N processes)."""
