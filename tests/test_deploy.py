@@ -215,15 +215,20 @@ def _moved(text: str, folders: dict[str, Path]) -> str:
 def _run_until_healthy(
     command: list[str], env: dict[str, str], port: int
 ) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        command, env=dict(os.environ) | env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        wait_for(f"http://127.0.0.1:{port}/healthz")
-    except OSError:
-        proc.kill()
-        raise AssertionError(proc.communicate()[1].decode()) from None
-    return proc
+    """``command`` run until it answers /healthz on ``port``; started again while it finds the
+    port in use (taken for a moment by another test's connection after it was chosen free)."""
+    for _ in range(40):
+        proc = subprocess.Popen(
+            command, env=dict(os.environ) | env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            _until_healthy(proc, port)
+            return proc
+        except AssertionError as e:
+            if "is in use" not in str(e):
+                raise
+        time.sleep(0.25)
+    raise AssertionError(f"port {port} stayed in use")
 
 
 def _stop(proc: subprocess.Popen[bytes], within: float) -> None:
