@@ -99,6 +99,108 @@ def test_sparse_search_in_blocks_is_exact(
     assert got == naive_grundy(rule, n)
 
 
+@settings(max_examples=120, deadline=None)
+@given(
+    rule=octal_rules,
+    d0=st.sampled_from([0, 4]),
+    n=st.integers(0, 200),
+    mask=st.integers(1, 63),
+    positional=st.booleans(),
+    unequal=st.booleans(),
+    width=st.sampled_from([1, 2, 4, 8, 16, 64]),
+)
+def test_sparse_kernel_on_words_is_exact_on_both_sides_of_its_width(
+    rule: TakeAndBreak,
+    d0: int,
+    n: int,
+    mask: int,
+    positional: bool,
+    unequal: bool,
+    width: int,
+) -> None:
+    """While every value is below the word's width the sparse method keeps a heap's options
+    in one word (the rare heaps of a block of 16 heaps paired at once); the first heap whose
+    value needs more is left to the kernel of stamps. Whichever width (so wherever the switch
+    falls, if it does), with any mask, equal splits allowed or not, the values are the plain
+    mex's."""
+    rule = TakeAndBreak(rule.digits, d0=d0)
+    splits = {k & 1 for k, d in enumerate((d0, *rule.digits)) if d & 4}
+    assume(splits and (not positional or len(splits) <= 1))
+    saved = grundy_module._NARROW
+    grundy_module._NARROW = width
+    try:
+        engine = grundy_module._Engine(
+            rule, n, "sparse", mask=mask, positional=positional, unequal=unequal
+        )
+        engine.chunk = 7  # many calls, each starting mid-block
+        engine.extend(n, None, n)
+        got = values(engine.result())
+    finally:
+        grundy_module._NARROW = saved
+    assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rule=octal_rules,
+    d0=st.sampled_from([0, 4]),
+    n=st.integers(0, 300),
+    mask=st.integers(1, 63),
+    unequal=st.booleans(),
+    block=st.integers(1, 9),
+    width=st.sampled_from([4, 64]),
+)
+def test_values_guessed_on_one_thread_and_checked_on_the_other_are_exact(
+    rule: TakeAndBreak, d0: int, n: int, mask: int, unequal: bool, block: int, width: int
+) -> None:
+    """On two threads the sparse kernel on words guesses each heap's value (its bound c) a block
+    at a time while the other thread checks the block before; a wrong guess (the next rare
+    heap) is set right and the blocks after it are guessed again. Any block length, mask and
+    width gives the plain mex's values."""
+    rule = TakeAndBreak(rule.digits, d0=d0)
+    assume(any(d & 4 for d in (d0, *rule.digits)))
+    names = ("_THREADS", "_GUESS_FROM", "_GUESS_BLOCK", "_NARROW")
+    saved = [getattr(grundy_module, name) for name in names]
+    for name, value in zip(names, (2, 1, block, width), strict=True):
+        setattr(grundy_module, name, value)
+    try:
+        engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=unequal)
+        engine.extend(n, None, n)
+        got = values(engine.result())
+    finally:
+        for name, value in zip(names, saved, strict=True):
+            setattr(grundy_module, name, value)
+    assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+
+
+def test_wrong_guesses_are_the_rare_heaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """0.106 past its first values: every rare heap after the first ones is met as a wrong guess
+    of the thread that guesses, and the values are still the plain ones."""
+    rule = TakeAndBreak.octal("0.106")
+    expected = values(grundy_sequence(rule, 3000, method="quadratic"))
+    for name, value in (("_THREADS", 2), ("_GUESS_FROM", 64), ("_GUESS_BLOCK", 16)):
+        monkeypatch.setattr(grundy_module, name, value)
+    engine = grundy_module._Engine(rule, 3000, "sparse", mask=13, positional=True)
+    together = engine._run_narrow_together
+    wrong: list[int] = []
+    first: list[int] = []
+
+    def counted(stop: int) -> int:
+        first.append(engine.count)
+        nrare = engine.nrare
+        status = together(stop)
+        if engine.nrare > nrare:
+            wrong.append(int(engine.rare_pos[engine.nrare - 1]))
+        return status
+
+    engine._run_narrow_together = counted  # type: ignore[method-assign]
+    engine.extend(3000, None, 3000)
+    assert values(engine.result()) == expected
+    rare = [int(r) for r in engine.rare_pos[: engine.nrare]]
+    assert rare[:8] == [3, 7, 10, 26, 68, 84, 96, 101]  # (0.106's rare heaps for this mask)
+    assert wrong == [r for r in rare if r >= first[0]] and len(wrong) >= 5
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     data=st.data(),

@@ -16,11 +16,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from nimlab.theory._jit import njit
+from nimlab.theory._jit import lowest_bit, njit
 
 DONE = 0
 GROW = 1
 RARE_FULL = 2
+WIDE = 3
+"""(:func:`sparse_extend_narrow`) heap ``next_n`` needs a value of at least ``width``."""
+WRONG = 4
+"""(:func:`sparse_extend_narrow`, checking) heap ``next_n - 1`` was guessed wrong."""
+COMPUTE, GUESS, CHECK = 0, 1, 2
+"""What :func:`sparse_extend_narrow` does with each heap."""
+LANES = 16
+""":func:`sparse_extend_narrow` pairs the rare heaps of at least this size (less the smallest
+splitting removal) for this many heaps at once."""
 FEW = 4
 """The sparse kernel compares blocks of pairs with at most this many pending values at once."""
 MARK0 = 32
@@ -394,6 +403,167 @@ def sparse_extend(  # type: ignore[no-untyped-def]
             nrare += 1
         if value >= half:
             return n + 1, nrare, GROW
+    return stop, nrare, DONE
+
+
+@njit(cache=True, nogil=True)
+def sparse_extend_narrow(  # type: ignore[no-untyped-def]
+    g,
+    start,
+    stop,
+    whole_k,
+    leave_k,
+    split_k,
+    partab,
+    positional,
+    k0,
+    rare_pos,
+    rare_val,
+    nrare,
+    unequal,
+    block,
+    width,
+    hist,
+    mode,
+    guesses,
+):
+    """:func:`sparse_extend` while every value is below ``width`` (a power of two, at most 64):
+    the options of a heap are the bits of one 64-bit word instead of stamps in memory.
+
+    The same rare/common method, in words: the rare heaps paired with their partners OR their
+    values' bits together; the mex bound ``c`` is the lowest common-at-n bit left free; the
+    rare-at-n values below ``c`` still free are a word of pending bits, cleared by the pairs
+    (a, tot - a) from both ends inwards (``MARK0`` from each end at first, then twice as many
+    up to ``block``, each block ORed without branches, so that the compiler makes vector
+    instructions of it) until none is left; G(n) is ``c`` then, else the lowest bit never
+    cleared (a rare value, after all pairs). The rare heaps of at least ``LANES - kmin`` below
+    ``start - kmax`` are paired for ``LANES`` heaps at once (their partners are known before the
+    block starts), the others heap by heap.
+
+    Every heap computed also adds 1 to ``hist[n & 1, G(n)]`` (the histograms the mask is chosen
+    from). Requires every value so far ``< width``.
+
+    ``mode`` splits the work between two threads (``guesses``: a row per heap from ``start``):
+    with ``GUESS`` G(n) is taken to be ``c`` and the pending bits are written to
+    ``guesses[n - start]`` instead of being looked for (no histogram, no rare heap), while
+    the other thread runs ``CHECK`` on the heaps guessed before: it only looks for each heap's
+    pending bits (which reads values below the heap, checked before it), counts the heap, and
+    at the first bit no split reaches sets the heap's value (the lowest such bit: a rare
+    value), appends it to the rare heaps and returns ``WRONG``. A wrong guess is a rare heap,
+    rare by definition. Returns ``(next_n, nrare, status)``:
+    ``WIDE`` when heap ``next_n`` (not computed) needs a value ``>= width``, ``RARE_FULL`` as
+    :func:`sparse_extend`. O(R + pairs searched) per heap, R = number of rare heaps.
+    """
+    one = np.uint64(1)
+    common = np.zeros(2, np.uint64)  # the common-at-n values below width, for phi = 0 and 1
+    for v in range(width):
+        for phi in range(2):
+            if partab[v] != phi:
+                common[phi] |= one << np.uint64(v)
+    cap = rare_pos.shape[0]
+    nsplit = split_k.shape[0]
+    kmin = split_k[0]
+    kmax = split_k[nsplit - 1]
+    nwhole = whole_k.shape[0]
+    nleave = leave_k.shape[0]
+    acc = np.zeros(LANES, np.uint64)
+    s = start
+    while s < stop:
+        e = min(stop, s + LANES)
+        for t in range(LANES):
+            acc[t] = 0
+        # the rare heaps [0, near) are paired heap by heap, [near, far) for the whole block at
+        # once, [far, nrare) heap by heap again (those not below every heap less every removal)
+        near = 0
+        while near < nrare and kmin + rare_pos[near] < LANES:
+            near += 1
+        far = near
+        if unequal == 0 and mode != CHECK:
+            while far < nrare and rare_pos[far] < s - kmax:
+                far += 1
+            for i in range(near, far):
+                w = np.uint64(rare_val[i])
+                for j in range(nsplit):
+                    base = np.uint64(s - split_k[j] - rare_pos[i])
+                    for t in range(LANES):
+                        acc[t] |= one << (w ^ np.uint64(g[base + np.uint64(t)]))
+        for n in range(s, e):
+            if nrare == cap:
+                return n, nrare, RARE_FULL
+            phi = positional & ((n - k0) & 1)
+            if mode == CHECK:
+                pending = guesses[n - start]
+                value = int(g[n])
+            else:
+                m = acc[n - s]
+                for i in range(nwhole):
+                    if whole_k[i] == n:
+                        m |= one
+                for i in range(nleave):
+                    k = leave_k[i]
+                    if k < n:
+                        m |= one << np.uint64(g[n - k])
+                for j in range(nsplit):
+                    tot = n - split_k[j]
+                    if tot < 2:
+                        break
+                    for part in range(2):
+                        i = 0 if part == 0 else far
+                        i1 = near if part == 0 else nrare
+                        while i < i1:
+                            r = rare_pos[i]
+                            if r >= tot:
+                                break
+                            if unequal == 0 or 2 * r != tot:
+                                w = np.uint64(rare_val[i])
+                                m |= one << (w ^ np.uint64(g[tot - r]))
+                            i += 1
+                free = ~m & common[phi]
+                if free == 0:
+                    return n, nrare, WIDE
+                value = lowest_bit(free)
+                pending = ~m & ~common[phi] & ((one << np.uint64(value)) - one)
+            if mode == GUESS:
+                guesses[n - start] = pending
+                g[n] = value
+                continue
+            if pending:
+                lo = 1
+                hi = (n - kmin) // 2
+                size = min(block, MARK0)
+                from_lo = True
+                while lo <= hi:
+                    if from_lo:
+                        bottom = lo
+                        upper = min(hi, lo + size - 1)
+                        lo = upper + 1
+                    else:
+                        upper = hi
+                        bottom = max(lo, hi - size + 1)
+                        hi = bottom - 1
+                        size = min(block, 2 * size)
+                    from_lo = not from_lo
+                    x = np.uint64(0)
+                    for j in range(nsplit):
+                        tot = n - split_k[j]
+                        top = min(upper, (tot - unequal) // 2)
+                        ut = np.uint64(tot)
+                        for ua in range(np.uint64(bottom), np.uint64(top + 1)):
+                            x |= one << np.uint64(g[ua] ^ g[ut - ua])
+                    pending &= ~x
+                    if pending == 0:
+                        break
+                if pending:
+                    value = lowest_bit(pending)
+            g[n] = value
+            hist[n & 1, value] += 1
+            if partab[value] == phi:
+                rare_pos[nrare] = n
+                rare_val[nrare] = value
+                nrare += 1
+                if mode == CHECK:
+                    return n + 1, nrare, WRONG
+        s = e
     return stop, nrare, DONE
 
 

@@ -25,8 +25,9 @@ from typing import Any
 
 import numba
 from numba import njit as _numba_njit
+from numba.extending import overload
 
-__all__ = ["CACHE", "cache_folder", "njit"]
+__all__ = ["CACHE", "cache_folder", "lowest_bit", "njit"]
 
 log = logging.getLogger("nimlab.kernels")
 
@@ -146,3 +147,21 @@ njit = _numba_njit  # (typed as Numba's: the kernels stay untyped for mypy, as w
 """:func:`numba.njit`, with ``cache=True`` dropped when nothing can be cached."""
 if not CACHE:
     njit = _uncached
+
+
+def lowest_bit(word: Any) -> int:
+    """The index of the lowest set bit of a nonzero unsigned ``word`` (compiled: one
+    instruction, ``tzcnt``; also plain Python, for kernels run without the compiler)."""
+    value = int(word)
+    return (value & -value).bit_length() - 1
+
+
+@overload(lowest_bit)
+def _lowest_bit_compiled(word: Any) -> Any:
+    import numpy as np
+    from numba.cpython.unsafe.numbers import trailing_zeros
+
+    def lowest(word: Any) -> Any:
+        return np.int64(trailing_zeros(word))  # type: ignore[call-arg]
+
+    return lowest

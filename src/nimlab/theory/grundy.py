@@ -160,6 +160,14 @@ _FAR_MIDDLE = 512
 """... and the splits of each heap nearest its middle, at first this many of them (the search
 for the pending rare values starts below them), then as many as keep both threads busy."""
 _NO_FAR = np.zeros((0, 0), dtype=np.uint8)
+_NO_GUESSES = np.zeros(0, dtype=np.uint64)
+_GUESS_BLOCK = 1 << 16
+"""Heaps per block when one thread guesses values and the other checks them ..."""
+_GUESS_FROM = 1 << 14
+"""... from this heap on (most rare heaps of games with few lie below it)."""
+_NARROW = 64
+"""While every value is below this (a power of two, at most 64), the sparse method keeps a
+heap's options as the bits of one word (:func:`_grundy_kernels.sparse_extend_narrow`)."""
 """The sparse method compares its last pending values with this many pairs at a time."""
 _CHUNK_SECONDS: Final = 0.25
 _MASK_SWITCH: Final = 0.9
@@ -950,6 +958,8 @@ class _Engine:
         """How many splits nearest the middle the other thread takes (adapted as it runs)."""
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
+        self.narrow = False
+        """Whether every value so far is below ``_NARROW`` (the sparse kernel works on words)."""
         self.chunk = 1 << 12
         self.status: Status | None = None
 
@@ -1045,6 +1055,7 @@ class _Engine:
     def _start_sparse(self) -> None:
         kernels.ensure("grundy-sparse")  # only games that split heaps, past the first values
         self.sparse_active = True
+        self.narrow = int(self.g[: self.count].max(initial=0)) < self._narrow_width()
         if self.auto_mask:
             self._update_hist()
             self._choose_mask(force=True)
@@ -1063,7 +1074,18 @@ class _Engine:
                 if not self._run_far(stop, together):
                     return
                 continue
-            status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0, 0)
+            if self.narrow:
+                if together and self._guessing_worthwhile(stop):
+                    status = self._run_narrow_together(stop)
+                elif together and self.count < _GUESS_FROM:
+                    status = self._narrow_call(min(stop, _GUESS_FROM))
+                else:
+                    status = self._narrow_call(stop)
+                if status == _k.WIDE:
+                    self.narrow = False  # (values only grow: for good)
+                    continue
+            else:
+                status = self._sparse_call(stop, _NO_FAR, 0, 0, 0, 0, 0)
             if status == _k.GROW:
                 self._grow()
                 if self.sparse_from is None:
@@ -1111,6 +1133,93 @@ class _Engine:
         )
         self.count, self.nrare = int(nxt), int(nrare)
         return int(status)
+
+    def _narrow_width(self) -> int:
+        """Values below this fit the words of the sparse kernel on words (and the stamp arrays,
+        which take over when a value does not)."""
+        return min(_NARROW, self.size // 2)
+
+    def _narrow_args(
+        self, start: int, stop: int, mode: int, guesses: npt.NDArray[np.uint64]
+    ) -> tuple[Any, ...]:
+        """The arguments of :func:`_grundy_kernels.sparse_extend_narrow` for heaps ``start ..
+        stop - 1`` in ``mode``."""
+        return (
+            self.g,
+            start,
+            stop,
+            self.whole_k,
+            self.leave_k,
+            self.split_k,
+            self.partab,
+            int(self.positional),
+            self.k0,
+            self.rare_pos,
+            self.rare_val,
+            self.nrare,
+            self.unequal,
+            _BLOCK,
+            self._narrow_width(),
+            self.hist,
+            mode,
+            guesses,
+        )
+
+    def _narrow_call(self, stop: int) -> int:
+        """One call of the sparse kernel on words (every value below ``_NARROW``) from
+        ``count`` towards ``stop``; it counts the values it computes in the histograms (brought
+        up to date first). Returns its status."""
+        self._update_hist()
+        args = self._narrow_args(self.count, stop, _k.COMPUTE, _NO_GUESSES)
+        nxt, nrare, status = _k.sparse_extend_narrow(*args)
+        self.count, self.nrare = int(nxt), int(nrare)
+        self.hist_upto = self.count
+        return int(status)
+
+    def _guessing_worthwhile(self, stop: int) -> bool:
+        """Whether the heaps up to ``stop`` are enough, and the first rare heaps far enough
+        behind, for guessing on one thread and checking on the other."""
+        return self.count >= _GUESS_FROM and stop - self.count >= 2 * _GUESS_BLOCK
+
+    def _run_narrow_together(self, stop: int) -> int:
+        """Compute towards ``stop`` on two threads: this one guesses each heap's value to be
+        its bound ``c`` (:func:`_grundy_kernels.sparse_extend_narrow` guessing), a block of
+        ``_GUESS_BLOCK`` heaps at a time, while the other one checks the block before (the
+        same kernel checking: the search for the pending values, a large part of the work for
+        games with few rare heaps). A block is taken only once checked; at the first wrong
+        guess, a rare heap, the checking sets its value and the heaps guessed after it are
+        dropped (this returns, and the next call guesses again from there). Returns the status
+        of the kernel on words."""
+        self._update_hist()
+        if self.nrare == len(self.rare_pos):  # (room for the rare heap a check may find)
+            self._resize_rare(2 * len(self.rare_pos) + _RARE_SLACK)
+        pool = _far_pool()
+        buffers = [np.empty(_GUESS_BLOCK, dtype=np.uint64) for _ in range(2)]
+
+        def guess(start: int, out: npt.NDArray[np.uint64]) -> tuple[int, int]:
+            end = min(stop, start + _GUESS_BLOCK)
+            nxt, _, status = _k.sparse_extend_narrow(*self._narrow_args(start, end, _k.GUESS, out))
+            return int(nxt), int(status)
+
+        begin = self.count
+        end, status = guess(begin, buffers[0])
+        which = 0
+        while True:
+            checking = self._narrow_args(begin, end, _k.CHECK, buffers[which])
+            job = pool.submit(_k.sparse_extend_narrow, *checking)
+            try:
+                after, after_status = end, status
+                if status == _k.DONE and end < stop:
+                    after, after_status = guess(end, buffers[1 - which])
+            finally:
+                checked, nrare, checked_status = job.result()
+            self.count, self.nrare = int(checked), int(nrare)
+            self.hist_upto = self.count
+            if checked_status == _k.WRONG:  # heap count - 1 was rare: guess again after it
+                return _k.DONE
+            if status != _k.DONE or end >= stop:
+                return status
+            begin, end, status, which = end, after, after_status, 1 - which
 
     def _far_worthwhile(self, together: bool) -> bool:
         """Whether enough rare heaps lie far below the next heaps to pair them a block of heaps

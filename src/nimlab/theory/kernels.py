@@ -71,9 +71,15 @@ def _warm_grundy_sparse() -> None:
     import numpy as np
 
     from nimlab.theory import _grundy_kernels as k
+    from nimlab.theory import grundy
     from nimlab.theory.grundy import grundy_sequence
 
-    grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="sparse", prove=True)
+    grundy_sequence(TakeAndBreak.octal("0.77"), 100, method="sparse", prove=True)  # words
+    # the kernel of stamps, which takes over once values outgrow a word
+    engine = grundy._Engine(TakeAndBreak.octal("0.77"), 100, "sparse")
+    engine.extend(2, None, 100)
+    engine.narrow = False
+    engine.extend(100, None, 100)
     # the second thread's kernel, with the argument types of long runs
     ints = np.zeros(1, np.int64)
     far = np.zeros((1, 2), np.uint8)
@@ -138,7 +144,7 @@ GROUPS: dict[str, tuple[str, Callable[[], None]]] = {
 
 _SHARED = {
     "grundy": ("plain_extend", "parity_table", "period_scan"),
-    "grundy-sparse": ("sparse_extend", "sparse_far", "collect_rare"),
+    "grundy-sparse": ("sparse_extend", "sparse_extend_narrow", "sparse_far", "collect_rare"),
     "retrograde": ("solve_table",),
     "retrograde-any": ("solve_table_any_take",),
     "retrograde-wide": ("solve_table", "solve_table_any_take"),
