@@ -104,40 +104,78 @@ def test_sparse_search_in_blocks_is_exact(
     rule=octal_rules,
     d0=st.sampled_from([0, 4]),
     n=st.integers(0, 200),
-    mask=st.integers(1, 63),
+    mask=st.one_of(st.none(), st.integers(1, 63)),
     positional=st.booleans(),
     unequal=st.booleans(),
     width=st.sampled_from([1, 2, 4, 8, 16, 64]),
+    far_block=st.sampled_from([0, 2, 5]),
+    auto=st.booleans(),
 )
 def test_sparse_kernel_on_words_is_exact_on_both_sides_of_its_width(
     rule: TakeAndBreak,
     d0: int,
     n: int,
-    mask: int,
+    mask: int | None,
     positional: bool,
     unequal: bool,
     width: int,
+    far_block: int,
+    auto: bool,
 ) -> None:
     """While every value is below the word's width the sparse method keeps a heap's options
     in one word (the rare heaps of a block of 16 heaps paired at once); the first heap whose
     value needs more is left to the kernel of stamps. Whichever width (so wherever the switch
-    falls, if it does), with any mask, equal splits allowed or not, the values are the plain
-    mex's."""
+    falls, if it does), with any mask, equal splits allowed or not, and with the far pairing in
+    blocks or the plain kernel (``auto``, the mask chosen as it goes: the plain one while no
+    mask makes the rare heaps few) taking turns with it, whose values may outgrow the width
+    meanwhile, the values are the plain mex's."""
     rule = TakeAndBreak(rule.digits, d0=d0)
     splits = {k & 1 for k, d in enumerate((d0, *rule.digits)) if d & 4}
+    positional = positional and mask is not None
     assume(splits and (not positional or len(splits) <= 1))
-    saved = grundy_module._NARROW
-    grundy_module._NARROW = width
+    changed = {"_NARROW": width, "_SPARSE_FROM": 8}
+    if far_block:
+        changed |= {"_FAR_BLOCK": far_block, "_FAR_RARE": 1, "_THREADS": 1}
+    saved = {name: getattr(grundy_module, name) for name in changed}
+    for name, value in changed.items():
+        setattr(grundy_module, name, value)
     try:
+        method: Method = "auto" if auto else "sparse"
         engine = grundy_module._Engine(
-            rule, n, "sparse", mask=mask, positional=positional, unequal=unequal
+            rule, n, method, mask=mask, positional=positional, unequal=unequal
         )
         engine.chunk = 7  # many calls, each starting mid-block
         engine.extend(n, None, n)
         got = values(engine.result())
     finally:
-        grundy_module._NARROW = saved
+        for name, value in saved.items():
+            setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_kernel_on_words_never_sees_a_value_beyond_its_width(
+    monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """4.044's first 2,048 values (by the plain kernel) reach 256: the sparse kernel on words,
+    whose options are the bits of one word, must then never run (a value of 65 would mark
+    option 1); the kernel of stamps computes the rest, and the values are the plain ones."""
+    monkeypatch.setattr(grundy_module, "_THREADS", threads)
+    rule = TakeAndBreak((0, 4, 4), d0=4)
+    expected = values(grundy_sequence(rule, 4000, method="quadratic"))
+    assert max(expected[:2048]) == 256
+    engine = grundy_module._Engine(rule, 4000, "auto")
+    seen: list[int] = []
+    narrow_call = engine._narrow_call
+
+    def watched(stop: int) -> int:
+        seen.append(int(engine.g[: engine.count].max()))
+        return narrow_call(stop)
+
+    engine._narrow_call = watched  # type: ignore[method-assign]
+    engine.extend(4000, None, 4000)
+    assert values(engine.result()) == expected
+    assert all(top < grundy_module._NARROW for top in seen)
 
 
 @settings(max_examples=100, deadline=None)

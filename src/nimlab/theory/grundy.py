@@ -958,8 +958,10 @@ class _Engine:
         """How many splits nearest the middle the other thread takes (adapted as it runs)."""
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
-        self.narrow = False
-        """Whether every value so far is below ``_NARROW`` (the sparse kernel works on words)."""
+        self.narrow = True
+        self.narrow_upto = 0
+        """While ``narrow``, every value below ``narrow_upto`` is below the width of the sparse
+        kernel on words (see :meth:`_still_narrow`)."""
         self.chunk = 1 << 12
         self.status: Status | None = None
 
@@ -1055,7 +1057,6 @@ class _Engine:
     def _start_sparse(self) -> None:
         kernels.ensure("grundy-sparse")  # only games that split heaps, past the first values
         self.sparse_active = True
-        self.narrow = int(self.g[: self.count].max(initial=0)) < self._narrow_width()
         if self.auto_mask:
             self._update_hist()
             self._choose_mask(force=True)
@@ -1074,7 +1075,7 @@ class _Engine:
                 if not self._run_far(stop, together):
                     return
                 continue
-            if self.narrow:
+            if self._still_narrow():
                 if together and self._guessing_worthwhile(stop):
                     status = self._run_narrow_together(stop)
                 elif together and self.count < _GUESS_FROM:
@@ -1134,6 +1135,16 @@ class _Engine:
         self.count, self.nrare = int(nxt), int(nrare)
         return int(status)
 
+    def _still_narrow(self) -> bool:
+        """Whether every value so far is below :meth:`_narrow_width` (the values the other
+        kernels computed since the last look are looked at; once a value is not, never
+        again). O(values computed since)."""
+        if self.narrow and self.narrow_upto < self.count:
+            top = int(self.g[self.narrow_upto : self.count].max())
+            self.narrow = top < self._narrow_width()
+        self.narrow_upto = self.count
+        return self.narrow
+
     def _narrow_width(self) -> int:
         """Values below this fit the words of the sparse kernel on words (and the stamp arrays,
         which take over when a value does not)."""
@@ -1173,7 +1184,7 @@ class _Engine:
         args = self._narrow_args(self.count, stop, _k.COMPUTE, _NO_GUESSES)
         nxt, nrare, status = _k.sparse_extend_narrow(*args)
         self.count, self.nrare = int(nxt), int(nrare)
-        self.hist_upto = self.count
+        self.hist_upto = self.narrow_upto = self.count
         return int(status)
 
     def _guessing_worthwhile(self, stop: int) -> bool:
@@ -1214,7 +1225,7 @@ class _Engine:
             finally:
                 checked, nrare, checked_status = job.result()
             self.count, self.nrare = int(checked), int(nrare)
-            self.hist_upto = self.count
+            self.hist_upto = self.narrow_upto = self.count
             if checked_status == _k.WRONG:  # heap count - 1 was rare: guess again after it
                 return _k.DONE
             if status != _k.DONE or end >= stop:
