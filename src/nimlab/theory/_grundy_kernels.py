@@ -27,6 +27,9 @@ WRONG = 4
 """(:func:`sparse_extend_narrow`, checking) heap ``next_n - 1`` was guessed wrong."""
 COMPUTE, GUESS, CHECK = 0, 1, 2
 """What :func:`sparse_extend_narrow` does with each heap."""
+WORD_MARK0 = 64
+""":func:`sparse_extend_narrow` looks for the pending values among this many pairs from each end
+at first (then twice as many each time up to ``block``): 0.106's checks 10% faster than 32."""
 LANES = 16
 """:func:`sparse_extend_narrow` pairs the rare heaps of at least this size (less the smallest
 splitting removal) for this many heaps at once."""
@@ -433,8 +436,8 @@ def sparse_extend_narrow(  # type: ignore[no-untyped-def]
     The same rare/common method, in words: the rare heaps paired with their partners OR their
     values' bits together; the mex bound ``c`` is the lowest common-at-n bit left free; the
     rare-at-n values below ``c`` still free are a word of pending bits, cleared by the pairs
-    (a, tot - a) from both ends inwards (``MARK0`` from each end at first, then twice as many
-    up to ``block``, each block ORed without branches, so that the compiler makes vector
+    (a, tot - a) from both ends inwards (``WORD_MARK0`` from each end at first, then twice as
+    many up to ``block``, each block ORed without branches, so that the compiler makes vector
     instructions of it) until none is left; G(n) is ``c`` then, else the lowest bit never
     cleared (a rare value, after all pairs). The rare heaps of at least ``LANES - kmin`` below
     ``start - kmax`` are paired for ``LANES`` heaps at once (their partners are known before the
@@ -530,7 +533,7 @@ def sparse_extend_narrow(  # type: ignore[no-untyped-def]
             if pending:
                 lo = 1
                 hi = (n - kmin) // 2
-                size = min(block, MARK0)
+                size = min(block, WORD_MARK0)
                 from_lo = True
                 while lo <= hi:
                     if from_lo:
