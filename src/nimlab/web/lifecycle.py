@@ -44,7 +44,15 @@ from nimlab.web.analysis_views import analysis_after, blank_analysis
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
 from nimlab.web.schemas_in import GameId, GameKey, SeatIn, StopIn
-from nimlab.web.schemas_out import READ_LIMITED, AnalysisOut, ErrorOut, GameStateOut
+from nimlab.web.schemas_out import (
+    ADMIN_ONLY,
+    BUSY,
+    INPUT_ERRORS,
+    READ_LIMITED,
+    AnalysisOut,
+    ErrorOut,
+    GameStateOut,
+)
 
 __all__ = ["DeletedOut", "router"]
 
@@ -52,14 +60,12 @@ router = APIRouter(prefix="/api")
 
 
 _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorOut, "description": "Malformed request (e.g. not JSON)"},
+    **INPUT_ERRORS,
+    **BUSY,
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
     404: {"model": ErrorOut, "description": "No game with that id"},
     409: {"model": ErrorOut, "description": "Not possible now (the game is over, ...)"},
-    413: {"model": ErrorOut, "description": "The request body is too large"},
-    422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
     429: {"model": ErrorOut, "description": "Too many requests from this client: wait and retry"},
-    503: {"model": ErrorOut, "description": "The engine or the database is overloaded"},
 }
 
 
@@ -193,10 +199,9 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
     "/history/{game_id}",
     response_model=DeletedOut,
     responses={
-        401: {"model": ErrorOut, "description": "The server has an admin token: send it"},
-        403: {"model": ErrorOut, "description": "No admin token and not from the server's machine"},
+        **INPUT_ERRORS,
+        **ADMIN_ONLY,
         404: {"model": ErrorOut, "description": "No such stored game"},
-        422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
         429: {"model": ErrorOut, "description": "Too many requests from this client"},
     },
     summary="Delete a stored game (players' statistics stay as they are; behind the admin "
@@ -216,10 +221,10 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
     "/history/{game_id}/analysis",
     response_model=AnalysisOut,
     responses={
-        404: {"model": ErrorOut, "description": "No such stored game"},
-        422: {"model": ErrorOut, "description": "Invalid input; the message says what is allowed"},
-        503: {"model": ErrorOut, "description": "The engine is overloaded"},
+        **INPUT_ERRORS,
+        **BUSY,
         **READ_LIMITED,
+        404: {"model": ErrorOut, "description": "No such stored game"},
     },
     summary="The analysis after move `at` of a stored game, with its whole value history (a "
     "private game: with key=, the id it had in play)",
