@@ -455,6 +455,22 @@ def test_a_game_of_bots_only_asks_the_engine_as_one(db: str) -> None:
         assert marks == set(keys.items())
 
 
+def test_a_game_of_bots_plays_on_for_the_pause_after_its_last_page_closes(db: str) -> None:
+    """``unwatched_pause`` counts from when the last page closed, not from when it opened: a
+    page open for longer than the pause and then closed (a reload) leaves the game playing."""
+    settings = FAST.model_copy(update={"unwatched_pause": 3600.0})
+    with TestClient(create_app(db, settings=settings)) as c:
+        live = c.app.state.live  # type: ignore[attr-defined]
+        setup = {"players": [{"kind": "random"}] * 2, "piles": [10**6] * 3}
+        key = c.post("/api/games", json=setup).json()["state"]["id"]
+        lg = live.games[key]
+        with c.websocket_connect(f"/api/games/{key}/live") as ws:
+            assert ws.receive_json()["type"] == "state"
+            lg.seen -= 7200.0  # (the page opened two hours ago)
+        until(lambda: not lg.subscribers, "the page to close")
+        assert live.bots._watched(lg)
+
+
 def test_a_move_of_a_game_nobody_watches_any_more_is_not_searched(db: str) -> None:
     """A game of bots only whose move waited for the engine while its page was open, and
     whose page closed meanwhile, is not searched when its turn comes: it pauses (a crowd's

@@ -175,8 +175,11 @@ class Watchers:
             sub.sent = min(sub.sent, count)
 
     def unsubscribe(self, lg: LiveGame, sub: Subscriber) -> None:
+        """A page closed: a game of bots only plays on for ``unwatched_pause`` seconds from now
+        (the page looked at it until now), and what nobody waits for any more stops."""
         lg.subscribers.discard(sub)
-        self.live.learning.abandon_all(lg)  # what nobody waits for any more stops
+        self.live.bots.looked_at(lg)
+        self.live.learning.abandon_all(lg)
 
     async def next_messages(self, lg: LiveGame, sub: Subscriber) -> list[str]:
         """Wait for what a page has not seen yet: the state with its new turns, then any
