@@ -1,11 +1,12 @@
 """Run the Numba kernels as plain Python (``NUMBA_DISABLE_JIT=1``) against their exact twins.
 
 Started as a child process by ``test_kernels_without_jit.py`` (Numba reads the variable when it is
-first imported). Covers every kernel of ``_grundy_kernels`` (plain and sparse extension, parity
-table, rare heaps, period scan, with the array-growing paths) and both kernels of
-``_retrograde_kernels`` (explicit takes, and "take any larger amount"), on inputs small enough for
-the interpreter: this checks the kernels' Python semantics (integer widths, bounds, the growth
-paths) that the compiled code must share, and lets a debugger or coverage step through them.
+first imported). Covers every kernel of ``_grundy_kernels`` (plain and sparse extension, on
+words too, guessing and checking, parity table, rare heaps, period scan, with the array-growing
+paths) and both kernels of ``_retrograde_kernels`` (explicit takes, and "take any larger
+amount"), on inputs small enough for the interpreter: this checks the kernels' Python semantics
+(integer widths, bounds, the growth paths) that the compiled code must share, and lets a
+debugger or coverage step through them.
 """
 
 from __future__ import annotations
@@ -60,7 +61,17 @@ def check_grundy_kernels() -> int:
     assert (kayles.period, kayles.preperiod, kayles.proven) == (12, 71, True), kayles
     tail = TakeAndBreak((), 7)
     assert [int(v) for v in grundy_sequence(tail, 40).values] == naive_grundy(tail, 40)
-    return checked + 2
+    # the kernel on words guessing on one thread and checking on the other (0.106's rare heaps
+    # 26, 68, 84, 96, 101 are wrong guesses), with arrays of the usual size
+    grundy_module._INITIAL_SIZE = 1024
+    grundy_module._FAR_RARE = 1 << 20  # (no far pairing)
+    grundy_module._GUESS_FROM = 8
+    grundy_module._GUESS_BLOCK = 4
+    grundy_module._THREADS = 2
+    rule = TakeAndBreak.octal("0.106")
+    run = grundy_module.GrundyRun(rule, 300, method="sparse", threads=2)
+    assert [int(v) for v in run.run().values] == naive_grundy(rule, 300)
+    return checked + 3
 
 
 def check_retrograde_kernels() -> int:
