@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from nimlab.core.game import Game
-from nimlab.storage import LoopWriter, RecordError, Store, WriterBusyError
+from nimlab.storage import LoopWriter, RecordError, Store, StoreWriter, WriterBusyError
 from nimlab.storage.errors import StorageError
 from storetools import StatementLog
 
@@ -232,6 +232,29 @@ def test_the_games_in_play_are_vacuumed_between_groups_once_enough_have_left(
     assert _vacuums_of_live_games(str(store.path)) == before + 1
     with Store.open(store.path) as check:
         assert check.live_games() == [] and check.game_count() == 9
+
+
+def test_the_thread_writer_vacuums_between_groups_too(postgres_url: str) -> None:
+    """:class:`StoreWriter` (the writer on a thread of its own) tidies as the loop's writer
+    does: after the group in which enough games left, outside any transaction."""
+    record = finished_record()
+    with Store.open(postgres_url) as store:
+        for key in ("a", "b", "c"):
+            store.add_live_game(key, {**record, "moves": []}, {})
+        store.in_play.tidy_after = 2
+        before = _vacuums_of_live_games(postgres_url)
+        counting = StatementLog(store.db.conn)
+        store.db.conn = counting  # type: ignore[assignment]
+        writer = StoreWriter(store)
+        writer.finish_game("a", record, moves=record["moves"]).result(10)
+        assert not any(sql.startswith("VACUUM") for sql, _ in counting.seen)  # 1 of 2
+        writer.finish_game("b", record, moves=record["moves"]).result(10)
+        writer.flush(10)
+        writer.close()
+        statements = [sql for sql, _ in counting.seen]
+        vacuum = statements.index("VACUUM (SKIP_LOCKED, TRUNCATE false) live_games")
+        assert statements[vacuum - 1] == "COMMIT" and statements.count(statements[vacuum]) == 1
+        assert _vacuums_of_live_games(postgres_url) == before + 1
 
 
 def test_a_vacuum_that_fails_is_not_the_writers_failure(postgres_url: str) -> None:
