@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from nimlab.core.game import Game
-from nimlab.storage import LoopWriter, RecordError, Store, WriterBusyError
+from nimlab.storage import LoopWriter, RecordError, Store, StoreWriter, WriterBusyError
 from nimlab.storage.errors import StorageError
 from storetools import StatementLog
 
@@ -177,3 +177,115 @@ def test_cancelled_jobs_are_skipped_close_finishes_and_bounds_hold(store: Store)
     with Store.open(store.path) as check:
         [(_, live, _)] = check.live_games()
         assert len(live["moves"]) == 2
+
+
+def _vacuums_of_live_games(url: str) -> int:
+    """How many times ``live_games`` was vacuumed by hand (not by autovacuum), asked on a
+    connection of its own."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'live_games'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_the_games_in_play_are_vacuumed_between_groups_once_enough_have_left(
+    store: Store,
+) -> None:
+    """Every start counts the games in play; on PostgreSQL the count reads every row a game
+    left behind until the table is vacuumed (autovacuum: at most once a minute), so the writer
+    vacuums it itself once ``tidy_after`` games have left, after their group is answered and
+    outside any transaction; never on SQLite."""
+    record = finished_record()
+    keys = [f"g{i}" for i in range(9)]
+    for key in keys:
+        store.add_live_game(key, {**record, "moves": []}, {})
+    store.in_play.tidy_after = 5
+    pg = store.db.dialect != "sqlite"
+    before = _vacuums_of_live_games(str(store.path)) if pg else 0
+    counting = StatementLog(store.db.conn)
+    store.db.conn = counting  # type: ignore[assignment]
+
+    async def main() -> list[bool]:
+        writer = LoopWriter(store)
+        first = [writer.finish_game(k, record, first=1, moves=record["moves"]) for k in keys[:6]]
+        await asyncio.gather(*first)  # one group: 6 games left, 5 were enough
+        due = [store.in_play.tidy_due]
+        second = [writer.finish_game(k, record, first=1, moves=record["moves"]) for k in keys[6:]]
+        await asyncio.gather(*second)  # 3 more: not enough for another
+        due.append(store.in_play.tidy_due)
+        await writer.close()
+        return due
+
+    due = asyncio.run(main())
+    statements = [sql for sql, _ in counting.seen]
+    vacuums = [i for i, sql in enumerate(statements) if sql.startswith("VACUUM")]
+    if not pg:
+        assert vacuums == [] and due == [False, False]
+        return
+    assert len(vacuums) == 1 and due[1] is False
+    commits = [i for i, sql in enumerate(statements) if sql == "COMMIT"]
+    begins = [i for i, sql in enumerate(statements) if sql == "BEGIN IMMEDIATE"]
+    assert commits[0] < vacuums[0] < begins[1]  # between the two groups
+    assert _vacuums_of_live_games(str(store.path)) == before + 1
+    with Store.open(store.path) as check:
+        assert check.live_games() == [] and check.game_count() == 9
+
+
+def test_the_thread_writer_vacuums_between_groups_too(postgres_url: str) -> None:
+    """:class:`StoreWriter` (the writer on a thread of its own) tidies as the loop's writer
+    does: after the group in which enough games left, outside any transaction."""
+    record = finished_record()
+    with Store.open(postgres_url) as store:
+        for key in ("a", "b", "c"):
+            store.add_live_game(key, {**record, "moves": []}, {})
+        store.in_play.tidy_after = 2
+        before = _vacuums_of_live_games(postgres_url)
+        counting = StatementLog(store.db.conn)
+        store.db.conn = counting  # type: ignore[assignment]
+        writer = StoreWriter(store)
+        writer.finish_game("a", record, moves=record["moves"]).result(10)
+        assert not any(sql.startswith("VACUUM") for sql, _ in counting.seen)  # 1 of 2
+        writer.finish_game("b", record, moves=record["moves"]).result(10)
+        writer.flush(10)
+        writer.close()
+        statements = [sql for sql, _ in counting.seen]
+        vacuum = statements.index("VACUUM (SKIP_LOCKED, TRUNCATE false) live_games")
+        assert statements[vacuum - 1] == "COMMIT" and statements.count(statements[vacuum]) == 1
+        assert _vacuums_of_live_games(postgres_url) == before + 1
+
+
+def test_a_vacuum_that_fails_is_not_the_writers_failure(postgres_url: str) -> None:
+    """``tidy`` never raises: a vacuum refused by the database leaves the writer writing, and
+    is tried again once ``tidy_after`` more games have left (here each game)."""
+    from nimlab.storage.backend import BackendError
+
+    store = Store.open(postgres_url)
+    record = finished_record()
+    for key in ("a", "b", "c"):
+        store.add_live_game(key, {**record, "moves": []}, {})
+    store.in_play.tidy_after, store.in_play.tidy_interval = 1, 0.0
+    real = store.db.conn
+
+    class Refusing(StatementLog):
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql.startswith("VACUUM"):
+                self.seen.append((sql, threading.get_ident()))
+                raise BackendError("injected: must be owner of table live_games")
+            return super().execute(sql, *args)
+
+    refusing = Refusing(real)
+    store.db.conn = refusing  # type: ignore[assignment]
+
+    async def main() -> None:
+        writer = LoopWriter(store)
+        assert isinstance(await writer.finish_game("a", record, moves=record["moves"]), int)
+        assert isinstance(await writer.finish_game("b", record, moves=record["moves"]), int)
+        await writer.close()
+
+    asyncio.run(main())
+    assert sum(sql.startswith("VACUUM") for sql, _ in refusing.seen) == 2
+    with Store.open(postgres_url) as check:
+        assert [k for k, _, _ in check.live_games()] == ["c"]

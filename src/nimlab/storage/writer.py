@@ -24,7 +24,9 @@ that thread.
 
 On PostgreSQL a group made only of the writer's own jobs takes no savepoint at all (each costs two
 round trips there): the group's transaction is theirs, and when one fails after changing rows the
-group is undone, begun again and its jobs run the usual way.
+group is undone, begun again and its jobs run the usual way. Between two groups, once enough
+games have left play, the writer vacuums the table of games in play
+(:meth:`~nimlab.storage.inplay.GamesInPlay.tidy`), which every game's start counts.
 """
 
 from __future__ import annotations
@@ -270,6 +272,7 @@ class StoreWriter:
             return
         for job, result in done:
             job.future.set_result(result)
+        self.store.in_play.tidy()  # (between groups, when due: see GamesInPlay.tidy)
 
 
 def _game_job(
@@ -622,6 +625,8 @@ class LoopWriter:
                 job.future.set_exception(later.error)
             elif later.ran:
                 job.future.set_result(later.result)
+        if self.store.in_play.tidy_due:  # between groups, once these are answered
+            self._waits.submit(self.store.in_play.tidy)
         self._next()
 
     def _run(self, begun: asyncio.Future[None], jobs: list[_Job], started: float) -> None:
