@@ -4,8 +4,11 @@ values and periods, the exact Guy–Smith bound, and the API's edges."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import reduce
 from operator import xor
+from typing import Any
 
 import numpy as np
 import pytest
@@ -45,6 +48,20 @@ METHODS: tuple[Method, ...] = ("auto", "sparse", "quadratic")
 
 def values(seq: GrundySequence) -> list[int]:
     return [int(v) for v in seq.values]
+
+
+@contextmanager
+def engine_constants(**changed: Any) -> Iterator[None]:
+    """The engine's module constants ``changed`` for the time of a block (hypothesis tests
+    cannot take the monkeypatch fixture)."""
+    saved = {name: getattr(grundy_module, name) for name in changed}
+    for name, value in changed.items():
+        setattr(grundy_module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(grundy_module, name, value)
 
 
 # -- fast paths = the pure-Python twin -----------------------------------------------------------
@@ -90,12 +107,8 @@ def test_sparse_search_in_blocks_is_exact(
 ) -> None:
     """The last pending values are looked for in blocks of pairs from both ends: any block
     length (tiny ones split the pairs into many blocks of both kinds) gives the plain values."""
-    saved = grundy_module._BLOCK
-    grundy_module._BLOCK = block
-    try:
+    with engine_constants(_BLOCK=block):
         got = values(_sequence_with_mask(rule, n, mask))
-    finally:
-        grundy_module._BLOCK = saved
     assert got == naive_grundy(rule, n)
 
 
@@ -133,13 +146,10 @@ def test_sparse_kernel_on_words_is_exact_on_both_sides_of_its_width(
     splits = {k & 1 for k, d in enumerate((d0, *rule.digits)) if d & 4}
     positional = positional and mask is not None
     assume(splits and (not positional or len(splits) <= 1))
-    changed = {"_NARROW": width, "_SPARSE_FROM": 8}
+    changed: dict[str, Any] = {"_NARROW": width, "_SPARSE_FROM": 8}
     if far_block:
         changed |= {"_FAR_BLOCK": far_block, "_FAR_RARE": 1, "_THREADS": 1}
-    saved = {name: getattr(grundy_module, name) for name in changed}
-    for name, value in changed.items():
-        setattr(grundy_module, name, value)
-    try:
+    with engine_constants(**changed):
         method: Method = "auto" if auto else "sparse"
         engine = grundy_module._Engine(
             rule, n, method, mask=mask, positional=positional, unequal=unequal
@@ -147,9 +157,6 @@ def test_sparse_kernel_on_words_is_exact_on_both_sides_of_its_width(
         engine.chunk = 7  # many calls, each starting mid-block
         engine.extend(n, None, n)
         got = values(engine.result())
-    finally:
-        for name, value in saved.items():
-            setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
 
 
@@ -197,17 +204,10 @@ def test_values_guessed_on_one_thread_and_checked_on_the_other_are_exact(
     width gives the plain mex's values."""
     rule = TakeAndBreak(rule.digits, d0=d0)
     assume(any(d & 4 for d in (d0, *rule.digits)))
-    names = ("_THREADS", "_GUESS_FROM", "_GUESS_BLOCK", "_NARROW")
-    saved = [getattr(grundy_module, name) for name in names]
-    for name, value in zip(names, (2, 1, block, width), strict=True):
-        setattr(grundy_module, name, value)
-    try:
+    with engine_constants(_THREADS=2, _GUESS_FROM=1, _GUESS_BLOCK=block, _NARROW=width):
         engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=unequal)
         engine.extend(n, None, n)
         got = values(engine.result())
-    finally:
-        for name, value in zip(names, saved, strict=True):
-            setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
 
 
@@ -304,11 +304,9 @@ def test_rare_heaps_paired_by_blocks_give_the_plain_values(
     splits nearest the middle) for the next block, on one thread this one does before each
     block. Small blocks (many of them, with every kind of rare heap and split divided between
     the two kernels) give the plain values, also when splits into equal heaps are forbidden."""
-    names = ("_THREADS", "_FAR_BLOCK", "_FAR_RARE", "_FAR_MIDDLE", "_CHUNK_SECONDS")
-    saved = [getattr(grundy_module, name) for name in names]
-    for name, value in zip(names, (threads, far_block, 1, middle, 0.0), strict=True):
-        setattr(grundy_module, name, value)
-    try:
+    with engine_constants(
+        _THREADS=threads, _FAR_BLOCK=far_block, _FAR_RARE=1, _FAR_MIDDLE=middle, _CHUNK_SECONDS=0.0
+    ):
         engine = grundy_module._Engine(rule, n, "sparse", mask=mask, unequal=unequal)
         blocks = 0
         run_far = engine._run_far
@@ -323,9 +321,6 @@ def test_rare_heaps_paired_by_blocks_give_the_plain_values(
         engine.chunk = 3 * far_block + 1  # calls of a few blocks each (blocks start early)
         engine.extend(n, None, n)
         got = values(engine.result())
-    finally:
-        for name, value in zip(names, saved, strict=True):
-            setattr(grundy_module, name, value)
     assert got == (naive_unequal(rule, n) if unequal else naive_grundy(rule, n))
     if n > 12 * far_block and engine.nrare > 4 * far_block:
         assert blocks > 0  # (blocks were really used)

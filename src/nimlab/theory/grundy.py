@@ -1109,19 +1109,8 @@ class _Engine:
         far_middle: int,
     ) -> int:
         """One call of the sparse kernel from ``count`` towards ``stop``; returns its status."""
-        nxt, nrare, status = _k.sparse_extend(
-            self.g,
-            self.count,
-            stop,
-            self.whole_k,
-            self.leave_k,
-            self.split_k,
-            self.partab,
-            int(self.positional),
-            self.k0,
-            self.rare_pos,
-            self.rare_val,
-            self.nrare,
+        args = (
+            *self._sparse_args(self.count, stop),
             self.seen,
             self.unequal,
             _BLOCK,
@@ -1132,6 +1121,7 @@ class _Engine:
             far_hi,
             far_middle,
         )
+        nxt, nrare, status = _k.sparse_extend(*args)
         self.count, self.nrare = int(nxt), int(nrare)
         return int(status)
 
@@ -1150,11 +1140,9 @@ class _Engine:
         which take over when a value does not)."""
         return min(_NARROW, self.size // 2)
 
-    def _narrow_args(
-        self, start: int, stop: int, mode: int, guesses: npt.NDArray[np.uint64]
-    ) -> tuple[Any, ...]:
-        """The arguments of :func:`_grundy_kernels.sparse_extend_narrow` for heaps ``start ..
-        stop - 1`` in ``mode``."""
+    def _sparse_args(self, start: int, stop: int) -> tuple[Any, ...]:
+        """The arguments both sparse kernels begin with: the values, heaps ``start .. stop - 1``,
+        the game's removals, the rare/common split and the rare heaps so far."""
         return (
             self.g,
             start,
@@ -1168,6 +1156,15 @@ class _Engine:
             self.rare_pos,
             self.rare_val,
             self.nrare,
+        )
+
+    def _narrow_args(
+        self, start: int, stop: int, mode: int, guesses: npt.NDArray[np.uint64]
+    ) -> tuple[Any, ...]:
+        """The arguments of :func:`_grundy_kernels.sparse_extend_narrow` for heaps ``start ..
+        stop - 1`` in ``mode``."""
+        return (
+            *self._sparse_args(start, stop),
             self.unequal,
             _BLOCK,
             self._narrow_width(),
