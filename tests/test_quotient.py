@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 import subprocess
 import sys
 from itertools import combinations_with_replacement
@@ -647,8 +648,10 @@ def test_analyze_misere_grundys_game_uses_the_partial_quotient_that_covers_it() 
     a = analyze("grundys-game misere", [20, 19, 17, 15])
     assert a.method == "misere-quotient" and a.outcome is Outcome.N
     text = " ".join(a.explanation)
-    assert "the quotient of the heaps up to 20, which covers these" in text
-    assert "nimlab quotient grundys-game --table." in text
+    # (a larger quotient computed before in this process, by another test, covers them too)
+    covers = re.search(r"the quotient of the heaps up to (\d+), which covers these", text)
+    assert covers is not None and int(covers[1]) >= 20, text
+    assert re.search(r"nimlab quotient grundys-game --table( --max-heap \d+)?\.", text), text
 
 
 # -- taking up a quotient verified before (--save / --resume) ------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -876,6 +877,32 @@ def test_the_relatives_are_played_by_click_and_key_from_the_moves_the_server_lis
     expect(page.locator("#log li")).to_have_count(1)
     state = page.request.get(server.url + f"/api/games/{created['state']['id']}").json()
     assert state["limit"] == 4 and state["takes"] == [[1, 2, 3, 4]]  # at most twice 2 now
+    no_js_errors(page)
+
+
+def test_take_back_is_enabled_when_the_answer_to_a_move_comes_after_its_state(
+    page: Page, server: Any
+) -> None:
+    """The page learns of the move and the bot's reply on its WebSocket before the answer to
+    its request arrives (a busy server): Take back, disabled while the move is sent, is enabled
+    once the answer comes (it stayed disabled until the next state)."""
+    open_game(
+        page,
+        server.url,
+        players=[{"name": "Ann"}, {"name": "Hal", "kind": "perfect"}],
+        piles=[3, 4, 5],
+    )
+
+    def late(route: Any) -> None:
+        answer = route.fetch()
+        time.sleep(1.0)  # (the WebSocket's state is shown meanwhile)
+        route.fulfill(response=answer)
+
+    page.route("**/api/games/*/moves", late)
+    take(page, 3, 5)
+    expect(page.locator("#log li")).to_have_count(2)
+    expect(page.locator("#undo")).to_be_enabled()
+    page.unroute("**/api/games/*/moves")
     no_js_errors(page)
 
 

@@ -514,3 +514,38 @@ def test_a_last_move_that_cannot_be_stored_is_not_played_and_a_retry_finishes(
     assert live_keys(db) == []
     with Store.open(db) as store:
         assert store.game(done["saved_as"]).summary.move_count == done["move_count"]
+
+
+def test_a_bots_move_being_stored_is_not_shown_as_thinking(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a bot has chosen, no state says it is still thinking: a state read while its move
+    was being stored (the human's move answered once ``reply_wait`` ran out, on a busy machine)
+    showed the move with "thinking", and a page that got that answer after the next state kept
+    Take back disabled."""
+    from nimlab.web import owner as owner_module
+
+    stored: list[tuple[int, bool]] = []
+    save, bot_turn = owner_module.Ledger.save, owner_module.GameOwner.bot_turn
+
+    async def saving(self: Any, lg: Any) -> None:
+        stored.append((len(lg.game.history), lg.thinking))
+        await save(self, lg)
+
+    async def long_thought(self: Any, lg: Any, count: int, choice: Any) -> bool | None:
+        lg.thinking = True  # (as after a search of more than a moment)
+        return await bot_turn(self, lg, count, choice)
+
+    monkeypatch.setattr(owner_module.Ledger, "save", saving)
+    monkeypatch.setattr(owner_module.GameOwner, "bot_turn", long_thought)
+    setup = {"players": [{"name": "Ann"}, {"kind": "perfect"}], "piles": [5, 6, 7]}
+    with TestClient(create_app(db, bot_pace=0)) as c:
+        # (an extra end position: the bot's choice is a search, not a lookup)
+        created = c.post("/api/games", json=setup | {"end_positions": ["2 2 2"]}).json()
+        key, token = created["state"]["id"], created["seats"][0]["token"]
+        move = {"seat": 0, "token": token, "turn": 1, "pile": 1, "take": 1}
+        assert c.post(f"/api/games/{key}/moves", json=move).status_code == 200
+        until(lambda: any(count == 2 for count, _ in stored), "the bot's move to be stored")
+        state = c.get(f"/api/games/{key}").json()
+    assert state["move_count"] == 2 and not state["thinking"]
+    assert not any(thinking for count, thinking in stored if count == 2)

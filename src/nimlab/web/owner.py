@@ -269,6 +269,7 @@ class GameOwner:
             if lg.saved_as is not None:
                 return None
             game.push(choice.move, claim=choice.claim)
+            lg.thinking = False  # (a state read while the move is stored must not say so)
             self.live.learning.moved(lg)
             try:
                 if game.is_over:
@@ -279,7 +280,6 @@ class GameOwner:
                 if await self.live.follower.sync(lg):
                     self.live.watchers.broadcast(lg)
                 return False
-        lg.thinking = False
         lg.problem = None
         self.live.watchers.broadcast(lg)
         return True

@@ -756,6 +756,7 @@ export function showGame(main, gameId) {
     } finally {
       sending = false;
       renderBoard();
+      renderActions(); // (Take back waits for the answer: a state shown meanwhile left it disabled)
       restoreFocus();
     }
   }
