@@ -81,17 +81,7 @@ def analysis_out(game: Game) -> AnalysisOut:
     out.model = "two players"
     out.to_move = None if game.is_over else game.to_move_seat
     out.history = [
-        ValueStepOut(
-            number=s.number,
-            text=s.text,
-            to_move=s.to_move,
-            winner=s.winner,
-            remoteness=s.remoteness,
-            mistake=s.mistake,
-            mover_wins=s.mover_wins,
-            paranoid=s.paranoid,
-        )
-        for s in value_history(game)
+        ValueStepOut.model_validate(s, from_attributes=True) for s in value_history(game)
     ]
     heaps = tuple(h for h in board.heaps if h)
     if ruleset.game.is_heap_game and ruleset.rule.is_nim:

@@ -39,6 +39,7 @@ from nimlab.web.schemas_out import (
     BUSY,
     INPUT_ERRORS,
     LIMITED,
+    NO_GAME_IN_PLAY,
     READ_LIMITED,
     AnalysisOut,
     BotKindOut,
@@ -69,7 +70,7 @@ _SETUP_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 _GAME_ERRORS: dict[int | str, dict[str, Any]] = {
     **INPUT_ERRORS,
-    404: {"model": ErrorOut, "description": "No game with that id is in play"},
+    **NO_GAME_IN_PLAY,
 }
 _MOVE_ERRORS: dict[int | str, dict[str, Any]] = {
     **_GAME_ERRORS,

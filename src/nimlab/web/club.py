@@ -25,6 +25,8 @@ from nimlab.web.schemas_out import (
     ADMIN_ONLY,
     INPUT_ERRORS,
     LIMITED,
+    NO_PLAYER,
+    NO_STORED_GAME,
     READ_LIMITED,
     ErrorOut,
     HistoryOut,
@@ -107,7 +109,7 @@ async def add_player(body: RegisterIn, request: Request) -> Response:
     responses={
         **INPUT_ERRORS,
         **ADMIN_ONLY,
-        404: {"model": ErrorOut, "description": "No such player"},
+        **NO_PLAYER,
     },
     summary="Remove a registered player (their past games stay)",
 )
@@ -121,7 +123,7 @@ async def remove_player(body: UsernameIn, request: Request) -> Response:
     responses={
         **INPUT_ERRORS,
         **ADMIN_ONLY,
-        404: {"model": ErrorOut, "description": "No such player"},
+        **NO_PLAYER,
     },
     summary="Set a player's games played and won to 0",
 )
@@ -167,7 +169,7 @@ async def rankings(
     responses={
         **INPUT_ERRORS,
         **READ_LIMITED,
-        404: {"model": ErrorOut, "description": "No such player"},
+        **NO_PLAYER,
     },
     summary="Stored games, newest first (not the games their players kept private)",
 )
@@ -195,7 +197,7 @@ async def history(
     responses={
         **INPUT_ERRORS,
         **READ_LIMITED,
-        404: {"model": ErrorOut, "description": "No such stored game"},
+        **NO_STORED_GAME,
     },
     summary="A stored game, frame by frame, for replay (a private game: with key=, the id it "
     "had in play)",

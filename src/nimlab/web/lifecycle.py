@@ -48,6 +48,8 @@ from nimlab.web.schemas_out import (
     ADMIN_ONLY,
     BUSY,
     INPUT_ERRORS,
+    NO_GAME_IN_PLAY,
+    NO_STORED_GAME,
     READ_LIMITED,
     AnalysisOut,
     ErrorOut,
@@ -63,7 +65,7 @@ _SEAT_ERRORS: dict[int | str, dict[str, Any]] = {
     **INPUT_ERRORS,
     **BUSY,
     403: {"model": ErrorOut, "description": "Wrong token for the seat, or a bot's seat"},
-    404: {"model": ErrorOut, "description": "No game with that id"},
+    **NO_GAME_IN_PLAY,
     409: {"model": ErrorOut, "description": "Not possible now (the game is over, ...)"},
     429: {"model": ErrorOut, "description": "Too many requests from this client: wait and retry"},
 }
@@ -201,7 +203,7 @@ async def delete_game(key: GameKey, body: SeatIn, request: Request) -> JSONRespo
     responses={
         **INPUT_ERRORS,
         **ADMIN_ONLY,
-        404: {"model": ErrorOut, "description": "No such stored game"},
+        **NO_STORED_GAME,
         429: {"model": ErrorOut, "description": "Too many requests from this client"},
     },
     summary="Delete a stored game (players' statistics stay as they are; behind the admin "
@@ -224,7 +226,7 @@ async def delete_stored(game_id: GameId, request: Request) -> JSONResponse:
         **INPUT_ERRORS,
         **BUSY,
         **READ_LIMITED,
-        404: {"model": ErrorOut, "description": "No such stored game"},
+        **NO_STORED_GAME,
     },
     summary="The analysis after move `at` of a stored game, with its whole value history (a "
     "private game: with key=, the id it had in play)",

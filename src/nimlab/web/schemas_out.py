@@ -81,6 +81,18 @@ INPUT_ERRORS: dict[int | str, dict[str, Any]] = {
 """The answers to a request the API cannot read: not JSON, too large, or invalid (every route
 that reads a body or parameters documents them)."""
 
+NO_GAME_IN_PLAY: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "No game with that id is in play"},
+}
+NO_STORED_GAME: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "No such stored game"},
+}
+NO_PLAYER: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "No such player"},
+}
+"""The answers of routes that name a game in play, a stored game or a registered player that
+does not exist."""
+
 BUSY: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorOut, "description": "The engine or the database is overloaded"},
 }
