@@ -470,17 +470,19 @@ def sparse_extend_narrow(  # type: ignore[no-untyped-def]
     nwhole = whole_k.shape[0]
     nleave = leave_k.shape[0]
     acc = np.zeros(LANES, np.uint64)
+    # the rare heaps [0, near) are paired heap by heap, [near, far) for the whole block at once,
+    # [far, nrare) heap by heap again (those not below every heap less every removal); both
+    # bounds only grow (rare heaps are appended in order)
+    near = 0
+    far = 0
     s = start
     while s < stop:
         e = min(stop, s + LANES)
         for t in range(LANES):
             acc[t] = 0
-        # the rare heaps [0, near) are paired heap by heap, [near, far) for the whole block at
-        # once, [far, nrare) heap by heap again (those not below every heap less every removal)
-        near = 0
         while near < nrare and kmin + rare_pos[near] < LANES:
             near += 1
-        far = near
+        far = max(far, near)
         if unequal == 0 and mode != CHECK:
             while far < nrare and rare_pos[far] < s - kmax:
                 far += 1
