@@ -180,7 +180,7 @@ async def history(
     offset: Offset = 0,
 ) -> Response:
     username = None if player is None else check_username(player)
-    size = min(limit, live(request).settings.max_page)
+    size = page_of(request, limit)
 
     def games(store: Store) -> list[GameSummary]:
         if username is not None:

@@ -41,9 +41,10 @@ from nimlab.core.game import Game
 from nimlab.theory.budget import BudgetExceeded
 from nimlab.web.access import GameKeyQuery, client_of, is_admin, live, require_admin, stored_game
 from nimlab.web.analysis_views import analysis_after, blank_analysis
+from nimlab.web.answers import json_answer
 from nimlab.web.errors import Conflict, Forbidden
 from nimlab.web.live import LiveGame, LiveGames
-from nimlab.web.schemas_in import GameId, GameKey, SeatIn, StopIn
+from nimlab.web.schemas_in import MAX_TURN, GameId, GameKey, SeatIn, StopIn
 from nimlab.web.schemas_out import (
     ADMIN_ONLY,
     BUSY,
@@ -235,10 +236,10 @@ async def stored_analysis(
     game_id: GameId,
     request: Request,
     at: Annotated[
-        int | None, Query(ge=0, le=2**31 - 1, description="The move (default: the last)")
+        int | None, Query(ge=0, le=MAX_TURN, description="The move (default: the last)")
     ] = None,
     key: GameKeyQuery = None,
-) -> JSONResponse:
+) -> Response:
     manager = live(request)
     stored = await stored_game(request, game_id, key)
 
@@ -255,4 +256,4 @@ async def stored_analysis(
             available=False,
             note="Not worked out: this game's analysis is beyond the engine's budget.",
         )
-    return JSONResponse(out.model_dump())
+    return json_answer(out)
