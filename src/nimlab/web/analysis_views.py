@@ -71,18 +71,17 @@ def blank_analysis(
     )
 
 
-def analysis_out(game: Game) -> AnalysisOut:
+def analysis_out(game: Game, history: list[ValueStepOut] | None = None) -> AnalysisOut:
     """The analysis panel for the position in play: two players get the core's analysis; more
     than two get each move's value in the paranoid model (can the mover force a win against
-    all the others together?)."""
+    all the others together?). ``history``: the value history to show (by default the game's,
+    worked out here)."""
     ruleset = game.ruleset
     board = game.board
     out = blank_analysis(len(game.history))
     out.model = "two players"
     out.to_move = None if game.is_over else game.to_move_seat
-    out.history = [
-        ValueStepOut.model_validate(s, from_attributes=True) for s in value_history(game)
-    ]
+    out.history = history if history is not None else _history(game)
     heaps = tuple(h for h in board.heaps if h)
     if ruleset.game.is_heap_game and ruleset.rule.is_nim:
         out.binary = binary_table(heaps) if heaps else []
@@ -130,15 +129,18 @@ def analysis_after(game: Game, at: int | None) -> AnalysisOut:
     move count: the position in play) with the whole game's value history, so a page that looks
     back at a past position shows it everywhere. ``game`` is a copy: it is taken back to move
     ``at``. Cost: the game's value history and one analysis."""
-    whole = analysis_out(game)
     upto = len(game.history) if at is None else min(at, len(game.history))
     if upto == len(game.history):
-        return whole
+        return analysis_out(game)
+    history = _history(game)
     while len(game.history) > upto:
         game.pop()
-    out = analysis_out(game)
-    out.history = whole.history
-    return out
+    return analysis_out(game, history)
+
+
+def _history(game: Game) -> list[ValueStepOut]:
+    """The game's value history, as the panel shows it."""
+    return [ValueStepOut.model_validate(s, from_attributes=True) for s in value_history(game)]
 
 
 QUOTIENT_TABLE_ORDER = 64
