@@ -85,6 +85,36 @@ def test_the_claim_of_a_process_not_seen_is_taken_over_with_its_answer_so_far(
         store.close()
 
 
+def test_a_waiting_process_looks_at_a_claim_without_its_answer_nor_a_lock(database: str) -> None:
+    """What a process waiting for another's answer reads between two looks: who holds the claim,
+    for which position, how long the answer so far is, whether it is the last, and whether the
+    claimant is alive; the answer itself only when asked for, for that position."""
+    from nimlab.storage.claims import ClaimState
+
+    store = _store_with_game(database)
+    claims = EngineClaims.open(database)
+    try:
+        HeldCounts(store.db).publish("a", {})
+        assert claims.look("g", "hint", ALIVE) is None and claims.answer_of("g", "hint", 0) is None
+        claims.claim("g", "hint", 0, "a", ALIVE)
+        assert claims.look("g", "hint", ALIVE) == ClaimState("a", 0, None, False, True)
+        assert claims.answer("g", "hint", 0, "a", '{"quick": 1}', final=False)
+        assert claims.look("g", "hint", ALIVE) == ClaimState("a", 0, 12, False, True)
+        assert claims.look("g", "hint", -1.0) == ClaimState("a", 0, 12, False, False)
+        got = claims.answer_of("g", "hint", 0)
+        assert got is not None and (got.process, got.answer, got.final) == (
+            "a",
+            '{"quick": 1}',
+            False,
+        )
+        assert claims.answer_of("g", "hint", 1) is None  # another position
+        claims.claim("g", "hint", 0, "dead", ALIVE)  # (a holds it: nothing changes)
+        assert claims.look("g", "hint", ALIVE) == ClaimState("a", 0, 12, False, True)
+    finally:
+        claims.close()
+        store.close()
+
+
 def _counting(server: TestClient) -> list[str]:
     """The kinds of the engine work ``server``'s app starts from now on, as it starts them."""
     live = server.app.state.live  # type: ignore[attr-defined]

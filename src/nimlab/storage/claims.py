@@ -25,7 +25,7 @@ from nimlab.storage.backend import DB_ERRORS, now_params, now_sql
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import ReadOnlyError
 
-__all__ = ["Claim", "EngineClaims"]
+__all__ = ["Claim", "ClaimState", "EngineClaims"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +40,32 @@ class Claim:
     """Whether ``answer`` is the last one (no deeper search follows)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimState:
+    """A claim as a process waiting for its answer looks at it: without the answer itself."""
+
+    process: str
+    """The claimant's process name."""
+    count: int
+    """The position claimed: its move count."""
+    answered: int | None
+    """The length of the answer found so far, or ``None`` while none is."""
+    final: bool
+    """Whether that answer is the last one."""
+    alive: bool
+    """Whether the claimant was seen within the ``alive`` seconds asked about."""
+
+
 class EngineClaims:
     """The claims on engine work of one database (see the module docstring)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._now = now_sql(db.dialect)
-        now = self._now
+        now = now_sql(db.dialect)
+        self._alive = (
+            f"SELECT 1 FROM server_processes p WHERE p.process = engine_claims.process "
+            f"AND p.seen >= {now} - ?"
+        )
         self._claim = (
             "INSERT INTO engine_claims (game_key, kind, move_count, process, answer, final) "
             "VALUES (?, ?, ?, ?, NULL, 0) ON CONFLICT (game_key, kind) DO UPDATE SET "
@@ -55,8 +74,7 @@ class EngineClaims:
             "move_count = excluded.move_count, process = excluded.process, final = 0 "
             "WHERE engine_claims.move_count <> excluded.move_count OR ("
             "engine_claims.final = 0 AND engine_claims.process <> excluded.process "
-            "AND NOT EXISTS (SELECT 1 FROM server_processes p "
-            f"WHERE p.process = engine_claims.process AND p.seen >= {now} - ?))"
+            f"AND NOT EXISTS ({self._alive}))"
         )
 
     @classmethod
@@ -69,9 +87,6 @@ class EngineClaims:
     def close(self) -> None:
         self._db.close()
 
-    def _stamp(self) -> tuple[float, ...]:
-        return now_params(self._db.dialect)
-
     def claim(self, key: str, kind: str, count: int, process: str, alive: float) -> Claim:
         """Claim the ``kind`` (hint, analysis) of game ``key`` after ``count`` moves for
         ``process``, unless a live process (seen within ``alive`` seconds) holds that claim and
@@ -83,7 +98,9 @@ class EngineClaims:
             raise ReadOnlyError(f"the database {self._db.name} was opened read-only")
         try:
             with self._db.write() as conn:
-                conn.execute(self._claim, (key, kind, count, process, *self._stamp(), alive))
+                conn.execute(
+                    self._claim, (key, kind, count, process, *now_params(self._db.dialect), alive)
+                )
                 row = conn.execute(
                     "SELECT process, answer, final FROM engine_claims "
                     "WHERE game_key = ? AND kind = ?",
@@ -91,6 +108,39 @@ class EngineClaims:
                 ).fetchone()
         except DB_ERRORS as e:
             raise storage_error(e, "the engine's work could not be claimed") from None
+        return Claim(str(row[0]), None if row[1] is None else str(row[1]), bool(row[2]))
+
+    def look(self, key: str, kind: str, alive: float) -> ClaimState | None:
+        """The claim on the ``kind`` of game ``key`` without its answer (``alive``: as in
+        :meth:`claim`), or ``None`` when there is none: what a process waiting for another's
+        answer reads between two looks, taking no lock (it claims only when the claim is for
+        another position, given up, or its claimant died). One query."""
+        try:
+            row = self._db.conn.execute(
+                f"SELECT process, move_count, length(answer), final, EXISTS ({self._alive}) "
+                "FROM engine_claims WHERE game_key = ? AND kind = ?",
+                (*now_params(self._db.dialect), alive, key, kind),
+            ).fetchone()
+        except DB_ERRORS as e:
+            raise storage_error(e, "the engine's work could not be looked at") from None
+        if row is None:
+            return None
+        answered = None if row[2] is None else int(row[2])
+        return ClaimState(str(row[0]), int(row[1]), answered, bool(row[3]), bool(row[4]))
+
+    def answer_of(self, key: str, kind: str, count: int) -> Claim | None:
+        """The claim on the ``kind`` of game ``key`` after ``count`` moves with its answer, or
+        ``None`` when there is none for that position. One query."""
+        try:
+            row = self._db.conn.execute(
+                "SELECT process, answer, final FROM engine_claims "
+                "WHERE game_key = ? AND kind = ? AND move_count = ?",
+                (key, kind, count),
+            ).fetchone()
+        except DB_ERRORS as e:
+            raise storage_error(e, "the engine's answer could not be read") from None
+        if row is None:
+            return None
         return Claim(str(row[0]), None if row[1] is None else str(row[1]), bool(row[2]))
 
     def answer(

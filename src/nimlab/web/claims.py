@@ -5,7 +5,7 @@ one process works each out, the others wait for its answer (see
 
 from __future__ import annotations
 
-from nimlab.storage.claims import Claim, EngineClaims
+from nimlab.storage.claims import Claim, ClaimState, EngineClaims
 from nimlab.web.own_connection import OwnConnection
 
 __all__ = ["CLAIM_POLL", "WorkClaims"]
@@ -31,6 +31,16 @@ class WorkClaims:
         what they found (:meth:`nimlab.storage.claims.EngineClaims.claim`)."""
         process, alive = self.process, self.alive
         return await self._claims.run(lambda c: c.claim(key, kind, count, process, alive))
+
+    async def look(self, key: str, kind: str) -> ClaimState | None:
+        """The claim on the ``kind`` of game ``key``, without its answer, taking no lock
+        (:meth:`nimlab.storage.claims.EngineClaims.look`)."""
+        alive = self.alive
+        return await self._claims.run(lambda c: c.look(key, kind, alive))
+
+    async def answer_of(self, key: str, kind: str, count: int) -> Claim | None:
+        """The claim on the ``kind`` of game ``key`` after ``count`` moves, with its answer."""
+        return await self._claims.run(lambda c: c.answer_of(key, kind, count))
 
     async def answer(self, key: str, kind: str, count: int, answer: str, *, final: bool) -> bool:
         """Store this process's answer to its claim; ``False`` when it no longer holds it."""

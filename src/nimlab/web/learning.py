@@ -158,23 +158,41 @@ class Learnings:
         claim, take its answers into ``entry`` (and the game's pages) as they come: ``None``
         once its last answer came, the claim once this process holds it (the other gave it up
         or died)."""
-        seen: str | None = None
-        while True:
-            try:
-                claim = await claims.claim(lg.key, kind, entry.count)
-            except StorageError:  # the database cannot be used: worked out here, unshared
-                return Claim(claims.process, None, final=False)
-            if claim.process == claims.process:
-                return claim
-            if claim.answer is not None and (claim.answer != seen or claim.final):
-                seen = claim.answer
-                result = _parsed(kind, claim.answer)
-                if claim.final and not isinstance(result, Unavailable):  # no deeper one follows
-                    result = result.model_copy(update={"pending": False})
-                self._answered(lg, kind, entry, result)
-            if claim.final:
-                return None
-            await asyncio.sleep(CLAIM_POLL)
+        try:
+            claim: Claim | None = await claims.claim(lg.key, kind, entry.count)
+            taken: tuple[str, int | None, bool] | None = None  # the answer taken, as looked at
+            seen: str | None = None
+            while True:
+                if claim is None:  # gone meanwhile: claim it, or learn who did
+                    claim = await claims.claim(lg.key, kind, entry.count)
+                if claim.process == claims.process:
+                    return claim
+                if claim.answer is not None and (claim.answer != seen or claim.final):
+                    seen = claim.answer
+                    result = _parsed(kind, claim.answer)
+                    if claim.final and not isinstance(result, Unavailable):  # no deeper follows
+                        result = result.model_copy(update={"pending": False})
+                    self._answered(lg, kind, entry, result)
+                if claim.final:
+                    return None
+                # look (no lock) until the answer changes, or the claim is for the taking
+                while True:
+                    await asyncio.sleep(CLAIM_POLL)
+                    state = await claims.look(lg.key, kind)
+                    if (
+                        state is None
+                        or state.count != entry.count
+                        or not (state.final or state.alive)
+                    ):
+                        claim = None  # given up, another position, or its claimant died
+                        break
+                    mark = (state.process, state.answered, state.final)
+                    if state.answered is not None and mark != taken:
+                        taken = mark
+                        claim = await claims.answer_of(lg.key, kind, entry.count)
+                        break
+        except StorageError:  # the database cannot be used: worked out here, unshared
+            return Claim(claims.process, None, final=False)
 
     def _answered(
         self, lg: LiveGame, kind: str, entry: Learning, result: AnalysisOut | HintOut | Unavailable
