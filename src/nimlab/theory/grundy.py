@@ -959,9 +959,8 @@ class _Engine:
         self.hist = np.zeros((2, 1 << 16), dtype=np.int64)
         self.hist_upto = 1
         self.narrow = True
-        self.narrow_upto = 0
-        """While ``narrow``, every value below ``narrow_upto`` is below the width of the sparse
-        kernel on words (see :meth:`_still_narrow`)."""
+        """Whether every value counted in the histograms so far is below the width of the sparse
+        kernel on words (see :meth:`_update_hist`)."""
         self.chunk = 1 << 12
         self.status: Status | None = None
 
@@ -1127,12 +1126,9 @@ class _Engine:
 
     def _still_narrow(self) -> bool:
         """Whether every value so far is below :meth:`_narrow_width` (the values the other
-        kernels computed since the last look are looked at; once a value is not, never
-        again). O(values computed since)."""
-        if self.narrow and self.narrow_upto < self.count:
-            top = int(self.g[self.narrow_upto : self.count].max())
-            self.narrow = top < self._narrow_width()
-        self.narrow_upto = self.count
+        kernels computed since are counted first; once a value is not, never again).
+        O(values computed since)."""
+        self._update_hist()
         return self.narrow
 
     def _narrow_width(self) -> int:
@@ -1181,7 +1177,7 @@ class _Engine:
         args = self._narrow_args(self.count, stop, _k.COMPUTE, _NO_GUESSES)
         nxt, nrare, status = _k.sparse_extend_narrow(*args)
         self.count, self.nrare = int(nxt), int(nrare)
-        self.hist_upto = self.narrow_upto = self.count
+        self.hist_upto = self.count
         return int(status)
 
     def _guessing_worthwhile(self, stop: int) -> bool:
@@ -1222,7 +1218,7 @@ class _Engine:
             finally:
                 checked, nrare, checked_status = job.result()
             self.count, self.nrare = int(checked), int(nrare)
-            self.hist_upto = self.narrow_upto = self.count
+            self.hist_upto = self.count
             if checked_status == _k.WRONG:  # heap count - 1 was rare: guess again after it
                 return _k.DONE
             if status != _k.DONE or end >= stop:
@@ -1348,14 +1344,18 @@ class _Engine:
         )
 
     def _update_hist(self) -> None:
-        """Add heaps ``hist_upto .. count - 1`` to the histograms by heap parity."""
+        """Add heaps ``hist_upto .. count - 1`` to the histograms by heap parity (and clear
+        ``narrow`` when one of their values is not below :meth:`_narrow_width`)."""
         lo, hi = self.hist_upto, self.count
         if hi <= lo:
             return
         for parity in (0, 1):
             first = lo + ((parity - lo) & 1)
             if first < hi:
-                counts = np.bincount(self.g[first:hi:2])[: 1 << 16]
+                counts = np.bincount(self.g[first:hi:2])
+                if len(counts) > self._narrow_width():
+                    self.narrow = False
+                counts = counts[: 1 << 16]
                 self.hist[parity, : len(counts)] += counts
         self.hist_upto = hi
 
