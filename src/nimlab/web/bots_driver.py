@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from nimlab.core.bots import Choice
 from nimlab.core.errors import NimlabError
-from nimlab.theory.budget import current_scope
 from nimlab.web.errors import ApiError
 from nimlab.web.livegame import LiveGame, Superseded
 
@@ -27,11 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["BotDriver"]
 
 log = logging.getLogger("nimlab.web")
-
-
-class _Unwatched(Exception):
-    """A move of a game of bots only reached the engine when nobody watched the game any more:
-    nothing was searched (the game pauses until someone looks)."""
 
 
 class BotDriver:
@@ -122,12 +116,10 @@ class BotDriver:
                 else:
                     try:
                         choice = await self._think(lg)
-                    except Superseded:
+                    except Superseded:  # (also a move of a game nobody watches any more)
+                        lg.thinking = False
                         if lg.key not in self.live.games or lg.finishing:
                             return
-                        continue
-                    except _Unwatched:
-                        lg.thinking = False
                         continue
                 played = await self.live.owner.bot_turn(lg, count, choice)
                 if played is None:
@@ -167,21 +159,20 @@ class BotDriver:
     async def _think(self, lg: LiveGame) -> Choice:
         """The bot to move's choice, worked out on the engine's workers (the game's pages are
         told it is thinking when that takes more than a moment). A game of bots only that
-        nobody watches any more when its turn on the engine comes is not searched: the job is
-        cancelled and :class:`_Unwatched` raised (a crowd's games queued many moves on the
-        engine's shared thread while their pages were open, searched long after they closed)."""
+        nobody watches any more when its turn on the engine comes is not searched: the engine
+        drops the job as no longer wanted and :class:`Superseded` is raised (a crowd's games
+        queued many moves on the engine's shared thread while their pages were open, searched
+        long after they closed)."""
         bots_only = lg.bots_only
-
-        def choose() -> Choice:
-            if bots_only and not self._watched(lg):
-                scope = current_scope()
-                if scope is not None:
-                    scope.cancel()  # counted as cancelled, not as failed
-                raise _Unwatched
-            return lg.game.bot_choice()
-
         task = asyncio.ensure_future(
-            self.live.compute(lg.key, "bot", choose, client=lg.client, bots_only=bots_only)
+            self.live.compute(
+                lg.key,
+                "bot",
+                lg.game.bot_choice,
+                client=lg.client,
+                bots_only=bots_only,
+                wanted=(lambda: self._watched(lg)) if bots_only else None,
+            )
         )
         try:
             done, _ = await asyncio.wait({task}, timeout=0.25)

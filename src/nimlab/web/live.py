@@ -269,12 +269,14 @@ class LiveGames:
         client: str | None = None,
         deep: bool = False,
         bots_only: bool = False,
+        wanted: Callable[[], bool] | None = None,
     ) -> T:
         """Run engine work for ``owner`` (a game's key, or a client) on the engine's workers,
         within the settings' budget (``deep``: the longer one; ``bots_only``: a move of a game
-        of bots only, which share ``bots_only_threads`` of them). Raises :class:`Superseded`
-        when it was cancelled, :class:`Unavailable` when the engine is stopping or
-        overloaded."""
+        of bots only, which share ``bots_only_threads`` of them; ``wanted``: whether it is
+        still wanted when its turn comes, see :attr:`~nimlab.web.work.Job.wanted`). Raises
+        :class:`Superseded` when it was cancelled, :class:`Unavailable` when the engine is
+        stopping or overloaded."""
         workers = self.workers
         if workers is None:
             raise Unavailable("the server is starting or stopping")
@@ -289,6 +291,7 @@ class LiveGames:
                 client=client,
                 deep=deep,
                 bots_only=bots_only,
+                wanted=wanted,
             )
         except EngineBusy as e:
             raise Unavailable(str(e)) from None

@@ -147,6 +147,9 @@ class Job:
     started."""
     bots_only: bool = False
     """A move of a game of bots only (see ``bots_only`` of :class:`EngineWorkers`)."""
+    wanted: Callable[[], bool] | None = None
+    """Whether its answer is still wanted (``None``: always), asked while it waits: one no
+    longer wanted when a worker is free is dropped, as cancelled, instead of run."""
 
     @cached_property
     def turn_of(self) -> str:
@@ -270,12 +273,16 @@ class EngineWorkers:
         client: str | None = None,
         deep: bool = False,
         bots_only: bool = False,
+        wanted: Callable[[], bool] | None = None,
     ) -> Job:
         """Queue ``fn`` for ``owner``; its budget allows ``seconds`` from when it starts and
         ``positions`` stored positions; ``bots_only``: a move of a game of bots only (they
-        share ``bots_only`` workers). Interactive work cancels the owner's deep work. Raises
-        :class:`EngineBusy` when too many jobs wait. O(waiting jobs of this owner)."""
-        job = Job(owner, kind, fn, seconds, positions, client, deep, bots_only=bots_only)
+        share ``bots_only`` workers); ``wanted``: see :attr:`Job.wanted`. Interactive work
+        cancels the owner's deep work. Raises :class:`EngineBusy` when too many jobs wait.
+        O(waiting jobs of this owner)."""
+        job = Job(
+            owner, kind, fn, seconds, positions, client, deep, bots_only=bots_only, wanted=wanted
+        )
         job.budget = Budget(positions=positions)
         with self._cond:
             if self._stopped:
@@ -361,7 +368,11 @@ class EngineWorkers:
         return count
 
     def _pick(self) -> Job | None:
-        """The next job to run, or None (called with the lock held). O(waiting jobs)."""
+        """The next job to run, or None (called with the lock held); the waiting jobs no longer
+        wanted are dropped first. O(waiting jobs)."""
+        unwanted = {id(j) for j in self._waiting if j.wanted is not None and not j.wanted()}
+        if unwanted:
+            self._cancel_where(lambda j: id(j) in unwanted)
         deep_running = sum(1 for j in self._running.values() if j.deep)
         bots_only_full = self.bots_only is not None and self.bots_only <= sum(
             1 for j in self._running.values() if j.bots_only
