@@ -207,7 +207,7 @@ class Learnings:
         entry.result = result
         entry.ready.set()
         if entry.late or not first:
-            self.live.watchers.push(lg, {"type": kind, kind: result.model_dump()})
+            self.live.watchers.push(lg, kind, result)
 
     async def _work_out(
         self,
@@ -328,9 +328,6 @@ class Learnings:
 
 def _parsed(kind: str, answer: str) -> AnalysisOut | HintOut | Unavailable:
     """An answer stored by the process that worked it out (see :meth:`Learnings._learn_run`)."""
-    data = json.loads(answer)
-    if "unavailable" in data:
-        return Unavailable(str(data["unavailable"]))
-    if kind == "analysis":
-        return AnalysisOut.model_validate(data)
-    return HintOut.model_validate(data)
+    if answer.startswith('{"unavailable"'):  # (as _learn_run's store writes it)
+        return Unavailable(str(json.loads(answer)["unavailable"]))
+    return (AnalysisOut if kind == "analysis" else HintOut).model_validate_json(answer)

@@ -13,10 +13,11 @@ import asyncio
 import ctypes
 import ctypes.util
 import gc
-import json
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from nimlab.web import metrics
 from nimlab.web.guard import Holdings, holding_limit
@@ -93,11 +94,12 @@ class Watchers:
         for sub in lg.subscribers:
             sub.changed()
 
-    def push(self, lg: LiveGame, message: dict[str, Any]) -> None:
-        """Send a message (a late hint or analysis) to every open page of this game."""
+    def push(self, lg: LiveGame, kind: str, result: BaseModel) -> None:
+        """Send a late hint or analysis (``kind``) to every open page of this game (written
+        once, only when a page is open)."""
         if not lg.subscribers:
             return
-        text = json.dumps(message)
+        text = learning_message(kind, result)
         for sub in lg.subscribers:
             sub.push(text)
 
@@ -165,7 +167,7 @@ class Watchers:
         self.live.bots.looked_at(lg)
         for kind, entry in lg.learning.items():
             if entry.count == count and entry.result is not None:
-                sub.push(json.dumps({"type": kind, kind: entry.result.model_dump()}))
+                sub.push(learning_message(kind, entry.result))
         return sub
 
     def rewound(self, lg: LiveGame, count: int) -> None:
@@ -194,3 +196,9 @@ class Watchers:
         while sub.extra:
             out.append(sub.extra.popleft())
         return out
+
+
+def learning_message(kind: str, result: BaseModel) -> str:
+    """The message that brings a page a hint or analysis: ``{"type": kind, kind: result}``,
+    the result written by pydantic itself (no intermediate dict)."""
+    return f'{{"type":"{kind}","{kind}":{result.model_dump_json()}}}'
