@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from nimlab.storage.backend import DB_ERRORS, now_params, now_sql
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import ReadOnlyError
+from nimlab.storage.held import seen_within
 
 __all__ = ["Claim", "ClaimState", "EngineClaims"]
 
@@ -63,8 +64,8 @@ class EngineClaims:
         self._db = db
         now = now_sql(db.dialect)
         self._alive = (
-            f"SELECT 1 FROM server_processes p WHERE p.process = engine_claims.process "
-            f"AND p.seen >= {now} - ?"
+            "SELECT 1 FROM server_processes p WHERE p.process = engine_claims.process "
+            f"AND {seen_within(now)}"
         )
         self._claim = (
             "INSERT INTO engine_claims (game_key, kind, move_count, process, answer, final) "

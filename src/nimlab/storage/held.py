@@ -22,7 +22,7 @@ from nimlab.storage.backend import DB_ERRORS, Connection, now_params, now_sql
 from nimlab.storage.connection import Database, storage_error
 from nimlab.storage.errors import ReadOnlyError
 
-__all__ = ["FORGET_AFTER", "HeldCounts"]
+__all__ = ["FORGET_AFTER", "HeldCounts", "seen_within"]
 
 FORGET_AFTER = 60.0
 """Seconds after which the counts of a process not seen are deleted."""
@@ -36,9 +36,6 @@ class HeldCounts:
         self._db = db
         self._now = now_sql(db.dialect)
 
-    def _stamp(self) -> tuple[float, ...]:
-        return now_params(self._db.dialect)
-
     def publish(self, process: str, changed: Mapping[tuple[str, str], int]) -> None:
         """Say that ``process`` is alive and holds, of each ``(what, client)`` of ``changed``,
         that many (0: none; counts not named stay as last published); delete the counts of the
@@ -46,19 +43,19 @@ class HeldCounts:
         statements, plus one per dead process's counts."""
         if self._db.read_only:
             raise ReadOnlyError(f"the database {self._db.name} was opened read-only")
-        now = self._now
+        now, stamp = self._now, now_params(self._db.dialect)
         try:
             with self._db.write() as conn:
                 conn.execute(
                     f"INSERT INTO server_processes (process, seen) VALUES (?, {now}) "
                     f"ON CONFLICT (process) DO UPDATE SET seen = {now}",
-                    (process, *self._stamp(), *self._stamp()),
+                    (process, *stamp, *stamp),
                 )
                 dead = [
                     str(r[0])
                     for r in conn.execute(
                         f"SELECT process FROM server_processes WHERE seen < {now} - ?",
-                        (*self._stamp(), FORGET_AFTER),
+                        (*stamp, FORGET_AFTER),
                     ).fetchall()
                 ]
                 for gone in dead:
@@ -90,9 +87,9 @@ class HeldCounts:
         try:
             rows = self._db.conn.execute(
                 "SELECT h.what, h.client, SUM(h.count) FROM held_counts h JOIN server_processes p "
-                f"ON p.process = h.process WHERE h.process <> ? AND p.seen >= {self._now} - ? "
+                f"ON p.process = h.process WHERE h.process <> ? AND {seen_within(self._now)} "
                 "GROUP BY h.what, h.client",
-                (process, *self._stamp(), alive),
+                (process, *now_params(self._db.dialect), alive),
             ).fetchall()
         except DB_ERRORS as e:
             raise storage_error(e, "the counts of connections could not be read") from None
@@ -105,3 +102,10 @@ class HeldCounts:
                 self._forget(conn, process)
         except DB_ERRORS as e:
             raise storage_error(e, "the counts of connections could not be written") from None
+
+
+def seen_within(now: str) -> str:
+    """The SQL condition that the process row ``p`` of ``server_processes`` was seen within
+    the seconds of its one parameter (``now``: :func:`~nimlab.storage.backend.now_sql`, whose
+    parameters come first): the test of a process alive, for counts held and claims."""
+    return f"p.seen >= {now} - ?"
