@@ -76,6 +76,31 @@ def test_open_creates_directories_and_wal(tmp_path: Path) -> None:
     assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
 
 
+def test_a_new_file_another_connection_writes_to_is_opened_once_it_is_done(
+    tmp_path: Path,
+) -> None:
+    """Two servers started together on a new SQLite file: while one writes to it (not in WAL
+    mode yet), the other's switch to WAL mode, which SQLite does not wait for, is tried again
+    until it can be made (it said "database is locked" at once, and that server ended)."""
+    import threading
+
+    path = tmp_path / "new.db"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO t VALUES (1)")
+    opened: list[object] = []
+    other = threading.Thread(target=lambda: opened.append(Store.open(path)))
+    other.start()
+    other.join(0.3)
+    assert other.is_alive() and not opened  # waiting, not refused
+    writer.execute("COMMIT")
+    other.join(30)
+    assert len(opened) == 1 and isinstance(opened[0], Store)
+    opened[0].close()
+    writer.close()
+
+
 def test_unusable_files(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="directory"):
         Store.open(tmp_path)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -64,6 +65,22 @@ DB_ENV = "NIMLAB_DB"
 """The environment variable that names the database file."""
 
 BUSY_TIMEOUT_S = 30.0
+
+def _to_wal(conn: sqlite3.Connection) -> None:
+    """Put the database in WAL mode. The switch takes the whole file and SQLite does not wait
+    for it (no busy handler): while another connection writes to a database not in WAL mode yet
+    (a new file another server is making) it says "database is locked" at once, so it is tried
+    again every 20 ms for up to :data:`BUSY_TIMEOUT_S` seconds."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
 
 QUICK_CHECK_BYTES = 256 * 1024 * 1024
 """Files up to this size get SQLite's ``quick_check`` when checked (it reads every page: about a
@@ -217,7 +234,7 @@ class Database:
             if 0 < version < SCHEMA_VERSION and not upgrade:
                 raise OldSchemaError(str(where), version, SCHEMA_VERSION, default=default)
             if where != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL")
+                _to_wal(conn)
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn)
