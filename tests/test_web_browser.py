@@ -298,6 +298,26 @@ def hue_distance(a: float, b: float) -> float:
     return min(d, 360 - d)
 
 
+def test_add_defaults_waits_for_the_server_to_name_them(page: Page, server: Any) -> None:
+    """The classic end positions come from the server: until they have come, "Add defaults" is
+    disabled (a click on a busy server's fresh page added nothing, and said nothing)."""
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/api/options", hold)
+    visit(page, server.url + "/")
+    while not held:
+        page.wait_for_timeout(10)
+    expect(page.locator("#add-defaults")).to_be_disabled()
+    held[0].continue_()
+    page.unroute("**/api/options")
+    page.click("#add-defaults")
+    expect(page.locator(".chips .chip", has_text="[1,1,2,2]")).to_have_count(1)
+    no_js_errors(page)
+
+
 def test_three_player_misere_game_with_elimination(page: Page, server: Any) -> None:
     visit(page, server.url + "/")
     page.click("#add-defaults")

@@ -235,6 +235,11 @@ export function showSetup(main) {
     onchange: () => { s.analysis = analysisBox.checked; changed(); } });
   const publicBox = h("input", { type: "checkbox", id: "public-game", checked: s.public === true,
     onchange: () => { s.public = publicBox.checked; changed(); } });
+  // known once the server's options arrive: until then a click would add nothing
+  const addDefaults = h("button", { type: "button", id: "add-defaults", disabled: true, onclick: () => {
+    for (const e of defaultEnds) if (!s.ends.includes(e)) s.ends.push(e);
+    changed();
+  } }, "Add defaults");
   const rulesCard = h("section", { class: "card", "aria-labelledby": "rules-title" },
     h("h2", { id: "rules-title" }, "Rules"),
     h("div", { class: "row-form" }, h("label", { for: "game-kind" }, "Game"), gameKind, parameter),
@@ -255,10 +260,7 @@ export function showSetup(main) {
       endText.value = "";
       changed();
     } }, h("label", { for: "end-text" }, "Heaps"), endText, h("button", { type: "submit", id: "add-end" }, "Add end position"),
-    h("button", { type: "button", id: "add-defaults", onclick: () => {
-      for (const e of defaultEnds) if (!s.ends.includes(e)) s.ends.push(e);
-      changed();
-    } }, "Add defaults")),
+    addDefaults),
     endError,
     h("h3", {}, "Learning"),
     h("label", { class: "toggle" }, analysisBox, "Hints and move values during play in games between people"),
@@ -398,6 +400,7 @@ export function showSetup(main) {
     if (closed) return;
     games = options.games;
     defaultEnds = options.default_end_positions.map((e) => `[${e.join(",")}]`);
+    addDefaults.disabled = false;
     if (!entry()) s.game = games[0].name;
     gameKind.replaceChildren(...games.map((g) =>
       h("option", { value: g.name, selected: s.game === g.name }, g.parameter ? `${g.title}…` : g.title)));
