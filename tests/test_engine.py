@@ -266,6 +266,48 @@ def test_a_quotient_that_ran_out_answers_the_whole_question_with_what_it_verifie
     assert strategy.winning_moves(engine, position, None, budget) is not None
 
 
+def test_a_quotient_attempt_that_verified_nothing_more_is_tried_again_only_with_more_time(
+    monkeypatch,
+) -> None:
+    """Each question may give the quotient a share of its time, going on from the heaps verified
+    before; an attempt that verified no further heap is not repeated by questions with no more
+    time (each would spend its share on the same unfinished heap: a second of every analysis of
+    misère 4.07 at heap 30), but one with twice the time tries, and progress made tries again."""
+    import nimlab.theory.engine as engine_module
+    import nimlab.theory.quotient as quotient_module
+    from nimlab.theory.budget import BudgetExceeded
+
+    rule = TakeAndBreak.octal("0.77")
+    attempts: list[float | None] = []
+    verified = [12]
+
+    def ran_out(rule: TakeAndBreak, bound: int, *, budget: Budget) -> None:
+        attempts.append(budget.seconds)
+        raise BudgetExceeded(budget.seconds, "time")
+
+    monkeypatch.setattr(engine_module, "_QUOTIENT_STALLED", {})
+    monkeypatch.setattr(quotient_module, "quotient_for", ran_out)
+    monkeypatch.setattr(quotient_module, "verified_heaps", lambda rule: verified[0])
+    monkeypatch.setattr(quotient_module, "quotient_progress", lambda rule: None)
+    engine = Engine(rule, misere=True)
+
+    def ask(seconds: float | None) -> None:
+        assert engine.quotient((9, 10, 30), Budget(seconds=seconds)) is None
+
+    ask(10)
+    ask(10)
+    ask(19)  # (a share of 9.5 s: less than twice 5 s)
+    assert len(attempts) == 1
+    ask(30)  # twice the time and more
+    ask(None)  # no deadline
+    assert len(attempts) == 3
+    ask(30)
+    assert len(attempts) == 3
+    verified[0] = 14  # another process, or a longer question, got further
+    ask(10)
+    assert len(attempts) == 4
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.sampled_from(["nim", "subtraction:1,3,4", "kayles", "dawson", "octal:0.137"]),

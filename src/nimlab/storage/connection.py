@@ -66,6 +66,7 @@ DB_ENV = "NIMLAB_DB"
 
 BUSY_TIMEOUT_S = 30.0
 
+
 def _to_wal(conn: sqlite3.Connection) -> None:
     """Put the database in WAL mode. The switch takes the whole file and SQLite does not wait
     for it (no busy handler): while another connection writes to a database not in WAL mode yet

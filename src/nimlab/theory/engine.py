@@ -154,6 +154,11 @@ _QUOTIENT_IMPOSSIBLE: dict[TakeAndBreak, int] = {}
 """The least heap bound at which a game's quotient provably cannot be built (too large, or
 infinite: :class:`~nimlab.theory.quotient.QuotientError`, whatever the budget)."""
 
+_QUOTIENT_STALLED: dict[TakeAndBreak, tuple[int, float]] = {}
+"""Per game, the heap its quotient had been verified to and the most seconds an attempt that
+verified no further heap had: a question with less than twice that time does not try again
+(each would spend its share on the same unfinished heap), one with more time does."""
+
 _PLAIN_GRUNDY = 64
 """Heaps below this size get their Grundy values from the plain mex in pure Python (about a
 millisecond for all of them) instead of the compiled kernels."""
@@ -714,7 +719,9 @@ class Engine:
         ``budget`` (the question's; default :func:`interactive_budget`). One that runs out is
         not tried again within the same question (``budget.failed``: what it verified answers
         there, every time it is asked), but the next question tries again, going on from what
-        was verified (and what was verified answers when it covers the heaps). A bound at which
+        was verified (and what was verified answers when it covers the heaps), unless the last
+        attempt verified no further heap (then only a question with at least twice that
+        attempt's time tries: see :data:`_QUOTIENT_STALLED`). A bound at which
         the quotient provably cannot be built (too large, or infinite) is remembered for the
         process. For rules no period can prove (splits into unequal heaps: Grundy's game) the
         bound is the largest heap itself (at least 16): their quotient of the heaps up to it
@@ -728,6 +735,7 @@ class Engine:
             periodicity_applies,
             quotient_for,
             quotient_progress,
+            verified_heaps,
         )
 
         top = position[-1]
@@ -744,18 +752,34 @@ class Engine:
         failed_key = ("quotient", self.rule)
         ran_out = budget.failed.get(failed_key)
         q: MisereQuotient | None
+        share = budget.share(QUOTIENT_SHARE)
+        verified = verified_heaps(self.rule)
+        stalled = _QUOTIENT_STALLED.get(self.rule)
+        if (
+            stalled is not None
+            and stalled[0] == verified
+            and share.seconds is not None
+            and share.seconds <= 2 * stalled[1]
+        ):
+            ran_out = budget.failed[failed_key] = bound  # not twice the last attempt's time
         if isinstance(ran_out, int) and bound >= ran_out:
             # this question's attempt ran out: it answers (and is asked again by the strategy's
             # applies, value and winning moves) with what that attempt verified
             q = quotient_progress(self.rule)
         else:
             try:
-                q = quotient_for(self.rule, bound, budget=budget.share(QUOTIENT_SHARE))
+                q = quotient_for(self.rule, bound, budget=share)
             except QuotientError:
                 _QUOTIENT_IMPOSSIBLE[self.rule] = min(bound, impossible or bound)
                 return None
-            except BudgetExceeded:
+            except BudgetExceeded as e:
                 budget.failed[failed_key] = bound
+                if e.reason == "time" and share.seconds is not None:
+                    if verified_heaps(self.rule) > verified:
+                        _QUOTIENT_STALLED.pop(self.rule, None)
+                    else:
+                        most = max(share.seconds, stalled[1] if stalled else 0.0)
+                        _QUOTIENT_STALLED[self.rule] = (verified, most)
                 q = quotient_progress(self.rule)  # what the attempt verified stays
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
 

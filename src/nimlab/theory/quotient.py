@@ -76,6 +76,7 @@ __all__ = [
     "quotient_winning_moves",
     "resume_quotient",
     "rule_name",
+    "verified_heaps",
 ]
 
 MAX_HEAP_LIMIT = 4096
@@ -1361,6 +1362,14 @@ def quotient_progress(rule: TakeAndBreak) -> MisereQuotient | None:
     with _cache_lock:
         cur = _progress.get(rule)
     return None if cur is None else _result(rule, cur, None)
+
+
+def verified_heaps(rule: TakeAndBreak) -> int:
+    """The heap up to which the last attempt that ran out of its budget had verified the
+    quotient (0 when none is kept). O(1)."""
+    with _cache_lock:
+        cur = _progress.get(rule)
+    return 0 if cur is None else len(cur.images) - 1
 
 
 def resume_quotient(
