@@ -307,6 +307,15 @@ def test_a_quotient_attempt_that_verified_nothing_more_is_tried_again_only_with_
     ask(10)
     assert len(attempts) == 4
 
+    built = quotient_module.misere_quotient(rule, 32)  # a longer question builds it at last
+
+    def builds(rule: TakeAndBreak, bound: int, *, budget: Budget) -> object:
+        return built
+
+    monkeypatch.setattr(quotient_module, "quotient_for", builds)
+    for seconds in (100, 10, 10):
+        assert engine.quotient((9, 10, 30), Budget(seconds=seconds)) is built
+
 
 @settings(max_examples=40, deadline=None)
 @given(

@@ -732,6 +732,7 @@ class Engine:
             budget = interactive_budget()
         from nimlab.theory.quotient import (
             QuotientError,
+            cached_quotient,
             periodicity_applies,
             quotient_for,
             quotient_progress,
@@ -760,6 +761,7 @@ class Engine:
             and stalled[0] == verified
             and share.seconds is not None
             and share.seconds <= 2 * stalled[1]
+            and cached_quotient(self.rule, bound) is None
         ):
             ran_out = budget.failed[failed_key] = bound  # not twice the last attempt's time
         if isinstance(ran_out, int) and bound >= ran_out:
@@ -769,6 +771,7 @@ class Engine:
         else:
             try:
                 q = quotient_for(self.rule, bound, budget=share)
+                _QUOTIENT_STALLED.pop(self.rule, None)
             except QuotientError:
                 _QUOTIENT_IMPOSSIBLE[self.rule] = min(bound, impossible or bound)
                 return None

@@ -65,6 +65,7 @@ __all__ = [
     "UNPROVEN_HEAP_BOUND",
     "MisereQuotient",
     "QuotientError",
+    "cached_quotient",
     "default_heap_bound",
     "infinite_reason",
     "iter_quotient_winning_moves",
@@ -1490,6 +1491,14 @@ def _result(
 
 
 _cache: OrderedDict[TakeAndBreak, MisereQuotient] = OrderedDict()
+
+
+def cached_quotient(rule: TakeAndBreak, max_heap: int) -> MisereQuotient | None:
+    """The quotient of ``rule`` :func:`quotient_for` keeps, when it covers heaps up to
+    ``max_heap`` (else ``None``; nothing is computed). O(1)."""
+    with _cache_lock:
+        q = _cache.get(rule)
+    return q if q is not None and q.covers(max_heap) else None
 
 
 def quotient_for(
