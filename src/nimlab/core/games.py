@@ -130,7 +130,7 @@ class GameEntry:
         if not self.parameter and parameter:
             raise RulesetError(f"{self.name} takes no parameter (got {parameter!r})")
         if self.parameter and not parameter.strip():
-            raise RulesetError(f"{self.name} needs its {self.parameter}: e.g. {self.hint}")
+            raise RulesetError(f"{self.name} needs its {self.parameter}: {self.hint}")
         try:
             rules = rules_of(self.parse(parameter))
         except OctalCodeError as e:
