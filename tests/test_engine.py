@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import random
 import threading
+from collections import OrderedDict
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -286,6 +287,7 @@ def test_a_quotient_attempt_that_verified_nothing_more_is_tried_again_only_with_
         raise BudgetExceeded(budget.seconds, "time")
 
     monkeypatch.setattr(engine_module, "_QUOTIENT_STALLED", {})
+    monkeypatch.setattr(quotient_module, "_cache", OrderedDict())  # (none built by other tests)
     monkeypatch.setattr(quotient_module, "quotient_for", ran_out)
     monkeypatch.setattr(quotient_module, "verified_heaps", lambda rule: verified[0])
     monkeypatch.setattr(quotient_module, "quotient_progress", lambda rule: None)
