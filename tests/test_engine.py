@@ -273,7 +273,8 @@ def test_a_quotient_attempt_that_verified_nothing_more_is_tried_again_only_with_
     """Each question may give the quotient a share of its time, going on from the heaps verified
     before; an attempt that verified no further heap is not repeated by questions with no more
     time (each would spend its share on the same unfinished heap: a second of every analysis of
-    misère 4.07 at heap 30), but one with twice the time tries, and progress made tries again."""
+    misère 4.07 at heap 30), but one with twice the time tries, progress made tries again, and
+    any question tries once a minute has passed (a busy machine may have slowed the attempt)."""
     import nimlab.theory.engine as engine_module
     import nimlab.theory.quotient as quotient_module
     from nimlab.theory.budget import BudgetExceeded
@@ -308,6 +309,11 @@ def test_a_quotient_attempt_that_verified_nothing_more_is_tried_again_only_with_
     verified[0] = 14  # another process, or a longer question, got further
     ask(10)
     assert len(attempts) == 4
+    ask(10)
+    assert len(attempts) == 4
+    monkeypatch.setattr(engine_module, "QUOTIENT_RETRY_AFTER", 0.0)  # a minute later
+    ask(10)
+    assert len(attempts) == 5
 
     built = quotient_module.misere_quotient(rule, 32)  # a longer question builds it at last
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import importlib
 import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -154,10 +155,15 @@ _QUOTIENT_IMPOSSIBLE: dict[TakeAndBreak, int] = {}
 """The least heap bound at which a game's quotient provably cannot be built (too large, or
 infinite: :class:`~nimlab.theory.quotient.QuotientError`, whatever the budget)."""
 
-_QUOTIENT_STALLED: dict[TakeAndBreak, tuple[int, float]] = {}
-"""Per game, the heap its quotient had been verified to and the most seconds an attempt that
-verified no further heap had: a question with less than twice that time does not try again
-(each would spend its share on the same unfinished heap), one with more time does."""
+_QUOTIENT_STALLED: dict[TakeAndBreak, tuple[int, float, float]] = {}
+"""Per game, the heap its quotient had been verified to, the most seconds an attempt that
+verified no further heap had, and when it ended: until :data:`QUOTIENT_RETRY_AFTER` seconds
+later, a question with less than twice that time does not try again (each would spend its share
+on the same unfinished heap), one with more time does."""
+
+QUOTIENT_RETRY_AFTER = 60.0
+"""Seconds after which a quotient attempt that verified nothing more is tried again by any
+question (it may have been slowed by a busy machine): at most one share a minute is spent so."""
 
 _PLAIN_GRUNDY = 64
 """Heaps below this size get their Grundy values from the plain mex in pure Python (about a
@@ -721,7 +727,8 @@ class Engine:
         there, every time it is asked), but the next question tries again, going on from what
         was verified (and what was verified answers when it covers the heaps), unless the last
         attempt verified no further heap (then only a question with at least twice that
-        attempt's time tries: see :data:`_QUOTIENT_STALLED`). A bound at which
+        attempt's time tries, or any once a minute has passed: see :data:`_QUOTIENT_STALLED`).
+        A bound at which
         the quotient provably cannot be built (too large, or infinite) is remembered for the
         process. For rules no period can prove (splits into unequal heaps: Grundy's game) the
         bound is the largest heap itself (at least 16): their quotient of the heaps up to it
@@ -761,6 +768,7 @@ class Engine:
             and stalled[0] == verified
             and share.seconds is not None
             and share.seconds <= 2 * stalled[1]
+            and time.monotonic() < stalled[2] + QUOTIENT_RETRY_AFTER
             and cached_quotient(self.rule, bound) is None
         ):
             ran_out = budget.failed[failed_key] = bound  # not twice the last attempt's time
@@ -782,7 +790,7 @@ class Engine:
                         _QUOTIENT_STALLED.pop(self.rule, None)
                     else:
                         most = max(share.seconds, stalled[1] if stalled else 0.0)
-                        _QUOTIENT_STALLED[self.rule] = (verified, most)
+                        _QUOTIENT_STALLED[self.rule] = (verified, most, time.monotonic())
                 q = quotient_progress(self.rule)  # what the attempt verified stays
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
 
