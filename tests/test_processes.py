@@ -215,8 +215,12 @@ def _allow_connections(cluster: str, database: str, allowed: bool) -> None:
 def the_database_down_answers_503_and_everything_resumes(
     pair: tuple[ServerProcess, ...], cluster: str, database: str
 ) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect as ws_connect
+
     a, b = pair
     key, tokens = _create(b.url, [{"name": "Ann"}, {"name": "Bob"}], [5, 5])
+    unseen, _ = _create(b.url, [{"name": "Ann"}, {"name": "Bob"}], [5])  # never asked of A
     watcher = Watcher(a, key)
     watcher.wait_for(0)
     move = {"seat": 0, "token": tokens[0], "turn": 1, "pile": 1, "take": 2}
@@ -226,6 +230,13 @@ def the_database_down_answers_503_and_everything_resumes(
         assert status == 503, answer
         assert "could not be saved, so it was not played" in answer["detail"]
         assert database not in answer["detail"]  # what failed is only in the log
+        # a page opened now is told to try again later, not that its game is gone
+        with ws_connect(f"ws://127.0.0.1:{a.port}/api/games/{unseen}/live") as ws:
+            said = json.loads(ws.recv(PATIENCE))
+            assert said["type"] == "unavailable" and database not in said["detail"], said
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(PATIENCE)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
     finally:
         _allow_connections(cluster, database, True)
     # back without a restart: nothing of the refused move was kept, the same move now plays
@@ -282,6 +293,7 @@ class Watcher(LivePage):
     def __init__(self, server: ServerProcess, key: str) -> None:
         self.turns: list[str] = []
         self.over = False
+        self.states = 0
         super().__init__(f"ws://127.0.0.1:{server.port}/api/games/{key}/live")
 
     def seen(self, state: dict[str, Any]) -> None:
@@ -289,12 +301,19 @@ class Watcher(LivePage):
         del self.turns[state["turns_from"] :]
         self.turns += [t["text"] for t in state["turns"]]
         self.over = state["over"]
+        self.states += 1
 
     def wait_for(self, count: int, over: bool = False) -> list[str]:
+        """The turns, once the page was sent at least ``count`` of them and ``over`` is what
+        the last state said (at least one state: the page has the game)."""
         with self.cond:
             assert self.cond.wait_for(
-                lambda: len(self.turns) >= count and self.over == over, PATIENCE
+                lambda: (
+                    self.gone or (self.states and len(self.turns) >= count and self.over == over)
+                ),
+                PATIENCE,
             ), (self.turns, count)
+            assert not self.gone, ("the page's connection was closed", self.turns, count)
             return list(self.turns)
 
 

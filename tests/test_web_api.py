@@ -419,6 +419,36 @@ def test_unknown_game_ids_are_404(client: TestClient) -> None:
         assert ws.receive_json() == {"type": "error", "detail": "there is no game 'nope' in play"}
 
 
+def test_a_page_opened_while_the_database_cannot_be_read_is_told_to_try_again(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not that its game is gone (a page told so stops, and notes the game as gone): close code
+    1013, try again later, with the reason; the same page is served once it can be read."""
+    from starlette.websockets import WebSocketDisconnect
+
+    from nimlab.web.errors import Unavailable
+    from nimlab.web.live import LiveGames
+
+    state, _ = new_game(client)
+    lookup = LiveGames.lookup
+
+    async def down(self: LiveGames, key: str, *, fresh: bool = True) -> Any:
+        raise Unavailable("the database cannot be used now")
+
+    monkeypatch.setattr(LiveGames, "lookup", down)
+    with client.websocket_connect(f"/api/games/{state['id']}/live") as ws:
+        assert ws.receive_json() == {
+            "type": "unavailable",
+            "detail": "the database cannot be used now",
+        }
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 1013
+    monkeypatch.setattr(LiveGames, "lookup", lookup)
+    with client.websocket_connect(f"/api/games/{state['id']}/live") as ws:
+        assert ws.receive_json()["type"] == "state"
+
+
 def test_moves_after_the_end_are_refused(client: TestClient) -> None:
     state, tokens = new_game(client, piles=[2])
     r = move(client, state["id"], seat=0, token=tokens[0], pile=1, take=2)

@@ -355,14 +355,20 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
     the last page of turns, each later one only the turns this page has not seen
     (``turns_from`` says where they start). Hints and analyses proven after their request was
     answered come as ``{"type": "hint", "hint": Hint}`` and
-    ``{"type": "analysis", "analysis": Analysis}``. Messages from the page are ignored."""
+    ``{"type": "analysis", "analysis": Analysis}``. Messages from the page are ignored.
+
+    A game not in play gets ``{"type": "error", "detail": ...}`` and close code 4404; a page
+    that cannot be served now (the database cannot be read, or the client or the game has as
+    many pages open as allowed) gets ``{"type": "unavailable", "detail": ...}`` and close code
+    1013, try again later."""
     manager: LiveGames = websocket.app.state.live
     await websocket.accept()
     try:
-        lg: LiveGame | None = await manager.lookup(key)
-    except (NotFound, Unavailable, NimlabError):
-        lg = None
-    if lg is None:
+        lg: LiveGame = await manager.lookup(key)
+    except Unavailable as e:  # not known to be gone: the page tries again
+        await _unavailable(websocket, e.message)
+        return
+    except (NotFound, NimlabError):
         await websocket.send_text(
             json.dumps({"type": "error", "detail": f"there is no game {key!r} in play"})
         )
@@ -370,14 +376,19 @@ async def watch_game(websocket: WebSocket, key: str) -> None:
         return
     client = client_of(websocket)
     refused = manager.watchers.admit(lg, client)
-    if refused is not None:  # 1013: try again later, with the reason
-        await websocket.send_text(json.dumps({"type": "error", "detail": refused}))
-        await websocket.close(code=1013, reason=refused[:120])
+    if refused is not None:
+        await _unavailable(websocket, refused)
         return
     try:
         await _watch(manager, lg, websocket)
     finally:
         manager.watchers.release(client)
+
+
+async def _unavailable(websocket: WebSocket, detail: str) -> None:
+    """Close a page's WebSocket with 1013 (try again later), saying why."""
+    await websocket.send_text(json.dumps({"type": "unavailable", "detail": detail}))
+    await websocket.close(code=1013, reason=detail[:120])
 
 
 async def _watch(manager: LiveGames, lg: LiveGame, websocket: WebSocket) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from nimlab.core.words import count_text
 from nimlab.web import metrics
 from nimlab.web.guard import Holdings, holding_limit
 from nimlab.web.livegame import LiveGame, state_text
@@ -110,8 +111,8 @@ class Watchers:
         if len(lg.subscribers) >= self.live.settings.max_watchers_per_game:
             metrics.refused("max_watchers_per_game")
             return (
-                f"this game has {len(lg.subscribers):,} open pages, as many as one game may "
-                "have: try again later"
+                f"this game has {count_text(len(lg.subscribers), 'open page')}, as many as one "
+                "game may have: try again later"
             )
         if client is not None:
             why = self.sockets.take(client)
@@ -119,7 +120,10 @@ class Watchers:
                 metrics.refused(holding_limit(why, "max_sockets_per_client", "max_concurrency"))
             if why == "address":
                 mine = self.sockets.holds(client)
-                return f"you have {mine:,} game pages open, as many as one client may: close one"
+                return (
+                    f"you have {count_text(mine, 'game page')} open, as many as one client may: "
+                    "close one"
+                )
             if why is not None:
                 return (
                     "too many game pages are open from your network, or on this server: "

@@ -77,6 +77,7 @@ export function showGame(main, gameId) {
   let socket = null;
   let retry = null;
   let retryMs = RETRY_FIRST_MS; // the wait before the next attempt to reconnect (it grows)
+  let paused = ""; // why the server could not send live updates now, as shown
   let playing = null; // the state whose new moves are being played out
   let wake = null; // cuts the animation under way short (a newer move is waiting)
   let moving = null; // the seat highlighted while moves are played out (null: the state's)
@@ -892,13 +893,19 @@ export function showGame(main, gameId) {
     socket.onmessage = (e) => {
       let msg;
       try { msg = parseJSON(e.data); } catch { return; }
-      if (msg.type === "state") incoming(msg.state);
-      else if (msg.type === "error") missing(msg.detail);
-      else if (msg.type === "analysis" || msg.type === "hint") arrivals.then(() => pushed(msg));
+      if (msg.type === "state") {
+        if (paused && error.textContent === paused) error.textContent = "";
+        paused = "";
+        incoming(msg.state);
+      } else if (msg.type === "error") missing(msg.detail);
+      else if (msg.type === "unavailable") { // not now (the server says why): tried again
+        paused = `Live updates paused: ${msg.detail}. Trying again…`;
+        error.textContent = paused;
+      } else if (msg.type === "analysis" || msg.type === "hint") arrivals.then(() => pushed(msg));
     };
     socket.onclose = (e) => {
       if (closed || e.code === 4404) return;
-      if (!opened || !shown || !shown.over) setOnline(false);
+      if (e.code !== 1013 && (!opened || !shown || !shown.over)) setOnline(false);
       if (!shown || !shown.over) {
         retry = setTimeout(connect, retryMs);
         retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
