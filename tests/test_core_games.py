@@ -89,6 +89,12 @@ def test_bad_games_say_what_is_allowed(text: str, message: str) -> None:
         parse_game(text)
 
 
+def test_a_game_without_its_parameter_says_how_to_write_it_once() -> None:
+    with pytest.raises(RulesetError) as e:
+        parse_game("subtraction:")
+    assert str(e.value) == "subtraction needs its SET: subtraction:SET (e.g. subtraction:1-3)"
+
+
 def test_old_import_paths_still_work() -> None:
     assert RulesetGameKind is type(parse_game("nim"))
     assert ruleset_parse_game("kayles") == parse_game("kayles")
