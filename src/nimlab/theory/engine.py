@@ -728,11 +728,10 @@ class Engine:
         was verified (and what was verified answers when it covers the heaps), unless the last
         attempt verified no further heap (then only a question with at least twice that
         attempt's time tries, or any once a minute has passed: see :data:`_QUOTIENT_STALLED`).
-        A bound at which
-        the quotient provably cannot be built (too large, or infinite) is remembered for the
-        process. For rules no period can prove (splits into unequal heaps: Grundy's game) the
-        bound is the largest heap itself (at least 16): their quotient of the heaps up to it
-        answers, nothing larger is worth building."""
+        A bound at which the quotient provably cannot be built (too large, or infinite) is
+        remembered for the process. For rules no period can prove (splits into unequal heaps:
+        Grundy's game) the bound is the largest heap itself (at least 16): their quotient of the
+        heaps up to it answers, nothing larger is worth building."""
         if self.rule.max_take is None or not position:
             return None
         if budget is None:
@@ -762,15 +761,7 @@ class Engine:
         q: MisereQuotient | None
         share = budget.share(QUOTIENT_SHARE)
         verified = verified_heaps(self.rule)
-        stalled = _QUOTIENT_STALLED.get(self.rule)
-        if (
-            stalled is not None
-            and stalled[0] == verified
-            and share.seconds is not None
-            and share.seconds <= 2 * stalled[1]
-            and time.monotonic() < stalled[2] + QUOTIENT_RETRY_AFTER
-            and cached_quotient(self.rule, bound) is None
-        ):
+        if self._quotient_stalled(verified, share) and cached_quotient(self.rule, bound) is None:
             ran_out = budget.failed[failed_key] = bound  # not twice the last attempt's time
         if isinstance(ran_out, int) and bound >= ran_out:
             # this question's attempt ran out: it answers (and is asked again by the strategy's
@@ -785,14 +776,36 @@ class Engine:
                 return None
             except BudgetExceeded as e:
                 budget.failed[failed_key] = bound
-                if e.reason == "time" and share.seconds is not None:
-                    if verified_heaps(self.rule) > verified:
-                        _QUOTIENT_STALLED.pop(self.rule, None)
-                    else:
-                        most = max(share.seconds, stalled[1] if stalled else 0.0)
-                        _QUOTIENT_STALLED[self.rule] = (verified, most, time.monotonic())
+                if e.reason == "time":
+                    self._quotient_ran_out(verified, verified_heaps(self.rule), share)
                 q = quotient_progress(self.rule)  # what the attempt verified stays
         return q if q is not None and (q.proven or top <= q.heap_bound) else None
+
+    def _quotient_stalled(self, verified: int, share: Budget) -> bool:
+        """Whether the last attempt at this game's quotient, less than
+        :data:`QUOTIENT_RETRY_AFTER` seconds ago, verified no heap beyond ``verified`` with at
+        least half the time ``share`` has (see :data:`_QUOTIENT_STALLED`). O(1)."""
+        stalled = _QUOTIENT_STALLED.get(self.rule)
+        return (
+            stalled is not None
+            and stalled[0] == verified
+            and share.seconds is not None
+            and share.seconds <= 2 * stalled[1]
+            and time.monotonic() < stalled[2] + QUOTIENT_RETRY_AFTER
+        )
+
+    def _quotient_ran_out(self, before: int, after: int, share: Budget) -> None:
+        """Remember an attempt given ``share`` that ran out of time having verified the heaps
+        up to ``after`` (``before`` when it began): stalled when it got no further, else
+        forgotten. O(1)."""
+        if share.seconds is None:
+            return
+        if after > before:
+            _QUOTIENT_STALLED.pop(self.rule, None)
+            return
+        stalled = _QUOTIENT_STALLED.get(self.rule)
+        most = max(share.seconds, stalled[1] if stalled else 0.0)
+        _QUOTIENT_STALLED[self.rule] = (before, most, time.monotonic())
 
     def options_of_value(
         self, heap: int, value: int, budget: Budget
